@@ -1,0 +1,78 @@
+//===- MLAOps.td - mla dialect operations ------------------*- tablegen -*-===//
+
+#ifndef MLA_DIALECT_MLA_IR_MLAOPS_TD
+#define MLA_DIALECT_MLA_IR_MLAOPS_TD
+
+include "mla/Dialect/MLA/IR/MLADialect.td"
+include "mla/Dialect/MLA/IR/MLAAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def MLA_SplitKvDecodeOp : MLA_Op<"split_kv_decode"> {
+  let summary = "Split-KV MLA decode attention: every split's partial output and LSE";
+  let description = [{
+    For request `b`, position `i < qlen` and head `h`, attends query row `b*qlen + i`
+    against the request's cached tokens `pages[indptr[b] .. indptr[b+1])` of the fp8 latent
+    pool `kv`, split into `num_splits` chunks of whole 128-token blocks, and writes each
+    split's normalised output to `o_part[row, h, split]` and its natural-log LSE to
+    `lse_part[row, h, split]` (kernel.md section 3). Token `t` is visible to position `i`
+    when `t <= seq_b - qlen + i`; a split with no visible token writes `-inf` and zeros.
+
+    ```mlir
+    mla.split_kv_decode q(%q) kv(%kv) pages(%pages) indptr(%indptr)
+        scale(%scale) vscale(%vscale) splits(%ns) into o_part(%o) lse_part(%lse)
+        {config = #mla.config<heads = 12>}
+        : memref<?x12x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>,
+          memref<?x12x?x512xbf16>, memref<?x12x?xf32>
+    ```
+  }];
+  let arguments = (ins
+    Arg<MemRefRankOf<[BF16], [3]>, "bf16 [S, H, 576]", [MemRead]>:$q,
+    Arg<MemRefRankOf<[F8E4M3FN], [2]>, "fp8 E4M3FN [slots, 576]", [MemRead]>:$kv,
+    Arg<MemRefRankOf<[I32], [1]>, "i32 [total_tokens]", [MemRead]>:$pages,
+    Arg<MemRefRankOf<[I32], [1]>, "i32 [B + 1]", [MemRead]>:$indptr,
+    F32:$scale,
+    F32:$vscale,
+    Index:$num_splits,
+    Arg<MemRefRankOf<[BF16], [4]>, "bf16 [S, H, NS, 512]", [MemWrite]>:$o_part,
+    Arg<MemRefRankOf<[F32], [3]>, "f32 [S, H, NS]", [MemWrite]>:$lse_part,
+    MLA_ConfigAttr:$config
+  );
+  let assemblyFormat = [{
+    `q` `(` $q `)` `kv` `(` $kv `)` `pages` `(` $pages `)` `indptr` `(` $indptr `)`
+    `scale` `(` $scale `)` `vscale` `(` $vscale `)` `splits` `(` $num_splits `)`
+    `into` `o_part` `(` $o_part `)` `lse_part` `(` $lse_part `)` attr-dict
+    `:` type($q) `,` type($kv) `,` type($pages) `,` type($indptr) `,` type($o_part) `,`
+        type($lse_part)
+  }];
+  let hasVerifier = 1;
+}
+
+def MLA_CombineOp : MLA_Op<"combine"> {
+  let summary = "Merge the splits' partials into the attention output (M1b)";
+  let description = [{
+    `L = ln sum_s exp(lse_part[s])`, `out = sum_s exp(lse_part[s] - L) * o_part[s]`
+    (f32, rounded to bf16) and, when given, `lse = L`. A row whose splits are all empty
+    gets `out = 0` and `lse = -inf` (kernel.md section 3).
+
+    ```mlir
+    mla.combine o_part(%o) lse_part(%l) into out(%out) lse(%lse)
+        {config = #mla.config<>}
+        : memref<?x12x?x512xbf16>, memref<?x12x?xf32>, memref<?x12x512xbf16>, memref<?x12xf32>
+    ```
+  }];
+  let arguments = (ins
+    Arg<MemRefRankOf<[BF16], [4]>, "bf16 [S, H, NS, 512]", [MemRead]>:$o_part,
+    Arg<MemRefRankOf<[F32], [3]>, "f32 [S, H, NS]", [MemRead]>:$lse_part,
+    Arg<MemRefRankOf<[BF16], [3]>, "bf16 [S, H, 512]", [MemWrite]>:$out,
+    Arg<Optional<MemRefRankOf<[F32], [2]>>, "f32 [S, H]", [MemWrite]>:$lse,
+    MLA_ConfigAttr:$config
+  );
+  let assemblyFormat = [{
+    `o_part` `(` $o_part `)` `lse_part` `(` $lse_part `)` `into` `out` `(` $out `)`
+    (`lse` `(` $lse^ `)`)? attr-dict
+    `:` type($o_part) `,` type($lse_part) `,` type($out) (`,` type($lse)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // MLA_DIALECT_MLA_IR_MLAOPS_TD

@@ -1,0 +1,133 @@
+//===- MLAOps.cpp - mla dialect operations --------------------------------===//
+
+#include "mla/Dialect/MLA/IR/MLADialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mla;
+
+namespace {
+/// Collects the extent every operand gives a shared dimension ("S", "NS") and reports the
+/// first static extent that disagrees with another.
+class DimAgreement {
+public:
+  DimAgreement(Operation *op, StringRef dimName) : op(op), dimName(dimName) {}
+
+  LogicalResult add(StringRef operand, MemRefType type, unsigned dim) {
+    int64_t size = type.getDimSize(dim);
+    if (ShapedType::isDynamic(size))
+      return success();
+    if (!known) {
+      known = size;
+      knownFrom = operand;
+      return success();
+    }
+    if (*known == size)
+      return success();
+    return op->emitOpError() << dimName << " disagrees: '" << knownFrom << "' has "
+                             << *known << " but '" << operand << "' has " << size;
+  }
+  std::optional<int64_t> get() const { return known; }
+
+private:
+  Operation *op;
+  StringRef dimName;
+  std::optional<int64_t> known;
+  StringRef knownFrom;
+};
+} // namespace
+
+/// Requires dimension `dim` of `type` to be `expected` when it is static.
+static LogicalResult expectDim(Operation *op, StringRef operand, MemRefType type,
+                               unsigned dim, int64_t expected, StringRef meaning) {
+  int64_t size = type.getDimSize(dim);
+  if (ShapedType::isDynamic(size) || size == expected)
+    return success();
+  return op->emitOpError() << "'" << operand << "' dimension " << dim << " (" << meaning
+                           << ") must be " << expected << ", got " << size;
+}
+
+/// The verifications shared by both ops on the partials [S, H, NS, 512] and [S, H, NS].
+static LogicalResult verifyPartials(Operation *op, ConfigAttr config,
+                                    MemRefType oPart, MemRefType lsePart,
+                                    DimAgreement &rows, DimAgreement &splits) {
+  if (failed(expectDim(op, "o_part", oPart, 1, config.getHeads(), "heads")) ||
+      failed(expectDim(op, "o_part", oPart, 3, config.getLatent(), "value width")) ||
+      failed(expectDim(op, "lse_part", lsePart, 1, config.getHeads(), "heads")))
+    return failure();
+  if (failed(rows.add("o_part", oPart, 0)) || failed(rows.add("lse_part", lsePart, 0)) ||
+      failed(splits.add("o_part", oPart, 2)) || failed(splits.add("lse_part", lsePart, 2)))
+    return failure();
+  if (std::optional<int64_t> ns = splits.get(); ns && (*ns < 1 || *ns > 64))
+    return op->emitOpError() << "the split count (NS) must be in 1..64, got " << *ns;
+  return success();
+}
+
+/// Query rows come in whole requests of qlen positions.
+static LogicalResult verifyRowCount(Operation *op, ConfigAttr config,
+                                    const DimAgreement &rows) {
+  std::optional<int64_t> s = rows.get();
+  if (s && *s % config.getQlen() != 0)
+    return op->emitOpError() << "the query row count (S = " << *s
+                             << ") must be a multiple of qlen (" << config.getQlen()
+                             << ")";
+  return success();
+}
+
+LogicalResult SplitKvDecodeOp::verify() {
+  ConfigAttr config = getConfig();
+  Operation *op = getOperation();
+  MemRefType q = getQ().getType(), kv = getKv().getType();
+  int64_t width = config.getKvWidth();
+  if (failed(expectDim(op, "q", q, 1, config.getHeads(), "heads")) ||
+      failed(expectDim(op, "q", q, 2, width, "latent + rope")) ||
+      failed(expectDim(op, "kv", kv, 1, width, "latent + rope bytes of a token")))
+    return failure();
+
+  DimAgreement rows(op, "the query row count (S)");
+  DimAgreement splits(op, "the split count (NS)");
+  if (failed(rows.add("q", q, 0)) ||
+      failed(verifyPartials(op, config, getOPart().getType(), getLsePart().getType(),
+                            rows, splits)) ||
+      failed(verifyRowCount(op, config, rows)))
+    return failure();
+
+  APInt ns;
+  if (matchPattern(getNumSplits(), m_ConstantInt(&ns))) {
+    int64_t n = ns.getSExtValue();
+    if (n < 1 || n > 64)
+      return emitOpError() << "'splits' must be in 1..64, got " << n;
+    if (std::optional<int64_t> fromShape = splits.get(); fromShape && *fromShape != n)
+      return emitOpError() << "'splits' is " << n << " but the partials hold "
+                           << *fromShape << " splits";
+  }
+  return success();
+}
+
+LogicalResult CombineOp::verify() {
+  ConfigAttr config = getConfig();
+  Operation *op = getOperation();
+  MemRefType out = getOut().getType();
+  DimAgreement rows(op, "the query row count (S)");
+  DimAgreement splits(op, "the split count (NS)");
+  if (failed(verifyPartials(op, config, getOPart().getType(), getLsePart().getType(),
+                            rows, splits)) ||
+      failed(expectDim(op, "out", out, 1, config.getHeads(), "heads")) ||
+      failed(expectDim(op, "out", out, 2, config.getLatent(), "value width")) ||
+      failed(rows.add("out", out, 0)))
+    return failure();
+  if (Value lse = getLse()) {
+    auto lseType = cast<MemRefType>(lse.getType());
+    if (failed(expectDim(op, "lse", lseType, 1, config.getHeads(), "heads")) ||
+        failed(rows.add("lse", lseType, 0)))
+      return failure();
+  }
+  return verifyRowCount(op, config, rows);
+}
+
+#define GET_OP_CLASSES
+#include "mla/Dialect/MLA/IR/MLAOps.cpp.inc"
