@@ -1,0 +1,251 @@
+// Every verifier diagnostic of the mla dialect, one case per split.
+// RUN: mla-opt %s -split-input-file -verify-diagnostics
+
+// expected-error@+1 {{unknown chip 'gfx942'; the supported chip is 'gfx950'}}
+#bad = #mla.config<chip = "gfx942">
+
+// -----
+
+// expected-error@+1 {{'heads' must be in 1..128, got 0}}
+#bad = #mla.config<heads = 0>
+
+// -----
+
+// expected-error@+1 {{'heads' must be in 1..128, got 129}}
+#bad = #mla.config<heads = 129>
+
+// -----
+
+// expected-error@+1 {{'qlen' must be in 1..16 (a CTA holds 16 query rows), got 0}}
+#bad = #mla.config<qlen = 0>
+
+// -----
+
+// expected-error@+1 {{'qlen' must be in 1..16 (a CTA holds 16 query rows), got 17}}
+#bad = #mla.config<qlen = 17>
+
+// -----
+
+// expected-error@+1 {{'latent' must be 512 (the latent width of an MLA K row), got 256}}
+#bad = #mla.config<latent = 256>
+
+// -----
+
+// expected-error@+1 {{'rope' must be 64 (the rope width of an MLA K row), got 32}}
+#bad = #mla.config<rope = 32>
+
+// -----
+
+// expected-error@+1 {{'block_tokens' must be 128 (8 waves x 16-token MFMA tiles), got 64}}
+#bad = #mla.config<block_tokens = 64>
+
+// -----
+
+// expected-error@+1 {{'waves' must be 8 (one 64-latent PV slice per wave), got 4}}
+#bad = #mla.config<waves = 4>
+
+// -----
+
+// expected-error@+1 {{'rows_per_cta' must be 16 (one 16-row MFMA tile), got 32}}
+#bad = #mla.config<rows_per_cta = 32>
+
+// -----
+
+// expected-error@+1 {{'wspec' needs qlen to divide rows_per_cta (16): qlen 1, 2, 4, 8 or 16; got qlen 3}}
+#bad = #mla.config<qlen = 3, wspec = true>
+
+// -----
+
+func.func @f(%q: memref<?x8x576xbf16>, %kv: memref<?x576xf8E4M3FN>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>, %ns: index) {
+  // expected-error@+1 {{'mla.split_kv_decode' op 'q' dimension 1 (heads) must be 12, got 8}}
+  mla.split_kv_decode q(%q) kv(%kv) pages(%p) indptr(%i) scale(%s) vscale(%s)
+      splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<>}
+      : memref<?x8x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>, memref<?x12x?x512xbf16>, memref<?x12x?xf32>
+  return
+}
+
+// -----
+
+func.func @f(%q: memref<?x12x512xbf16>, %kv: memref<?x576xf8E4M3FN>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>, %ns: index) {
+  // expected-error@+1 {{'mla.split_kv_decode' op 'q' dimension 2 (latent + rope) must be 576, got 512}}
+  mla.split_kv_decode q(%q) kv(%kv) pages(%p) indptr(%i) scale(%s) vscale(%s)
+      splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<>}
+      : memref<?x12x512xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>, memref<?x12x?x512xbf16>, memref<?x12x?xf32>
+  return
+}
+
+// -----
+
+func.func @f(%q: memref<?x12x576xbf16>, %kv: memref<?x512xf8E4M3FN>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>, %ns: index) {
+  // expected-error@+1 {{'mla.split_kv_decode' op 'kv' dimension 1 (latent + rope bytes of a token) must be 576, got 512}}
+  mla.split_kv_decode q(%q) kv(%kv) pages(%p) indptr(%i) scale(%s) vscale(%s)
+      splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<>}
+      : memref<?x12x576xbf16>, memref<?x512xf8E4M3FN>, memref<?xi32>, memref<?xi32>, memref<?x12x?x512xbf16>, memref<?x12x?xf32>
+  return
+}
+
+// -----
+
+func.func @f(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<?x16x?x512xbf16>, %l: memref<?x12x?xf32>, %ns: index) {
+  // expected-error@+1 {{'mla.split_kv_decode' op 'o_part' dimension 1 (heads) must be 12, got 16}}
+  mla.split_kv_decode q(%q) kv(%kv) pages(%p) indptr(%i) scale(%s) vscale(%s)
+      splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<>}
+      : memref<?x12x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>, memref<?x16x?x512xbf16>, memref<?x12x?xf32>
+  return
+}
+
+// -----
+
+func.func @f(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<?x12x?x576xbf16>, %l: memref<?x12x?xf32>, %ns: index) {
+  // expected-error@+1 {{'mla.split_kv_decode' op 'o_part' dimension 3 (value width) must be 512, got 576}}
+  mla.split_kv_decode q(%q) kv(%kv) pages(%p) indptr(%i) scale(%s) vscale(%s)
+      splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<>}
+      : memref<?x12x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>, memref<?x12x?x576xbf16>, memref<?x12x?xf32>
+  return
+}
+
+// -----
+
+func.func @f(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<?x12x?x512xbf16>, %l: memref<?x8x?xf32>, %ns: index) {
+  // expected-error@+1 {{'mla.split_kv_decode' op 'lse_part' dimension 1 (heads) must be 12, got 8}}
+  mla.split_kv_decode q(%q) kv(%kv) pages(%p) indptr(%i) scale(%s) vscale(%s)
+      splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<>}
+      : memref<?x12x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>, memref<?x12x?x512xbf16>, memref<?x8x?xf32>
+  return
+}
+
+// -----
+
+func.func @f(%q: memref<4x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<8x12x?x512xbf16>, %l: memref<?x12x?xf32>, %ns: index) {
+  // expected-error@+1 {{'mla.split_kv_decode' op the query row count (S) disagrees: 'q' has 4 but 'o_part' has 8}}
+  mla.split_kv_decode q(%q) kv(%kv) pages(%p) indptr(%i) scale(%s) vscale(%s)
+      splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<>}
+      : memref<4x12x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>, memref<8x12x?x512xbf16>, memref<?x12x?xf32>
+  return
+}
+
+// -----
+
+func.func @f(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<?x12x4x512xbf16>, %l: memref<?x12x2xf32>, %ns: index) {
+  // expected-error@+1 {{'mla.split_kv_decode' op the split count (NS) disagrees: 'o_part' has 4 but 'lse_part' has 2}}
+  mla.split_kv_decode q(%q) kv(%kv) pages(%p) indptr(%i) scale(%s) vscale(%s)
+      splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<>}
+      : memref<?x12x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>, memref<?x12x4x512xbf16>, memref<?x12x2xf32>
+  return
+}
+
+// -----
+
+func.func @f(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<?x12x65x512xbf16>, %l: memref<?x12x?xf32>, %ns: index) {
+  // expected-error@+1 {{'mla.split_kv_decode' op the split count (NS) must be in 1..64, got 65}}
+  mla.split_kv_decode q(%q) kv(%kv) pages(%p) indptr(%i) scale(%s) vscale(%s)
+      splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<>}
+      : memref<?x12x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>, memref<?x12x65x512xbf16>, memref<?x12x?xf32>
+  return
+}
+
+// -----
+
+func.func @f(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E5M2>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>, %ns: index) {
+  // expected-error@+1 {{'mla.split_kv_decode' op operand #1 must be 2D memref of f8E4M3FN type values, but got 'memref<?x576xf8E5M2>'}}
+  mla.split_kv_decode q(%q) kv(%kv) pages(%p) indptr(%i) scale(%s) vscale(%s)
+      splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<>}
+      : memref<?x12x576xbf16>, memref<?x576xf8E5M2>, memref<?xi32>, memref<?xi32>, memref<?x12x?x512xbf16>, memref<?x12x?xf32>
+  return
+}
+
+// -----
+
+func.func @f(%q: memref<?x12x576xf16>, %kv: memref<?x576xf8E4M3FN>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>, %ns: index) {
+  // expected-error@+1 {{'mla.split_kv_decode' op operand #0 must be 3D memref of bfloat16 type values, but got 'memref<?x12x576xf16>'}}
+  mla.split_kv_decode q(%q) kv(%kv) pages(%p) indptr(%i) scale(%s) vscale(%s)
+      splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<>}
+      : memref<?x12x576xf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>, memref<?x12x?x512xbf16>, memref<?x12x?xf32>
+  return
+}
+
+// -----
+
+func.func @f(%q: memref<6x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>, %ns: index) {
+  // expected-error@+1 {{'mla.split_kv_decode' op the query row count (S = 6) must be a multiple of qlen (4)}}
+  mla.split_kv_decode q(%q) kv(%kv) pages(%p) indptr(%i) scale(%s) vscale(%s)
+      splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<qlen = 4>}
+      : memref<6x12x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>, memref<?x12x?x512xbf16>, memref<?x12x?xf32>
+  return
+}
+
+// -----
+
+func.func @f(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>) {
+  %ns = arith.constant 0 : index
+  // expected-error@+1 {{'mla.split_kv_decode' op 'splits' must be in 1..64, got 0}}
+  mla.split_kv_decode q(%q) kv(%kv) pages(%p) indptr(%i) scale(%s) vscale(%s)
+      splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<>}
+      : memref<?x12x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>, memref<?x12x?x512xbf16>, memref<?x12x?xf32>
+  return
+}
+
+// -----
+
+func.func @f(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<?x12x4x512xbf16>, %l: memref<?x12x?xf32>) {
+  %ns = arith.constant 3 : index
+  // expected-error@+1 {{'mla.split_kv_decode' op 'splits' is 3 but the partials hold 4 splits}}
+  mla.split_kv_decode q(%q) kv(%kv) pages(%p) indptr(%i) scale(%s) vscale(%s)
+      splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<>}
+      : memref<?x12x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>, memref<?x12x4x512xbf16>, memref<?x12x?xf32>
+  return
+}
+
+// -----
+
+func.func @f(%o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>, %out: memref<?x8x512xbf16>, %lse: memref<?x12xf32>) {
+  // expected-error@+1 {{'mla.combine' op 'out' dimension 1 (heads) must be 12, got 8}}
+  mla.combine o_part(%o) lse_part(%l) into out(%out) lse(%lse) {config = #mla.config<>}
+      : memref<?x12x?x512xbf16>, memref<?x12x?xf32>, memref<?x8x512xbf16>, memref<?x12xf32>
+  return
+}
+
+// -----
+
+func.func @f(%o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>, %out: memref<?x12x576xbf16>, %lse: memref<?x12xf32>) {
+  // expected-error@+1 {{'mla.combine' op 'out' dimension 2 (value width) must be 512, got 576}}
+  mla.combine o_part(%o) lse_part(%l) into out(%out) lse(%lse) {config = #mla.config<>}
+      : memref<?x12x?x512xbf16>, memref<?x12x?xf32>, memref<?x12x576xbf16>, memref<?x12xf32>
+  return
+}
+
+// -----
+
+func.func @f(%o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>, %out: memref<?x12x512xbf16>, %lse: memref<?x16xf32>) {
+  // expected-error@+1 {{'mla.combine' op 'lse' dimension 1 (heads) must be 12, got 16}}
+  mla.combine o_part(%o) lse_part(%l) into out(%out) lse(%lse) {config = #mla.config<>}
+      : memref<?x12x?x512xbf16>, memref<?x12x?xf32>, memref<?x12x512xbf16>, memref<?x16xf32>
+  return
+}
+
+// -----
+
+func.func @f(%o: memref<2x12x?x512xbf16>, %l: memref<?x12x?xf32>, %out: memref<3x12x512xbf16>, %lse: memref<?x12xf32>) {
+  // expected-error@+1 {{'mla.combine' op the query row count (S) disagrees: 'o_part' has 2 but 'out' has 3}}
+  mla.combine o_part(%o) lse_part(%l) into out(%out) lse(%lse) {config = #mla.config<>}
+      : memref<2x12x?x512xbf16>, memref<?x12x?xf32>, memref<3x12x512xbf16>, memref<?x12xf32>
+  return
+}
+
+// -----
+
+func.func @f(%o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>, %out: memref<4x12x512xbf16>, %lse: memref<5x12xf32>) {
+  // expected-error@+1 {{'mla.combine' op the query row count (S) disagrees: 'out' has 4 but 'lse' has 5}}
+  mla.combine o_part(%o) lse_part(%l) into out(%out) lse(%lse) {config = #mla.config<>}
+      : memref<?x12x?x512xbf16>, memref<?x12x?xf32>, memref<4x12x512xbf16>, memref<5x12xf32>
+  return
+}
+
+// -----
+
+func.func @f(%o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf16>, %out: memref<?x12x512xbf16>) {
+  // expected-error@+1 {{'mla.combine' op operand #1 must be 3D memref of 32-bit float values, but got 'memref<?x12x?xf16>'}}
+  mla.combine o_part(%o) lse_part(%l) into out(%out) {config = #mla.config<>}
+      : memref<?x12x?x512xbf16>, memref<?x12x?xf16>, memref<?x12x512xbf16>
+  return
+}
