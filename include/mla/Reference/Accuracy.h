@@ -1,0 +1,52 @@
+//===- Accuracy.h - Error of the kernel model against exact -----*- C++ -*-===//
+//
+// The error measures of docs/numerics.md, shared by the accuracy report and the
+// tests that assert its bounds.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLA_REFERENCE_ACCURACY_H
+#define MLA_REFERENCE_ACCURACY_H
+
+#include "mla/Reference/ExactAttention.h"
+#include "mla/Reference/KernelModel.h"
+
+#include <cstddef>
+
+namespace mla::ref {
+
+/// Worst-case error of bf16/f32 results against f64 ones over a set of rows.
+///
+/// A row is one 512-wide output with its lse. "Relative" is row-normalised:
+/// max_d |o_d - exact_d| / max_d |exact_d|, so values near zero inside a row do
+/// not blow it up. A row that is empty in one result and not in the other (lse
+/// -inf in exactly one), or that has a NaN, makes every measure +inf.
+struct ErrorStats {
+  /// Rows compared, and how many were empty (lse -inf) in both.
+  size_t rows = 0;
+  size_t emptyRows = 0;
+  double maxAbsOut = 0.0;
+  double maxRelOut = 0.0;
+  double maxAbsLse = 0.0;
+
+  /// Widens this to cover `other` too.
+  void merge(const ErrorStats &other);
+};
+
+/// The model's combined output against the exact one. Throws
+/// std::invalid_argument if the sizes disagree.
+ErrorStats compareOutputs(const ModelOutput &model, const ExactOutput &exact);
+
+/// The model's partials against the exact ones. Throws std::invalid_argument if
+/// the sizes or split counts disagree.
+ErrorStats comparePartials(const ModelPartials &model, const ExactPartials &exact);
+
+/// The largest distance, in units in the last place of bf16 at the larger
+/// magnitude, between two bf16 arrays (0 when bit-identical; NaN or a sign change
+/// across a nonzero value counts via the value difference). Throws
+/// std::invalid_argument if the sizes differ.
+double maxBf16UlpDistance(ArrayView<uint16_t> a, ArrayView<uint16_t> b);
+
+} // namespace mla::ref
+
+#endif // MLA_REFERENCE_ACCURACY_H

@@ -1,0 +1,330 @@
+//===- KernelModel.cpp - The kernel's numerics, step by step --------------===//
+//
+// Read beside the seed (seed/mla_attn.md): q_split -> splitQueryRow,
+// fp8_split4 -> splitE4M3, stage_block -> SplitRowModel::stageBlock, the CTA
+// epilogue -> SplitRowModel::finish, M1b -> modelCombine. The data movement
+// (DMA, swizzle, LDS slots) does not change any value and has no counterpart.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mla/Reference/KernelModel.h"
+
+#include "mla/Reference/Codecs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+namespace mla::ref {
+
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+/// log2(e) and ln(2) as the f32 constants a kernel would hold.
+constexpr float kLog2E = 1.44269504088896340736f;
+constexpr float kLn2 = 0.693147180559945309417f;
+/// Latent chunks of one QK MFMA step (128 wide).
+constexpr int kLatentSteps = kValueDim / 128;
+constexpr int kRopeDim = kHeadDim - kValueDim;
+
+/// acc + exact, rounded once to f32 (nearest even): one MFMA's accumulate.
+///
+/// `exact` is an exact dot product held in a double. acc + exact may need more
+/// than 53 bits, so it is formed in double with round-to-odd (the RNE sum fixed
+/// up by its TwoSum error), which then rounds to f32 exactly as the infinitely
+/// precise sum would: 53 >= 24 + 2 bits makes round-to-odd innocuous.
+float accumulateF32(float acc, double exact) {
+  const double a = acc;
+  double sum = a + exact;
+  if (!std::isfinite(sum))
+    return static_cast<float>(sum);
+  const double bVirtual = sum - a;
+  const double error = (a - (sum - bVirtual)) + (exact - bVirtual);
+  if (error != 0.0) {
+    uint64_t bits;
+    std::memcpy(&bits, &sum, sizeof(bits));
+    if ((bits & 1) == 0) // Even: step to the odd neighbour toward the exact sum.
+      sum = std::nextafter(sum, error > 0 ? std::numeric_limits<double>::infinity()
+                                          : -std::numeric_limits<double>::infinity());
+  }
+  return static_cast<float>(sum);
+}
+
+/// Exact dot product of n fp8-valued f32 pairs. Each product is exact in f32 (4 x 4
+/// significant bits); every product is a multiple of 2^-18 below 2^17 and a step
+/// has at most 128 of them, so the sum needs at most 42 bits: exact in double.
+double exactDot(const float *a, const float *b, int n) {
+  double sum = 0.0;
+  for (int i = 0; i < n; ++i)
+    sum += static_cast<double>(a[i] * b[i]);
+  return sum;
+}
+
+std::array<float, 256> decodeE4M3Table() {
+  std::array<float, 256> table;
+  for (int code = 0; code < 256; ++code)
+    table[code] = e4m3ToF32(static_cast<uint8_t>(code));
+  return table;
+}
+
+/// One output row's pass over one split: the running (m, l, O) of the seed's
+/// stage_block and the CTA epilogue.
+class SplitRowModel {
+public:
+  SplitRowModel(const ProblemView &problem, const std::array<float, 256> &kvValue)
+      : problem(problem), kvValue(kvValue), rows(kBlockTokens) {}
+
+  /// Starts a split of the row whose Q split is `query`, of the request whose
+  /// page table starts at `pages`: m = -inf, l = 0, O = 0.
+  void start(const QuerySplit &query, const int32_t *pages) {
+    requestPages = pages;
+    for (int d = 0; d < kHeadDim; ++d) {
+      qHi[d] = kvValue[query.hi[d]];
+      qLo[d] = kvValue[query.lo[d]];
+    }
+    // Step 3's scale 2^-k * c as one f32 multiplier (2^-k * c is exact).
+    const float c = problem.scale * kLog2E; // Step 1.
+    logitScale = std::ldexp(c, -query.exponent);
+    m = kNegInf;
+    waveL.fill(0.0f);
+    O.fill(0.0f);
+  }
+
+  /// Runs the split's blocks over tokens [begin, end), tokens past `bound` masked.
+  void run(int begin, int end, int bound) {
+    for (int blockBegin = begin; blockBegin < end; blockBegin += kBlockTokens)
+      stageBlock(blockBegin, std::min(blockBegin + kBlockTokens, end), bound);
+  }
+
+  /// Section 5 step 5: the split's o (bf16 bits) and lse (f32).
+  void finish(uint16_t *o, float &lse) const {
+    if (m == kNegInf) { // No visible token in the split.
+      std::fill(o, o + kValueDim, uint16_t(0));
+      lse = kNegInf;
+      return;
+    }
+    float l = 0.0f;
+    for (int w = 0; w < kWaves; ++w) // The waves' l summed (F12).
+      l += waveL[w];
+    for (int d = 0; d < kValueDim; ++d)
+      o[d] = f32ToBf16(problem.vscale * O[d] / l);
+    lse = (m + std::log2(l) - static_cast<float>(kPLog)) * kLn2;
+  }
+
+private:
+  /// Token t's decoded 576 K values (V is the first 512).
+  void loadRow(int token, float *row) const {
+    const uint8_t *codes =
+        problem.kv.data() + static_cast<size_t>(requestPages[token]) * kHeadDim;
+    for (int d = 0; d < kHeadDim; ++d)
+      row[d] = kvValue[codes[d]];
+  }
+
+  /// Step 3: s = S * 2^-k * c with S accumulated by the 9 MFMA steps of F9.
+  float logit(const float *k) const {
+    float acc = 0.0f;
+    for (int step = 0; step < kLatentSteps; ++step) {
+      const int d0 = step * 128;
+      acc = accumulateF32(acc, exactDot(qHi.data() + d0, k + d0, 128));
+      acc = accumulateF32(acc, exactDot(qLo.data() + d0, k + d0, 128));
+    }
+    // The rope step: 64 hi and 64 lo products in one MFMA.
+    acc = accumulateF32(acc, exactDot(qHi.data() + kValueDim, k + kValueDim, kRopeDim) +
+                                 exactDot(qLo.data() + kValueDim, k + kValueDim, kRopeDim));
+    return acc * logitScale;
+  }
+
+  /// Step 4 on the block of tokens [blockBegin, blockEnd) (at most 128; the rest
+  /// of the block is padding and, like tokens past `bound`, gets s = -inf).
+  void stageBlock(int blockBegin, int blockEnd, int bound) {
+    const int count = blockEnd - blockBegin;
+    float s[kBlockTokens];
+    float blockMax = kNegInf;
+    for (int j = 0; j < kBlockTokens; ++j) {
+      const int token = blockBegin + j;
+      if (j < count && token <= bound) {
+        loadRow(token, rows[j].data());
+        s[j] = logit(rows[j].data());
+      } else {
+        s[j] = kNegInf;
+      }
+      blockMax = std::max(blockMax, s[j]);
+    }
+    const float mNew = std::max(m, blockMax);
+    if (mNew == kNegInf)
+      return; // Nothing visible yet: the block adds nothing.
+
+    // P = exp2(s - m_new) * 2^PLOG, split into fp8 hi + lo.
+    float pHi[kBlockTokens], pLo[kBlockTokens];
+    for (int j = 0; j < kBlockTokens; ++j) {
+      const float p = std::exp2(s[j] - mNew) * static_cast<float>(1 << kPLog);
+      const E4M3Pair parts = splitE4M3(p);
+      pHi[j] = kvValue[parts.hi];
+      pLo[j] = kvValue[parts.lo];
+    }
+    const float alpha = std::exp2(m - mNew); // 0 on the first visible block.
+    m = mNew;
+
+    // l: each wave's tile sum of exactly the weights PV uses.
+    for (int w = 0; w < kWaves; ++w) {
+      float tileSum = 0.0f;
+      for (int j = w * kTileTokens; j < (w + 1) * kTileTokens; ++j)
+        tileSum += pHi[j] + pLo[j];
+      waveL[w] = alpha * waveL[w] + tileSum;
+    }
+
+    // O = alpha*O + P_hi V + P_lo V: two MFMA steps over the block's 128 tokens.
+    // Masked tokens have p = 0 and contribute nothing, so only loaded rows count.
+    int visible = 0;
+    while (visible < count && blockBegin + visible <= bound)
+      ++visible;
+    float vColumn[kBlockTokens];
+    for (int d = 0; d < kValueDim; ++d) {
+      for (int j = 0; j < visible; ++j)
+        vColumn[j] = rows[j][d];
+      float acc = alpha * O[d];
+      acc = accumulateF32(acc, exactDot(pHi, vColumn, visible));
+      acc = accumulateF32(acc, exactDot(pLo, vColumn, visible));
+      O[d] = acc;
+    }
+  }
+
+  const ProblemView &problem;
+  const std::array<float, 256> &kvValue;
+  const int32_t *requestPages = nullptr;
+  std::array<float, kHeadDim> qHi, qLo;
+  float logitScale = 0.0f;
+
+  float m = kNegInf;
+  std::array<float, kWaves> waveL{};
+  std::array<float, kValueDim> O{};
+  /// The current block's decoded K/V rows.
+  std::vector<std::array<float, kHeadDim>> rows;
+};
+
+} // namespace
+
+QuerySplit splitQueryRow(ArrayView<uint16_t> qRow) {
+  if (qRow.size() != static_cast<size_t>(kHeadDim))
+    throw std::invalid_argument("mla::ref: a Q row holds 576 values, got " +
+                                std::to_string(qRow.size()));
+  float maxAbs = 0.0f;
+  for (int d = 0; d < kHeadDim; ++d) {
+    const float value = bf16ToF32(qRow[d]);
+    if (!std::isfinite(value))
+      throw std::invalid_argument(
+          "mla::ref: q holds a non-finite value (bf16 bits " +
+          std::to_string(qRow[d]) + ") at element " + std::to_string(d) +
+          " of a row; the Q split's exponent is undefined");
+    maxAbs = std::max(maxAbs, std::fabs(value));
+  }
+  QuerySplit split;
+  if (maxAbs != 0.0f) {
+    int frexpExponent; // maxAbs = f * 2^frexpExponent, f in [0.5, 1).
+    std::frexp(maxAbs, &frexpExponent);
+    split.exponent = 7 - (frexpExponent - 1); // 7 - floor(log2 maxAbs).
+  }
+  for (int d = 0; d < kHeadDim; ++d) {
+    // Scaling a bf16 value by 2^k is exact in f32 (the result is at most 2^8).
+    const E4M3Pair parts = splitE4M3(std::ldexp(bf16ToF32(qRow[d]), split.exponent));
+    split.hi[d] = parts.hi;
+    split.lo[d] = parts.lo;
+  }
+  return split;
+}
+
+E4M3Pair splitE4M3(float value) {
+  E4M3Pair parts;
+  parts.hi = f32ToE4M3(value);
+  parts.lo = f32ToE4M3(value - e4m3ToF32(parts.hi));
+  return parts;
+}
+
+ModelPartials modelSplitAttention(const ProblemView &problem, int numSplits) {
+  checkProblem(problem);
+  checkNumSplits(numSplits);
+  const std::array<float, 256> kvValue = decodeE4M3Table();
+  ModelPartials result;
+  result.numSplits = numSplits;
+  const size_t rows = problem.numOutputRows();
+  result.o.assign(rows * numSplits * kValueDim, 0);
+  result.lse.assign(rows * numSplits, kNegInf);
+
+  // Q splits first, so a non-finite q throws before any work.
+  std::vector<QuerySplit> querySplits(rows);
+  for (size_t r = 0; r < rows; ++r)
+    querySplits[r] = splitQueryRow(
+        ArrayView<uint16_t>(problem.q.data() + r * kHeadDim, kHeadDim));
+
+  SplitRowModel model(problem, kvValue);
+  const int qlen = problem.qlen, numHeads = problem.numHeads;
+  for (int b = 0; b < problem.numRequests(); ++b) {
+    const int seqLen = problem.seqLen(b);
+    const int32_t *requestPages = problem.pages.data() + problem.indptr[b];
+    for (int i = 0; i < qlen; ++i) {
+      const int bound = causalBound(seqLen, qlen, i);
+      for (int h = 0; h < numHeads; ++h) {
+        const size_t outputRow = (static_cast<size_t>(b) * qlen + i) * numHeads + h;
+        for (int s = 0; s < numSplits; ++s) {
+          // Blocks are aligned to the split start; an empty split runs none.
+          const TokenRange range = splitTokens(seqLen, numSplits, s);
+          model.start(querySplits[outputRow], requestPages);
+          model.run(range.begin, range.end, bound);
+          const size_t index = outputRow * numSplits + s;
+          model.finish(result.o.data() + index * kValueDim, result.lse[index]);
+        }
+      }
+    }
+  }
+  return result;
+}
+
+ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
+                         int numSplits) {
+  checkNumSplits(numSplits);
+  if (lsePart.size() % numSplits != 0 ||
+      oPart.size() != lsePart.size() * kValueDim)
+    throw std::invalid_argument(
+        "mla::ref: combine inputs disagree: lse_part holds " +
+        std::to_string(lsePart.size()) + " values and o_part " +
+        std::to_string(oPart.size()) + " for " + std::to_string(numSplits) +
+        " splits (expected o_part = lse_part * 512, lse_part a multiple of "
+        "numSplits)");
+  const size_t rows = lsePart.size() / numSplits;
+  ModelOutput result;
+  result.out.assign(rows * kValueDim, 0);
+  result.lse.assign(rows, kNegInf);
+  std::array<float, kValueDim> acc;
+  for (size_t r = 0; r < rows; ++r) {
+    const float *lse = lsePart.data() + r * numSplits;
+    float maxLse = kNegInf;
+    for (int s = 0; s < numSplits; ++s)
+      maxLse = std::max(maxLse, lse[s]);
+    if (maxLse == kNegInf)
+      continue; // Every split empty: out 0, lse -inf.
+    acc.fill(0.0f);
+    float weightSum = 0.0f;
+    for (int s = 0; s < numSplits; ++s) {
+      if (lse[s] == kNegInf)
+        continue;
+      const float weight = std::exp(lse[s] - maxLse);
+      weightSum += weight;
+      const uint16_t *o = oPart.data() + (r * numSplits + s) * kValueDim;
+      for (int d = 0; d < kValueDim; ++d)
+        acc[d] += weight * bf16ToF32(o[d]);
+    }
+    uint16_t *out = result.out.data() + r * kValueDim;
+    for (int d = 0; d < kValueDim; ++d)
+      out[d] = f32ToBf16(acc[d] / weightSum);
+    result.lse[r] = maxLse + std::log(weightSum);
+  }
+  return result;
+}
+
+ModelOutput modelAttention(const ProblemView &problem, int numSplits) {
+  return modelCombine(modelSplitAttention(problem, numSplits));
+}
+
+} // namespace mla::ref

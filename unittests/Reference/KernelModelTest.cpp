@@ -1,0 +1,307 @@
+//===- KernelModelTest.cpp - kernel.md section 5 ---------------------------===//
+//
+// Hand cases of the model's steps, the properties section 5 promises exactly,
+// and the model-vs-exact bounds measured by mla-accuracy (docs/numerics.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mla/Reference/Accuracy.h"
+#include "mla/Reference/Codecs.h"
+#include "mla/Reference/Generators.h"
+#include "mla/Reference/KernelModel.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace mla::ref;
+
+namespace {
+
+constexpr float kNegInfF = -std::numeric_limits<float>::infinity();
+
+/// bf16 bits of a value bf16 represents exactly.
+uint16_t bf16Bits(float value) {
+  uint16_t bits = f32ToBf16(value);
+  EXPECT_EQ(bf16ToF32(bits), value) << "not a bf16 value";
+  return bits;
+}
+
+std::vector<uint16_t> qRowOf(std::initializer_list<std::pair<int, float>> entries) {
+  std::vector<uint16_t> row(kHeadDim, 0);
+  for (auto [d, value] : entries)
+    row[d] = bf16Bits(value);
+  return row;
+}
+
+} // namespace
+
+TEST(QuerySplitTest, ExponentPutsTheRowMaximumIn128To256) {
+  EXPECT_EQ(splitQueryRow(qRowOf({{3, 3.0f}})).exponent, 6);     // floor(log2 3) = 1
+  EXPECT_EQ(splitQueryRow(qRowOf({{3, 1.0f}})).exponent, 7);     // 1 -> 128
+  EXPECT_EQ(splitQueryRow(qRowOf({{0, -0.75f}, {9, 0.5f}})).exponent, 8);
+  EXPECT_EQ(splitQueryRow(qRowOf({{575, 1000.0f}})).exponent, -2); // 2^9 .. -> 250
+  QuerySplit zero = splitQueryRow(std::vector<uint16_t>(kHeadDim, 0));
+  EXPECT_EQ(zero.exponent, 0);
+  for (int d = 0; d < kHeadDim; ++d)
+    EXPECT_EQ(zero.hi[d] | zero.lo[d], 0);
+}
+
+TEST(QuerySplitTest, HiPlusLoIsExactForRowsWithinTheFp8Range) {
+  // Values within 2^-5 of the row maximum keep all 8 bf16 bits in hi + lo.
+  // q = 3 -> x = 192 (hi 192, lo 0); q = 1.0078125 (8 bits) -> x = 64.5:
+  // hi = 64, lo = 0.5; q = -2.984375 -> x = -191: hi = -192, lo = 1.
+  QuerySplit split =
+      splitQueryRow(qRowOf({{0, 3.0f}, {1, 1.0078125f}, {2, -2.984375f}}));
+  ASSERT_EQ(split.exponent, 6);
+  EXPECT_EQ(e4m3ToF32(split.hi[0]), 192.0f);
+  EXPECT_EQ(e4m3ToF32(split.lo[0]), 0.0f);
+  EXPECT_EQ(e4m3ToF32(split.hi[1]), 64.0f);
+  EXPECT_EQ(e4m3ToF32(split.lo[1]), 0.5f);
+  EXPECT_EQ(e4m3ToF32(split.hi[2]), -192.0f);
+  EXPECT_EQ(e4m3ToF32(split.lo[2]), 1.0f);
+
+  // A random normal row: every element whose scaled value is >= 2^-2 (lo stays a
+  // normal fp8) is reproduced exactly; the rest within the subnormal step 2^-10.
+  Random random(3);
+  std::vector<uint16_t> row(kHeadDim);
+  for (uint16_t &bits : row)
+    bits = f32ToBf16(static_cast<float>(random.normal()));
+  QuerySplit normal = splitQueryRow(row);
+  float maxScaled = 0.0f;
+  for (int d = 0; d < kHeadDim; ++d) {
+    const float x = std::ldexp(bf16ToF32(row[d]), normal.exponent);
+    maxScaled = std::max(maxScaled, std::fabs(x));
+    const float sum = e4m3ToF32(normal.hi[d]) + e4m3ToF32(normal.lo[d]);
+    if (std::fabs(x) >= 0.25f)
+      EXPECT_EQ(sum, x) << d;
+    else
+      EXPECT_LE(std::fabs(sum - x), 0x1p-10f) << d;
+  }
+  EXPECT_GE(maxScaled, 128.0f);
+  EXPECT_LT(maxScaled, 256.0f);
+}
+
+TEST(SplitE4M3Test, HandValues) {
+  E4M3Pair p = splitE4M3(256.0f);
+  EXPECT_EQ(e4m3ToF32(p.hi), 256.0f);
+  EXPECT_EQ(e4m3ToF32(p.lo), 0.0f);
+  // 256/3 = 85.33: binade [64, 128) has step 8 -> 88; 85.33 - 88 = -2.67 in
+  // binade [2, 4) with step 0.25 -> -2.75.
+  p = splitE4M3(256.0f / 3.0f);
+  EXPECT_EQ(e4m3ToF32(p.hi), 88.0f);
+  EXPECT_EQ(e4m3ToF32(p.lo), -2.75f);
+  p = splitE4M3(0.0f);
+  EXPECT_EQ(p.hi | p.lo, 0);
+}
+
+namespace {
+
+/// One request of `seqLen` tokens, one head, given V rows; q and K zero except
+/// what the caller sets.
+Problem handProblem(int qlen, int seqLen) {
+  Problem p;
+  p.numHeads = 1;
+  p.qlen = qlen;
+  p.scale = 1.0f;
+  p.vscale = 1.0f;
+  p.indptr = {0, seqLen};
+  for (int t = 0; t < seqLen; ++t)
+    p.pages.push_back(t);
+  p.kv.assign(static_cast<size_t>(seqLen) * kHeadDim, 0);
+  p.q.assign(static_cast<size_t>(qlen) * kHeadDim, 0);
+  return p;
+}
+
+} // namespace
+
+TEST(KernelModelTest, OneTokenGivesItsVRowAndItsLogit) {
+  Problem p = handProblem(1, 1);
+  p.scale = 0.75f;
+  p.vscale = 0.5f;
+  Random random(1);
+  for (int d = 0; d < kHeadDim; ++d)
+    p.kv[d] = f32ToE4M3(static_cast<float>(random.normal()));
+  for (int d = 0; d < kHeadDim; ++d)
+    p.q[d] = f32ToBf16(static_cast<float>(random.normal()));
+  ModelPartials partials = modelSplitAttention(p.view(), 1);
+  // One token: p = 2^8 exactly, l = 256, O = 256 V, o = bf16(vscale V). (Values,
+  // not bits: a -0 V may come out +0, as an MFMA sum starting from 0 would.)
+  for (int d = 0; d < kValueDim; ++d)
+    ASSERT_EQ(bf16ToF32(partials.o[d]), 0.5f * e4m3ToF32(p.kv[d])) << d;
+  // lse = the logit, up to the f32 rounding of S, c and the lse formula.
+  double logit = 0.0;
+  for (int d = 0; d < kHeadDim; ++d)
+    logit += static_cast<double>(bf16ToF32(p.q[d])) * e4m3ToF32(p.kv[d]);
+  logit *= 0.75;
+  EXPECT_NEAR(partials.lse[0], logit, 1e-6 * std::max(1.0, std::fabs(logit)));
+}
+
+TEST(KernelModelTest, TwoTokensWeightsAreTheFp8SplitOfP) {
+  // Logits 0 and ln 3 (rope q = 1, k = 0 / 1.125 at scale ln 3 / 1.125): in base 2,
+  // s = 0 and log2 3; m = log2 3; p = 256/3 -> 88 - 2.75 = 85.25 and p = 256.
+  Problem p = handProblem(1, 2);
+  p.scale = static_cast<float>(std::log(3.0) / 1.125);
+  p.q[512] = bf16Bits(1.0f);
+  p.kv[1 * kHeadDim + 512] = f32ToE4M3(1.125f);
+  for (int d = 0; d < kValueDim; ++d) {
+    p.kv[0 * kHeadDim + d] = f32ToE4M3(1.0f);
+    p.kv[1 * kHeadDim + d] = f32ToE4M3(-1.0f);
+  }
+  ModelPartials result = modelSplitAttention(p.view(), 1);
+  // The model's s1 is f32: S = 128 * 1.125 * 2^-7 * c with c = f32(scale*log2e).
+  const double w0 = 85.25, w1 = 256.0;
+  const float expectedO = static_cast<float>((w0 - w1) / (w0 + w1));
+  EXPECT_EQ(result.o[0], f32ToBf16(expectedO));
+  EXPECT_EQ(result.o[511], f32ToBf16(expectedO));
+  // lse = (log2 3 + log2(341.25) - 8) ln 2 = ln 3 + ln(341.25 / 256).
+  EXPECT_NEAR(result.lse[0], std::log(3.0) + std::log(341.25 / 256.0), 2e-6);
+}
+
+TEST(KernelModelTest, EmptyAndFullyMaskedSplitsAreInfZero) {
+  // qlen 2, seq 129, NS 4: chunk 128; split 1 holds token 128, which position 0
+  // cannot see; splits 2 and 3 are past the end.
+  ProblemSpec spec;
+  spec.numHeads = 2;
+  spec.qlen = 2;
+  spec.seqLens = {129, 0, 1};
+  spec.seed = 4;
+  Problem p = makeProblem(spec);
+  ModelPartials partials = modelSplitAttention(p.view(), 4);
+  auto lse = [&](int request, int position, int head, int split) {
+    return partials.lse[((request * 2 + position) * 2 + head) * 4 + split];
+  };
+  auto oIsZero = [&](int request, int position, int head, int split) {
+    const size_t base = (((request * 2 + position) * 2 + head) * 4 + split) * kValueDim;
+    for (int d = 0; d < kValueDim; ++d)
+      if (partials.o[base + d] != 0)
+        return false;
+    return true;
+  };
+  for (int h = 0; h < 2; ++h) {
+    EXPECT_TRUE(std::isfinite(lse(0, 0, h, 0)));
+    EXPECT_EQ(lse(0, 0, h, 1), kNegInfF);
+    EXPECT_TRUE(oIsZero(0, 0, h, 1));
+    EXPECT_TRUE(std::isfinite(lse(0, 1, h, 1)));
+    EXPECT_FALSE(oIsZero(0, 1, h, 1));
+    for (int s : {2, 3})
+      for (int i : {0, 1}) {
+        EXPECT_EQ(lse(0, i, h, s), kNegInfF);
+        EXPECT_TRUE(oIsZero(0, i, h, s));
+      }
+    for (int i : {0, 1})
+      for (int s = 0; s < 4; ++s) {
+        EXPECT_EQ(lse(1, i, h, s), kNegInfF); // Empty request.
+        EXPECT_TRUE(oIsZero(1, i, h, s));
+      }
+    EXPECT_EQ(lse(2, 0, h, 0), kNegInfF); // seq 1 < qlen 2: position 0 sees nothing.
+    EXPECT_TRUE(std::isfinite(lse(2, 1, h, 0)));
+  }
+  ModelOutput out = modelCombine(partials);
+  for (int row : {2 * 2 + 0, 2 * 2 + 1, 3 * 2 + 0, 4 * 2 + 0, 4 * 2 + 1}) {
+    EXPECT_EQ(out.lse[row], kNegInfF) << row;
+    for (int d = 0; d < kValueDim; ++d)
+      ASSERT_EQ(out.out[row * kValueDim + d], 0) << row;
+  }
+}
+
+TEST(KernelModelTest, CombineHandCase) {
+  // Two splits with lse 0 and ln 3 and o = 1 and -1: out = (1 - 3) / 4, lse ln 4.
+  // A third, empty split carries garbage o that must not leak in.
+  std::vector<uint16_t> o(3 * kValueDim);
+  for (int d = 0; d < kValueDim; ++d) {
+    o[d] = bf16Bits(1.0f);
+    o[kValueDim + d] = bf16Bits(-1.0f);
+    o[2 * kValueDim + d] = 0x7FC0;
+  }
+  std::vector<float> lse = {0.0f, static_cast<float>(std::log(3.0)), kNegInfF};
+  ModelOutput out = modelCombine(o, lse, 3);
+  for (int d = 0; d < kValueDim; ++d)
+    ASSERT_EQ(out.out[d], bf16Bits(-0.5f));
+  EXPECT_NEAR(out.lse[0], std::log(4.0), 1e-6);
+}
+
+TEST(KernelModelTest, ConstantVComesOutUnchanged) {
+  // l sums exactly the weights PV uses, so any weighting of one V returns it.
+  for (int numSplits : {1, 3, 8}) {
+    ProblemSpec spec;
+    spec.numHeads = 5;
+    spec.qlen = 3;
+    spec.seqLens = {1, 2, 200, 1000, 0};
+    spec.distribution = ValueDistribution::ConstantV;
+    spec.pageLayout = PageLayout::Shuffled;
+    spec.vscale = 0.25f; // A power of two keeps vscale * V a bf16 value.
+    spec.scale = 0.5f;   // Sharp softmax: weights spread over many binades.
+    spec.seed = 21;
+    Problem p = makeProblem(spec);
+    // Compared as values: a -0 in V may come out +0.
+    std::vector<float> expected(kValueDim);
+    for (int d = 0; d < kValueDim; ++d)
+      expected[d] = bf16ToF32(bf16Bits(0.25f * e4m3ToF32(p.kv[d])));
+    ModelPartials partials = modelSplitAttention(p.view(), numSplits);
+    for (size_t i = 0; i < partials.lse.size(); ++i)
+      if (partials.lse[i] != kNegInfF) {
+        for (int d = 0; d < kValueDim; ++d)
+          ASSERT_EQ(bf16ToF32(partials.o[i * kValueDim + d]), expected[d])
+              << "split row " << i << " d " << d << " NS " << numSplits;
+      }
+    ModelOutput out = modelCombine(partials);
+    for (size_t r = 0; r < out.lse.size(); ++r)
+      if (out.lse[r] != kNegInfF) {
+        for (int d = 0; d < kValueDim; ++d)
+          ASSERT_EQ(bf16ToF32(out.out[r * kValueDim + d]), expected[d])
+              << "row " << r << " d " << d << " NS " << numSplits;
+      }
+  }
+}
+
+TEST(KernelModelTest, MaskedTokensActExactlyLikeAbsentOnes) {
+  // With one split the blocks start at token 0 either way, so position i of a
+  // qlen-Q request must equal, bit for bit, a qlen-1 request cut at its bound.
+  ProblemSpec spec;
+  spec.numHeads = 2;
+  spec.qlen = 4;
+  spec.seqLens = {258};
+  spec.seed = 8;
+  Problem p = makeProblem(spec);
+  ModelPartials full = modelSplitAttention(p.view(), 1);
+  for (int i = 0; i < 4; ++i) {
+    Problem cut = p;
+    cut.qlen = 1;
+    cut.indptr = {0, 258 - 4 + i + 1};
+    cut.q.assign(p.q.begin() + i * 2 * kHeadDim, p.q.begin() + (i + 1) * 2 * kHeadDim);
+    ModelPartials alone = modelSplitAttention(cut.view(), 1);
+    for (int h = 0; h < 2; ++h) {
+      EXPECT_EQ(full.lse[i * 2 + h], alone.lse[h]);
+      for (int d = 0; d < kValueDim; ++d)
+        ASSERT_EQ(full.o[(i * 2 + h) * kValueDim + d], alone.o[h * kValueDim + d]);
+    }
+  }
+}
+
+TEST(KernelModelTest, PageIndirectionDoesNotChangeAnyBit) {
+  // The same logical tokens through the identity table and a shuffled pool.
+  ProblemSpec spec;
+  spec.numHeads = 3;
+  spec.qlen = 2;
+  spec.seqLens = {300, 7};
+  spec.seed = 9;
+  Problem identity = makeProblem(spec);
+  Problem shuffled = identity;
+  const int slots = static_cast<int>(identity.kv.size() / kHeadDim);
+  std::vector<int32_t> slotOf(slots);
+  for (int s = 0; s < slots; ++s)
+    slotOf[s] = s;
+  Random(99).shuffle(slotOf);
+  for (int s = 0; s < slots; ++s)
+    std::copy(identity.kv.begin() + s * kHeadDim,
+              identity.kv.begin() + (s + 1) * kHeadDim,
+              shuffled.kv.begin() + slotOf[s] * kHeadDim);
+  for (int32_t &page : shuffled.pages)
+    page = slotOf[page];
+  ModelPartials a = modelSplitAttention(identity.view(), 2);
+  ModelPartials b = modelSplitAttention(shuffled.view(), 2);
+  EXPECT_EQ(a.o, b.o);
+  EXPECT_EQ(a.lse, b.lse);
+}
