@@ -12,6 +12,7 @@ using namespace mlir;
 void mla::buildMLAToROCDLPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createMLAOutlineKernels());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createMLALowerAttention());
   kernels.addPass(createMLALowerCombine());
   kernels.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToROCDLOpsOptions rocdl;

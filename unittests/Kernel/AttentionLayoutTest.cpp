@@ -108,6 +108,7 @@ TEST(AttentionLayout, QkMfmasComputeKTimesQ) {
           a[lane][byte] =
               block.slot[kTileBytes * wave + offsets[byte / 16] + byte % 16];
           QkDim dim = qkOperandDim(step, lane, byte);
+          ASSERT_EQ(dim.d, qkOperandFirstDim(step, lane) + byte);
           unsigned n = lane % 16;
           bHi[lane][byte] = qHi[n * kRowBytes + dim.d];
           bLo[lane][byte] = qLo[n * kRowBytes + dim.d];
@@ -164,7 +165,7 @@ TEST(AttentionLayout, PvMfmasComputeVTransposeTimesP) {
       }
       for (unsigned lane = 0; lane < 64; ++lane)
         for (unsigned byte = 0; byte < 32; ++byte)
-          b[lane][byte] = pLds[kPRowPitch * (lane % 16) + 32 * (lane / 16) + byte];
+          b[lane][byte] = pLds[pOperandOffset(QPart::Hi, lane) + byte];
       std::array<long, 256> o{};
       mfmaAccumulate(a, b, o);
       for (unsigned l = 0; l < 16; ++l)
@@ -221,7 +222,7 @@ TEST(AttentionLayout, PReadsAreBankConflictFree) {
     for (unsigned group = 0; group < 4; ++group) {
       std::vector<unsigned> addresses;
       for (unsigned n = 0; n < 16; ++n)
-        addresses.push_back(kPOffset + kPRowPitch * n + 32 * group + 16 * half);
+        addresses.push_back(kPOffset + pOperandOffset(QPart::Lo, 16 * group + n) + 16 * half);
       EXPECT_EQ(repeatedBanks(addresses, 16), 0u);
     }
 }

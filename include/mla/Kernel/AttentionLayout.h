@@ -34,8 +34,21 @@
 #include <array>
 #include <cassert>
 #include <cstdint>
+#include <type_traits>
 
 namespace mla::kernel::layout {
+
+// The functions whose arguments depend on the lane are templates over the integer type
+// `Int`: `unsigned` on the host (tests, the runtime), and an IR-building integer in the
+// compiler (mla::IRInt), so the lowering emits exactly the arithmetic tested here. Such
+// an `Int` supports + - * / % ^ with unsigned constants and other `Int`s.
+
+/// Asserts `cond` when evaluating on host integers.
+#define MLA_LAYOUT_ASSERT(cond)                                                          \
+  do {                                                                                   \
+    if constexpr (std::is_integral_v<Int>)                                               \
+      assert(cond);                                                                      \
+  } while (false)
 
 //===----------------------------------------------------------------------===//
 // Sizes
@@ -82,42 +95,47 @@ inline constexpr unsigned kLdsBytes = kRowSumOffset + kTilesPerBlock * 16 * 4;
 //===----------------------------------------------------------------------===//
 
 /// The XOR swizzle of token m (0..15 in its tile): column c sits at c ^ sig(m).
-constexpr unsigned sig(unsigned m) {
-  assert(m < kTileTokens);
+template <typename Int>
+constexpr Int sig(Int m) {
+  MLA_LAYOUT_ASSERT(m < kTileTokens);
   return m;
 }
 
 /// Byte offset, in its tile, of latent column c (0..31) of token m.
-constexpr unsigned latentUnitOffset(unsigned m, unsigned c) {
-  assert(m < kTileTokens && c < kLatentUnits);
+template <typename Int>
+constexpr Int latentUnitOffset(Int m, Int c) {
+  MLA_LAYOUT_ASSERT(m < kTileTokens && c < kLatentUnits);
   return kUnitBytes * (kLatentUnits * m + (c ^ sig(m)));
 }
 
 /// Byte offset, in its tile, of rope column u (0..3) of token m (the seed's kpos).
-constexpr unsigned ropeUnitOffset(unsigned m, unsigned u) {
-  assert(m < kTileTokens && u < kRopeUnits);
+template <typename Int>
+constexpr Int ropeUnitOffset(Int m, Int u) {
+  MLA_LAYOUT_ASSERT(m < kTileTokens && u < kRopeUnits);
   return kTileLatentBytes + kUnitBytes * (kTileTokens * u + m);
 }
 
 /// What one DMA lane loads: token `token` of the tile, bytes [rowByte, rowByte + 16)
 /// of its K row.
+template <typename Int>
 struct DmaSource {
-  unsigned token;
-  unsigned rowByte;
+  Int token;
+  Int rowByte;
 };
 
 /// Source of lane `lane` of the tile's DMA `dma` (0..8): the DMA writes tile bytes
 /// [1024 dma + 16 lane, + 16), so the lane must load what the layout puts there.
-constexpr DmaSource dmaSourceOfLane(unsigned dma, unsigned lane) {
-  assert(dma < kDmasPerTile && lane < 64);
-  unsigned position = 64 * dma + lane; // 16-B unit index in the tile
+template <typename Int>
+constexpr DmaSource<Int> dmaSourceOfLane(unsigned dma, Int lane) {
+  MLA_LAYOUT_ASSERT(dma < kDmasPerTile && lane < 64);
   if (dma < kLatentDmasPerTile) {
-    unsigned m = position / kLatentUnits;
-    unsigned column = (position % kLatentUnits) ^ sig(m);
+    Int position = lane + 64 * dma; // 16-B unit index in the tile
+    Int m = position / kLatentUnits;
+    Int column = (position % kLatentUnits) ^ sig(m);
     return {m, kUnitBytes * column};
   }
-  unsigned tail = position - kTileTokens * kLatentUnits;
-  return {tail % kTileTokens, kLatentBytes + kUnitBytes * (tail / kTileTokens)};
+  // The tail DMA: tile unit 512 + lane is rope unit lane / 16 of token lane % 16.
+  return {lane % kTileTokens, kLatentBytes + kUnitBytes * (lane / kTileTokens)};
 }
 
 //===----------------------------------------------------------------------===//
@@ -145,16 +163,28 @@ constexpr QkDim qkOperandDim(unsigned step, unsigned lane, unsigned byte) {
   return {kLatentBytes + 32 * (g % 2) + byte, false, g < 2 ? QPart::Hi : QPart::Lo};
 }
 
+/// The first dimension of lane `lane`'s QK operands in step `step`: the lane's 32 bytes
+/// carry dimensions qkOperandFirstDim .. + 31 (qkOperandDim with byte 0).
+template <typename Int>
+constexpr Int qkOperandFirstDim(unsigned step, Int lane) {
+  MLA_LAYOUT_ASSERT(step < kQkSteps && lane < 64);
+  Int g = lane / 16;
+  if (step < kQkLatentSteps)
+    return 32 * g + 128 * step;
+  return 32 * (g % 2) + kLatentBytes;
+}
+
 /// Tile byte offsets of the two 16-B units lane `lane` reads (ds_read_b128 each) as
 /// its QK A operand of step `step`: bytes 0..15, then 16..31.
-constexpr std::array<unsigned, 2> qkOperandOffsets(unsigned step, unsigned lane) {
-  assert(step < kQkSteps && lane < 64);
-  unsigned m = lane % 16, g = lane / 16;
+template <typename Int>
+constexpr std::array<Int, 2> qkOperandOffsets(unsigned step, Int lane) {
+  MLA_LAYOUT_ASSERT(step < kQkSteps && lane < 64);
+  Int m = lane % 16, g = lane / 16;
   if (step < kQkLatentSteps) {
-    unsigned c = 8 * step + 2 * g;
+    Int c = 2 * g + 8 * step;
     return {latentUnitOffset(m, c), latentUnitOffset(m, c + 1)};
   }
-  unsigned u = 2 * (g % 2);
+  Int u = 2 * (g % 2);
   return {ropeUnitOffset(m, u), ropeUnitOffset(m, u + 1)};
 }
 
@@ -174,27 +204,39 @@ constexpr unsigned pvTokenOfOperandByte(unsigned lane, unsigned byte) {
 /// covers tokens 32 read + 8 g .. + 7 of latent column latentTile, and lane t of the
 /// group reads token t / 2 at byte 8 (t % 2) of that column (the chip's tile-column
 /// rule, mla::gfx950::dsReadTrB8::tileColumnReadOffset, with a swizzled row pitch).
-constexpr unsigned pvTransposeReadOffset(unsigned latentTile, unsigned read,
-                                         unsigned lane) {
-  assert(latentTile < kLatentUnits && read < kPvReadsPerTile && lane < 64);
-  unsigned g = lane / 16, t = lane % 16;
-  unsigned token = 32 * read + 8 * g + t / 2;
-  unsigned tile = token / kTileTokens, m = token % kTileTokens;
+template <typename Int>
+constexpr Int pvTransposeReadOffset(Int latentTile, unsigned read, Int lane) {
+  MLA_LAYOUT_ASSERT(latentTile < kLatentUnits && read < kPvReadsPerTile && lane < 64);
+  Int g = lane / 16, t = lane % 16;
+  Int token = 8 * g + t / 2 + 32 * read;
+  Int tile = token / kTileTokens, m = token % kTileTokens;
   return kTileBytes * tile + latentUnitOffset(m, latentTile) + 8 * (t % 2);
 }
 
 /// Byte position of block token t in a P row: the B operand of lane (g, n) is bytes
 /// [32 g, 32 g + 32) of row n, in pvTokenOfOperandByte order.
-constexpr unsigned pTokenPosition(unsigned t) {
-  assert(t < kBlockTokens);
-  return 32 * ((t >> 3) & 3) + 8 * (t >> 5) + (t & 7);
+template <typename Int>
+constexpr Int pTokenPosition(Int t) {
+  MLA_LAYOUT_ASSERT(t < kBlockTokens);
+  return 32 * (t / 8 % 4) + 8 * (t / 32) + t % 8;
+}
+
+/// LDS offset (from kPOffset) of the 32 bytes lane `lane` reads (two ds_read_b128) as
+/// its PV B operand of P's `part`: bytes [32 g, 32 g + 32) of row n = lane % 16.
+template <typename Int>
+constexpr Int pOperandOffset(QPart part, Int lane) {
+  MLA_LAYOUT_ASSERT(lane < 64);
+  return kPRowPitch * (lane % 16) + 32 * (lane / 16) + (part == QPart::Lo ? kPPartBytes : 0);
 }
 
 /// LDS offset (from kPOffset) of P's `part` (hi or lo) for query row `row`, token t.
-constexpr unsigned pOffset(QPart part, unsigned row, unsigned t) {
-  assert(row < 16 && t < kBlockTokens);
-  return (part == QPart::Lo ? kPPartBytes : 0) + kPRowPitch * row + pTokenPosition(t);
+template <typename Int>
+constexpr Int pOffset(QPart part, Int row, Int t) {
+  MLA_LAYOUT_ASSERT(row < 16 && t < kBlockTokens);
+  return kPRowPitch * row + pTokenPosition(t) + (part == QPart::Lo ? kPPartBytes : 0);
 }
+
+#undef MLA_LAYOUT_ASSERT
 
 } // namespace mla::kernel::layout
 

@@ -17,7 +17,7 @@ struct PipelineOptions {
 /// ROCDL dialects, ready for HSACO emission. Equivalent mla-opt command line:
 ///
 ///   mla-opt --mla-outline-kernels
-///     --pass-pipeline='builtin.module(gpu.module(mla-lower-combine, convert-scf-to-cf,
+///     --pass-pipeline='builtin.module(gpu.module(mla-lower-attention, mla-lower-combine, convert-scf-to-cf,
 ///        convert-gpu-to-rocdl{chipset=gfx950}),
 ///        reconcile-unrealized-casts)'
 void buildMLAToROCDLPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);

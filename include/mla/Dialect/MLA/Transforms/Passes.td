@@ -40,4 +40,24 @@ def MLALowerCombine : Pass<"mla-lower-combine", "::mlir::gpu::GPUModuleOp"> {
                            "::mlir::LLVM::LLVMDialect"];
 }
 
+def MLALowerAttention : Pass<"mla-lower-attention", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower mla.cta_attend to the gfx950 block pipeline (F4-F14)";
+  let description = [{
+    Expands each CTA's split-KV attention into the seed's block pipeline: the per-row Q
+    split into fp8 hi + lo (F8); blocks of 128 tokens with the K rows DMA'd
+    (`rocdl.global.load.lds`, 16 B a lane, XOR-swizzled by the source each lane loads)
+    into one of two LDS slots, block b+1's DMA spread over block b's stages (F4-F7);
+    9 fp8 MFMAs of QK per wave per block (F9); the online softmax with the cross-wave
+    row max and P's hi/lo in LDS (F10); PV with `rocdl.ds.read.tr8.b64` straight from
+    the K slot and 8 MFMAs (F11); the epilogue (F12); the causal mask on the crossing
+    block only (F13); 64-bit DMA offsets for `wide_kv` (F14). LDS accesses carry alias
+    scopes so the backend keeps the DMA in flight; the kernel places its own waits.
+    The layout is mla/Kernel/AttentionLayout.h (docs/attention-kernel.md).
+  }];
+  let dependentDialects = ["::mlir::ROCDL::ROCDLDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
+                           "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 #endif // MLA_DIALECT_MLA_TRANSFORMS_PASSES_TD
