@@ -337,8 +337,8 @@ Expected<std::unique_ptr<Program>> mla::emu::decodeProgram(ArrayRef<uint8_t> ima
         continue;
       }
       if (isValue) {
-        if (in.numSrcs == 4)
-          return fail("more than four sources");
+        if (in.numSrcs == 6)
+          return fail("more than six sources");
         in.srcMods[in.numSrcs] = havePendingMods ? pendingMods : 0;
         in.srcs[in.numSrcs++] = op;
         havePendingMods = false;

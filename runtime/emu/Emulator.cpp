@@ -1,5 +1,6 @@
 //===- Emulator.cpp - Workgroup scheduling and initial wave state --------===//
 #include "emu/Emulator.h"
+#include "emu/Hazards.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -139,6 +140,7 @@ std::string runWorkgroup(const LaunchState &L, Worker &worker, uint32_t flatId,
   wg.id[1] = (flatId / L.grid[0]) % L.grid[1];
   wg.id[2] = flatId / (L.grid[0] * L.grid[1]);
   wg.lds.assign(L.ldsBytes, 0);
+  beginWorkgroupHazards(wg);
   uint32_t items = L.block[0] * L.block[1] * L.block[2];
   unsigned numWaves = (items + kWaveSize - 1) / kWaveSize;
   while (worker.waves.size() < numWaves)
@@ -158,6 +160,8 @@ std::string runWorkgroup(const LaunchState &L, Worker &worker, uint32_t flatId,
         uint32_t ip = w.ip;
         const DecodedInst &in = insts[ip];
         w.nextIp = ip + 1;
+        if (!checkRegisterHazards(w, in))
+          return describeFault(L, wg, w);
         in.exec(w, in);
         ++w.counts[unsigned(in.cls)];
         if (w.status == WaveStatus::Faulted)
@@ -185,6 +189,7 @@ std::string runWorkgroup(const LaunchState &L, Worker &worker, uint32_t flatId,
     for (unsigned i = 0; i < numWaves; ++i)
       if (worker.waves[i]->status == WaveStatus::AtBarrier)
         worker.waves[i]->status = WaveStatus::Running;
+    noteWorkgroupBarrier(wg);
   }
 
   if (stats) {

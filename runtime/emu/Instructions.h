@@ -102,8 +102,8 @@ struct DecodedInst {
   uint8_t numDefs = 0, numSrcs = 0;
   uint8_t numExplicitSrcs = 0; ///< Sources before any implicit VCC appended by the decoder.
   Operand defs[2];            ///< Explicit results (e.g. vdst, sdst / carry-out).
-  Operand srcs[4];            ///< Explicit value sources, in MC order.
-  uint8_t srcMods[4] = {};    ///< srcmod bits per source (0 when none).
+  Operand srcs[6];            ///< Explicit value sources, in MC order (scaled MFMA: 5).
+  uint8_t srcMods[6] = {};    ///< srcmod bits per source (0 when none).
   bool hasOld = false;        ///< DPP `old` (tied to vdst).
   Operand old;
 
@@ -194,8 +194,12 @@ llvm::Expected<std::unique_ptr<Program>>
 decodeProgram(llvm::ArrayRef<uint8_t> image, const rt::KernelInfo &kernel);
 
 /// Per-workgroup state shared by its waves.
+struct LdsHazardShadow; // emu/Hazards.cpp
+
 struct Workgroup {
   std::vector<uint8_t> lds;   ///< Group segment (LDS), zero-filled per workgroup.
+  /// LDS DMA race detector state (emu/Hazards.h), created by the first LDS DMA.
+  std::shared_ptr<LdsHazardShadow> ldsHazards;
   uint32_t id[3] = {0, 0, 0};
 };
 

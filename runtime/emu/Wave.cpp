@@ -1,4 +1,5 @@
 //===- Wave.cpp - Wave state, pending results, memory-access helpers -----===//
+#include "emu/Hazards.h"
 #include "emu/Instructions.h"
 
 #include "llvm/Support/Format.h"
@@ -79,8 +80,8 @@ static void applyPending(Wave &w, const PendingWrite &p) {
     }
     return;
   case PendingTarget::Lds:
-    // LDS-destination operations (LDS DMA) are applied by their own family
-    // before queueing; nothing is deferred here yet.
+    // LDS DMA: the bytes reach LDS at the covering s_waitcnt (emu/Hazards.h).
+    applyLdsDmaWrite(w, p);
     return;
   }
 }
@@ -97,7 +98,9 @@ PendingWrite &Wave::queue(Counter counter) {
   PendingQueue &q = counter == Counter::VM ? vmQueue : lgkmQueue;
   if (q.full())
     retire(counter, q.size() - 1);
-  return q.push();
+  PendingWrite &p = q.push();
+  p.issueIp = ip;
+  return p;
 }
 
 static bool overlaps(const PendingQueue &q, PendingTarget t, unsigned reg, unsigned count) {
@@ -140,5 +143,7 @@ uint8_t *mla::emu::ldsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned b
     w.fault(msg);
     return nullptr;
   }
+  if (!noteLdsAccess(w, lane, offset, bytes))
+    return nullptr; // an LDS DMA hazard faulted the wave
   return lds.data() + offset;
 }

@@ -63,6 +63,8 @@ struct PendingWrite {
   uint64_t laneMask = 0;  ///< Lanes that receive data (Vgpr).
   /// Payload: for Vgpr, data[d * 64 + lane]; for Sgpr, data[d].
   uint32_t *data = nullptr;
+  uint32_t issueIp = 0;    ///< Instruction that queued the operation (hazard reports).
+  uint32_t ldsAddress = 0; ///< Lds: LDS byte address of lane 0 (lane stride 4 or 16).
 };
 
 /// A bounded FIFO of outstanding operations for one counter. Slots own their
