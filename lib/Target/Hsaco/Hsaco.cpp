@@ -81,17 +81,30 @@ void initializeAMDGPUTarget() {
   });
 }
 
+/// A diagnostic of the LLVM backend, with the function it concerns when the
+/// backend says so (e.g. "local memory (N) exceeds limit (M)").
+struct LLVMMessage {
+  std::string text;
+  std::string function;
+};
+
 /// Collects the LLVMContext's diagnostics so that they can be reported as
 /// MLIR diagnostics. Without a handler, LLVM prints errors and exits.
 struct CollectingDiagnosticHandler : llvm::DiagnosticHandler {
-  SmallVector<std::string> errors;
-  SmallVector<std::string> warnings;
+  SmallVector<LLVMMessage> errors;
+  SmallVector<LLVMMessage> warnings;
 
   bool handleDiagnostics(const llvm::DiagnosticInfo &info) override {
-    std::string message;
-    llvm::raw_string_ostream os(message);
+    LLVMMessage message;
+    llvm::raw_string_ostream os(message.text);
     llvm::DiagnosticPrinterRawOStream printer(os);
     info.print(printer);
+    // Without debug info the backend prefixes a meaningless location.
+    StringRef text = message.text;
+    if (text.consume_front("<unknown>:0:0: "))
+      message.text = text.str();
+    if (auto *limit = dyn_cast<llvm::DiagnosticInfoResourceLimit>(&info))
+      message.function = limit->getFunction().getName().str();
     switch (info.getSeverity()) {
     case llvm::DS_Error:
       errors.push_back(std::move(message));
@@ -376,6 +389,12 @@ mla::compileToHsaco(gpu::GPUModuleOp gpuModule, const HsacoOptions &options) {
     return gpuModule.emitError("unsupported code object version ")
            << options.codeObjectVersion << " (expected 500 or 600)";
 
+  initializeAMDGPUTarget();
+  FailureOr<std::unique_ptr<llvm::TargetMachine>> tm =
+      createTargetMachine(gpuModule, options);
+  if (failed(tm))
+    return failure();
+
   // A #rocdl.target names the chip the module was lowered for; code for
   // another chip would silently be wrong (e.g. FNUZ vs OCP fp8 on gfx942).
   if (ArrayAttr targets = gpuModule.getTargetsAttr()) {
@@ -391,23 +410,25 @@ mla::compileToHsaco(gpu::GPUModuleOp gpuModule, const HsacoOptions &options) {
     }
   }
 
-  initializeAMDGPUTarget();
-  FailureOr<std::unique_ptr<llvm::TargetMachine>> tm =
-      createTargetMachine(gpuModule, options);
-  if (failed(tm))
-    return failure();
-
   llvm::LLVMContext llvmContext;
   auto handler = std::make_unique<CollectingDiagnosticHandler>();
   CollectingDiagnosticHandler *collected = handler.get();
   llvmContext.setDiagnosticHandler(std::move(handler));
-  // Reports what the backend said; returns failure() if it reported errors.
+  // Reports what the backend said, at the kernel concerned when known;
+  // returns failure() if it reported errors.
+  auto atFunction = [&](const LLVMMessage &message) -> Operation * {
+    if (!message.function.empty())
+      if (Operation *op =
+              SymbolTable::lookupSymbolIn(gpuModule, message.function))
+        return op;
+    return gpuModule;
+  };
   auto flushLLVMDiagnostics = [&]() -> LogicalResult {
-    for (const std::string &warning : collected->warnings)
-      gpuModule.emitWarning("LLVM: ") << warning;
+    for (const LLVMMessage &warning : collected->warnings)
+      atFunction(warning)->emitWarning("LLVM: ") << warning.text;
     collected->warnings.clear();
-    for (const std::string &error : collected->errors)
-      gpuModule.emitError("LLVM: ") << error;
+    for (const LLVMMessage &error : collected->errors)
+      atFunction(error)->emitError("LLVM: ") << error.text;
     bool hadErrors = !collected->errors.empty();
     collected->errors.clear();
     return success(!hadErrors);
