@@ -50,7 +50,8 @@ TEST(QuerySplitTest, ExponentPutsTheRowMaximumIn128To256) {
 }
 
 TEST(QuerySplitTest, HiPlusLoIsExactForRowsWithinTheFp8Range) {
-  // Values within 2^-5 of the row maximum keep all 8 bf16 bits in hi + lo.
+  // hi + lo keeps all 8 bits of a bf16 element once lo is a normal fp8 or an
+  // exact subnormal (scaled |x| >= 2^-2).
   // q = 3 -> x = 192 (hi 192, lo 0); q = 1.0078125 (8 bits) -> x = 64.5:
   // hi = 64, lo = 0.5; q = -2.984375 -> x = -191: hi = -192, lo = 1.
   QuerySplit split =
