@@ -70,7 +70,7 @@ Operand leafRegister(StringRef name) {
   else if (name == "VCC_HI") sgpr(sreg::VccHi);
   else if (name == "EXEC_LO") sgpr(sreg::ExecLo);
   else if (name == "EXEC_HI") sgpr(sreg::ExecHi);
-  else if (name == "M0") sgpr(sreg::M0);
+  else if (name == "M0" || name == "M0_gfxpre11") sgpr(sreg::M0);
   else if (name == "FLAT_SCR_LO") sgpr(sreg::FlatScratchLo);
   else if (name == "FLAT_SCR_HI") sgpr(sreg::FlatScratchLo + 1);
   else if (name == "XNACK_MASK_LO") sgpr(sreg::XnackMaskLo);

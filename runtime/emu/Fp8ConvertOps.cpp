@@ -4,13 +4,15 @@
 // over the pure semantics of emu/isa/Convert.h. Operand layouts (LLVM MC, after the
 // emulator's generic decoding; srcMods as SISrcMods):
 //   v_cvt_pk_{fp8,bf8}_f32        srcs {s0, s1, vdst_in}; dst word = srcMods[0] & DstOpSel
-//   v_cvt_sr_{fp8,bf8}_f32        srcs {s0, s1, vdst_in}; byte = op_sel imm [3:2]
+//   v_cvt_sr_{fp8,bf8}_f32        srcs {s0, s1, vdst_in}; byte = op_sel[3:2] (see decode)
 //   v_cvt_f32_{fp8,bf8}           srcs {s0}; byte = SDWA src0_sel (e32/e64: byte 0)
 //   v_cvt_pk_f32_{fp8,bf8}        srcs {s0}; word = SDWA src0_sel WORD_1 (e32: word 0)
 //   v_cvt_scalef32_pk_{fp8,bf8}_f32  srcs {s0, s1, scale, vdst_in}; word as pk
 //   v_cvt_scalef32_pk_f32_{fp8,bf8}  srcs {s0, scale}; word = srcMods[0] & OpSel0
-//   v_cvt_scalef32_f32_{fp8,bf8}     srcs {s0, scale}; byte = op_sel imm [1:0]
-//   v_cvt_scalef32_sr_{fp8,bf8}_f32  srcs {s0, random, scale, vdst_in}; byte = op_sel [3:2]
+//   v_cvt_scalef32_f32_{fp8,bf8}     srcs {s0, scale}; byte = op_sel[1:0]
+//   v_cvt_scalef32_sr_{fp8,bf8}_f32  srcs {s0, random, scale, vdst_in}; byte = op_sel[3:2]
+// The disassembler carries op_sel only in the source modifiers (no trailing op_sel
+// operand, unlike the assembler's MCInst).
 //   v_permlane{16,32}_swap_b32    defs {vdst, vsrc}; srcs {vdst_in, vsrc_in}
 //
 //===----------------------------------------------------------------------===//
@@ -70,7 +72,8 @@ uint32_t bitsSource(Wave &w, const DecodedInst &in, unsigned i, unsigned lane) {
   return s[lane];
 }
 
-unsigned opSelImm(const DecodedInst &in) {
+/// The last trailing immediate (SDWA: src0_sel).
+unsigned lastImm(const DecodedInst &in) {
   return in.numImms ? unsigned(in.imms[in.numImms - 1]) : 0;
 }
 
@@ -91,10 +94,15 @@ llvm::Error decodeConvert(DecodedInst &in, const llvm::MCInst &, const llvm::MCI
     break;
   case ConvertOp::SrF32ToFp8:
   case ConvertOp::ScaleSrF32ToFp8:
-    in.aux[0] = (opSelImm(in) >> 2) & 3;
+    // op_sel[3:2]: bit 3 is the DST_OP_SEL bit of src0's modifiers, bit 2 the OP_SEL_0
+    // bit of the third source's (vdst_in for v_cvt_sr, the scale for scalef32_sr).
+    in.aux[0] = ((in.srcMods[2] & srcmod::OpSel0) ? 1 : 0) |
+                ((in.srcMods[0] & srcmod::DstOpSel) ? 2 : 0);
     break;
   case ConvertOp::ScaleFp8ToF32:
-    in.aux[0] = opSelImm(in) & 3;
+    // op_sel[1:0]: the OP_SEL_0 bits of src0 and src1.
+    in.aux[0] = ((in.srcMods[0] & srcmod::OpSel0) ? 1 : 0) |
+                ((in.srcMods[1] & srcmod::OpSel0) ? 2 : 0);
     break;
   case ConvertOp::ScalePkFp8ToF32:
     in.aux[0] = (in.srcMods[0] & srcmod::OpSel0) ? 1 : 0;
@@ -102,7 +110,7 @@ llvm::Error decodeConvert(DecodedInst &in, const llvm::MCInst &, const llvm::MCI
   case ConvertOp::Fp8ToF32:
   case ConvertOp::PkFp8ToF32: {
     // SDWA src0_sel: BYTE_0..3 = 0..3, WORD_0 = 4, WORD_1 = 5, DWORD = 6.
-    unsigned select = in.enc == Encoding::SDWA && in.numImms ? unsigned(opSelImm(in)) : 6;
+    unsigned select = in.enc == Encoding::SDWA && in.numImms ? lastImm(in) : 6;
     if (kind.op == ConvertOp::Fp8ToF32) {
       if (select == 6)
         select = 0;

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <unordered_set>
 
 using namespace mla::emu;
@@ -95,18 +96,21 @@ const PendingWrite *findPending(const Wave &w, PendingTarget target, unsigned re
   return nullptr;
 }
 
-bool checkOperand(Wave &w, const DecodedInst &in, const Operand &op, bool isWrite) {
+/// Checks one operand against the queued writes: nothing when it has none, else the
+/// result of reporting the hazard (false when the wave faulted).
+std::optional<bool> checkOperand(Wave &w, const DecodedInst &in, const Operand &op,
+                                 bool isWrite) {
   PendingTarget target;
   if (op.kind == OperandKind::Vgpr)
     target = PendingTarget::Vgpr;
   else if (op.kind == OperandKind::Sgpr)
     target = PendingTarget::Sgpr;
   else
-    return true;
+    return std::nullopt;
   const unsigned count = op.count ? op.count : 1;
   const PendingWrite *p = findPending(w, target, op.reg, count);
   if (!p)
-    return true;
+    return std::nullopt;
   std::string message;
   llvm::raw_string_ostream os(message);
   describeInstruction(os, w, w.waveInGroup, in.index);
@@ -148,19 +152,21 @@ bool mla::emu::checkRegisterHazards(Wave &w, const DecodedInst &in) {
     return true;
   if (w.vmQueue.empty() && w.lgkmQueue.empty())
     return true;
+  // One report per instruction: the first operand found (sources before results).
   for (unsigned i = 0; i < in.numSrcs; ++i)
-    if (!checkOperand(w, in, in.srcs[i], false))
-      return false;
-  if (in.hasOld && !checkOperand(w, in, in.old, false))
-    return false;
+    if (std::optional<bool> reported = checkOperand(w, in, in.srcs[i], false))
+      return *reported;
+  if (in.hasOld)
+    if (std::optional<bool> reported = checkOperand(w, in, in.old, false))
+      return *reported;
   // Memory instructions that queue their own results into a destination with a pending
   // write of the same counter retire in order; only other writers clobber a result.
   const bool queuesResult =
       in.cls == InstClass::VMEM || in.cls == InstClass::DS || in.cls == InstClass::SMEM;
   if (!queuesResult)
     for (unsigned i = 0; i < in.numDefs; ++i)
-      if (!checkOperand(w, in, in.defs[i], true))
-        return false;
+      if (std::optional<bool> reported = checkOperand(w, in, in.defs[i], true))
+        return *reported;
   return true;
 }
 

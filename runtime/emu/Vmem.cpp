@@ -53,6 +53,12 @@ llvm::Error decodeMem(I &in, const llvm::MCInst &, const llvm::MCInstrDesc &) {
     in.aux[1] = 0;
     in.aux[2] = 1;
     in.aux[3] = hasData ? 2 : 1;
+    // LLVM's MC order for saddr loads is vdst, saddr, vaddr (stores and atomics put
+    // vaddr first).
+    if (m.seg == Seg::GlobalSaddr && m.kind == Kind::Load) {
+      in.aux[1] = 1;
+      in.aux[3] = 0;
+    }
     break;
   case Seg::Flat:
     off &= 0xfff;
