@@ -403,3 +403,40 @@ TEST(ModelVsExactTest, SpikyLogitsAreDominatedByOneToken) {
   for (size_t i = 0; i < exact.out.size(); ++i)
     ASSERT_NEAR(std::fabs(exact.out[i]), 2.0, 0.1) << i;
 }
+
+TEST(ModelVsExactTest, EdgeLengthsAndQlens) {
+  // Empty requests, seq < qlen (rows that see nothing), and lengths around
+  // multiples of 128, for several split counts: the same bounds, and every
+  // row/split empty in the model exactly when it is empty in exact attention
+  // (compare* count a disagreement as an infinite error).
+  for (int qlen : {1, 5}) {
+    ProblemSpec spec;
+    spec.numHeads = 2;
+    spec.qlen = qlen;
+    spec.seqLens = edgeSeqLens(qlen);
+    spec.pageLayout = PageLayout::SharedPrefix;
+    spec.seed = 400 + qlen;
+    Problem p = makeProblem(spec);
+    ExactOutput exact = exactAttention(p.view());
+    for (int numSplits : {1, 3, 64}) {
+      SCOPED_TRACE(::testing::Message() << "qlen " << qlen << " NS " << numSplits);
+      const ModelErrorBounds bounds =
+          modelErrorBounds(maxSplitTokens(p.view(), numSplits));
+      ModelPartials partials = modelSplitAttention(p.view(), numSplits);
+      ErrorStats part =
+          comparePartials(partials, exactSplitAttention(p.view(), numSplits));
+      EXPECT_LE(part.maxRelOut, bounds.partialRel);
+      EXPECT_LE(part.maxAbsLse, bounds.lse);
+      ErrorStats out = compareOutputs(modelCombine(partials), exact);
+      EXPECT_LE(out.maxRelOut, bounds.outRel);
+      EXPECT_LE(out.maxAbsLse, bounds.lse);
+      // Rows that see nothing: request 0 (empty) and positions i with
+      // seq - qlen + i < 0.
+      size_t expectedEmpty = 0;
+      for (int len : spec.seqLens)
+        for (int i = 0; i < qlen; ++i)
+          expectedEmpty += (len - qlen + i < 0) ? 2 : 0;
+      EXPECT_EQ(out.emptyRows, expectedEmpty);
+    }
+  }
+}
