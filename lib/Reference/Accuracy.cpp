@@ -130,4 +130,21 @@ double maxBf16UlpDistance(ArrayView<uint16_t> a, ArrayView<uint16_t> b) {
   return worst;
 }
 
+double maxRelativeLseDistance(ArrayView<float> a, ArrayView<float> b) {
+  if (a.size() != b.size())
+    throw std::invalid_argument("mla::ref: maxRelativeLseDistance got arrays of "
+                                "different sizes");
+  double worst = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double x = a[i], y = b[i];
+    if (x == y) // Includes -inf against -inf.
+      continue;
+    if (!std::isfinite(x) || !std::isfinite(y))
+      return kInf;
+    const double scale = std::max({std::fabs(x), std::fabs(y), 1.0});
+    worst = std::max(worst, std::fabs(x - y) / scale);
+  }
+  return worst;
+}
+
 } // namespace mla::ref

@@ -76,6 +76,13 @@ ErrorStats compareOutputs(const ModelOutput &model, const ModelOutput &reference
 /// std::invalid_argument if the sizes differ.
 double maxBf16UlpDistance(ArrayView<uint16_t> a, ArrayView<uint16_t> b);
 
+/// The largest relative distance between two lse arrays (e.g. an emulated
+/// kernel's and the model's): |a - b| / max(|a|, |b|, 1), so absolute below
+/// magnitude 1 where a relative measure of a value near 0 means nothing. Two -inf
+/// are equal (distance 0); -inf against a finite value, or a NaN, is +inf. Throws
+/// std::invalid_argument if the sizes differ.
+double maxRelativeLseDistance(ArrayView<float> a, ArrayView<float> b);
+
 } // namespace mla::ref
 
 #endif // MLA_REFERENCE_ACCURACY_H
