@@ -71,3 +71,33 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// An operation gfx950 does not have (an RDNA WMMA): instruction selection
+// fails; the backend's fatal error becomes a diagnostic, not a crash.
+module attributes {gpu.container_module} {
+  // expected-error @+1 {{LLVM code generation failed: Cannot select: intrinsic %llvm.amdgcn.wmma.f32.16x16x16.f16}}
+  gpu.module @no_such_instruction [#rocdl.target<chip = "gfx950">] {
+    llvm.func @k(%out: !llvm.ptr<1>, %a: vector<16xf16>, %b: vector<16xf16>) attributes {gpu.kernel, rocdl.kernel} {
+      %c = llvm.mlir.constant(dense<0.0> : vector<8xf32>) : vector<8xf32>
+      %d = rocdl.wmma.f32.16x16x16.f16 %a, %b, %c : (vector<16xf16>, vector<16xf16>, vector<8xf32>) -> vector<8xf32>
+      llvm.store %d, %out : vector<8xf32>, !llvm.ptr<1>
+      llvm.return
+    }
+  }
+}
+
+// -----
+
+// Every chunk is compiled independently: after the failures above, a good
+// module still compiles (the recovered backend state did not leak into it).
+module attributes {gpu.container_module} {
+  gpu.module @fine [#rocdl.target<chip = "gfx950">] {
+    llvm.func @copy(%in: !llvm.ptr<1>, %out: !llvm.ptr<1>) attributes {gpu.kernel, rocdl.kernel} {
+      %v = llvm.load %in : !llvm.ptr<1> -> f32
+      llvm.store %v, %out : f32, !llvm.ptr<1>
+      llvm.return
+    }
+  }
+}

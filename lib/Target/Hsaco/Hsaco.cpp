@@ -40,9 +40,12 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -189,18 +192,56 @@ createTargetMachine(gpu::GPUModuleOp gpuModule, const HsacoOptions &options) {
   return std::move(tm);
 }
 
+/// Runs `step` (LLVM optimisation or code generation) so that a fatal error
+/// of LLVM, e.g. "Cannot select: intrinsic ..." for an operation the chip
+/// does not have, or a crash, becomes a diagnostic instead of ending the
+/// process. LLVM's fatal-error handler and crash-recovery signal handlers are
+/// process-global, so guarded steps are serialised by a mutex and the
+/// handlers are installed only for their duration.
+LogicalResult runGuarded(gpu::GPUModuleOp gpuModule, StringRef what,
+                         llvm::function_ref<void()> step) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::string fatalError;
+  bool ok;
+  {
+    llvm::ScopedFatalErrorHandler handler(
+        [](void *data, const char *reason, bool) {
+          *static_cast<std::string *>(data) = reason;
+          // Inside a CrashRecoveryContext this unwinds to RunSafely.
+          llvm::sys::Process::Exit(1);
+        },
+        &fatalError);
+    llvm::CrashRecoveryContext::Enable();
+    llvm::CrashRecoveryContext recovery;
+    ok = recovery.RunSafely(step);
+    llvm::CrashRecoveryContext::Disable();
+  }
+  if (ok)
+    return success();
+  return gpuModule.emitError("LLVM ")
+         << what << " failed: "
+         << (fatalError.empty() ? "the backend crashed" : fatalError);
+}
+
 /// Runs the backend on `module`, appending the file of `kind` to `out`.
 LogicalResult runCodegen(gpu::GPUModuleOp gpuModule, llvm::TargetMachine &tm,
                          llvm::Module &module, llvm::CodeGenFileType kind,
                          SmallVectorImpl<char> &out) {
   llvm::raw_svector_ostream os(out);
-  llvm::legacy::PassManager pm;
-  if (tm.addPassesToEmitFile(pm, os, /*DwoOut=*/nullptr, kind))
+  // The pass manager is heap-allocated and released only on success: after a
+  // recovered fatal error its state is not trustworthy, so it is leaked.
+  auto pm = std::make_unique<llvm::legacy::PassManager>();
+  if (tm.addPassesToEmitFile(*pm, os, /*DwoOut=*/nullptr, kind))
     return gpuModule.emitError("the AMDGPU target cannot emit ")
            << (kind == llvm::CodeGenFileType::ObjectFile ? "object"
                                                          : "assembly")
            << " files";
-  pm.run(module);
+  llvm::legacy::PassManager *rawPm = pm.release();
+  if (failed(runGuarded(gpuModule, "code generation",
+                        [&] { rawPm->run(module); })))
+    return failure();
+  delete rawPm;
   return success();
 }
 
@@ -456,9 +497,13 @@ mla::compileToHsaco(gpu::GPUModuleOp gpuModule, const HsacoOptions &options) {
 
   auto optimize = makeOptimizingTransformer(options.optLevel,
                                             /*sizeLevel=*/0, tm->get());
-  if (llvm::Error error = optimize(module.get()))
+  std::optional<llvm::Error> optError;
+  if (failed(runGuarded(gpuModule, "optimisation",
+                        [&] { optError.emplace(optimize(module.get())); })))
+    return failure();
+  if (*optError)
     return gpuModule.emitError("LLVM optimisation failed: ")
-           << llvm::toString(std::move(error));
+           << llvm::toString(std::move(*optError));
   if (failed(flushLLVMDiagnostics()))
     return failure();
 
