@@ -2,6 +2,7 @@
 //
 // mla-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]
 //         --arg SPEC ... [--device emu|hip|auto] [--stats]
+// mla-run --selftest [--device emu|hip|auto]
 //
 // SPEC fills the next explicit kernel argument: in:FILE, out:FILE:BYTES,
 // inout:FILE, i32:V, u32:V, i64:V, u64:V, f32:V. Output files are written only
@@ -10,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "mla/Runtime/CodeObject.h"
 #include "mla/Runtime/Device.h"
+#include "SelfTest.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -33,6 +35,8 @@ namespace {
 void usage() {
   errs() << "usage: mla-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]\n"
             "               --arg SPEC ... [--device emu|hip|auto] [--stats]\n"
+            "       mla-run --selftest [--device emu|hip|auto]   (hardware self-test of the\n"
+            "               emulator's MFMA / LDS DMA / transpose / fp8 instructions)\n"
             "  SPEC: in:FILE | out:FILE:BYTES | inout:FILE | i32:V | u32:V | i64:V | u64:V | f32:V\n";
 }
 
@@ -123,7 +127,7 @@ int main(int argc, char **argv) {
   std::string codePath, kernelName, deviceName = "emu";
   std::optional<Dim3> grid, block;
   std::vector<ArgSpec> specs;
-  bool stats = false;
+  bool stats = false, selftest = false;
   for (int i = 1; i < argc; ++i) {
     StringRef a = argv[i];
     auto value = [&]() -> StringRef {
@@ -137,10 +141,26 @@ int main(int argc, char **argv) {
     else if (a == "--arg") specs.push_back(parseSpec(value()));
     else if (a == "--device") deviceName = value().str();
     else if (a == "--stats") stats = true;
+    else if (a == "--selftest") selftest = true;
     else if (a == "--help" || a == "-h") { usage(); return 0; }
     else if (a.starts_with("-")) { usage(); die("unknown option '" + a + "'"); }
     else if (codePath.empty()) codePath = a.str();
     else die("more than one code object given ('" + codePath + "', '" + a + "')");
+  }
+  if (selftest) {
+    // Runs every self-test kernel on the device and compares with the emulator's model;
+    // exit status 0 only when every output byte agrees.
+    std::string note;
+    auto device = Device::open(deviceName, &note);
+    if (!device)
+      die(toString(device.takeError()));
+    outs() << "mla-run: self-test on " << (*device)->description() << "\n";
+    auto summary = runHardwareSelfTest(**device, outs());
+    if (!summary)
+      die(toString(summary.takeError()));
+    outs() << "mla-run: " << summary->totalMismatches() << " differing dwords in "
+           << summary->kernels.size() << " kernels\n";
+    return summary->totalMismatches() ? 1 : 0;
   }
   if (codePath.empty()) { usage(); die("no code object given"); }
   if (kernelName.empty()) die("--kernel is required");
