@@ -1,8 +1,7 @@
 // With several gpu.modules, -o OUT.hsaco names a pattern: gpu.module @name is
 // written to OUT.name.hsaco, each a code object holding only its kernels.
 //
-// RUN: rm -f %t.*.hsaco
-// RUN: mla-compile %s -o %t.hsaco --print-kernel-resources | FileCheck %s --check-prefix=RES
+// RUN: rm -f %t.hsaco %t.first.hsaco %t.second.hsaco && mla-compile %s -o %t.hsaco --print-kernel-resources | FileCheck %s --check-prefix=RES
 // RUN: llvm-readelf --notes %t.first.hsaco | FileCheck %s --check-prefix=FIRST
 // RUN: llvm-readelf --notes %t.second.hsaco | FileCheck %s --check-prefix=SECOND
 // RUN: not test -e %t.hsaco

@@ -3,8 +3,7 @@
 // at the kernel that names it and gives the scratch size; no code object is
 // written.
 //
-// RUN: rm -f %t.hsaco
-// RUN: not mla-compile %s -o %t.hsaco 2>&1 | FileCheck %s
+// RUN: rm -f %t.hsaco && not mla-compile %s -o %t.hsaco 2>&1 | FileCheck %s
 // RUN: not test -e %t.hsaco
 // RUN: mla-compile %s -verify-diagnostics
 // --no-resource-check lets it through and shows the scratch use.
