@@ -170,6 +170,7 @@ std::pair<std::string, Encoding> mla::emu::splitOpcodeName(StringRef name) {
   for (StringRef suffix : {"_gfx950", "_gfx940", "_gfx90a", "_gfx9", "_vi"})
     if (name.consume_back(suffix))
       break;
+  name.consume_back("_opsel"); // VOP3 forms with op_sel (gfx9): same operation
   Encoding enc = Encoding::Native;
   if (name.consume_back("_e32"))
     enc = Encoding::E32;
@@ -206,6 +207,11 @@ const InstructionDef *InstructionRegistry::lookup(StringRef mcName) const {
   it = defs_.find(noTarget);
   if (it != defs_.end())
     return &it->second;
+  if (noTarget.consume_back("_opsel")) {
+    it = defs_.find(noTarget);
+    if (it != defs_.end())
+      return &it->second;
+  }
   it = defs_.find(splitOpcodeName(mcName).first);
   if (it != defs_.end())
     return &it->second;

@@ -82,7 +82,7 @@ enum class Encoding : uint8_t { Native, E32, E64, DPP, SDWA };
 /// Source-modifier bits as LLVM's disassembler places them in the
 /// `srcN_modifiers` operands (SISrcMods).
 namespace srcmod {
-constexpr uint8_t Neg = 1, Abs = 2, Sext = 1, NegHi = 2, OpSel0 = 4, OpSel1 = 8, DstOpSel = 8;
+constexpr uint8_t Neg = 1, Abs = 2, Sext = 16, NegHi = 2, OpSel0 = 4, OpSel1 = 8, DstOpSel = 8;
 }
 
 struct DecodedInst;

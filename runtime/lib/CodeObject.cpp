@@ -2,7 +2,6 @@
 #include "mla/Runtime/CodeObject.h"
 
 #include "llvm/BinaryFormat/ELF.h"
-#include "llvm/BinaryFormat/MsgPackDocument.h"
 #include "llvm/Object/ELF.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -10,6 +9,7 @@
 #include <atomic>
 #include <cstring>
 #include <map>
+#include <optional>
 
 using namespace llvm;
 using namespace mla::rt;
@@ -47,53 +47,157 @@ ArgKind classifyValueKind(StringRef kind) {
       .Default(kind.starts_with("hidden_") ? ArgKind::HiddenOther : ArgKind::Unsupported);
 }
 
-/// Typed views of msgpack nodes that never assert: each returns an error
-/// naming the field when the node has the wrong type.
+/// A msgpack value. The metadata note is untrusted input, so it is parsed by
+/// this small bounds-checked reader rather than llvm::msgpack::Document, which
+/// trusts its input (a fuzzed note crashed it).
+struct MsgNode {
+  enum class Kind : uint8_t { Nil, Bool, Int, UInt, Float, Str, Bin, Array, Map } kind = Kind::Nil;
+  int64_t i = 0;
+  uint64_t u = 0;
+  double f = 0;
+  bool b = false;
+  StringRef str;
+  std::vector<MsgNode> items; // array elements, or map keys and values alternating
+
+  const MsgNode *lookup(StringRef key) const {
+    for (size_t k = 0; k + 1 < items.size(); k += 2)
+      if (items[k].kind == Kind::Str && items[k].str == key)
+        return &items[k + 1];
+    return nullptr;
+  }
+};
+
+class MsgReader {
+public:
+  MsgReader(const uint8_t *p, size_t n) : p_(p), end_(p + n) {}
+  Error read(MsgNode &out, unsigned depth = 0) {
+    if (depth > 32)
+      return makeError("msgpack nesting deeper than 32");
+    uint8_t t;
+    if (Error e = byte(t))
+      return e;
+    using K = MsgNode::Kind;
+    if (t <= 0x7f) { out.kind = K::UInt; out.u = t; return Error::success(); }
+    if (t >= 0xe0) { out.kind = K::Int; out.i = int8_t(t); return Error::success(); }
+    if ((t & 0xf0) == 0x80) return container(out, K::Map, t & 15, depth);
+    if ((t & 0xf0) == 0x90) return container(out, K::Array, t & 15, depth);
+    if ((t & 0xe0) == 0xa0) return string(out, K::Str, t & 31);
+    uint64_t n;
+    switch (t) {
+    case 0xc0: out.kind = K::Nil; return Error::success();
+    case 0xc2: case 0xc3: out.kind = K::Bool; out.b = t == 0xc3; return Error::success();
+    case 0xc4: case 0xc5: case 0xc6:
+      if (Error e = uint(1u << (t - 0xc4), n)) return e;
+      return string(out, K::Bin, n);
+    case 0xca: case 0xcb: {
+      unsigned w = t == 0xca ? 4 : 8;
+      if (Error e = uint(w, n)) return e;
+      out.kind = K::Float;
+      if (w == 4) { uint32_t v = uint32_t(n); float fl; std::memcpy(&fl, &v, 4); out.f = fl; }
+      else std::memcpy(&out.f, &n, 8);
+      return Error::success();
+    }
+    case 0xcc: case 0xcd: case 0xce: case 0xcf:
+      out.kind = K::UInt;
+      return uint(1u << (t - 0xcc), out.u);
+    case 0xd0: case 0xd1: case 0xd2: case 0xd3: {
+      unsigned w = 1u << (t - 0xd0);
+      if (Error e = uint(w, n)) return e;
+      out.kind = K::Int;
+      out.i = w == 8 ? int64_t(n) : int64_t(n << (64 - 8 * w)) >> (64 - 8 * w);
+      return Error::success();
+    }
+    case 0xd9: case 0xda: case 0xdb:
+      if (Error e = uint(1u << (t - 0xd9), n)) return e;
+      return string(out, K::Str, n);
+    case 0xdc: case 0xdd:
+      if (Error e = uint(t == 0xdc ? 2 : 4, n)) return e;
+      return container(out, K::Array, n, depth);
+    case 0xde: case 0xdf:
+      if (Error e = uint(t == 0xde ? 2 : 4, n)) return e;
+      return container(out, K::Map, n, depth);
+    default:
+      return makeError("unsupported msgpack type byte 0x" + Twine::utohexstr(t));
+    }
+  }
+  bool atEnd() const { return p_ == end_; }
+
+private:
+  Error byte(uint8_t &b) {
+    if (p_ == end_)
+      return makeError("msgpack data ends early");
+    b = *p_++;
+    return Error::success();
+  }
+  Error uint(unsigned width, uint64_t &v) {
+    if (size_t(end_ - p_) < width)
+      return makeError("msgpack data ends early");
+    v = 0;
+    for (unsigned k = 0; k < width; ++k)
+      v = (v << 8) | *p_++;
+    return Error::success();
+  }
+  Error string(MsgNode &out, MsgNode::Kind kind, uint64_t n) {
+    if (uint64_t(end_ - p_) < n)
+      return makeError("msgpack string runs past the end of the note");
+    out.kind = kind;
+    out.str = StringRef(reinterpret_cast<const char *>(p_), n);
+    p_ += n;
+    return Error::success();
+  }
+  Error container(MsgNode &out, MsgNode::Kind kind, uint64_t n, unsigned depth) {
+    uint64_t elems = kind == MsgNode::Kind::Map ? 2 * n : n;
+    if (elems > uint64_t(end_ - p_)) // every element takes at least one byte
+      return makeError("msgpack container larger than the note");
+    out.kind = kind;
+    out.items.resize(elems);
+    for (MsgNode &item : out.items)
+      if (Error e = read(item, depth + 1))
+        return e;
+    return Error::success();
+  }
+  const uint8_t *p_, *end_;
+};
+
+/// Typed field access that names the field and place on every mismatch.
 class MetadataReader {
 public:
   explicit MetadataReader(std::string where) : where_(std::move(where)) {}
 
-  static const msgpack::DocNode *lookup(msgpack::MapDocNode &map, StringRef key) {
-    auto it = map.find(key);
-    if (it == map.end())
-      return nullptr;
-    return &it->second;
-  }
-
-  Expected<uint64_t> getUInt(msgpack::MapDocNode &map, StringRef key, bool required,
+  Expected<uint64_t> getUInt(const MsgNode &map, StringRef key, bool required,
                              uint64_t dflt = 0) const {
-    const msgpack::DocNode *node = lookup(map, key);
+    const MsgNode *node = map.lookup(key);
     if (!node) {
       if (required)
         return makeError(where_ + ": missing field '" + key + "'");
       return dflt;
     }
-    if (node->getKind() == msgpack::Type::UInt)
-      return node->getUInt();
-    if (node->getKind() == msgpack::Type::Int && node->getInt() >= 0)
-      return uint64_t(node->getInt());
+    if (node->kind == MsgNode::Kind::UInt)
+      return node->u;
+    if (node->kind == MsgNode::Kind::Int && node->i >= 0)
+      return uint64_t(node->i);
     return makeError(where_ + ": field '" + key + "' is not an unsigned integer");
   }
 
-  Expected<std::string> getString(msgpack::MapDocNode &map, StringRef key, bool required) const {
-    const msgpack::DocNode *node = lookup(map, key);
+  Expected<std::string> getString(const MsgNode &map, StringRef key, bool required) const {
+    const MsgNode *node = map.lookup(key);
     if (!node) {
       if (required)
         return makeError(where_ + ": missing field '" + key + "'");
       return std::string();
     }
-    if (!node->isString())
+    if (node->kind != MsgNode::Kind::Str)
       return makeError(where_ + ": field '" + key + "' is not a string");
-    return node->getString().str();
+    return node->str.str();
   }
 
-  Expected<bool> getBool(msgpack::MapDocNode &map, StringRef key) const {
-    const msgpack::DocNode *node = lookup(map, key);
+  Expected<bool> getBool(const MsgNode &map, StringRef key) const {
+    const MsgNode *node = map.lookup(key);
     if (!node)
       return false;
-    if (node->getKind() != msgpack::Type::Boolean)
+    if (node->kind != MsgNode::Kind::Bool)
       return makeError(where_ + ": field '" + key + "' is not a boolean");
-    return node->getBool();
+    return node->b;
   }
 
 private:
@@ -109,10 +213,9 @@ Error checkedU32(Expected<uint64_t> v, uint32_t &out, StringRef what) {
   return Error::success();
 }
 
-Expected<KernelInfo> parseKernelMetadata(msgpack::DocNode &node, unsigned index) {
-  if (!node.isMap())
+Expected<KernelInfo> parseKernelMetadata(const MsgNode &map, unsigned index) {
+  if (map.kind != MsgNode::Kind::Map)
     return makeError("amdhsa.kernels[" + Twine(index) + "] is not a map");
-  msgpack::MapDocNode map = node.getMap();
   KernelInfo info;
   MetadataReader r("amdhsa.kernels[" + std::to_string(index) + "]");
   auto name = r.getString(map, ".name", true);
@@ -153,16 +256,14 @@ Expected<KernelInfo> parseKernelMetadata(msgpack::DocNode &node, unsigned index)
     return dyn.takeError();
   info.usesDynamicStack = *dyn;
 
-  if (const msgpack::DocNode *argsNode = MetadataReader::lookup(map, ".args")) {
-    if (!argsNode->isArray())
+  if (const MsgNode *argsNode = map.lookup(".args")) {
+    if (argsNode->kind != MsgNode::Kind::Array)
       return makeError("kernel '" + info.name + "': .args is not an array");
-    msgpack::DocNode argsCopy = *argsNode;
     unsigned argIndex = 0;
-    for (msgpack::DocNode &argNode : argsCopy.getArray()) {
+    for (const MsgNode &argMap : argsNode->items) {
       std::string where = "kernel '" + info.name + "' argument " + std::to_string(argIndex);
-      if (!argNode.isMap())
+      if (argMap.kind != MsgNode::Kind::Map)
         return makeError(where + " is not a map");
-      msgpack::MapDocNode argMap = argNode.getMap();
       MetadataReader a(where);
       KernelArgInfo arg;
       auto argName = a.getString(argMap, ".name", false);
@@ -291,7 +392,7 @@ Error CodeObject::parse(ArrayRef<uint8_t> bytes) {
   auto sections = elf.sections();
   if (!sections)
     return sections.takeError();
-  std::optional<msgpack::Document> doc;
+  std::optional<MsgNode> doc;
   for (const auto &sh : *sections) {
     if (sh.sh_type != ELF::SHT_NOTE)
       continue;
@@ -301,28 +402,28 @@ Error CodeObject::parse(ArrayRef<uint8_t> bytes) {
         continue;
       ArrayRef<uint8_t> desc = note.getDesc(sh.sh_addralign);
       doc.emplace();
-      StringRef blob(reinterpret_cast<const char *>(desc.data()), desc.size());
-      if (!doc->readFromBlob(blob, /*Multi=*/false))
-        return makeError("the NT_AMDGPU_METADATA note is not valid msgpack");
+      MsgReader reader(desc.data(), desc.size());
+      if (Error e = reader.read(*doc))
+        return makeError("the NT_AMDGPU_METADATA note is not valid msgpack: " +
+                         toString(std::move(e)));
     }
     if (err)
       return err;
   }
   if (!doc)
     return makeError("no NT_AMDGPU_METADATA note (AMDGPU code object v3+ metadata missing)");
-  msgpack::DocNode &root = doc->getRoot();
-  if (!root.isMap())
+  const MsgNode &rootMap = *doc;
+  if (rootMap.kind != MsgNode::Kind::Map)
     return makeError("metadata root is not a map");
-  msgpack::MapDocNode rootMap = root.getMap();
   MetadataReader top("metadata");
   auto target = top.getString(rootMap, "amdhsa.target", false);
   if (!target)
     return target.takeError();
   target_ = *target;
-  const msgpack::DocNode *kernelsNode = MetadataReader::lookup(rootMap, "amdhsa.kernels");
+  const MsgNode *kernelsNode = rootMap.lookup("amdhsa.kernels");
   if (!kernelsNode)
     return makeError("metadata has no 'amdhsa.kernels'");
-  if (!kernelsNode->isArray())
+  if (kernelsNode->kind != MsgNode::Kind::Array)
     return makeError("'amdhsa.kernels' is not an array");
 
   // Symbols: find each kernel's descriptor and function.
@@ -345,9 +446,8 @@ Error CodeObject::parse(ArrayRef<uint8_t> bytes) {
     }
   }
 
-  msgpack::DocNode kernelsCopy = *kernelsNode;
   unsigned index = 0;
-  for (msgpack::DocNode &kn : kernelsCopy.getArray()) {
+  for (const MsgNode &kn : kernelsNode->items) {
     auto info = parseKernelMetadata(kn, index++);
     if (!info)
       return info.takeError();
