@@ -59,8 +59,9 @@ constexpr size_t kMaxKeptReports = 64;
 
 /// "wave W at PC 0xP 'text'" for instruction index \p ip of \p w's program.
 void describeInstruction(llvm::raw_ostream &os, const Wave &w, unsigned wave, uint32_t ip) {
-  os << "wave " << wave << " at PC 0x" << llvm::format_hex_no_prefix(w.program->insts[ip].address, 1)
-     << " '" << w.program->text[ip] << "'";
+  os << "wave " << wave << " at PC 0x"
+     << llvm::format_hex_no_prefix(w.program->insts[ip].address, 1) << " '"
+     << w.program->text[ip] << "'";
 }
 
 /// Reports a hazard; returns false when the wave faulted (Strict mode).

@@ -103,13 +103,13 @@ unsigned accRow(const ShapeInfo &s, unsigned lane, unsigned reg) {
 /// double, rounded once to f32. \p scaleA / \p scaleB are [row][block] or null.
 /// Each block sum is accumulated in ascending k; the loops run over k outside and the
 /// output columns inside so that the compiler vectorizes across columns without
-/// reordering any sum.
-// Compiled for AVX2+FMA as well where the host has it (GCC function multiversioning):
-// the products are exact, so fused and separate multiply-adds give the same sums.
+/// reordering any sum. Also compiled for AVX2 and picked at load time where the host
+/// has it (GCC function multiversioning).
 template <unsigned M>
-__attribute__((target_clones("avx2,fma", "default"))) void accumulateShape(const ShapeInfo &s, const double *aMatrix, const double *bMatrix,
-                     const double *scaleA, const double *scaleB, const MfmaAccRegs &c,
-                     MfmaAccRegs &d) {
+__attribute__((target_clones("avx2", "default"))) void
+accumulateShape(const ShapeInfo &s, const double *aMatrix, const double *bMatrix,
+                const double *scaleA, const double *scaleB, const MfmaAccRegs &c,
+                MfmaAccRegs &d) {
   const unsigned blocks = s.k / kScaleBlock;
   // B by k: bByK[k][n], so that the inner loop reads consecutive columns.
   alignas(32) double bByK[kMaxMatrixElems];
