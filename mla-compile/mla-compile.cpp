@@ -292,6 +292,9 @@ int main(int argc, char **argv) {
   ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics point at source locations; echoing the whole (often large)
+  // lowered function after each of them only buries the message.
+  context.printOpOnDiagnostic(false);
 
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFilename, &error);

@@ -46,6 +46,26 @@ void compareRow(const uint16_t *out, float lse, const double *exact,
 
 } // namespace
 
+ModelErrorBounds modelErrorBounds(int maxSplitTokens) {
+  const double n = maxSplitTokens;
+  ModelErrorBounds bounds;
+  bounds.partialRel = 0x1p-8 + 0x1p-9 + std::ldexp(n, -19);
+  bounds.outRel = 0x1p-7 + std::ldexp(n, -19);
+  bounds.lse = 0x1p-9 + std::ldexp(n, -20);
+  return bounds;
+}
+
+int maxSplitTokens(const ProblemView &problem, int numSplits) {
+  checkProblem(problem);
+  checkNumSplits(numSplits);
+  int longest = 0;
+  for (int b = 0; b < problem.numRequests(); ++b) {
+    const int seqLen = problem.seqLen(b);
+    longest = std::max(longest, std::min(seqLen, splitChunk(seqLen, numSplits)));
+  }
+  return longest;
+}
+
 void ErrorStats::merge(const ErrorStats &other) {
   rows += other.rows;
   emptyRows += other.emptyRows;
@@ -65,6 +85,15 @@ ErrorStats compareOutputs(const ModelOutput &model, const ExactOutput &exact) {
     compareRow(model.out.data() + r * kValueDim, model.lse[r],
                exact.out.data() + r * kValueDim, exact.lse[r], stats);
   return stats;
+}
+
+ErrorStats compareOutputs(const ModelOutput &model, const ModelOutput &reference) {
+  ExactOutput widened;
+  widened.out.reserve(reference.out.size());
+  for (uint16_t bits : reference.out)
+    widened.out.push_back(bf16ToF32(bits));
+  widened.lse.assign(reference.lse.begin(), reference.lse.end());
+  return compareOutputs(model, widened);
 }
 
 ErrorStats comparePartials(const ModelPartials &model, const ExactPartials &exact) {
@@ -97,6 +126,23 @@ double maxBf16UlpDistance(ArrayView<uint16_t> a, ArrayView<uint16_t> b) {
     std::frexp(larger, &exponent);
     const double ulp = std::ldexp(1.0, std::max(exponent - 1, -126) - 7);
     worst = std::max(worst, std::fabs(static_cast<double>(x) - y) / ulp);
+  }
+  return worst;
+}
+
+double maxRelativeLseDistance(ArrayView<float> a, ArrayView<float> b) {
+  if (a.size() != b.size())
+    throw std::invalid_argument("mla::ref: maxRelativeLseDistance got arrays of "
+                                "different sizes");
+  double worst = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double x = a[i], y = b[i];
+    if (x == y) // Includes -inf against -inf.
+      continue;
+    if (!std::isfinite(x) || !std::isfinite(y))
+      return kInf;
+    const double scale = std::max({std::fabs(x), std::fabs(y), 1.0});
+    worst = std::max(worst, std::fabs(x - y) / scale);
   }
   return worst;
 }

@@ -84,9 +84,8 @@ public:
       qHi[d] = kvValue[query.hi[d]];
       qLo[d] = kvValue[query.lo[d]];
     }
-    // Step 3's scale 2^-k * c as one f32 multiplier (2^-k * c is exact).
-    const float c = problem.scale * kLog2E; // Step 1.
-    logitScale = std::ldexp(c, -query.exponent);
+    exponent = query.exponent;
+    c = problem.scale * kLog2E; // Step 1.
     m = kNegInf;
     waveL.fill(0.0f);
     O.fill(0.0f);
@@ -130,10 +129,12 @@ private:
       acc = accumulateF32(acc, exactDot(qHi.data() + d0, k + d0, 128));
       acc = accumulateF32(acc, exactDot(qLo.data() + d0, k + d0, 128));
     }
-    // The rope step: 64 hi and 64 lo products in one MFMA.
+    // The rope step: 64 hi and 64 lo products in one MFMA (both sums are exact
+    // and so is theirs: 43 bits at most).
     acc = accumulateF32(acc, exactDot(qHi.data() + kValueDim, k + kValueDim, kRopeDim) +
                                  exactDot(qLo.data() + kValueDim, k + kValueDim, kRopeDim));
-    return acc * logitScale;
+    // Step 3 in the written order: S * 2^-k (exact unless S underflows), then c.
+    return std::ldexp(acc, -exponent) * c;
   }
 
   /// Step 4 on the block of tokens [blockBegin, blockEnd) (at most 128; the rest
@@ -195,7 +196,8 @@ private:
   const std::array<float, 256> &kvValue;
   const int32_t *requestPages = nullptr;
   std::array<float, kHeadDim> qHi, qLo;
-  float logitScale = 0.0f;
+  int exponent = 0; // The Q split's k.
+  float c = 0.0f;   // scale * log2(e).
 
   float m = kNegInf;
   std::array<float, kWaves> waveL{};

@@ -53,9 +53,11 @@ TEST(LdsDma, ByteAndShortExtension) {
   EXPECT_EQ(out[1], 0x00);
   const uint8_t negativeShort[] = {0x01, 0x80};
   ldsDmaLaneData(LdsDmaWidth::UShort, negativeShort, out);
-  EXPECT_EQ(out[0], 0x01); EXPECT_EQ(out[1], 0x80); EXPECT_EQ(out[2], 0x00); EXPECT_EQ(out[3], 0x00);
+  EXPECT_EQ(out[0], 0x01); EXPECT_EQ(out[1], 0x80);
+  EXPECT_EQ(out[2], 0x00); EXPECT_EQ(out[3], 0x00);
   ldsDmaLaneData(LdsDmaWidth::SShort, negativeShort, out);
-  EXPECT_EQ(out[0], 0x01); EXPECT_EQ(out[1], 0x80); EXPECT_EQ(out[2], 0xFF); EXPECT_EQ(out[3], 0xFF);
+  EXPECT_EQ(out[0], 0x01); EXPECT_EQ(out[1], 0x80);
+  EXPECT_EQ(out[2], 0xFF); EXPECT_EQ(out[3], 0xFF);
   uint8_t wide[16];
   for (unsigned i = 0; i < 16; ++i)
     wide[i] = uint8_t(0xA0 + i);

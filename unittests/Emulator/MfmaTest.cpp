@@ -173,14 +173,30 @@ void expectMatchesHost(const Problem &p, unsigned selA = 0, unsigned selB = 0) {
     }
 }
 
-TEST(Mfma, RandomFp8Fp8Unscaled16x16x128) { expectMatchesHost(randomProblem(k16, 0, 0, false, 1)); }
-TEST(Mfma, RandomBf8Fp8Unscaled16x16x128) { expectMatchesHost(randomProblem(k16, 1, 0, false, 2)); }
-TEST(Mfma, RandomFp8Bf8Scaled16x16x128) { expectMatchesHost(randomProblem(k16, 0, 1, true, 3), 2, 3); }
-TEST(Mfma, RandomFp8Fp4Scaled16x16x128) { expectMatchesHost(randomProblem(k16, 0, 4, true, 4), 1, 0); }
-TEST(Mfma, RandomFp4Fp4Scaled16x16x128) { expectMatchesHost(randomProblem(k16, 4, 4, true, 5), 3, 1); }
-TEST(Mfma, RandomFp8Fp8Scaled32x32x64) { expectMatchesHost(randomProblem(k32, 0, 0, true, 6), 0, 2); }
-TEST(Mfma, RandomBf8Fp4Scaled32x32x64) { expectMatchesHost(randomProblem(k32, 1, 4, true, 7), 1, 1); }
-TEST(Mfma, RandomFp4Bf8Unscaled32x32x64) { expectMatchesHost(randomProblem(k32, 4, 1, false, 8)); }
+TEST(Mfma, RandomFp8Fp8Unscaled16x16x128) {
+  expectMatchesHost(randomProblem(k16, 0, 0, false, 1));
+}
+TEST(Mfma, RandomBf8Fp8Unscaled16x16x128) {
+  expectMatchesHost(randomProblem(k16, 1, 0, false, 2));
+}
+TEST(Mfma, RandomFp8Bf8Scaled16x16x128) {
+  expectMatchesHost(randomProblem(k16, 0, 1, true, 3), 2, 3);
+}
+TEST(Mfma, RandomFp8Fp4Scaled16x16x128) {
+  expectMatchesHost(randomProblem(k16, 0, 4, true, 4), 1, 0);
+}
+TEST(Mfma, RandomFp4Fp4Scaled16x16x128) {
+  expectMatchesHost(randomProblem(k16, 4, 4, true, 5), 3, 1);
+}
+TEST(Mfma, RandomFp8Fp8Scaled32x32x64) {
+  expectMatchesHost(randomProblem(k32, 0, 0, true, 6), 0, 2);
+}
+TEST(Mfma, RandomBf8Fp4Scaled32x32x64) {
+  expectMatchesHost(randomProblem(k32, 1, 4, true, 7), 1, 1);
+}
+TEST(Mfma, RandomFp4Bf8Unscaled32x32x64) {
+  expectMatchesHost(randomProblem(k32, 4, 1, false, 8));
+}
 
 /// Reference section 1.4: "Byte 3 of VGPR5 in lane 20 is A[4][87]".
 TEST(Mfma, ReferenceWorkedExampleByte) {

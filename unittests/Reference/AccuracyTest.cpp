@@ -84,3 +84,15 @@ TEST(AccuracyTest, Bf16UlpDistance) {
   b.pop_back();
   EXPECT_THROW(maxBf16UlpDistance(a, b), std::invalid_argument);
 }
+
+TEST(AccuracyTest, RelativeLseDistance) {
+  std::vector<float> a = {kNegInfF, 100.0f, 0.5f};
+  std::vector<float> b = {kNegInfF, 100.001f, 0.5f};
+  EXPECT_NEAR(maxRelativeLseDistance(a, b), 1e-5, 1e-7); // Relative above 1.
+  b[2] = 0.25f;
+  EXPECT_EQ(maxRelativeLseDistance(a, b), 0.25); // Absolute below 1.
+  b[0] = 3.0f;
+  EXPECT_TRUE(std::isinf(maxRelativeLseDistance(a, b)));
+  b.pop_back();
+  EXPECT_THROW(maxRelativeLseDistance(a, b), std::invalid_argument);
+}

@@ -15,6 +15,30 @@
 
 namespace mla::ref {
 
+/// The asserted bounds of the kernel model against exact attention for a problem
+/// whose longest split holds n tokens (docs/numerics.md derives each term and
+/// lists the measured maxima they cover).
+struct ModelErrorBounds {
+  /// o_part, row-relative: 2^-8 (P's fp8 hi + lo per weight) + 2^-9 (bf16
+  /// rounding) + n * 2^-19 (P's subnormal floor, see lse).
+  double partialRel = 0.0;
+  /// out, row-relative: 2^-7 (the partials' error plus the combine's bf16
+  /// rounding) + n * 2^-19.
+  double outRel = 0.0;
+  /// |lse - exact| and |lse_part - exact|: 2^-9 + n * 2^-20. The n term is the
+  /// fp8 P's subnormal floor: a weight below 2^-17 of the running maximum keeps
+  /// only an absolute precision of 2^-18 relative to l, and n such round-offs add
+  /// up (in practice to well under a quarter of n * 2^-18).
+  double lse = 0.0;
+};
+
+/// The bounds for a longest split of `maxSplitTokens` tokens.
+ModelErrorBounds modelErrorBounds(int maxSplitTokens);
+
+/// The tokens of the longest split of `problem` for `numSplits` splits (the
+/// chunk of its longest request, capped at that request's length).
+int maxSplitTokens(const ProblemView &problem, int numSplits);
+
 /// Worst-case error of bf16/f32 results against f64 ones over a set of rows.
 ///
 /// A row is one 512-wide output with its lse. "Relative" is row-normalised:
@@ -41,11 +65,23 @@ ErrorStats compareOutputs(const ModelOutput &model, const ExactOutput &exact);
 /// the sizes or split counts disagree.
 ErrorStats comparePartials(const ModelPartials &model, const ExactPartials &exact);
 
+/// One model output against another (e.g. NS splits against one split), with
+/// `reference` in the role of the exact result. Throws std::invalid_argument if
+/// the sizes disagree.
+ErrorStats compareOutputs(const ModelOutput &model, const ModelOutput &reference);
+
 /// The largest distance, in units in the last place of bf16 at the larger
 /// magnitude, between two bf16 arrays (0 when bit-identical; NaN or a sign change
 /// across a nonzero value counts via the value difference). Throws
 /// std::invalid_argument if the sizes differ.
 double maxBf16UlpDistance(ArrayView<uint16_t> a, ArrayView<uint16_t> b);
+
+/// The largest relative distance between two lse arrays (e.g. an emulated
+/// kernel's and the model's): |a - b| / max(|a|, |b|, 1), so absolute below
+/// magnitude 1 where a relative measure of a value near 0 means nothing. Two -inf
+/// are equal (distance 0); -inf against a finite value, or a NaN, is +inf. Throws
+/// std::invalid_argument if the sizes differ.
+double maxRelativeLseDistance(ArrayView<float> a, ArrayView<float> b);
 
 } // namespace mla::ref
 

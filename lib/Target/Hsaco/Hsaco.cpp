@@ -40,9 +40,12 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -81,17 +84,30 @@ void initializeAMDGPUTarget() {
   });
 }
 
+/// A diagnostic of the LLVM backend, with the function it concerns when the
+/// backend says so (e.g. "local memory (N) exceeds limit (M)").
+struct LLVMMessage {
+  std::string text;
+  std::string function;
+};
+
 /// Collects the LLVMContext's diagnostics so that they can be reported as
 /// MLIR diagnostics. Without a handler, LLVM prints errors and exits.
 struct CollectingDiagnosticHandler : llvm::DiagnosticHandler {
-  SmallVector<std::string> errors;
-  SmallVector<std::string> warnings;
+  SmallVector<LLVMMessage> errors;
+  SmallVector<LLVMMessage> warnings;
 
   bool handleDiagnostics(const llvm::DiagnosticInfo &info) override {
-    std::string message;
-    llvm::raw_string_ostream os(message);
+    LLVMMessage message;
+    llvm::raw_string_ostream os(message.text);
     llvm::DiagnosticPrinterRawOStream printer(os);
     info.print(printer);
+    // Without debug info the backend prefixes a meaningless location.
+    StringRef text = message.text;
+    if (text.consume_front("<unknown>:0:0: "))
+      message.text = text.str();
+    if (auto *limit = dyn_cast<llvm::DiagnosticInfoResourceLimit>(&info))
+      message.function = limit->getFunction().getName().str();
     switch (info.getSeverity()) {
     case llvm::DS_Error:
       errors.push_back(std::move(message));
@@ -176,18 +192,56 @@ createTargetMachine(gpu::GPUModuleOp gpuModule, const HsacoOptions &options) {
   return std::move(tm);
 }
 
+/// Runs `step` (LLVM optimisation or code generation) so that a fatal error
+/// of LLVM, e.g. "Cannot select: intrinsic ..." for an operation the chip
+/// does not have, or a crash, becomes a diagnostic instead of ending the
+/// process. LLVM's fatal-error handler and crash-recovery signal handlers are
+/// process-global, so guarded steps are serialised by a mutex and the
+/// handlers are installed only for their duration.
+LogicalResult runGuarded(gpu::GPUModuleOp gpuModule, StringRef what,
+                         llvm::function_ref<void()> step) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::string fatalError;
+  bool ok;
+  {
+    llvm::ScopedFatalErrorHandler handler(
+        [](void *data, const char *reason, bool) {
+          *static_cast<std::string *>(data) = reason;
+          // Inside a CrashRecoveryContext this unwinds to RunSafely.
+          llvm::sys::Process::Exit(1);
+        },
+        &fatalError);
+    llvm::CrashRecoveryContext::Enable();
+    llvm::CrashRecoveryContext recovery;
+    ok = recovery.RunSafely(step);
+    llvm::CrashRecoveryContext::Disable();
+  }
+  if (ok)
+    return success();
+  return gpuModule.emitError("LLVM ")
+         << what << " failed: "
+         << (fatalError.empty() ? "the backend crashed" : fatalError);
+}
+
 /// Runs the backend on `module`, appending the file of `kind` to `out`.
 LogicalResult runCodegen(gpu::GPUModuleOp gpuModule, llvm::TargetMachine &tm,
                          llvm::Module &module, llvm::CodeGenFileType kind,
                          SmallVectorImpl<char> &out) {
   llvm::raw_svector_ostream os(out);
-  llvm::legacy::PassManager pm;
-  if (tm.addPassesToEmitFile(pm, os, /*DwoOut=*/nullptr, kind))
+  // The pass manager is heap-allocated and released only on success: after a
+  // recovered fatal error its state is not trustworthy, so it is leaked.
+  auto pm = std::make_unique<llvm::legacy::PassManager>();
+  if (tm.addPassesToEmitFile(*pm, os, /*DwoOut=*/nullptr, kind))
     return gpuModule.emitError("the AMDGPU target cannot emit ")
            << (kind == llvm::CodeGenFileType::ObjectFile ? "object"
                                                          : "assembly")
            << " files";
-  pm.run(module);
+  llvm::legacy::PassManager *rawPm = pm.release();
+  if (failed(runGuarded(gpuModule, "code generation",
+                        [&] { rawPm->run(module); })))
+    return failure();
+  delete rawPm;
   return success();
 }
 
@@ -376,6 +430,12 @@ mla::compileToHsaco(gpu::GPUModuleOp gpuModule, const HsacoOptions &options) {
     return gpuModule.emitError("unsupported code object version ")
            << options.codeObjectVersion << " (expected 500 or 600)";
 
+  initializeAMDGPUTarget();
+  FailureOr<std::unique_ptr<llvm::TargetMachine>> tm =
+      createTargetMachine(gpuModule, options);
+  if (failed(tm))
+    return failure();
+
   // A #rocdl.target names the chip the module was lowered for; code for
   // another chip would silently be wrong (e.g. FNUZ vs OCP fp8 on gfx942).
   if (ArrayAttr targets = gpuModule.getTargetsAttr()) {
@@ -391,23 +451,25 @@ mla::compileToHsaco(gpu::GPUModuleOp gpuModule, const HsacoOptions &options) {
     }
   }
 
-  initializeAMDGPUTarget();
-  FailureOr<std::unique_ptr<llvm::TargetMachine>> tm =
-      createTargetMachine(gpuModule, options);
-  if (failed(tm))
-    return failure();
-
   llvm::LLVMContext llvmContext;
   auto handler = std::make_unique<CollectingDiagnosticHandler>();
   CollectingDiagnosticHandler *collected = handler.get();
   llvmContext.setDiagnosticHandler(std::move(handler));
-  // Reports what the backend said; returns failure() if it reported errors.
+  // Reports what the backend said, at the kernel concerned when known;
+  // returns failure() if it reported errors.
+  auto atFunction = [&](const LLVMMessage &message) -> Operation * {
+    if (!message.function.empty())
+      if (Operation *op =
+              SymbolTable::lookupSymbolIn(gpuModule, message.function))
+        return op;
+    return gpuModule;
+  };
   auto flushLLVMDiagnostics = [&]() -> LogicalResult {
-    for (const std::string &warning : collected->warnings)
-      gpuModule.emitWarning("LLVM: ") << warning;
+    for (const LLVMMessage &warning : collected->warnings)
+      atFunction(warning)->emitWarning("LLVM: ") << warning.text;
     collected->warnings.clear();
-    for (const std::string &error : collected->errors)
-      gpuModule.emitError("LLVM: ") << error;
+    for (const LLVMMessage &error : collected->errors)
+      atFunction(error)->emitError("LLVM: ") << error.text;
     bool hadErrors = !collected->errors.empty();
     collected->errors.clear();
     return success(!hadErrors);
@@ -435,9 +497,13 @@ mla::compileToHsaco(gpu::GPUModuleOp gpuModule, const HsacoOptions &options) {
 
   auto optimize = makeOptimizingTransformer(options.optLevel,
                                             /*sizeLevel=*/0, tm->get());
-  if (llvm::Error error = optimize(module.get()))
+  std::optional<llvm::Error> optError;
+  if (failed(runGuarded(gpuModule, "optimisation",
+                        [&] { optError.emplace(optimize(module.get())); })))
+    return failure();
+  if (*optError)
     return gpuModule.emitError("LLVM optimisation failed: ")
-           << llvm::toString(std::move(error));
+           << llvm::toString(std::move(*optError));
   if (failed(flushLLVMDiagnostics()))
     return failure();
 

@@ -170,9 +170,15 @@ const float *e5m2DecodeTable() { return tables().e5m2; }
 const float *e2m1DecodeTable() { return tables().e2m1; }
 
 double decodeE8M0(uint8_t e) {
-  if (e == choice::kE8M0NanCode)
-    return std::numeric_limits<double>::quiet_NaN();
-  return std::ldexp(1.0, int(e) - 127);
+  static const struct E8M0Table {
+    double value[256];
+    E8M0Table() {
+      for (unsigned code = 0; code < 256; ++code)
+        value[code] = code == choice::kE8M0NanCode ? std::numeric_limits<double>::quiet_NaN()
+                                                   : std::ldexp(1.0, int(code) - 127);
+    }
+  } table;
+  return table.value[e];
 }
 
 uint8_t encodeFp8Rne(Fp8Kind kind, double x) {

@@ -37,37 +37,57 @@ ShapeInfo infoOf(MfmaShape shape) {
   return shape == MfmaShape::M16N16K128 ? ShapeInfo{16, 128, 4} : ShapeInfo{32, 64, 16};
 }
 
+/// 256-entry (fp8/bf8) and 16-entry (fp4) decode tables in double, the type the
+/// products are formed in.
+struct DoubleTables {
+  double e4m3[256], e5m2[256], e2m1[16];
+  DoubleTables() {
+    for (unsigned code = 0; code < 256; ++code) {
+      e4m3[code] = double(decodeE4M3(uint8_t(code)));
+      e5m2[code] = double(decodeE5M2(uint8_t(code)));
+    }
+    for (unsigned code = 0; code < 16; ++code)
+      e2m1[code] = double(decodeE2M1(uint8_t(code)));
+  }
+};
+
+const DoubleTables &doubleTables() {
+  static const DoubleTables instance;
+  return instance;
+}
+
 /// Decodes one wave operand into a dense [row][k] matrix of doubles (for B, row is the
 /// column n: B is stored one column per lane). Products of decoded values are exact in
 /// double.
 void decodeF8F6F4Operand(const ShapeInfo &s, unsigned format, const MfmaOperandRegs &regs,
                          double *matrix) {
+  const DoubleTables &tables = doubleTables();
   const unsigned lanesAlongK = kWaveLanes / s.m; // 4 (16x16x128) or 2 (32x32x64)
   if (format == unsigned(MatrixFormat::Fp4E2M1)) {
-    const float *table = e2m1DecodeTable();
     for (unsigned lane = 0; lane < kWaveLanes; ++lane) {
-      const unsigned row = lane % s.m;
-      const unsigned kBase = 32 * (lane / s.m);
-      for (unsigned i = 0; i < 32; ++i) {
-        const uint32_t byte = (regs[lane][i / 8] >> (8 * ((i / 2) % 4))) & 0xFF;
-        const uint32_t nibble = (i % 2) ? (byte >> 4) : (byte & 0xF);
-        matrix[row * s.k + kBase + i] = table[nibble];
+      double *out = matrix + (lane % s.m) * s.k + 32 * (lane / s.m);
+      // Nibble i of the lane's 16 bytes (low nibble first) is k = 32*(lane/M) + i.
+      for (unsigned r = 0; r < 4; ++r) {
+        const uint32_t word = regs[lane][r];
+        for (unsigned n = 0; n < 8; ++n)
+          out[8 * r + n] = tables.e2m1[(word >> (4 * n)) & 0xF];
       }
     }
     return;
   }
-  const float *table = format == unsigned(MatrixFormat::Fp8E4M3) ? e4m3DecodeTable()
-                                                                  : e5m2DecodeTable();
+  const double *table = format == unsigned(MatrixFormat::Fp8E4M3) ? tables.e4m3 : tables.e5m2;
   // Each 16-byte half of the lane's 32 bytes is one run of 16 consecutive k; the two
-  // halves are s.k/2 apart (64 for 16x16x128, 32 for 32x32x64).
+  // halves are K/2 apart (64 for 16x16x128, 32 for 32x32x64).
   const unsigned halfStride = 16 * lanesAlongK;
   for (unsigned lane = 0; lane < kWaveLanes; ++lane) {
-    const unsigned row = lane % s.m;
-    const unsigned kGroup = 16 * (lane / s.m);
-    for (unsigned e = 0; e < 32; ++e) {
-      const uint32_t byte = (regs[lane][e / 4] >> (8 * (e % 4))) & 0xFF;
-      const unsigned k = halfStride * (e / 16) + kGroup + (e % 16);
-      matrix[row * s.k + k] = table[byte];
+    double *row = matrix + (lane % s.m) * s.k + 16 * (lane / s.m);
+    for (unsigned r = 0; r < 8; ++r) {
+      const uint32_t word = regs[lane][r];
+      double *out = row + halfStride * (r / 4) + 4 * (r % 4);
+      out[0] = table[word & 0xFF];
+      out[1] = table[(word >> 8) & 0xFF];
+      out[2] = table[(word >> 16) & 0xFF];
+      out[3] = table[word >> 24];
     }
   }
 }
@@ -81,35 +101,58 @@ unsigned accRow(const ShapeInfo &s, unsigned lane, unsigned reg) {
 
 /// D = C + sum_b scaleA[i][b]*scaleB[j][b]*(sum over block b of A[i][k]*B[j][k]), in
 /// double, rounded once to f32. \p scaleA / \p scaleB are [row][block] or null.
-void accumulate(const ShapeInfo &s, const double *aMatrix, const double *bMatrix,
+/// Each block sum is accumulated in ascending k; the loops run over k outside and the
+/// output columns inside so that the compiler vectorizes across columns without
+/// reordering any sum. Also compiled for AVX2 and picked at load time where the host
+/// has it (GCC function multiversioning).
+template <unsigned M>
+__attribute__((target_clones("avx2", "default"))) void
+accumulateShape(const ShapeInfo &s, const double *aMatrix, const double *bMatrix,
                 const double *scaleA, const double *scaleB, const MfmaAccRegs &c,
                 MfmaAccRegs &d) {
   const unsigned blocks = s.k / kScaleBlock;
-  // Read all of C before writing D: they may be the same registers.
-  float result[kWaveLanes][kMaxMfmaAccRegs];
-  for (unsigned lane = 0; lane < kWaveLanes; ++lane) {
-    const unsigned col = lane % s.m;
-    const double *bRow = bMatrix + col * s.k;
-    for (unsigned reg = 0; reg < s.accRegs; ++reg) {
-      const unsigned row = accRow(s, lane, reg);
-      const double *aRow = aMatrix + row * s.k;
-      double sum = double(c[lane][reg]);
-      for (unsigned block = 0; block < blocks; ++block) {
-        double blockSum = 0.0;
-        for (unsigned kk = 0; kk < kScaleBlock; ++kk) {
-          const unsigned k = block * kScaleBlock + kk;
-          blockSum += aRow[k] * bRow[k];
-        }
-        if (scaleA)
-          blockSum *= scaleA[row * kMaxKBlocks + block] * scaleB[col * kMaxKBlocks + block];
-        sum += blockSum;
-      }
-      result[lane][reg] = float(sum);
-    }
-  }
+  // B by k: bByK[k][n], so that the inner loop reads consecutive columns.
+  alignas(32) double bByK[kMaxMatrixElems];
+  for (unsigned n = 0; n < M; ++n)
+    for (unsigned k = 0; k < s.k; ++k)
+      bByK[k * M + n] = bMatrix[n * s.k + k];
+  alignas(32) double sum[M][M]; // [row][column], starting from C
   for (unsigned lane = 0; lane < kWaveLanes; ++lane)
     for (unsigned reg = 0; reg < s.accRegs; ++reg)
-      d[lane][reg] = result[lane][reg];
+      sum[accRow(s, lane, reg)][lane % M] = double(c[lane][reg]);
+  for (unsigned row = 0; row < M; ++row) {
+    const double *aRow = aMatrix + row * s.k;
+    for (unsigned block = 0; block < blocks; ++block) {
+      alignas(32) double blockSum[M] = {};
+      for (unsigned kk = 0; kk < kScaleBlock; ++kk) {
+        const unsigned k = block * kScaleBlock + kk;
+        const double a = aRow[k];
+        const double *__restrict b = bByK + k * M;
+        for (unsigned col = 0; col < M; ++col)
+          blockSum[col] += a * b[col];
+      }
+      if (scaleA) {
+        const double sa = scaleA[row * kMaxKBlocks + block];
+        for (unsigned col = 0; col < M; ++col)
+          blockSum[col] *= sa * scaleB[col * kMaxKBlocks + block];
+      }
+      for (unsigned col = 0; col < M; ++col)
+        sum[row][col] += blockSum[col];
+    }
+  }
+  // C was read completely above, so D may alias it.
+  for (unsigned lane = 0; lane < kWaveLanes; ++lane)
+    for (unsigned reg = 0; reg < s.accRegs; ++reg)
+      d[lane][reg] = float(sum[accRow(s, lane, reg)][lane % M]);
+}
+
+void accumulate(const ShapeInfo &s, const double *aMatrix, const double *bMatrix,
+                const double *scaleA, const double *scaleB, const MfmaAccRegs &c,
+                MfmaAccRegs &d) {
+  if (s.m == 16)
+    accumulateShape<16>(s, aMatrix, bMatrix, scaleA, scaleB, c, d);
+  else
+    accumulateShape<32>(s, aMatrix, bMatrix, scaleA, scaleB, c, d);
 }
 
 } // namespace

@@ -75,6 +75,10 @@ inline constexpr uint8_t kE8M0NanCode = 0xFF;
 /// so the emulator refuses them; 5..7 have no known meaning and are refused too.
 inline constexpr bool kMfmaAcceptsFp6 = false;
 
+/// MFMA with EXEC not all ones: the emulator refuses it (an error) rather than guess
+/// whether the hardware ignores EXEC for matrix operations.
+inline constexpr bool kMfmaRequiresFullExec = true;
+
 /// C/D denormals are kept (no flush); input NaN/Inf propagate by IEEE rules of the
 /// double accumulation (Inf * 0 = NaN, Inf - Inf = NaN).
 inline constexpr bool kMfmaFlushDenormals = false;

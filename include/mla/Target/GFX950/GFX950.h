@@ -44,11 +44,12 @@ inline constexpr unsigned kWaveSize = 64;
 /// 160 KiB [SRC].
 inline constexpr unsigned kLdsBytesPerWorkgroup = 160 * 1024;
 
-/// LDS banks and bank width. 64 banks of 4 bytes: CDNA4 doubled the LDS
-/// read bandwidth of CDNA3 (32 banks of 4 bytes, per AMD's LDS bank-conflict
-/// blog for MI-series parts). No primary source in the project's references
-/// states the gfx950 bank count, so this value is an assumption to confirm on
-/// hardware; bank-conflict reasoning must go through ldsBank().
+/// LDS banks and bank width: 64 banks of 4 bytes (a 256-byte bank row).
+/// Source: AMD's composable_kernel, ROCm/composable_kernel:include/ck_tile/
+/// core/arch/arch.hpp, `get_n_lds_banks(gfx950_t)` returns 64 (32 for the
+/// other gfx9 chips), and its MI355 XOR-swizzle examples depend on it
+/// [IMPL, one production library]. The project's ISA reference does not state
+/// the bank count; bank-conflict reasoning must go through ldsBank().
 inline constexpr unsigned kLdsBanks = 64;
 inline constexpr unsigned kLdsBankBytes = 4;
 
@@ -318,7 +319,8 @@ struct Counts {
 ///   bits 13:12  unused (0)
 ///   bits 15:14  vmcnt[5:4]
 /// E.g. vmcnt(0) alone is 0x0F70 and lgkmcnt(0) alone 0xC07F (llvm-mc
-/// -mcpu=gfx950 -show-encoding). Counts above the limits cannot be encoded.
+/// -mcpu=gfx950 -show-encoding; composable_kernel's ck_tile `waitcnt_arg` uses
+/// the same layout). Counts above the limits cannot be encoded.
 constexpr uint16_t encode(Counts counts) {
   assert(counts.vmcnt <= kMaxVmcnt && counts.expcnt <= kMaxExpcnt &&
          counts.lgkmcnt <= kMaxLgkmcnt && "waitcnt count out of range");

@@ -31,7 +31,9 @@ inline constexpr unsigned kDefaultCodeObjectVersion = 500;
 /// Options of `emitHsaco`/`compileToHsaco`.
 struct HsacoOptions {
   /// Target triple and processor. A `#rocdl.target` on the gpu.module must
-  /// name the same chip (it is checked, not silently overridden).
+  /// name the same chip (it is checked, not silently overridden). Its other
+  /// parameters (O, abi, features, flags) are not read: these options are
+  /// the single source of the compilation settings.
   std::string triple = "amdgcn-amd-amdhsa";
   std::string chip = "gfx950";
   /// Subtarget features, e.g. "+sramecc,-xnack". Empty keeps the processor

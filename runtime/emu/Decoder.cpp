@@ -1,0 +1,417 @@
+//===- Decoder.cpp - .text -> Program via LLVM's AMDGPU disassembler ------===//
+#include "emu/Instructions.h"
+#include "mla/Runtime/CodeObject.h"
+
+#include "llvm/MC/MCAsmInfo.h"
+#include "llvm/MC/MCContext.h"
+#include "llvm/MC/MCDisassembler/MCDisassembler.h"
+#include "llvm/MC/MCInst.h"
+#include "llvm/MC/MCInstPrinter.h"
+#include "llvm/MC/MCInstrInfo.h"
+#include "llvm/MC/MCRegisterInfo.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/MCTargetOptions.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <algorithm>
+#include <mutex>
+
+extern "C" void LLVMInitializeAMDGPUTargetInfo();
+extern "C" void LLVMInitializeAMDGPUTargetMC();
+extern "C" void LLVMInitializeAMDGPUDisassembler();
+extern "C" void LLVMInitializeAMDGPUAsmParser();
+
+using namespace llvm;
+using namespace mla;
+using namespace mla::emu;
+
+namespace {
+Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
+
+/// The LLVM MC objects for amdgcn-amd-amdhsa / gfx950, created once.
+struct McContext {
+  const Target *target = nullptr;
+  std::unique_ptr<MCRegisterInfo> mri;
+  std::unique_ptr<MCAsmInfo> mai;
+  std::unique_ptr<MCSubtargetInfo> sti;
+  std::unique_ptr<MCInstrInfo> mii;
+  std::unique_ptr<MCContext> ctx;
+  std::unique_ptr<MCDisassembler> disassembler;
+  std::unique_ptr<MCInstPrinter> printer;
+  /// Operand for each MC register id (kind None when unsupported).
+  std::vector<Operand> registers;
+  std::string initError;
+  std::mutex mutex; // the disassembler and printer are not thread-safe
+};
+
+/// Parses a name like "SGPR12" with prefix "SGPR" into 12.
+bool parseIndexed(StringRef name, StringRef prefix, unsigned &index) {
+  if (!name.consume_front(prefix))
+    return false;
+  return !name.empty() && !name.getAsInteger(10, index);
+}
+
+/// Operand for a single (non-tuple) register name, or kind None.
+Operand leafRegister(StringRef name) {
+  Operand op;
+  unsigned idx;
+  auto sgpr = [&](unsigned r) { op.kind = OperandKind::Sgpr; op.reg = r; op.count = 1; };
+  if (parseIndexed(name, "SGPR", idx) && idx < 106)
+    sgpr(idx);
+  else if (parseIndexed(name, "VGPR", idx) && idx < 256) {
+    op.kind = OperandKind::Vgpr; op.reg = idx; op.count = 1;
+  } else if (parseIndexed(name, "AGPR", idx) && idx < 256) {
+    op.kind = OperandKind::Vgpr; op.reg = kAgprBase + idx; op.count = 1;
+  } else if (parseIndexed(name, "TTMP", idx) && idx < 16)
+    sgpr(sreg::TtmpBase + idx);
+  else if (name == "VCC_LO") sgpr(sreg::VccLo);
+  else if (name == "VCC_HI") sgpr(sreg::VccHi);
+  else if (name == "EXEC_LO") sgpr(sreg::ExecLo);
+  else if (name == "EXEC_HI") sgpr(sreg::ExecHi);
+  else if (name == "M0" || name == "M0_gfxpre11") sgpr(sreg::M0);
+  else if (name == "FLAT_SCR_LO") sgpr(sreg::FlatScratchLo);
+  else if (name == "FLAT_SCR_HI") sgpr(sreg::FlatScratchLo + 1);
+  else if (name == "XNACK_MASK_LO") sgpr(sreg::XnackMaskLo);
+  else if (name == "XNACK_MASK_HI") sgpr(sreg::XnackMaskLo + 1);
+  else if (name == "SGPR_NULL" || name == "SGPR_NULL64") { op.kind = OperandKind::Null; op.count = 1; }
+  else if (name == "SCC" || name == "SRC_SCC") { op.kind = OperandKind::Scc; op.count = 1; }
+  else if (name == "SRC_VCCZ") { op.kind = OperandKind::Vccz; op.count = 1; }
+  else if (name == "SRC_EXECZ") { op.kind = OperandKind::Execz; op.count = 1; }
+  else if (name.starts_with("SRC_SHARED_BASE") || name.starts_with("SRC_SHARED_LIMIT") ||
+           name.starts_with("SRC_PRIVATE_BASE") || name.starts_with("SRC_PRIVATE_LIMIT")) {
+    // The 64-bit aperture value; as a 32-bit operand its low dword (zero) is read,
+    // as LLVM's SIISelLowering notes for gfx9 aperture registers.
+    bool shared = name.starts_with("SRC_SHARED");
+    bool limit = name.contains("LIMIT");
+    uint64_t base = shared ? AddressMap::kSharedApertureBase : AddressMap::kPrivateApertureBase;
+    op.kind = OperandKind::Const;
+    op.imm = int64_t(limit ? base + 0xffffffffu : base);
+    op.count = name.ends_with("_LO") ? 1 : 2;
+  }
+  return op;
+}
+
+McContext &mcState() {
+  static McContext *instance = [] {
+    auto *m = new McContext();
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUDisassembler();
+    LLVMInitializeAMDGPUAsmParser();
+    Triple triple("amdgcn-amd-amdhsa");
+    std::string err;
+    m->target = TargetRegistry::lookupTarget(triple, err);
+    if (!m->target) {
+      m->initError = "AMDGPU target not available in libLLVM: " + err;
+      return m;
+    }
+    m->mri.reset(m->target->createMCRegInfo(triple));
+    MCTargetOptions options;
+    m->mai.reset(m->target->createMCAsmInfo(*m->mri, triple, options));
+    m->sti.reset(m->target->createMCSubtargetInfo(triple, "gfx950", ""));
+    m->mii.reset(m->target->createMCInstrInfo());
+    if (!m->mri || !m->mai || !m->sti || !m->mii) {
+      m->initError = "cannot create the AMDGPU MC layer for gfx950";
+      return m;
+    }
+    m->ctx = std::make_unique<MCContext>(triple, m->mai.get(), m->mri.get(), m->sti.get());
+    m->disassembler.reset(m->target->createMCDisassembler(*m->sti, *m->ctx));
+    m->printer.reset(m->target->createMCInstPrinter(triple, 0, *m->mai, *m->mii, *m->mri));
+    if (!m->disassembler || !m->printer) {
+      m->initError = "cannot create the AMDGPU disassembler for gfx950";
+      return m;
+    }
+    // Map every MC register to a register-file slot. Tuples are resolved
+    // through their 32-bit leaves, which must be consecutive.
+    unsigned n = m->mri->getNumRegs();
+    m->registers.resize(n);
+    for (unsigned r = 1; r < n; ++r) {
+      StringRef name = m->mri->getName(r);
+      Operand leaf = leafRegister(name);
+      if (leaf.kind != OperandKind::None) {
+        m->registers[r] = leaf;
+        continue;
+      }
+      std::vector<Operand> parts;
+      for (MCSubRegIterator it(r, m->mri.get()); it.isValid(); ++it) {
+        Operand sub = leafRegister(m->mri->getName(*it));
+        if (sub.kind == OperandKind::Sgpr || sub.kind == OperandKind::Vgpr)
+          parts.push_back(sub);
+      }
+      if (parts.empty())
+        continue;
+      std::sort(parts.begin(), parts.end(),
+                [](const Operand &a, const Operand &b) { return a.reg < b.reg; });
+      bool ok = true;
+      for (size_t i = 1; i < parts.size(); ++i)
+        ok &= parts[i].kind == parts[0].kind && parts[i].reg == parts[0].reg + i;
+      if (!ok || parts.size() > 32)
+        continue;
+      Operand tuple = parts[0];
+      tuple.count = uint8_t(parts.size());
+      m->registers[r] = tuple;
+    }
+    return m;
+  }();
+  return *instance;
+}
+
+bool hasImplicit(ArrayRef<MCPhysReg> regs, const MCRegisterInfo &mri, StringRef name) {
+  for (MCPhysReg r : regs)
+    if (mri.getName(r) == name)
+      return true;
+  return false;
+}
+} // namespace
+
+std::pair<std::string, Encoding> mla::emu::splitOpcodeName(StringRef name) {
+  for (StringRef suffix : {"_gfx950", "_gfx940", "_gfx90a", "_gfx9", "_vi"})
+    if (name.consume_back(suffix))
+      break;
+  name.consume_back("_opsel"); // VOP3 forms with op_sel (gfx9): same operation
+  Encoding enc = Encoding::Native;
+  if (name.consume_back("_e32"))
+    enc = Encoding::E32;
+  else if (name.consume_back("_e64"))
+    enc = Encoding::E64;
+  else if (name.consume_back("_dpp"))
+    enc = Encoding::DPP;
+  else if (name.consume_back("_sdwa"))
+    enc = Encoding::SDWA;
+  return {name.str(), enc};
+}
+
+void InstructionRegistry::add(StringRef name, ExecFn exec, InstClass cls, const void *data,
+                              DecodeFn decode) {
+  InstructionDef def;
+  def.exec = exec;
+  def.cls = cls;
+  def.data = data;
+  def.decode = decode;
+  if (!defs_.insert({name, def}).second) {
+    errs() << "mla emulator: instruction '" << name << "' registered twice\n";
+    abort();
+  }
+}
+
+const InstructionDef *InstructionRegistry::lookup(StringRef mcName) const {
+  auto it = defs_.find(mcName);
+  if (it != defs_.end())
+    return &it->second;
+  StringRef noTarget = mcName;
+  for (StringRef suffix : {"_gfx950", "_gfx940", "_gfx90a", "_gfx9", "_vi"})
+    if (noTarget.consume_back(suffix))
+      break;
+  it = defs_.find(noTarget);
+  if (it != defs_.end())
+    return &it->second;
+  if (noTarget.consume_back("_opsel")) {
+    it = defs_.find(noTarget);
+    if (it != defs_.end())
+      return &it->second;
+  }
+  it = defs_.find(splitOpcodeName(mcName).first);
+  if (it != defs_.end())
+    return &it->second;
+  return nullptr;
+}
+
+const InstructionRegistry &InstructionRegistry::get() {
+  static const InstructionRegistry *registry = [] {
+    auto *r = new InstructionRegistry();
+#define MLA_EMU_FAMILY(NAME) register##NAME##Instructions(*r);
+#include "emu/Families.def"
+#undef MLA_EMU_FAMILY
+    return r;
+  }();
+  return *registry;
+}
+
+const char *mla::emu::instClassName(InstClass c) {
+  switch (c) {
+  case InstClass::SALU: return "SALU";
+  case InstClass::VALU: return "VALU";
+  case InstClass::MFMA: return "MFMA";
+  case InstClass::DS: return "DS";
+  case InstClass::VMEM: return "VMEM";
+  case InstClass::DMA: return "DMA";
+  case InstClass::SMEM: return "SMEM";
+  case InstClass::Branch: return "branch";
+  case InstClass::Wait: return "wait";
+  case InstClass::Other: return "other";
+  }
+  return "?";
+}
+
+Expected<std::unique_ptr<Program>> mla::emu::decodeProgram(ArrayRef<uint8_t> image,
+                                                           const rt::KernelInfo &kernel) {
+  McContext &m = mcState();
+  if (!m.initError.empty())
+    return makeError(m.initError);
+  std::lock_guard<std::mutex> lock(m.mutex);
+  const InstructionRegistry &registry = InstructionRegistry::get();
+
+  uint64_t start = kernel.codeAddress;
+  uint64_t end = kernel.codeSize ? start + kernel.codeSize : image.size();
+  if (start >= image.size() || end > image.size())
+    return makeError("kernel '" + kernel.name + "': code range is outside the image");
+
+  auto program = std::make_unique<Program>();
+  program->codeStart = start;
+  program->indexByDword.assign((end - start + 3) / 4, -1);
+  bool sawEndpgm = false;
+  uint64_t pc = start;
+  while (pc < end) {
+    MCInst mi;
+    uint64_t size = 0;
+    ArrayRef<uint8_t> bytes = image.slice(pc, end - pc);
+    auto status = m.disassembler->getInstruction(mi, size, bytes, pc, nulls());
+    if (status != MCDisassembler::Success) {
+      // Without a symbol size, padding after the last s_endpgm ends the code.
+      if (!kernel.codeSize && sawEndpgm)
+        break;
+      return makeError("kernel '" + kernel.name + "': cannot decode the instruction at 0x" +
+                       Twine::utohexstr(pc) + " (offset " + Twine(pc - start) + ")");
+    }
+    const MCInstrDesc &desc = m.mii->get(mi.getOpcode());
+    StringRef mcName = m.mii->getName(mi.getOpcode());
+    std::string text;
+    {
+      raw_string_ostream os(text);
+      m.printer->printInst(&mi, pc, "", *m.sti, os);
+    }
+    StringRef trimmed = StringRef(text).trim();
+    auto fail = [&](const Twine &why) {
+      return makeError("kernel '" + kernel.name + "' at 0x" + Twine::utohexstr(pc) + ": '" +
+                       trimmed + "' (" + mcName + "): " + why);
+    };
+    const InstructionDef *def = registry.lookup(mcName);
+    if (!def)
+      return fail("instruction not implemented by the emulator");
+
+    DecodedInst in;
+    in.exec = def->exec;
+    in.data = def->data;
+    in.cls = def->cls;
+    in.address = pc;
+    in.size = uint8_t(size);
+    in.mcOpcode = uint16_t(mi.getOpcode());
+    in.index = uint32_t(program->insts.size());
+    in.enc = splitOpcodeName(mcName).second;
+
+    unsigned numDefs = desc.getNumDefs();
+    uint8_t pendingMods = 0;
+    bool havePendingMods = false;
+    for (unsigned i = 0; i < mi.getNumOperands(); ++i) {
+      const MCOperand &o = mi.getOperand(i);
+      bool inDesc = i < desc.getNumOperands();
+      int rc = inDesc ? desc.operands()[i].RegClass : -1;
+      Operand op;
+      if (o.isReg()) {
+        unsigned r = o.getReg();
+        if (r >= m.registers.size() || m.registers[r].kind == OperandKind::None)
+          return fail("register " + Twine(m.mri->getName(r)) + " is not supported");
+        op = m.registers[r];
+      } else if (o.isImm()) {
+        op.kind = OperandKind::Imm;
+        op.count = 1;
+        op.imm = o.getImm();
+      } else if (o.isSFPImm()) {
+        op.kind = OperandKind::Imm;
+        op.count = 1;
+        op.imm = int64_t(o.getSFPImm());
+      } else if (o.isDFPImm()) {
+        op.kind = OperandKind::Imm;
+        op.count = 2;
+        op.imm = int64_t(o.getDFPImm());
+      } else {
+        return fail("operand " + Twine(i) + " is an unresolved expression");
+      }
+      if (i < numDefs) {
+        if (in.numDefs == 2)
+          return fail("more than two results");
+        in.defs[in.numDefs++] = op;
+        continue;
+      }
+      bool isValue = o.isReg() || rc != -1;
+      if (isValue && in.enc == Encoding::DPP && inDesc && !in.hasOld &&
+          desc.getOperandConstraint(i, MCOI::TIED_TO) == 0) {
+        in.old = op;
+        in.hasOld = true;
+        continue;
+      }
+      if (isValue) {
+        if (in.numSrcs == 6)
+          return fail("more than six sources");
+        in.srcMods[in.numSrcs] = havePendingMods ? pendingMods : 0;
+        in.srcs[in.numSrcs++] = op;
+        havePendingMods = false;
+        continue;
+      }
+      // A pure immediate: a source modifier when a value operand follows.
+      bool nextIsValue = false;
+      if (i + 1 < mi.getNumOperands()) {
+        const MCOperand &n = mi.getOperand(i + 1);
+        int nrc = i + 1 < desc.getNumOperands() ? desc.operands()[i + 1].RegClass : -1;
+        nextIsValue = n.isReg() || nrc != -1;
+      }
+      if (nextIsValue && in.numDefs + in.numSrcs + in.hasOld > 0 && !havePendingMods &&
+          in.numImms == 0) {
+        pendingMods = uint8_t(op.imm);
+        havePendingMods = true;
+        continue;
+      }
+      if (in.numImms == 8)
+        return fail("more than eight immediates");
+      in.imms[in.numImms++] = op.imm;
+    }
+    in.numExplicitSrcs = in.numSrcs;
+    // VALU instructions with an implicit VCC carry/mask (e32, DPP, SDWA forms).
+    if (mcName.starts_with("V_")) {
+      if (hasImplicit(desc.implicit_uses(), *m.mri, "VCC") && in.numSrcs < 4) {
+        Operand vcc;
+        vcc.kind = OperandKind::Sgpr;
+        vcc.reg = sreg::VccLo;
+        vcc.count = 2;
+        in.srcMods[in.numSrcs] = 0;
+        in.srcs[in.numSrcs++] = vcc;
+      }
+      if (hasImplicit(desc.implicit_defs(), *m.mri, "VCC") && in.numDefs < 2) {
+        Operand vcc;
+        vcc.kind = OperandKind::Sgpr;
+        vcc.reg = sreg::VccLo;
+        vcc.count = 2;
+        in.defs[in.numDefs++] = vcc;
+      }
+    }
+    if (def->decode)
+      if (Error e = def->decode(in, mi, desc))
+        return fail(toString(std::move(e)));
+
+    if (mcName.starts_with("S_ENDPGM"))
+      sawEndpgm = true;
+    program->indexByDword[(pc - start) / 4] = int32_t(program->insts.size());
+    program->insts.push_back(in);
+    program->text.push_back(trimmed.str());
+    program->opcodeNames.push_back(mcName.str());
+    pc += size;
+  }
+  program->codeEnd = pc;
+  if (program->insts.empty())
+    return makeError("kernel '" + kernel.name + "' has no instructions");
+  // Resolve branch targets recorded as byte addresses (target == -2, aux[0]).
+  for (size_t i = 0; i < program->insts.size(); ++i) {
+    DecodedInst &in = program->insts[i];
+    if (in.target != -2)
+      continue;
+    int32_t idx = program->indexOf(in.aux[0]);
+    if (idx < 0)
+      return makeError("kernel '" + kernel.name + "' at 0x" + Twine::utohexstr(in.address) +
+                       ": '" + program->text[i] + "': branch target 0x" +
+                       Twine::utohexstr(in.aux[0]) + " is not an instruction of the kernel");
+    in.target = idx;
+  }
+  return std::move(program);
+}

@@ -1,0 +1,291 @@
+//===- Hazards.cpp - Asynchronous-result hazard detector --------------------===//
+
+#include "emu/Hazards.h"
+#include "emu/Instructions.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <unordered_set>
+
+using namespace mla::emu;
+
+namespace mla::emu {
+
+/// Per-4-byte-granule history of one workgroup's LDS.
+struct LdsGranule {
+  uint32_t dmaIp = 0;       ///< Instruction index of the last LDS DMA into the granule.
+  uint32_t dmaEpoch = 0;    ///< Barrier epoch in which that DMA completed.
+  uint32_t accessIp = 0;    ///< Last ordinary access (DS instruction).
+  uint32_t accessEpoch = 0; ///< Epoch of that access.
+  int16_t dmaWave = -1;     ///< Wave of the last DMA, -1 when none.
+  int16_t accessWave = -1;  ///< Wave of the last access, -1 when none.
+  bool dmaPending = false;  ///< The DMA has not reached its covering s_waitcnt.
+};
+
+/// The LDS shadow of one workgroup (kept by Workgroup::ldsHazards, reused across the
+/// workgroups a host thread runs).
+struct LdsHazardShadow {
+  std::vector<LdsGranule> granules;
+  uint32_t epoch = 0; ///< Barriers completed by the workgroup.
+  bool active = false; ///< Set by the first LDS DMA: before it nothing can conflict.
+  std::unordered_set<uint64_t> reported; ///< Count mode: one report per instruction pair.
+};
+
+} // namespace mla::emu
+
+namespace {
+
+HazardMode initialMode() {
+  if (const char *env = std::getenv("MLA_EMU_HAZARDS")) {
+    if (!std::strcmp(env, "off"))
+      return HazardMode::Off;
+    if (!std::strcmp(env, "count"))
+      return HazardMode::Count;
+  }
+  return HazardMode::Strict;
+}
+
+std::atomic<HazardMode> gMode{initialMode()};
+std::atomic<uint64_t> gCount{0};
+std::mutex gReportsMutex;
+std::vector<std::string> gReports;
+constexpr size_t kMaxKeptReports = 64;
+
+/// "wave W at PC 0xP 'text'" for instruction index \p ip of \p w's program.
+void describeInstruction(llvm::raw_ostream &os, const Wave &w, unsigned wave, uint32_t ip) {
+  os << "wave " << wave << " at PC 0x"
+     << llvm::format_hex_no_prefix(w.program->insts[ip].address, 1) << " '"
+     << w.program->text[ip] << "'";
+}
+
+/// Reports a hazard; returns false when the wave faulted (Strict mode).
+bool report(Wave &w, const std::string &message, uint64_t dedupeKey,
+            LdsHazardShadow *shadow) {
+  if (gMode.load(std::memory_order_relaxed) == HazardMode::Strict) {
+    w.fault("hazard: " + message);
+    return false;
+  }
+  if (shadow && !shadow->reported.insert(dedupeKey).second)
+    return true;
+  gCount.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(gReportsMutex);
+  if (gReports.size() < kMaxKeptReports) {
+    std::string located;
+    llvm::raw_string_ostream os(located);
+    os << "workgroup (" << w.workgroup->id[0] << "," << w.workgroup->id[1] << ","
+       << w.workgroup->id[2] << "): " << message;
+    gReports.push_back(located);
+  }
+  return true;
+}
+
+/// The oldest queued register write of \p target kind overlapping [reg, reg+count).
+const PendingWrite *findPending(const Wave &w, PendingTarget target, unsigned reg,
+                                unsigned count) {
+  for (const PendingQueue *q : {&w.vmQueue, &w.lgkmQueue})
+    for (unsigned i = 0; i < q->size(); ++i) {
+      const PendingWrite &p = q->at(i);
+      if (p.target == target && reg < unsigned(p.reg) + p.dwords && p.reg < reg + count)
+        return &p;
+    }
+  return nullptr;
+}
+
+/// Checks one operand against the queued writes: nothing when it has none, else the
+/// result of reporting the hazard (false when the wave faulted).
+std::optional<bool> checkOperand(Wave &w, const DecodedInst &in, const Operand &op,
+                                 bool isWrite) {
+  PendingTarget target;
+  if (op.kind == OperandKind::Vgpr)
+    target = PendingTarget::Vgpr;
+  else if (op.kind == OperandKind::Sgpr)
+    target = PendingTarget::Sgpr;
+  else
+    return std::nullopt;
+  const unsigned count = op.count ? op.count : 1;
+  const PendingWrite *p = findPending(w, target, op.reg, count);
+  if (!p)
+    return std::nullopt;
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  describeInstruction(os, w, w.waveInGroup, in.index);
+  const bool agpr = target == PendingTarget::Vgpr && op.reg >= kAgprBase;
+  os << (isWrite ? " overwrites " : " reads ")
+     << (target == PendingTarget::Sgpr ? "s" : agpr ? "a" : "v")
+     << (agpr ? op.reg - kAgprBase : op.reg);
+  if (count > 1)
+    os << ".." << (agpr ? op.reg - kAgprBase : op.reg) + count - 1;
+  os << ", which the load of ";
+  describeInstruction(os, w, w.waveInGroup, p->issueIp);
+  os << " has not written yet (no covering s_waitcnt)";
+  return report(w, message, 0, nullptr);
+}
+
+LdsHazardShadow *shadowOf(Workgroup &wg) { return wg.ldsHazards.get(); }
+
+uint64_t pairKey(unsigned wave, uint32_t ip, uint32_t otherIp) {
+  return (uint64_t(wave) << 48) ^ (uint64_t(ip) << 24) ^ otherIp;
+}
+
+} // namespace
+
+HazardMode mla::emu::hazardMode() { return gMode.load(); }
+void mla::emu::setHazardMode(HazardMode mode) { gMode.store(mode); }
+uint64_t mla::emu::hazardCount() { return gCount.load(); }
+std::vector<std::string> mla::emu::hazardReports() {
+  std::lock_guard<std::mutex> lock(gReportsMutex);
+  return gReports;
+}
+void mla::emu::resetHazardCounts() {
+  gCount.store(0);
+  std::lock_guard<std::mutex> lock(gReportsMutex);
+  gReports.clear();
+}
+
+bool mla::emu::checkRegisterHazards(Wave &w, const DecodedInst &in) {
+  if (gMode.load(std::memory_order_relaxed) == HazardMode::Off)
+    return true;
+  if (w.vmQueue.empty() && w.lgkmQueue.empty())
+    return true;
+  // One report per instruction: the first operand found (sources before results).
+  for (unsigned i = 0; i < in.numSrcs; ++i)
+    if (std::optional<bool> reported = checkOperand(w, in, in.srcs[i], false))
+      return *reported;
+  if (in.hasOld)
+    if (std::optional<bool> reported = checkOperand(w, in, in.old, false))
+      return *reported;
+  // Memory instructions that queue their own results into a destination with a pending
+  // write of the same counter retire in order; only other writers clobber a result.
+  const bool queuesResult =
+      in.cls == InstClass::VMEM || in.cls == InstClass::DS || in.cls == InstClass::SMEM;
+  if (!queuesResult)
+    for (unsigned i = 0; i < in.numDefs; ++i)
+      if (std::optional<bool> reported = checkOperand(w, in, in.defs[i], true))
+        return *reported;
+  return true;
+}
+
+void mla::emu::beginWorkgroupHazards(Workgroup &wg) {
+  LdsHazardShadow *shadow = shadowOf(wg);
+  if (!shadow)
+    return; // created lazily by the first LDS DMA
+  if (shadow->active || shadow->epoch) {
+    std::fill(shadow->granules.begin(), shadow->granules.end(), LdsGranule());
+    shadow->reported.clear();
+  }
+  shadow->granules.resize((wg.lds.size() + 3) / 4);
+  shadow->epoch = 0;
+  shadow->active = false;
+}
+
+void mla::emu::noteWorkgroupBarrier(Workgroup &wg) {
+  if (LdsHazardShadow *shadow = shadowOf(wg))
+    ++shadow->epoch;
+}
+
+bool mla::emu::noteLdsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned bytes) {
+  LdsHazardShadow *shadow = shadowOf(*w.workgroup);
+  if (!shadow || !shadow->active || bytes == 0 ||
+      gMode.load(std::memory_order_relaxed) == HazardMode::Off)
+    return true;
+  const int16_t wave = int16_t(w.waveInGroup);
+  const uint64_t last = std::min<uint64_t>((offset + bytes - 1) / 4, shadow->granules.size() - 1);
+  for (uint64_t g = offset / 4; g <= last; ++g) {
+    LdsGranule &granule = shadow->granules[g];
+    if (granule.dmaWave >= 0) {
+      const bool pending = granule.dmaPending;
+      const bool unsynchronized = granule.dmaWave != wave && granule.dmaEpoch == shadow->epoch;
+      if (pending || unsynchronized) {
+        std::string message;
+        llvm::raw_string_ostream os(message);
+        describeInstruction(os, w, w.waveInGroup, w.ip);
+        os << " (lane " << lane << ") accesses LDS bytes [0x"
+           << llvm::format_hex_no_prefix(4 * g, 1) << ", 0x"
+           << llvm::format_hex_no_prefix(4 * g + 4, 1) << ") written by the LDS DMA of ";
+        describeInstruction(os, w, unsigned(granule.dmaWave), granule.dmaIp);
+        if (pending)
+          os << ", which has not completed (no covering s_waitcnt vmcnt in wave "
+             << granule.dmaWave << ")";
+        else
+          os << " with no barrier between that wave's s_waitcnt and this access";
+        if (!report(w, message, pairKey(w.waveInGroup, w.ip, granule.dmaIp), shadow))
+          return false;
+      }
+    }
+    granule.accessWave = wave;
+    granule.accessIp = w.ip;
+    granule.accessEpoch = shadow->epoch;
+  }
+  return true;
+}
+
+bool mla::emu::noteLdsDmaIssue(Wave &w, unsigned lane, uint64_t offset, unsigned bytes) {
+  if (gMode.load(std::memory_order_relaxed) == HazardMode::Off)
+    return true;
+  Workgroup &wg = *w.workgroup;
+  if (!wg.ldsHazards) {
+    wg.ldsHazards = std::make_shared<LdsHazardShadow>();
+    wg.ldsHazards->granules.resize((wg.lds.size() + 3) / 4);
+  }
+  LdsHazardShadow &shadow = *wg.ldsHazards;
+  shadow.active = true;
+  const int16_t wave = int16_t(w.waveInGroup);
+  const uint64_t last = std::min<uint64_t>((offset + bytes - 1) / 4, shadow.granules.size() - 1);
+  for (uint64_t g = offset / 4; g <= last; ++g) {
+    LdsGranule &granule = shadow.granules[g];
+    const bool otherAccess = granule.accessWave >= 0 && granule.accessWave != wave &&
+                             granule.accessEpoch == shadow.epoch;
+    const bool otherDma = granule.dmaWave >= 0 && granule.dmaWave != wave &&
+                          (granule.dmaPending || granule.dmaEpoch == shadow.epoch);
+    if (otherAccess || otherDma) {
+      std::string message;
+      llvm::raw_string_ostream os(message);
+      describeInstruction(os, w, w.waveInGroup, w.ip);
+      os << " (lane " << lane << ") starts an LDS DMA into bytes [0x"
+         << llvm::format_hex_no_prefix(4 * g, 1) << ", 0x"
+         << llvm::format_hex_no_prefix(4 * g + 4, 1) << ") that ";
+      if (otherAccess)
+        describeInstruction(os, w, unsigned(granule.accessWave), granule.accessIp);
+      else
+        describeInstruction(os, w, unsigned(granule.dmaWave), granule.dmaIp);
+      os << (otherAccess ? " accessed" : " also writes by DMA")
+         << " with no barrier in between";
+      const uint32_t otherIp = otherAccess ? granule.accessIp : granule.dmaIp;
+      if (!report(w, message, pairKey(w.waveInGroup, w.ip, otherIp), &shadow))
+        return false;
+    }
+    granule.dmaWave = wave;
+    granule.dmaIp = w.ip;
+    granule.dmaPending = true;
+  }
+  return true;
+}
+
+void mla::emu::applyLdsDmaWrite(Wave &w, const PendingWrite &p) {
+  std::vector<uint8_t> &lds = w.workgroup->lds;
+  const unsigned stride = p.dwords > 1 ? 16 : 4;
+  LdsHazardShadow *shadow = shadowOf(*w.workgroup);
+  for (uint64_t mask = p.laneMask; mask; mask &= mask - 1) {
+    const unsigned lane = unsigned(__builtin_ctzll(mask));
+    const uint64_t address = uint64_t(p.ldsAddress) + uint64_t(lane) * stride;
+    // The issuing handler checked the range; stay safe if LDS shrank meanwhile.
+    if (address + 4 * p.dwords > lds.size())
+      continue;
+    for (unsigned d = 0; d < p.dwords; ++d)
+      std::memcpy(lds.data() + address + 4 * d, &p.data[d * kWaveSize + lane], 4);
+    if (shadow && shadow->active)
+      for (uint64_t g = address / 4; g < (address + 4 * p.dwords + 3) / 4; ++g) {
+        LdsGranule &granule = shadow->granules[g];
+        if (granule.dmaPending && granule.dmaWave == int16_t(w.waveInGroup)) {
+          granule.dmaPending = false;
+          granule.dmaEpoch = shadow->epoch;
+        }
+      }
+  }
+}

@@ -1,0 +1,536 @@
+//===- SelfTest.cpp - Hardware self-test of the emulator's part-2 instructions ===//
+//
+// Each kernel of SelfTestKernels.ll (embedded at build time) gets deterministic inputs
+// (random operands plus the special values of every conversion: ties, 448/464, NaN,
+// Inf, subnormals, odd scales), runs on the device, and its output dwords are compared
+// with the emulator's model evaluated on the host (emu/isa).
+//
+//===----------------------------------------------------------------------===//
+
+#include "SelfTest.h"
+
+#include "emu/isa/Convert.h"
+#include "emu/isa/LdsDma.h"
+#include "emu/isa/Mfma.h"
+#include "emu/isa/TransposeRead.h"
+
+#include "llvm/Support/Format.h"
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <random>
+
+extern const uint8_t mlaSelfTestCodeObject[];
+extern const size_t mlaSelfTestCodeObject_size;
+
+using namespace mla;
+using namespace mla::rt;
+namespace isa = mla::emu::isa;
+
+namespace {
+
+constexpr unsigned kLanes = 64;
+/// Byte offset of the data region of the LDS DMA kernels inside their input buffer.
+constexpr unsigned kDataOffset = 256;
+constexpr unsigned kDataBytes = 2048;
+constexpr uint32_t kLdsFill = 0xA5A5A5A5u;
+
+using Words = std::vector<uint32_t>;
+
+/// One self-test kernel: its I/O shape, input generator and model.
+struct SelfTestKernel {
+  const char *name;
+  unsigned inPerLane, outPerLane;
+  unsigned extraInputBytes; ///< Beyond 64 * inPerLane dwords (the DMA data region).
+  std::function<void(std::mt19937 &, Words &)> makeInput;
+  std::function<void(const Words &, Words &)> model;
+};
+
+uint32_t bits(float x) { return isa::floatBits(x); }
+float flt(uint32_t b) { return isa::bitsToFloat(b); }
+
+/// A finite fp8 (E4M3) / bf8 (E5M2) code.
+uint8_t finiteCode(std::mt19937 &rng, bool bf8) {
+  for (;;) {
+    const uint8_t code = uint8_t(rng());
+    if (bf8 ? ((code & 0x7C) != 0x7C) : ((code & 0x7F) != 0x7F))
+      return code;
+  }
+}
+uint32_t packCodes(std::mt19937 &rng, bool bf8) {
+  uint32_t word = 0;
+  for (unsigned i = 0; i < 4; ++i)
+    word |= uint32_t(finiteCode(rng, bf8)) << (8 * i);
+  return word;
+}
+float randomFloat(std::mt19937 &rng, float lo, float hi) {
+  return std::uniform_real_distribution<float>(lo, hi)(rng);
+}
+uint32_t randomScales(std::mt19937 &rng) {
+  uint32_t word = 0;
+  for (unsigned i = 0; i < 4; ++i)
+    word |= uint32_t(120 + rng() % 15) << (8 * i);
+  return word;
+}
+
+/// Special f32 inputs of the conversions.
+const std::vector<float> &specialFloats() {
+  static const std::vector<float> values = [] {
+    std::vector<float> v = {0.0f, -0.0f, 1.0f, -1.0f, 448.0f, 464.0f,
+                            std::nextafter(464.0f, 1e9f), 480.0f, 500.0f, -464.0f,
+                            57344.0f, 61439.0f, 61440.0f, 65536.0f, 1e30f,
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(),
+                            std::ldexp(1.0f, -9), std::ldexp(1.0f, -10),
+                            std::ldexp(3.0f, -10), std::ldexp(1.0f, -16),
+                            std::ldexp(1.0f, -17), 1e-40f, 1.0625f, 1.1875f, 17.0f,
+                            1.125f, 1.375f, 0.3f, -5e-3f, 1.1f};
+    return v;
+  }();
+  return values;
+}
+
+/// Scale operands of the scaled conversions (only the exponent field matters).
+const std::vector<float> &specialScales() {
+  static const std::vector<float> values = {
+      1.0f, 2.0f, 3.0f, 0.25f, std::ldexp(1.0f, -10), std::ldexp(1.0f, 20),
+      isa::bitsToFloat(0x00400000u) /* exponent 0 */, std::ldexp(1.0f, 127),
+      std::numeric_limits<float>::infinity() /* exponent 255 */, 1.5f};
+  return values;
+}
+
+float conversionInput(std::mt19937 &rng, unsigned index) {
+  const auto &special = specialFloats();
+  if (index < special.size())
+    return special[index];
+  return randomFloat(rng, -600.0f, 600.0f) * std::ldexp(1.0f, int(rng() % 24) - 12);
+}
+
+void mfmaModel(const Words &in, Words &out, unsigned inPerLane, isa::MfmaShape shape,
+               unsigned cbsz, unsigned blgp, unsigned aRegs, unsigned bRegs, bool scaled,
+               unsigned selA, unsigned selB) {
+  static isa::MfmaOperandRegs a, b;
+  static isa::MfmaAccRegs c, d;
+  const unsigned accRegs = isa::mfmaAccRegCount(shape);
+  uint32_t scaleA[kLanes], scaleB[kLanes];
+  for (unsigned lane = 0; lane < kLanes; ++lane) {
+    const uint32_t *x = &in[lane * inPerLane];
+    for (unsigned r = 0; r < aRegs; ++r)
+      a[lane][r] = x[r];
+    for (unsigned r = 0; r < bRegs; ++r)
+      b[lane][r] = x[aRegs + r];
+    for (unsigned r = 0; r < accRegs; ++r)
+      c[lane][r] = flt(x[aRegs + bRegs + r]);
+    scaleA[lane] = scaled ? x[aRegs + bRegs + accRegs] : 0;
+    scaleB[lane] = scaled ? x[aRegs + bRegs + accRegs + 1] : 0;
+  }
+  isa::MfmaScaleOperands scales{scaleA, scaleB, selA, selB};
+  (void)isa::mfmaF8F6F4(shape, cbsz, blgp, a, b, c, scaled ? &scales : nullptr, d);
+  for (unsigned lane = 0; lane < kLanes; ++lane)
+    for (unsigned r = 0; r < accRegs; ++r)
+      out[lane * accRegs + r] = bits(d[lane][r]);
+}
+
+/// The LDS image and read-back of a global_load_lds kernel.
+void globalDmaModel(const Words &in, Words &out, isa::LdsDmaWidth width, unsigned outPerLane) {
+  std::vector<uint8_t> lds(1024);
+  for (size_t i = 0; i < lds.size(); i += 4)
+    std::memcpy(&lds[i], &kLdsFill, 4);
+  const uint8_t *data = reinterpret_cast<const uint8_t *>(in.data()) + kDataOffset;
+  for (unsigned lane = 0; lane < kLanes; ++lane) {
+    uint8_t laneBytes[16];
+    isa::ldsDmaLaneData(width, data + in[lane], laneBytes);
+    const int64_t address = isa::ldsDmaLaneAddress(0, 0, lane, width);
+    std::memcpy(&lds[size_t(address)], laneBytes, isa::ldsDmaLdsBytes(width));
+  }
+  const unsigned stride = isa::ldsDmaLaneStride(width);
+  for (unsigned lane = 0; lane < kLanes; ++lane)
+    std::memcpy(&out[lane * outPerLane], &lds[lane * stride], 4 * outPerLane);
+}
+
+void globalDmaInput(std::mt19937 &rng, Words &in, unsigned alignment) {
+  for (unsigned lane = 0; lane < kLanes; ++lane)
+    in[lane] = alignment * (rng() % ((kDataBytes - 16) / alignment));
+  for (size_t i = kDataOffset / 4; i < in.size(); ++i)
+    in[i] = rng();
+}
+
+void transposeModel(const Words &in, Words &out, isa::TransposeElement element) {
+  std::vector<uint8_t> lds(1024);
+  uint64_t address[kLanes], result[kLanes];
+  for (unsigned lane = 0; lane < kLanes; ++lane) {
+    std::memcpy(&lds[16 * lane], &in[lane * 5], 16);
+    address[lane] = in[lane * 5 + 4];
+  }
+  (void)isa::dsReadB64Transpose(element, lds.data(), lds.size(), address, ~uint64_t(0), result);
+  for (unsigned lane = 0; lane < kLanes; ++lane) {
+    out[2 * lane] = uint32_t(result[lane]);
+    out[2 * lane + 1] = uint32_t(result[lane] >> 32);
+  }
+}
+
+void transposeInput(std::mt19937 &rng, Words &in, unsigned pointersPerRow) {
+  for (unsigned lane = 0; lane < kLanes; ++lane) {
+    for (unsigned i = 0; i < 4; ++i)
+      in[lane * 5 + i] = rng();
+    // The canonical tile walk of reference 2.2 (row pitch 64 bytes), offset per group.
+    const unsigned t = lane % 16, group = lane / 16;
+    in[lane * 5 + 4] = (t / pointersPerRow) * 64 + 8 * (t % pointersPerRow) + 16 * group;
+  }
+}
+
+std::vector<SelfTestKernel> buildKernels() {
+  using isa::Fp8Kind;
+  std::vector<SelfTestKernel> k;
+  k.push_back({"st_mfma_scale_f8_f8_16x16x128", 22, 4, 0,
+               [](std::mt19937 &rng, Words &in) {
+                 for (unsigned l = 0; l < kLanes; ++l) {
+                   for (unsigned r = 0; r < 16; ++r)
+                     in[l * 22 + r] = packCodes(rng, false);
+                   for (unsigned r = 0; r < 4; ++r)
+                     in[l * 22 + 16 + r] = bits(randomFloat(rng, -100, 100));
+                   in[l * 22 + 20] = randomScales(rng);
+                   in[l * 22 + 21] = randomScales(rng);
+                 }
+               },
+               [](const Words &in, Words &out) {
+                 mfmaModel(in, out, 22, isa::MfmaShape::M16N16K128, 0, 0, 8, 8, true, 2, 1);
+               }});
+  k.push_back({"st_mfma_scale_f8_f4_16x16x128", 18, 4, 0,
+               [](std::mt19937 &rng, Words &in) {
+                 for (unsigned l = 0; l < kLanes; ++l) {
+                   for (unsigned r = 0; r < 8; ++r)
+                     in[l * 18 + r] = packCodes(rng, false);
+                   for (unsigned r = 8; r < 12; ++r)
+                     in[l * 18 + r] = rng();
+                   for (unsigned r = 12; r < 16; ++r)
+                     in[l * 18 + r] = bits(randomFloat(rng, -100, 100));
+                   in[l * 18 + 16] = randomScales(rng);
+                   in[l * 18 + 17] = randomScales(rng);
+                 }
+               },
+               [](const Words &in, Words &out) {
+                 mfmaModel(in, out, 18, isa::MfmaShape::M16N16K128, 0, 4, 8, 4, true, 0, 3);
+               }});
+  k.push_back({"st_mfma_f4_f4_16x16x128", 12, 4, 0,
+               [](std::mt19937 &rng, Words &in) {
+                 for (unsigned l = 0; l < kLanes; ++l) {
+                   for (unsigned r = 0; r < 8; ++r)
+                     in[l * 12 + r] = rng();
+                   for (unsigned r = 8; r < 12; ++r)
+                     in[l * 12 + r] = bits(randomFloat(rng, -10, 10));
+                 }
+               },
+               [](const Words &in, Words &out) {
+                 mfmaModel(in, out, 12, isa::MfmaShape::M16N16K128, 4, 4, 4, 4, false, 0, 0);
+               }});
+  k.push_back({"st_mfma_scale_bf8_f8_32x32x64", 34, 16, 0,
+               [](std::mt19937 &rng, Words &in) {
+                 for (unsigned l = 0; l < kLanes; ++l) {
+                   for (unsigned r = 0; r < 8; ++r)
+                     in[l * 34 + r] = packCodes(rng, true);
+                   for (unsigned r = 8; r < 16; ++r)
+                     in[l * 34 + r] = packCodes(rng, false);
+                   for (unsigned r = 16; r < 32; ++r)
+                     in[l * 34 + r] = bits(randomFloat(rng, -100, 100));
+                   in[l * 34 + 32] = randomScales(rng);
+                   in[l * 34 + 33] = randomScales(rng);
+                 }
+               },
+               [](const Words &in, Words &out) {
+                 mfmaModel(in, out, 34, isa::MfmaShape::M32N32K64, 1, 0, 8, 8, true, 0, 0);
+               }});
+  k.push_back({"st_mfma_16x16x32_fp8_bf8", 8, 4, 0,
+               [](std::mt19937 &rng, Words &in) {
+                 for (unsigned l = 0; l < kLanes; ++l) {
+                   in[l * 8 + 0] = packCodes(rng, false);
+                   in[l * 8 + 1] = packCodes(rng, false);
+                   in[l * 8 + 2] = packCodes(rng, true);
+                   in[l * 8 + 3] = packCodes(rng, true);
+                   for (unsigned r = 4; r < 8; ++r)
+                     in[l * 8 + r] = bits(randomFloat(rng, -100, 100));
+                 }
+               },
+               [](const Words &in, Words &out) {
+                 static isa::MfmaOperandRegs a, b;
+                 static isa::MfmaAccRegs c, d;
+                 for (unsigned l = 0; l < kLanes; ++l)
+                   for (unsigned r = 0; r < 4; ++r) {
+                     if (r < 2) {
+                       a[l][r] = in[l * 8 + r];
+                       b[l][r] = in[l * 8 + 2 + r];
+                     }
+                     c[l][r] = flt(in[l * 8 + 4 + r]);
+                   }
+                 isa::mfmaF32x16x16x32Fp8(Fp8Kind::E4M3, Fp8Kind::E5M2, a, b, c, d);
+                 for (unsigned l = 0; l < kLanes; ++l)
+                   for (unsigned r = 0; r < 4; ++r)
+                     out[l * 4 + r] = bits(d[l][r]);
+               }});
+  k.push_back({"st_mfma_16x16x32_bf16", 12, 4, 0,
+               [](std::mt19937 &rng, Words &in) {
+                 for (unsigned l = 0; l < kLanes; ++l) {
+                   for (unsigned r = 0; r < 8; ++r)
+                     in[l * 12 + r] = isa::cvtPkBf16F32(randomFloat(rng, -4, 4),
+                                                        randomFloat(rng, -4, 4));
+                   for (unsigned r = 8; r < 12; ++r)
+                     in[l * 12 + r] = bits(randomFloat(rng, -100, 100));
+                 }
+               },
+               [](const Words &in, Words &out) {
+                 static isa::MfmaOperandRegs a, b;
+                 static isa::MfmaAccRegs c, d;
+                 for (unsigned l = 0; l < kLanes; ++l)
+                   for (unsigned r = 0; r < 4; ++r) {
+                     a[l][r] = in[l * 12 + r];
+                     b[l][r] = in[l * 12 + 4 + r];
+                     c[l][r] = flt(in[l * 12 + 8 + r]);
+                   }
+                 isa::mfmaF32x16x16x32Half(isa::Half16Kind::Bf16, a, b, c, d);
+                 for (unsigned l = 0; l < kLanes; ++l)
+                   for (unsigned r = 0; r < 4; ++r)
+                     out[l * 4 + r] = bits(d[l][r]);
+               }});
+  k.push_back({"st_ds_read_tr8", 5, 2, 0,
+               [](std::mt19937 &rng, Words &in) { transposeInput(rng, in, 2); },
+               [](const Words &in, Words &out) {
+                 transposeModel(in, out, isa::TransposeElement::B8);
+               }});
+  k.push_back({"st_ds_read_tr16", 5, 2, 0,
+               [](std::mt19937 &rng, Words &in) { transposeInput(rng, in, 4); },
+               [](const Words &in, Words &out) {
+                 transposeModel(in, out, isa::TransposeElement::B16);
+               }});
+  const std::pair<const char *, isa::LdsDmaWidth> dmaKernels[] = {
+      {"st_global_load_lds_dwordx4", isa::LdsDmaWidth::Dwordx4},
+      {"st_global_load_lds_dwordx3", isa::LdsDmaWidth::Dwordx3},
+      {"st_global_load_lds_dword", isa::LdsDmaWidth::Dword},
+      {"st_global_load_lds_ushort", isa::LdsDmaWidth::UShort},
+      {"st_global_load_lds_ubyte", isa::LdsDmaWidth::UByte}};
+  for (auto [name, width] : dmaKernels) {
+    const unsigned outPerLane = isa::ldsDmaGlobalBytes(width) > 4 ? 4 : 1;
+    const unsigned alignment = std::min(4u, isa::ldsDmaGlobalBytes(width));
+    k.push_back({name, 1, outPerLane, kDataOffset - 4 * kLanes + kDataBytes,
+                 [alignment](std::mt19937 &rng, Words &in) {
+                   globalDmaInput(rng, in, alignment);
+                 },
+                 [width, outPerLane](const Words &in, Words &out) {
+                   globalDmaModel(in, out, width, outPerLane);
+                 }});
+  }
+  k.push_back({"st_buffer_load_lds_dword", 1, 1, kDataOffset - 4 * kLanes + kDataBytes,
+               [](std::mt19937 &rng, Words &in) {
+                 for (unsigned lane = 0; lane < kLanes; ++lane)
+                   in[lane] = lane < 48 ? 4 * lane : 4 * (rng() % 64); // some past 200 bytes
+                 for (size_t i = kDataOffset / 4; i < in.size(); ++i)
+                   in[i] = rng();
+               },
+               [](const Words &in, Words &out) {
+                 const uint8_t *data = reinterpret_cast<const uint8_t *>(in.data()) + kDataOffset;
+                 for (unsigned lane = 0; lane < kLanes; ++lane) {
+                   const uint32_t voffset = in[lane];
+                   uint32_t value = 0; // out of range: zero (UnknownChoices.h)
+                   if (voffset + 4 <= 200)
+                     std::memcpy(&value, data + voffset, 4);
+                   out[lane] = value;
+                 }
+               }});
+  k.push_back({"st_cvt_pk_f32_to_fp8_bf8", 3, 4, 0,
+               [](std::mt19937 &rng, Words &in) {
+                 for (unsigned l = 0; l < kLanes; ++l) {
+                   in[l * 3] = bits(conversionInput(rng, l));
+                   in[l * 3 + 1] = bits(conversionInput(rng, (l * 7 + 3) % kLanes));
+                   in[l * 3 + 2] = rng();
+                 }
+               },
+               [](const Words &in, Words &out) {
+                 for (unsigned l = 0; l < kLanes; ++l) {
+                   const float a = flt(in[l * 3]), b = flt(in[l * 3 + 1]);
+                   const uint32_t old = in[l * 3 + 2];
+                   out[l * 4 + 0] = isa::cvtPkF32ToFp8(Fp8Kind::E4M3, a, b, old, false);
+                   out[l * 4 + 1] = isa::cvtPkF32ToFp8(Fp8Kind::E4M3, a, b, old, true);
+                   out[l * 4 + 2] = isa::cvtPkF32ToFp8(Fp8Kind::E5M2, a, b, old, false);
+                   out[l * 4 + 3] = isa::cvtPkF32ToFp8(Fp8Kind::E5M2, a, b, old, true);
+                 }
+               }});
+  k.push_back({"st_cvt_sr_f32_to_fp8_bf8", 3, 8, 0,
+               [](std::mt19937 &rng, Words &in) {
+                 for (unsigned l = 0; l < kLanes; ++l) {
+                   in[l * 3] = bits(conversionInput(rng, l));
+                   in[l * 3 + 1] = l % 4 == 0 ? 0u : l % 4 == 1 ? ~0u : uint32_t(rng());
+                   in[l * 3 + 2] = rng();
+                 }
+               },
+               [](const Words &in, Words &out) {
+                 for (unsigned l = 0; l < kLanes; ++l)
+                   for (unsigned i = 0; i < 4; ++i) {
+                     out[l * 8 + i] = isa::cvtSrF32ToFp8(Fp8Kind::E4M3, flt(in[l * 3]),
+                                                         in[l * 3 + 1], in[l * 3 + 2], i);
+                     out[l * 8 + 4 + i] = isa::cvtSrF32ToFp8(Fp8Kind::E5M2, flt(in[l * 3]),
+                                                             in[l * 3 + 1], in[l * 3 + 2], i);
+                   }
+               }});
+  k.push_back({"st_cvt_fp8_bf8_to_f32", 1, 16, 0,
+               [](std::mt19937 &rng, Words &in) {
+                 // Every byte value appears in every position across the wave.
+                 for (unsigned l = 0; l < kLanes; ++l)
+                   in[l] = (4 * l) | ((4 * l + 1) << 8) | ((4 * l + 2) << 16) |
+                           ((4 * l + 3) << 24);
+                 (void)rng;
+               },
+               [](const Words &in, Words &out) {
+                 for (unsigned l = 0; l < kLanes; ++l) {
+                   float pair[2];
+                   for (unsigned i = 0; i < 4; ++i) {
+                     out[l * 16 + i] = bits(isa::cvtFp8ToF32(Fp8Kind::E4M3, in[l], i));
+                     out[l * 16 + 4 + i] = bits(isa::cvtFp8ToF32(Fp8Kind::E5M2, in[l], i));
+                   }
+                   for (unsigned w = 0; w < 2; ++w) {
+                     isa::cvtPkFp8ToF32(Fp8Kind::E4M3, in[l], w, pair);
+                     out[l * 16 + 8 + 2 * w] = bits(pair[0]);
+                     out[l * 16 + 9 + 2 * w] = bits(pair[1]);
+                     isa::cvtPkFp8ToF32(Fp8Kind::E5M2, in[l], w, pair);
+                     out[l * 16 + 12 + 2 * w] = bits(pair[0]);
+                     out[l * 16 + 13 + 2 * w] = bits(pair[1]);
+                   }
+                 }
+               }});
+  k.push_back({"st_cvt_scalef32", 6, 28, 0,
+               [](std::mt19937 &rng, Words &in) {
+                 const auto &scales = specialScales();
+                 for (unsigned l = 0; l < kLanes; ++l) {
+                   in[l * 6] = bits(conversionInput(rng, l));
+                   in[l * 6 + 1] = bits(conversionInput(rng, (l * 5 + 1) % kLanes));
+                   in[l * 6 + 2] = bits(scales[l % scales.size()]);
+                   in[l * 6 + 3] = rng();
+                   in[l * 6 + 4] = rng();
+                   in[l * 6 + 5] = rng();
+                 }
+               },
+               [](const Words &in, Words &out) {
+                 for (unsigned l = 0; l < kLanes; ++l) {
+                   const uint32_t *x = &in[l * 6];
+                   uint32_t *o = &out[l * 28];
+                   const float a = flt(x[0]), b = flt(x[1]), s = flt(x[2]);
+                   float pair[2];
+                   for (unsigned w = 0; w < 2; ++w) {
+                     o[w] = isa::cvtScalef32PkF32ToFp8(Fp8Kind::E4M3, a, b, s, x[3], w);
+                     o[2 + w] = isa::cvtScalef32PkF32ToFp8(Fp8Kind::E5M2, a, b, s, x[3], w);
+                     isa::cvtScalef32PkFp8ToF32(Fp8Kind::E4M3, x[4], s, w, pair);
+                     o[4 + 2 * w] = bits(pair[0]);
+                     o[5 + 2 * w] = bits(pair[1]);
+                     isa::cvtScalef32PkFp8ToF32(Fp8Kind::E5M2, x[4], s, w, pair);
+                     o[8 + 2 * w] = bits(pair[0]);
+                     o[9 + 2 * w] = bits(pair[1]);
+                   }
+                   for (unsigned i = 0; i < 4; ++i) {
+                     o[12 + i] = bits(isa::cvtScalef32Fp8ToF32(Fp8Kind::E4M3, x[4], s, i));
+                     o[16 + i] = bits(isa::cvtScalef32Fp8ToF32(Fp8Kind::E5M2, x[4], s, i));
+                     o[20 + i] = isa::cvtScalef32SrF32ToFp8(Fp8Kind::E4M3, a, x[5], s, x[4], i);
+                     o[24 + i] = isa::cvtScalef32SrF32ToFp8(Fp8Kind::E5M2, a, x[5], s, x[4], i);
+                   }
+                 }
+               }});
+  k.push_back({"st_permlane_swap", 2, 4, 0,
+               [](std::mt19937 &rng, Words &in) {
+                 for (auto &word : in)
+                   word = rng();
+               },
+               [](const Words &in, Words &out) {
+                 uint32_t x[kLanes], y[kLanes];
+                 for (bool rows32 : {false, true}) {
+                   for (unsigned l = 0; l < kLanes; ++l) {
+                     x[l] = in[l * 2];
+                     y[l] = in[l * 2 + 1];
+                   }
+                   if (rows32)
+                     (void)isa::permlane32Swap(x, y, ~uint64_t(0));
+                   else
+                     (void)isa::permlane16Swap(x, y, ~uint64_t(0));
+                   for (unsigned l = 0; l < kLanes; ++l) {
+                     out[l * 4 + (rows32 ? 2 : 0)] = x[l];
+                     out[l * 4 + (rows32 ? 3 : 1)] = y[l];
+                   }
+                 }
+               }});
+  return k;
+}
+
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+} // namespace
+
+uint64_t SelfTestSummary::totalMismatches() const {
+  uint64_t total = 0;
+  for (const SelfTestKernelResult &k : kernels)
+    total += k.mismatches;
+  return total;
+}
+
+std::vector<std::string> mla::rt::hardwareSelfTestKernels() {
+  std::vector<std::string> names;
+  for (const SelfTestKernel &k : buildKernels())
+    names.push_back(k.name);
+  return names;
+}
+
+llvm::Expected<SelfTestSummary> mla::rt::runHardwareSelfTest(Device &device,
+                                                             llvm::raw_ostream &log,
+                                                             unsigned maxPrintedPerKernel) {
+  auto code = CodeObject::loadFromMemory(
+      llvm::ArrayRef<uint8_t>(mlaSelfTestCodeObject, mlaSelfTestCodeObject_size),
+      "<hardware self-test kernels>");
+  if (!code)
+    return code.takeError();
+  SelfTestSummary summary;
+  std::mt19937 rng(20251129);
+  for (const SelfTestKernel &kernel : buildKernels()) {
+    Words input(kLanes * kernel.inPerLane + kernel.extraInputBytes / 4);
+    Words expected(kLanes * kernel.outPerLane), output(expected.size(), 0xDEADBEEFu);
+    kernel.makeInput(rng, input);
+    kernel.model(input, expected);
+
+    auto in = device.alloc(4 * input.size());
+    if (!in)
+      return in.takeError();
+    auto out = device.alloc(4 * output.size());
+    if (!out)
+      return out.takeError();
+    if (llvm::Error e = device.copyTo(*in, input.data(), 4 * input.size()))
+      return std::move(e);
+    if (llvm::Error e = device.copyTo(*out, output.data(), 4 * output.size()))
+      return std::move(e);
+    if (llvm::Error e = device.launch(**code, kernel.name, Dim3{1, 1, 1}, Dim3{kLanes, 1, 1},
+                                      {KernelArg::pointer(*in), KernelArg::pointer(*out)}))
+      return makeError(llvm::Twine("self-test kernel ") + kernel.name + ": " +
+                       llvm::toString(std::move(e)));
+    if (llvm::Error e = device.synchronize())
+      return std::move(e);
+    if (llvm::Error e = device.copyFrom(output.data(), *out, 4 * output.size()))
+      return std::move(e);
+    (void)device.free(*in);
+    (void)device.free(*out);
+
+    SelfTestKernelResult result;
+    result.kernel = kernel.name;
+    result.dwordsCompared = output.size();
+    for (size_t i = 0; i < output.size(); ++i) {
+      if (output[i] == expected[i])
+        continue;
+      if (result.mismatches++ < maxPrintedPerKernel)
+        log << "  " << kernel.name << ": lane " << i / kernel.outPerLane << " dword "
+            << i % kernel.outPerLane << ": device 0x" << llvm::format_hex_no_prefix(output[i], 8)
+            << " (" << flt(output[i]) << "), emulator model 0x"
+            << llvm::format_hex_no_prefix(expected[i], 8) << " (" << flt(expected[i]) << ")\n";
+    }
+    log << (result.mismatches ? "DIFF " : "ok   ") << kernel.name << ": " << result.mismatches
+        << " of " << result.dwordsCompared << " dwords differ\n";
+    summary.kernels.push_back(result);
+  }
+  return summary;
+}

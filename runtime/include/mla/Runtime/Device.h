@@ -1,0 +1,129 @@
+//===- Device.h - Devices that run code objects -------------------*- C++ -*-===//
+//
+// A Device allocates device memory, copies to and from it and launches
+// kernels of a CodeObject. Two implementations: the built-in gfx950 emulator
+// ("emu") and HIP ("hip", libamdhip64.so loaded with dlopen at run time).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MLA_RUNTIME_DEVICE_H
+#define MLA_RUNTIME_DEVICE_H
+
+#include "mla/Runtime/CodeObject.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mla::rt {
+
+/// A device allocation. `address` is the device address a kernel uses.
+struct Buffer {
+  uint64_t address = 0;
+  uint64_t size = 0;
+};
+
+/// Grid or block extent (x fastest).
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+};
+
+/// A typed kernel argument, matched against the metadata's explicit argument
+/// at the same position (kind and size are checked).
+struct KernelArg {
+  enum class Kind : uint8_t { Pointer, I32, U32, I64, U64, F32 };
+  Kind kind = Kind::U32;
+  uint64_t bits = 0; ///< Value bits (f32 as its IEEE bits).
+
+  static KernelArg pointer(const Buffer &b) { return {Kind::Pointer, b.address}; }
+  static KernelArg pointer(uint64_t address) { return {Kind::Pointer, address}; }
+  static KernelArg i32(int32_t v) { return {Kind::I32, uint64_t(uint32_t(v))}; }
+  static KernelArg u32(uint32_t v) { return {Kind::U32, v}; }
+  static KernelArg i64(int64_t v) { return {Kind::I64, uint64_t(v)}; }
+  static KernelArg u64(uint64_t v) { return {Kind::U64, v}; }
+  static KernelArg f32(float v);
+  unsigned size() const { return kind == Kind::Pointer || kind == Kind::I64 || kind == Kind::U64 ? 8 : 4; }
+  const char *kindName() const;
+};
+
+/// Instruction counts of one launch, by class (SALU, VALU, MFMA, DS, VMEM,
+/// DMA, SMEM, branch, wait, other). Filled by the emulator only.
+struct LaunchStats {
+  static constexpr unsigned kNumClasses = 10;
+  static const char *className(unsigned c);
+  struct Wave {
+    uint32_t workgroup[3];
+    uint32_t wave;
+    std::array<uint64_t, kNumClasses> counts;
+  };
+  std::array<uint64_t, kNumClasses> total{};
+  std::vector<Wave> waves;
+  uint64_t workgroups = 0;
+  double seconds = 0;
+  uint64_t instructions() const;
+};
+
+/// Packs typed \p args into the explicit part of \p kernel's kernarg segment,
+/// checking count, kind and size against the metadata.
+llvm::Expected<std::vector<uint8_t>> packKernelArgs(const KernelInfo &kernel,
+                                                    llvm::ArrayRef<KernelArg> args);
+
+/// Builds the whole kernarg segment: the caller's explicit bytes (which must
+/// be at least as long as the explicit arguments' extent) followed by the
+/// hidden arguments filled from \p grid / \p block.
+llvm::Expected<std::vector<uint8_t>> buildKernargSegment(const KernelInfo &kernel,
+                                                         llvm::ArrayRef<uint8_t> explicitArgs,
+                                                         Dim3 grid, Dim3 block,
+                                                         uint64_t sharedApertureBase = 0,
+                                                         uint64_t privateApertureBase = 0);
+
+/// Checks a launch geometry against the kernel (block size vs
+/// max_flat_workgroup_size, non-zero extents).
+llvm::Error validateLaunch(const KernelInfo &kernel, Dim3 grid, Dim3 block);
+
+/// A device.
+class Device {
+public:
+  virtual ~Device();
+
+  /// Opens "emu", "hip" or "auto". \p note, when given, receives a sentence
+  /// saying which device was chosen and why (e.g. why HIP was not used).
+  static llvm::Expected<std::unique_ptr<Device>> open(llvm::StringRef which,
+                                                       std::string *note = nullptr);
+  /// The emulator device.
+  static std::unique_ptr<Device> openEmulator();
+  /// The HIP device, loading \p library ("libamdhip64.so" if empty; the
+  /// MLA_HIP_LIBRARY environment variable overrides the default).
+  static llvm::Expected<std::unique_ptr<Device>> openHip(llvm::StringRef library = "");
+
+  /// "emu" or "hip".
+  virtual llvm::StringRef kind() const = 0;
+  /// A human-readable description (agent name...).
+  virtual std::string description() const = 0;
+
+  virtual llvm::Expected<Buffer> alloc(uint64_t bytes) = 0;
+  virtual llvm::Error free(Buffer buffer) = 0;
+  /// Copies host -> device at \p offset bytes into \p dst.
+  virtual llvm::Error copyTo(Buffer dst, const void *src, uint64_t bytes, uint64_t offset = 0) = 0;
+  /// Copies device -> host.
+  virtual llvm::Error copyFrom(void *dst, Buffer src, uint64_t bytes, uint64_t offset = 0) = 0;
+
+  /// Launches \p kernelName with typed arguments.
+  llvm::Error launch(const CodeObject &code, llvm::StringRef kernelName, Dim3 grid, Dim3 block,
+                     llvm::ArrayRef<KernelArg> args, LaunchStats *stats = nullptr);
+  /// Launches with a caller-laid-out blob of the explicit arguments.
+  virtual llvm::Error launchRaw(const CodeObject &code, llvm::StringRef kernelName, Dim3 grid,
+                                Dim3 block, llvm::ArrayRef<uint8_t> explicitArgs,
+                                LaunchStats *stats = nullptr) = 0;
+  /// Waits for all launched work (the emulator runs launches synchronously).
+  virtual llvm::Error synchronize() = 0;
+};
+
+} // namespace mla::rt
+
+#endif // MLA_RUNTIME_DEVICE_H

@@ -1,0 +1,497 @@
+//===- CodeObject.cpp - AMDGPU code object loader -------------------------===//
+#include "mla/Runtime/CodeObject.h"
+
+#include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Object/ELF.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <atomic>
+#include <cstring>
+#include <map>
+#include <optional>
+
+using namespace llvm;
+using namespace mla::rt;
+
+namespace {
+/// Largest loaded image accepted: protects against absurd program headers.
+constexpr uint64_t kMaxImageSize = uint64_t(1) << 30;
+
+Error makeError(const Twine &msg) {
+  return createStringError(inconvertibleErrorCode(), msg);
+}
+
+ArgKind classifyValueKind(StringRef kind) {
+  return StringSwitch<ArgKind>(kind)
+      .Case("by_value", ArgKind::ByValue)
+      .Case("global_buffer", ArgKind::GlobalBuffer)
+      .Case("dynamic_shared_pointer", ArgKind::DynamicSharedPointer)
+      .Case("hidden_block_count_x", ArgKind::HiddenBlockCountX)
+      .Case("hidden_block_count_y", ArgKind::HiddenBlockCountY)
+      .Case("hidden_block_count_z", ArgKind::HiddenBlockCountZ)
+      .Case("hidden_group_size_x", ArgKind::HiddenGroupSizeX)
+      .Case("hidden_group_size_y", ArgKind::HiddenGroupSizeY)
+      .Case("hidden_group_size_z", ArgKind::HiddenGroupSizeZ)
+      .Case("hidden_remainder_x", ArgKind::HiddenRemainderX)
+      .Case("hidden_remainder_y", ArgKind::HiddenRemainderY)
+      .Case("hidden_remainder_z", ArgKind::HiddenRemainderZ)
+      .Case("hidden_global_offset_x", ArgKind::HiddenGlobalOffsetX)
+      .Case("hidden_global_offset_y", ArgKind::HiddenGlobalOffsetY)
+      .Case("hidden_global_offset_z", ArgKind::HiddenGlobalOffsetZ)
+      .Case("hidden_grid_dims", ArgKind::HiddenGridDims)
+      .Case("hidden_dynamic_lds_size", ArgKind::HiddenDynamicLdsSize)
+      .Case("hidden_private_base", ArgKind::HiddenPrivateBase)
+      .Case("hidden_shared_base", ArgKind::HiddenSharedBase)
+      .Case("hidden_queue_ptr", ArgKind::HiddenQueuePtr)
+      .Default(kind.starts_with("hidden_") ? ArgKind::HiddenOther : ArgKind::Unsupported);
+}
+
+/// A msgpack value. The metadata note is untrusted input, so it is parsed by
+/// this small bounds-checked reader rather than llvm::msgpack::Document, which
+/// trusts its input (a fuzzed note crashed it).
+struct MsgNode {
+  enum class Kind : uint8_t { Nil, Bool, Int, UInt, Float, Str, Bin, Array, Map } kind = Kind::Nil;
+  int64_t i = 0;
+  uint64_t u = 0;
+  double f = 0;
+  bool b = false;
+  StringRef str;
+  std::vector<MsgNode> items; // array elements, or map keys and values alternating
+
+  const MsgNode *lookup(StringRef key) const {
+    for (size_t k = 0; k + 1 < items.size(); k += 2)
+      if (items[k].kind == Kind::Str && items[k].str == key)
+        return &items[k + 1];
+    return nullptr;
+  }
+};
+
+class MsgReader {
+public:
+  MsgReader(const uint8_t *p, size_t n) : p_(p), end_(p + n) {}
+  Error read(MsgNode &out, unsigned depth = 0) {
+    if (depth > 32)
+      return makeError("msgpack nesting deeper than 32");
+    uint8_t t;
+    if (Error e = byte(t))
+      return e;
+    using K = MsgNode::Kind;
+    if (t <= 0x7f) { out.kind = K::UInt; out.u = t; return Error::success(); }
+    if (t >= 0xe0) { out.kind = K::Int; out.i = int8_t(t); return Error::success(); }
+    if ((t & 0xf0) == 0x80) return container(out, K::Map, t & 15, depth);
+    if ((t & 0xf0) == 0x90) return container(out, K::Array, t & 15, depth);
+    if ((t & 0xe0) == 0xa0) return string(out, K::Str, t & 31);
+    uint64_t n;
+    switch (t) {
+    case 0xc0: out.kind = K::Nil; return Error::success();
+    case 0xc2: case 0xc3: out.kind = K::Bool; out.b = t == 0xc3; return Error::success();
+    case 0xc4: case 0xc5: case 0xc6:
+      if (Error e = uint(1u << (t - 0xc4), n)) return e;
+      return string(out, K::Bin, n);
+    case 0xca: case 0xcb: {
+      unsigned w = t == 0xca ? 4 : 8;
+      if (Error e = uint(w, n)) return e;
+      out.kind = K::Float;
+      if (w == 4) { uint32_t v = uint32_t(n); float fl; std::memcpy(&fl, &v, 4); out.f = fl; }
+      else std::memcpy(&out.f, &n, 8);
+      return Error::success();
+    }
+    case 0xcc: case 0xcd: case 0xce: case 0xcf:
+      out.kind = K::UInt;
+      return uint(1u << (t - 0xcc), out.u);
+    case 0xd0: case 0xd1: case 0xd2: case 0xd3: {
+      unsigned w = 1u << (t - 0xd0);
+      if (Error e = uint(w, n)) return e;
+      out.kind = K::Int;
+      out.i = w == 8 ? int64_t(n) : int64_t(n << (64 - 8 * w)) >> (64 - 8 * w);
+      return Error::success();
+    }
+    case 0xd9: case 0xda: case 0xdb:
+      if (Error e = uint(1u << (t - 0xd9), n)) return e;
+      return string(out, K::Str, n);
+    case 0xdc: case 0xdd:
+      if (Error e = uint(t == 0xdc ? 2 : 4, n)) return e;
+      return container(out, K::Array, n, depth);
+    case 0xde: case 0xdf:
+      if (Error e = uint(t == 0xde ? 2 : 4, n)) return e;
+      return container(out, K::Map, n, depth);
+    default:
+      return makeError("unsupported msgpack type byte 0x" + Twine::utohexstr(t));
+    }
+  }
+  bool atEnd() const { return p_ == end_; }
+
+private:
+  Error byte(uint8_t &b) {
+    if (p_ == end_)
+      return makeError("msgpack data ends early");
+    b = *p_++;
+    return Error::success();
+  }
+  Error uint(unsigned width, uint64_t &v) {
+    if (size_t(end_ - p_) < width)
+      return makeError("msgpack data ends early");
+    v = 0;
+    for (unsigned k = 0; k < width; ++k)
+      v = (v << 8) | *p_++;
+    return Error::success();
+  }
+  Error string(MsgNode &out, MsgNode::Kind kind, uint64_t n) {
+    if (uint64_t(end_ - p_) < n)
+      return makeError("msgpack string runs past the end of the note");
+    out.kind = kind;
+    out.str = StringRef(reinterpret_cast<const char *>(p_), n);
+    p_ += n;
+    return Error::success();
+  }
+  Error container(MsgNode &out, MsgNode::Kind kind, uint64_t n, unsigned depth) {
+    uint64_t elems = kind == MsgNode::Kind::Map ? 2 * n : n;
+    if (elems > uint64_t(end_ - p_)) // every element takes at least one byte
+      return makeError("msgpack container larger than the note");
+    out.kind = kind;
+    out.items.resize(elems);
+    for (MsgNode &item : out.items)
+      if (Error e = read(item, depth + 1))
+        return e;
+    return Error::success();
+  }
+  const uint8_t *p_, *end_;
+};
+
+/// Typed field access that names the field and place on every mismatch.
+class MetadataReader {
+public:
+  explicit MetadataReader(std::string where) : where_(std::move(where)) {}
+
+  Expected<uint64_t> getUInt(const MsgNode &map, StringRef key, bool required,
+                             uint64_t dflt = 0) const {
+    const MsgNode *node = map.lookup(key);
+    if (!node) {
+      if (required)
+        return makeError(where_ + ": missing field '" + key + "'");
+      return dflt;
+    }
+    if (node->kind == MsgNode::Kind::UInt)
+      return node->u;
+    if (node->kind == MsgNode::Kind::Int && node->i >= 0)
+      return uint64_t(node->i);
+    return makeError(where_ + ": field '" + key + "' is not an unsigned integer");
+  }
+
+  Expected<std::string> getString(const MsgNode &map, StringRef key, bool required) const {
+    const MsgNode *node = map.lookup(key);
+    if (!node) {
+      if (required)
+        return makeError(where_ + ": missing field '" + key + "'");
+      return std::string();
+    }
+    if (node->kind != MsgNode::Kind::Str)
+      return makeError(where_ + ": field '" + key + "' is not a string");
+    return node->str.str();
+  }
+
+  Expected<bool> getBool(const MsgNode &map, StringRef key) const {
+    const MsgNode *node = map.lookup(key);
+    if (!node)
+      return false;
+    if (node->kind != MsgNode::Kind::Bool)
+      return makeError(where_ + ": field '" + key + "' is not a boolean");
+    return node->b;
+  }
+
+private:
+  std::string where_;
+};
+
+Error checkedU32(Expected<uint64_t> v, uint32_t &out, StringRef what) {
+  if (!v)
+    return v.takeError();
+  if (*v > UINT32_MAX)
+    return makeError(Twine(what) + " does not fit in 32 bits");
+  out = uint32_t(*v);
+  return Error::success();
+}
+
+Expected<KernelInfo> parseKernelMetadata(const MsgNode &map, unsigned index) {
+  if (map.kind != MsgNode::Kind::Map)
+    return makeError("amdhsa.kernels[" + Twine(index) + "] is not a map");
+  KernelInfo info;
+  MetadataReader r("amdhsa.kernels[" + std::to_string(index) + "]");
+  auto name = r.getString(map, ".name", true);
+  if (!name)
+    return name.takeError();
+  info.name = *name;
+  MetadataReader k("kernel '" + info.name + "'");
+  auto sym = k.getString(map, ".symbol", true);
+  if (!sym)
+    return sym.takeError();
+  info.symbolName = *sym;
+  if (Error e = checkedU32(k.getUInt(map, ".kernarg_segment_size", true), info.kernargSegmentSize,
+                           "kernel '" + info.name + "': .kernarg_segment_size"))
+    return std::move(e);
+  if (Error e = checkedU32(k.getUInt(map, ".kernarg_segment_align", true),
+                           info.kernargSegmentAlign, ".kernarg_segment_align"))
+    return std::move(e);
+  if (Error e = checkedU32(k.getUInt(map, ".group_segment_fixed_size", true),
+                           info.groupSegmentFixedSize, ".group_segment_fixed_size"))
+    return std::move(e);
+  if (Error e = checkedU32(k.getUInt(map, ".private_segment_fixed_size", true),
+                           info.privateSegmentFixedSize, ".private_segment_fixed_size"))
+    return std::move(e);
+  if (Error e = checkedU32(k.getUInt(map, ".sgpr_count", true), info.sgprCount, ".sgpr_count"))
+    return std::move(e);
+  if (Error e = checkedU32(k.getUInt(map, ".vgpr_count", true), info.vgprCount, ".vgpr_count"))
+    return std::move(e);
+  if (Error e = checkedU32(k.getUInt(map, ".agpr_count", false), info.agprCount, ".agpr_count"))
+    return std::move(e);
+  if (Error e = checkedU32(k.getUInt(map, ".wavefront_size", true), info.wavefrontSize,
+                           ".wavefront_size"))
+    return std::move(e);
+  if (Error e = checkedU32(k.getUInt(map, ".max_flat_workgroup_size", false, 1024),
+                           info.maxFlatWorkgroupSize, ".max_flat_workgroup_size"))
+    return std::move(e);
+  auto dyn = k.getBool(map, ".uses_dynamic_stack");
+  if (!dyn)
+    return dyn.takeError();
+  info.usesDynamicStack = *dyn;
+
+  if (const MsgNode *argsNode = map.lookup(".args")) {
+    if (argsNode->kind != MsgNode::Kind::Array)
+      return makeError("kernel '" + info.name + "': .args is not an array");
+    unsigned argIndex = 0;
+    for (const MsgNode &argMap : argsNode->items) {
+      std::string where = "kernel '" + info.name + "' argument " + std::to_string(argIndex);
+      if (argMap.kind != MsgNode::Kind::Map)
+        return makeError(where + " is not a map");
+      MetadataReader a(where);
+      KernelArgInfo arg;
+      auto argName = a.getString(argMap, ".name", false);
+      if (!argName)
+        return argName.takeError();
+      arg.name = *argName;
+      auto kind = a.getString(argMap, ".value_kind", true);
+      if (!kind)
+        return kind.takeError();
+      arg.valueKindName = *kind;
+      arg.kind = classifyValueKind(arg.valueKindName);
+      if (Error e = checkedU32(a.getUInt(argMap, ".offset", true), arg.offset, where + " .offset"))
+        return std::move(e);
+      if (Error e = checkedU32(a.getUInt(argMap, ".size", true), arg.size, where + " .size"))
+        return std::move(e);
+      auto as = a.getString(argMap, ".address_space", false);
+      if (!as)
+        return as.takeError();
+      arg.addressSpace = *as;
+      if (arg.size == 0 && arg.kind != ArgKind::HiddenOther)
+        return makeError(where + " has size 0");
+      if (uint64_t(arg.offset) + arg.size > info.kernargSegmentSize)
+        return makeError(where + " (offset " + Twine(arg.offset) + ", size " + Twine(arg.size) +
+                         ") lies outside the kernarg segment of " +
+                         Twine(info.kernargSegmentSize) + " bytes");
+      info.args.push_back(std::move(arg));
+      ++argIndex;
+    }
+  }
+  return info;
+}
+
+std::atomic<uint64_t> nextCodeObjectId{1};
+} // namespace
+
+std::vector<const KernelArgInfo *> KernelInfo::explicitArgs() const {
+  std::vector<const KernelArgInfo *> out;
+  for (const KernelArgInfo &a : args)
+    if (!a.isHidden())
+      out.push_back(&a);
+  return out;
+}
+
+Expected<std::unique_ptr<CodeObject>> CodeObject::loadFile(StringRef path) {
+  auto buf = MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return makeError("cannot read code object '" + path + "': " + buf.getError().message());
+  ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>((*buf)->getBufferStart()),
+                          (*buf)->getBufferSize());
+  return loadFromMemory(bytes, path);
+}
+
+Expected<std::unique_ptr<CodeObject>> CodeObject::loadFromMemory(ArrayRef<uint8_t> bytes,
+                                                                 StringRef description) {
+  std::unique_ptr<CodeObject> co(new CodeObject());
+  co->description_ = description.str();
+  co->id_ = nextCodeObjectId++;
+  co->file_.assign(bytes.begin(), bytes.end());
+  if (Error e = co->parse(bytes))
+    return makeError("invalid code object '" + description + "': " + toString(std::move(e)));
+  return std::move(co);
+}
+
+Expected<const KernelInfo &> CodeObject::getKernel(StringRef name) const {
+  for (const KernelInfo &k : kernels_)
+    if (k.name == name)
+      return k;
+  std::string names;
+  for (const KernelInfo &k : kernels_)
+    names += (names.empty() ? "" : ", ") + k.name;
+  return makeError("no kernel named '" + name + "' in '" + description_ + "' (kernels: " +
+                   (names.empty() ? "none" : names) + ")");
+}
+
+Expected<ArrayRef<uint8_t>> CodeObject::bytesAt(uint64_t address, uint64_t size) const {
+  if (address > image_.size() || size > image_.size() - address)
+    return makeError("address range [" + Twine::utohexstr(address) + ", +" + Twine(size) +
+                     ") is outside the loaded image of " + Twine(image_.size()) + " bytes");
+  return ArrayRef<uint8_t>(image_.data() + address, size);
+}
+
+Error CodeObject::parse(ArrayRef<uint8_t> bytes) {
+  using ELFT = object::ELF64LE;
+  if (bytes.size() < 4 || std::memcmp(bytes.data(), "\x7f" "ELF", 4) != 0)
+    return makeError("not an ELF file");
+  if (bytes.size() < sizeof(ELFT::Ehdr))
+    return makeError("truncated ELF header (" + Twine(bytes.size()) + " bytes)");
+  if (bytes[ELF::EI_CLASS] != ELF::ELFCLASS64)
+    return makeError("not a 64-bit ELF file");
+  if (bytes[ELF::EI_DATA] != ELF::ELFDATA2LSB)
+    return makeError("not a little-endian ELF file");
+  StringRef data(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+  auto elfOrErr = object::ELFFile<ELFT>::create(data);
+  if (!elfOrErr)
+    return elfOrErr.takeError();
+  const object::ELFFile<ELFT> &elf = *elfOrErr;
+  if (elf.getHeader().e_machine != ELF::EM_AMDGPU)
+    return makeError("ELF machine is " + Twine(elf.getHeader().e_machine) +
+                     ", not EM_AMDGPU (" + Twine(unsigned(ELF::EM_AMDGPU)) + ")");
+
+  // Lay the PT_LOAD segments out at their virtual addresses.
+  auto phdrs = elf.program_headers();
+  if (!phdrs)
+    return phdrs.takeError();
+  uint64_t imageSize = 0;
+  for (const auto &ph : *phdrs) {
+    if (ph.p_type != ELF::PT_LOAD)
+      continue;
+    if (ph.p_filesz > ph.p_memsz)
+      return makeError("PT_LOAD segment has p_filesz > p_memsz");
+    if (ph.p_vaddr > kMaxImageSize || ph.p_memsz > kMaxImageSize - ph.p_vaddr)
+      return makeError("PT_LOAD segment at 0x" + Twine::utohexstr(ph.p_vaddr) +
+                       " is too large or too far out");
+    if (ph.p_offset > bytes.size() || ph.p_filesz > bytes.size() - ph.p_offset)
+      return makeError("PT_LOAD segment extends past the end of the file (truncated?)");
+    imageSize = std::max<uint64_t>(imageSize, ph.p_vaddr + ph.p_memsz);
+  }
+  if (imageSize == 0)
+    return makeError("no PT_LOAD segments");
+  image_.assign(imageSize, 0);
+  for (const auto &ph : *phdrs)
+    if (ph.p_type == ELF::PT_LOAD)
+      std::memcpy(image_.data() + ph.p_vaddr, bytes.data() + ph.p_offset, ph.p_filesz);
+
+  // The metadata note.
+  auto sections = elf.sections();
+  if (!sections)
+    return sections.takeError();
+  std::optional<MsgNode> doc;
+  for (const auto &sh : *sections) {
+    if (sh.sh_type != ELF::SHT_NOTE)
+      continue;
+    Error err = Error::success();
+    for (const auto &note : elf.notes(sh, err)) {
+      if (note.getName() != "AMDGPU" || note.getType() != ELF::NT_AMDGPU_METADATA)
+        continue;
+      ArrayRef<uint8_t> desc = note.getDesc(sh.sh_addralign);
+      doc.emplace();
+      MsgReader reader(desc.data(), desc.size());
+      if (Error e = reader.read(*doc))
+        return makeError("the NT_AMDGPU_METADATA note is not valid msgpack: " +
+                         toString(std::move(e)));
+    }
+    if (err)
+      return err;
+  }
+  if (!doc)
+    return makeError("no NT_AMDGPU_METADATA note (AMDGPU code object v3+ metadata missing)");
+  const MsgNode &rootMap = *doc;
+  if (rootMap.kind != MsgNode::Kind::Map)
+    return makeError("metadata root is not a map");
+  MetadataReader top("metadata");
+  auto target = top.getString(rootMap, "amdhsa.target", false);
+  if (!target)
+    return target.takeError();
+  target_ = *target;
+  const MsgNode *kernelsNode = rootMap.lookup("amdhsa.kernels");
+  if (!kernelsNode)
+    return makeError("metadata has no 'amdhsa.kernels'");
+  if (kernelsNode->kind != MsgNode::Kind::Array)
+    return makeError("'amdhsa.kernels' is not an array");
+
+  // Symbols: find each kernel's descriptor and function.
+  std::map<std::string, std::pair<uint64_t, uint64_t>> symbols; // name -> (value, size)
+  for (const auto &sh : *sections) {
+    if (sh.sh_type != ELF::SHT_SYMTAB && sh.sh_type != ELF::SHT_DYNSYM)
+      continue;
+    auto syms = elf.symbols(&sh);
+    if (!syms)
+      return syms.takeError();
+    auto strtab = elf.getStringTableForSymtab(sh);
+    if (!strtab)
+      return strtab.takeError();
+    for (const auto &sym : *syms) {
+      auto name = sym.getName(*strtab);
+      if (!name)
+        return name.takeError();
+      if (!name->empty())
+        symbols[name->str()] = {sym.st_value, sym.st_size};
+    }
+  }
+
+  unsigned index = 0;
+  for (const MsgNode &kn : kernelsNode->items) {
+    auto info = parseKernelMetadata(kn, index++);
+    if (!info)
+      return info.takeError();
+    auto kd = symbols.find(info->symbolName);
+    if (kd == symbols.end())
+      return makeError("kernel '" + info->name + "': descriptor symbol '" + info->symbolName +
+                       "' not found");
+    info->descriptorAddress = kd->second.first;
+    auto kdBytes = bytesAt(info->descriptorAddress, 64);
+    if (!kdBytes)
+      return makeError("kernel '" + info->name + "': descriptor: " +
+                       toString(kdBytes.takeError()));
+    const uint8_t *p = kdBytes->data();
+    auto rd32 = [&](unsigned off) { uint32_t v; std::memcpy(&v, p + off, 4); return v; };
+    KernelDescriptor &d = info->descriptor;
+    d.groupSegmentFixedSize = rd32(0);
+    d.privateSegmentFixedSize = rd32(4);
+    d.kernargSize = rd32(8);
+    std::memcpy(&d.kernelCodeEntryByteOffset, p + 16, 8);
+    d.computePgmRsrc3 = rd32(44);
+    d.computePgmRsrc1 = rd32(48);
+    d.computePgmRsrc2 = rd32(52);
+    std::memcpy(&d.kernelCodeProperties, p + 56, 2);
+    std::memcpy(&d.kernargPreload, p + 58, 2);
+    int64_t entry = int64_t(info->descriptorAddress) + d.kernelCodeEntryByteOffset;
+    if (entry < 0 || uint64_t(entry) >= image_.size() || (entry & 3))
+      return makeError("kernel '" + info->name + "': kernel_code_entry_byte_offset " +
+                       Twine(d.kernelCodeEntryByteOffset) + " points outside the image");
+    info->codeAddress = uint64_t(entry);
+    auto fn = symbols.find(info->name);
+    if (fn != symbols.end() && fn->second.first == info->codeAddress)
+      info->codeSize = fn->second.second;
+    if (info->codeSize > image_.size() - info->codeAddress)
+      return makeError("kernel '" + info->name + "': code size runs past the image");
+    if (d.enableWavefrontSize32() || info->wavefrontSize != 64)
+      return makeError("kernel '" + info->name + "': wavefront size " +
+                       Twine(info->wavefrontSize) + " (gfx950 runs wave64 only)");
+    if (d.kernargSize != 0 && d.kernargSize != info->kernargSegmentSize)
+      return makeError("kernel '" + info->name + "': descriptor kernarg_size " +
+                       Twine(d.kernargSize) + " differs from metadata .kernarg_segment_size " +
+                       Twine(info->kernargSegmentSize));
+    kernels_.push_back(std::move(*info));
+  }
+  if (kernels_.empty())
+    return makeError("no kernels in 'amdhsa.kernels'");
+  return Error::success();
+}

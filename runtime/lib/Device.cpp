@@ -1,0 +1,176 @@
+//===- Device.cpp - Device selection and kernel-argument packing ----------===//
+#include "mla/Runtime/Device.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cstring>
+
+using namespace llvm;
+using namespace mla::rt;
+
+namespace {
+Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
+} // namespace
+
+Device::~Device() = default;
+
+KernelArg KernelArg::f32(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  return {Kind::F32, bits};
+}
+
+const char *KernelArg::kindName() const {
+  switch (kind) {
+  case Kind::Pointer: return "pointer";
+  case Kind::I32: return "i32";
+  case Kind::U32: return "u32";
+  case Kind::I64: return "i64";
+  case Kind::U64: return "u64";
+  case Kind::F32: return "f32";
+  }
+  return "?";
+}
+
+const char *LaunchStats::className(unsigned c) {
+  static const char *names[kNumClasses] = {"SALU", "VALU", "MFMA", "DS", "VMEM",
+                                           "DMA", "SMEM", "branch", "wait", "other"};
+  return c < kNumClasses ? names[c] : "?";
+}
+
+uint64_t LaunchStats::instructions() const {
+  uint64_t n = 0;
+  for (uint64_t c : total)
+    n += c;
+  return n;
+}
+
+Expected<std::vector<uint8_t>> mla::rt::packKernelArgs(const KernelInfo &kernel,
+                                                       ArrayRef<KernelArg> args) {
+  std::vector<const KernelArgInfo *> expl = kernel.explicitArgs();
+  if (args.size() != expl.size())
+    return makeError("kernel '" + kernel.name + "' takes " + Twine(expl.size()) +
+                     " explicit arguments, " + Twine(args.size()) + " given");
+  uint32_t extent = 0;
+  for (const KernelArgInfo *a : expl)
+    extent = std::max(extent, a->offset + a->size);
+  std::vector<uint8_t> blob(extent, 0);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const KernelArgInfo &info = *expl[i];
+    const KernelArg &arg = args[i];
+    std::string what = "kernel '" + kernel.name + "' argument " + std::to_string(i) +
+                       (info.name.empty() ? "" : " ('" + info.name + "')");
+    bool isPointerArg = info.kind == ArgKind::GlobalBuffer ||
+                        (info.kind == ArgKind::ByValue && !info.addressSpace.empty());
+    if (info.kind == ArgKind::Unsupported || info.kind == ArgKind::DynamicSharedPointer)
+      return makeError(what + " has value kind '" + info.valueKindName +
+                       "', which the runtime cannot pass");
+    if (isPointerArg != (arg.kind == KernelArg::Kind::Pointer))
+      return makeError(what + " is " + (isPointerArg ? "a pointer" : "a " + Twine(info.size) +
+                       "-byte value") + " but a " + arg.kindName() + " was given");
+    if (arg.size() != info.size)
+      return makeError(what + " has size " + Twine(info.size) + " but a " + arg.kindName() +
+                       " (" + Twine(arg.size()) + " bytes) was given");
+    std::memcpy(blob.data() + info.offset, &arg.bits, info.size);
+  }
+  return blob;
+}
+
+Expected<std::vector<uint8_t>> mla::rt::buildKernargSegment(const KernelInfo &kernel,
+                                                            ArrayRef<uint8_t> explicitArgs,
+                                                            Dim3 grid, Dim3 block,
+                                                            uint64_t sharedApertureBase,
+                                                            uint64_t privateApertureBase) {
+  uint32_t extent = 0;
+  for (const KernelArgInfo *a : kernel.explicitArgs())
+    extent = std::max(extent, a->offset + a->size);
+  if (explicitArgs.size() < extent)
+    return makeError("kernel '" + kernel.name + "' needs " + Twine(extent) +
+                     " bytes of explicit arguments, " + Twine(explicitArgs.size()) + " given");
+  if (explicitArgs.size() > kernel.kernargSegmentSize)
+    return makeError("kernel '" + kernel.name + "': " + Twine(explicitArgs.size()) +
+                     " bytes of explicit arguments exceed the kernarg segment of " +
+                     Twine(kernel.kernargSegmentSize) + " bytes");
+  std::vector<uint8_t> seg(std::max<uint64_t>(kernel.kernargSegmentSize, 16), 0);
+  std::memcpy(seg.data(), explicitArgs.data(), explicitArgs.size());
+  uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+  unsigned dims = grid.z > 1 || block.z > 1 ? 3 : (grid.y > 1 || block.y > 1 ? 2 : 1);
+  for (const KernelArgInfo &a : kernel.args) {
+    if (!a.isHidden())
+      continue;
+    uint64_t v = 0;
+    switch (a.kind) {
+    case ArgKind::HiddenBlockCountX: v = g[0]; break;
+    case ArgKind::HiddenBlockCountY: v = g[1]; break;
+    case ArgKind::HiddenBlockCountZ: v = g[2]; break;
+    case ArgKind::HiddenGroupSizeX: v = b[0]; break;
+    case ArgKind::HiddenGroupSizeY: v = b[1]; break;
+    case ArgKind::HiddenGroupSizeZ: v = b[2]; break;
+    // The grid is a whole number of workgroups: no partial last group.
+    case ArgKind::HiddenRemainderX: case ArgKind::HiddenRemainderY:
+    case ArgKind::HiddenRemainderZ: v = 0; break;
+    case ArgKind::HiddenGridDims: v = dims; break;
+    case ArgKind::HiddenSharedBase: v = sharedApertureBase >> 32; break;
+    case ArgKind::HiddenPrivateBase: v = privateApertureBase >> 32; break;
+    default: v = 0; break; // offsets, printf/hostcall/heap pointers, queue: zero
+    }
+    if (a.size > 8)
+      continue;
+    std::memcpy(seg.data() + a.offset, &v, a.size);
+  }
+  return seg;
+}
+
+Error mla::rt::validateLaunch(const KernelInfo &kernel, Dim3 grid, Dim3 block) {
+  if (!grid.x || !grid.y || !grid.z)
+    return makeError("grid extents must be non-zero");
+  if (!block.x || !block.y || !block.z)
+    return makeError("block extents must be non-zero");
+  uint64_t threads = uint64_t(block.x) * block.y * block.z;
+  if (threads > kernel.maxFlatWorkgroupSize)
+    return makeError("block of " + Twine(threads) + " work-items exceeds kernel '" + kernel.name +
+                     "' .max_flat_workgroup_size of " + Twine(kernel.maxFlatWorkgroupSize));
+  if (block.x > 1024 || block.y > 1024 || block.z > 1024)
+    return makeError("block extents are limited to 1024 per dimension (10-bit work-item ids)");
+  return Error::success();
+}
+
+Error Device::launch(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
+                     ArrayRef<KernelArg> args, LaunchStats *stats) {
+  auto kernel = code.getKernel(kernelName);
+  if (!kernel)
+    return kernel.takeError();
+  auto blob = packKernelArgs(*kernel, args);
+  if (!blob)
+    return blob.takeError();
+  return launchRaw(code, kernelName, grid, block, *blob, stats);
+}
+
+Expected<std::unique_ptr<Device>> Device::open(StringRef which, std::string *note) {
+  if (which == "emu") {
+    if (note)
+      *note = "using the gfx950 emulator";
+    return openEmulator();
+  }
+  if (which == "hip") {
+    auto dev = openHip();
+    if (!dev)
+      return dev.takeError();
+    if (note)
+      *note = "using HIP: " + (*dev)->description();
+    return dev;
+  }
+  if (which == "auto") {
+    auto dev = openHip();
+    if (dev) {
+      if (note)
+        *note = "using HIP: " + (*dev)->description();
+      return dev;
+    }
+    std::string why = toString(dev.takeError());
+    if (note)
+      *note = "using the gfx950 emulator (HIP not used: " + why + ")";
+    return openEmulator();
+  }
+  return makeError("unknown device '" + which + "' (expected emu, hip or auto)");
+}

@@ -1,0 +1,179 @@
+//===- EmuDevice.cpp - The emulator as a Device ---------------------------===//
+#include "emu/Emulator.h"
+#include "mla/Runtime/Device.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+
+using namespace llvm;
+using namespace mla;
+using namespace mla::rt;
+
+namespace {
+Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
+
+class EmuDevice final : public Device {
+public:
+  StringRef kind() const override { return "emu"; }
+  std::string description() const override { return "gfx950 emulator"; }
+
+  Expected<Buffer> alloc(uint64_t bytes) override {
+    auto addr = memory_.allocate(bytes);
+    if (!addr)
+      return addr.takeError();
+    return Buffer{*addr, bytes};
+  }
+  Error free(Buffer b) override { return memory_.release(b.address); }
+  Error copyTo(Buffer dst, const void *src, uint64_t bytes, uint64_t offset) override {
+    if (offset > dst.size || bytes > dst.size - offset)
+      return makeError("copyTo of " + Twine(bytes) + " bytes at offset " + Twine(offset) +
+                       " overruns a buffer of " + Twine(dst.size) + " bytes");
+    return memory_.write(dst.address + offset, src, bytes);
+  }
+  Error copyFrom(void *dst, Buffer src, uint64_t bytes, uint64_t offset) override {
+    if (offset > src.size || bytes > src.size - offset)
+      return makeError("copyFrom of " + Twine(bytes) + " bytes at offset " + Twine(offset) +
+                       " overruns a buffer of " + Twine(src.size) + " bytes");
+    return memory_.read(src.address + offset, dst, bytes);
+  }
+  Error synchronize() override { return Error::success(); }
+
+  Error launchRaw(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
+                  ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override;
+
+private:
+  struct LoadedKernel {
+    std::unique_ptr<emu::Program> program;
+  };
+  struct LoadedImage {
+    uint64_t base = 0;
+    std::map<std::string, LoadedKernel> kernels;
+  };
+  Expected<LoadedImage *> load(const CodeObject &code);
+
+  emu::DeviceMemory memory_;
+  std::mutex mutex_;
+  std::map<uint64_t, LoadedImage> images_; // by CodeObject::id()
+};
+
+Expected<EmuDevice::LoadedImage *> EmuDevice::load(const CodeObject &code) {
+  auto it = images_.find(code.id());
+  if (it != images_.end())
+    return &it->second;
+  // Map the whole image into device memory so that code addresses
+  // (s_getpc_b64) and read-only data next to the code are real device addresses.
+  ArrayRef<uint8_t> image = code.loadedImage();
+  auto base = memory_.allocate(image.size());
+  if (!base)
+    return base.takeError();
+  if (Error e = memory_.write(*base, image.data(), image.size()))
+    return std::move(e);
+  LoadedImage &li = images_[code.id()];
+  li.base = *base;
+  return &li;
+}
+
+Error EmuDevice::launchRaw(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
+                           ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) {
+  auto kernelOr = code.getKernel(kernelName);
+  if (!kernelOr)
+    return kernelOr.takeError();
+  const KernelInfo &kernel = *kernelOr;
+  if (Error e = validateLaunch(kernel, grid, block))
+    return makeError("kernel '" + kernel.name + "': " + toString(std::move(e)));
+  if (kernel.privateSegmentFixedSize > 0 || kernel.usesDynamicStack)
+    return makeError("kernel '" + kernel.name + "' uses " +
+                     Twine(kernel.privateSegmentFixedSize) +
+                     " bytes of scratch (private segment), which the emulator does not support");
+  if (kernel.groupSegmentFixedSize > 160 * 1024)
+    return makeError("kernel '" + kernel.name + "' needs " + Twine(kernel.groupSegmentFixedSize) +
+                     " bytes of LDS; gfx950 has 163840");
+
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto imgOr = load(code);
+  if (!imgOr)
+    return imgOr.takeError();
+  LoadedImage &img = **imgOr;
+  LoadedKernel &lk = img.kernels[kernel.name];
+  if (!lk.program) {
+    auto prog = emu::decodeProgram(code.loadedImage(), kernel);
+    if (!prog) {
+      img.kernels.erase(kernel.name);
+      return prog.takeError();
+    }
+    lk.program = std::move(*prog);
+    lk.program->imageBase = img.base;
+  }
+
+  auto kernarg = buildKernargSegment(kernel, explicitArgs, grid, block,
+                                     emu::AddressMap::kSharedApertureBase,
+                                     emu::AddressMap::kPrivateApertureBase);
+  if (!kernarg)
+    return kernarg.takeError();
+  // Per-launch device allocations: kernarg segment, dispatch packet, queue.
+  auto kernargAddr = memory_.allocate(kernarg->size());
+  if (!kernargAddr)
+    return kernargAddr.takeError();
+  auto packetAddr = memory_.allocate(64);
+  if (!packetAddr)
+    return packetAddr.takeError();
+  auto queueAddr = memory_.allocate(256);
+  if (!queueAddr)
+    return queueAddr.takeError();
+  llvm::scope_exit cleanup([&] {
+    consumeError(memory_.release(*kernargAddr));
+    consumeError(memory_.release(*packetAddr));
+    consumeError(memory_.release(*queueAddr));
+  });
+  cantFail(memory_.write(*kernargAddr, kernarg->data(), kernarg->size()));
+  // hsa_kernel_dispatch_packet_t.
+  uint8_t packet[64] = {0};
+  uint16_t setup = grid.z > 1 || block.z > 1 ? 3 : (grid.y > 1 || block.y > 1 ? 2 : 1);
+  uint16_t wg[3] = {uint16_t(block.x), uint16_t(block.y), uint16_t(block.z)};
+  uint32_t gs[3] = {grid.x * block.x, grid.y * block.y, grid.z * block.z};
+  uint32_t groupSize = kernel.groupSegmentFixedSize;
+  uint32_t privateSize = kernel.privateSegmentFixedSize;
+  uint64_t kd = img.base + kernel.descriptorAddress, ka = *kernargAddr;
+  std::memcpy(packet + 2, &setup, 2);
+  std::memcpy(packet + 4, wg, 6);
+  std::memcpy(packet + 12, gs, 12);
+  std::memcpy(packet + 24, &privateSize, 4);
+  std::memcpy(packet + 28, &groupSize, 4);
+  std::memcpy(packet + 32, &kd, 8);
+  std::memcpy(packet + 40, &ka, 8);
+  cantFail(memory_.write(*packetAddr, packet, sizeof(packet)));
+
+  emu::LaunchState L;
+  L.kernel = &kernel;
+  L.program = lk.program.get();
+  L.memory = &memory_;
+  L.grid[0] = grid.x; L.grid[1] = grid.y; L.grid[2] = grid.z;
+  L.block[0] = block.x; L.block[1] = block.y; L.block[2] = block.z;
+  L.kernargAddress = *kernargAddr;
+  L.dispatchPacketAddress = *packetAddr;
+  L.queueAddress = *queueAddr;
+  L.ldsBytes = kernel.groupSegmentFixedSize;
+  L.denormMode32 = kernel.descriptor.floatDenormMode32();
+  L.denormMode16_64 = kernel.descriptor.floatDenormMode16_64();
+
+  auto start = std::chrono::steady_clock::now();
+  emu::DispatchOptions options;
+  Error err = emu::dispatch(L, options, stats);
+  if (stats) {
+    stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::sort(stats->waves.begin(), stats->waves.end(),
+              [](const LaunchStats::Wave &a, const LaunchStats::Wave &b) {
+                return std::make_tuple(a.workgroup[2], a.workgroup[1], a.workgroup[0], a.wave) <
+                       std::make_tuple(b.workgroup[2], b.workgroup[1], b.workgroup[0], b.wave);
+              });
+  }
+  return err;
+}
+} // namespace
+
+std::unique_ptr<Device> Device::openEmulator() { return std::make_unique<EmuDevice>(); }

@@ -1,0 +1,279 @@
+//===- mla-run.cpp - Run one kernel of a code object from raw files ------===//
+//
+// mla-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]
+//         --arg SPEC ... [--device emu|hip|auto] [--stats]
+// mla-run --selftest [--device emu|hip|auto]
+//
+// SPEC fills the next explicit kernel argument: in:FILE, out:FILE:BYTES,
+// inout:FILE, i32:V, u32:V, i64:V, u64:V, f32:V. Output files are written only
+// after the launch completed without error. Exit status 0 only on success.
+//
+//===----------------------------------------------------------------------===//
+#include "mla/Runtime/CodeObject.h"
+#include "mla/Runtime/Device.h"
+#include "SelfTest.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <optional>
+
+using namespace llvm;
+using namespace mla::rt;
+
+namespace {
+[[noreturn]] void die(const Twine &msg) {
+  errs() << "mla-run: error: " << msg << "\n";
+  std::exit(1);
+}
+
+void usage() {
+  errs() << "usage: mla-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]\n"
+            "               --arg SPEC ... [--device emu|hip|auto] [--stats]\n"
+            "       mla-run --selftest [--device emu|hip|auto]   (hardware self-test of the\n"
+            "               emulator's MFMA / LDS DMA / transpose / fp8 instructions)\n"
+            "  SPEC: in:FILE | out:FILE:BYTES | inout:FILE | i32:V | u32:V | i64:V | u64:V | f32:V\n";
+}
+
+Dim3 parseDim(StringRef flag, StringRef text) {
+  SmallVector<StringRef, 3> parts;
+  text.split(parts, ',');
+  if (parts.empty() || parts.size() > 3)
+    die(flag + " expects X[,Y,Z], got '" + text + "'");
+  uint32_t v[3] = {1, 1, 1};
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (parts[i].getAsInteger(10, v[i]) || v[i] == 0)
+      die(flag + ": '" + parts[i] + "' is not a positive integer");
+  return {v[0], v[1], v[2]};
+}
+
+struct ArgSpec {
+  enum Kind { In, Out, InOut, I32, U32, I64, U64, F32 } kind;
+  std::string text;
+  std::string file;
+  uint64_t bytes = 0;
+  uint64_t bits = 0;
+  std::vector<char> data; // input contents
+  Buffer buffer;
+  bool isPointer() const { return kind == In || kind == Out || kind == InOut; }
+  unsigned scalarSize() const { return kind == I64 || kind == U64 ? 8 : 4; }
+};
+
+ArgSpec parseSpec(StringRef text) {
+  ArgSpec s;
+  s.text = text.str();
+  auto [kind, rest] = text.split(':');
+  if (rest.empty() && !text.contains(':'))
+    die("--arg '" + text + "': expected KIND:VALUE");
+  if (kind == "in" || kind == "inout") {
+    s.kind = kind == "in" ? ArgSpec::In : ArgSpec::InOut;
+    s.file = rest.str();
+    if (s.file.empty())
+      die("--arg '" + text + "': missing file name");
+    return s;
+  }
+  if (kind == "out") {
+    s.kind = ArgSpec::Out;
+    size_t colon = rest.rfind(':');
+    if (colon == StringRef::npos)
+      die("--arg '" + text + "': expected out:FILE:BYTES");
+    s.file = rest.substr(0, colon).str();
+    if (s.file.empty() || rest.substr(colon + 1).getAsInteger(10, s.bytes) || s.bytes == 0)
+      die("--arg '" + text + "': expected out:FILE:BYTES with BYTES > 0");
+    return s;
+  }
+  if (kind == "i32" || kind == "i64") {
+    s.kind = kind == "i32" ? ArgSpec::I32 : ArgSpec::I64;
+    int64_t v;
+    if (rest.getAsInteger(0, v))
+      die("--arg '" + text + "': '" + rest + "' is not an integer");
+    if (s.kind == ArgSpec::I32 && (v < INT32_MIN || v > INT32_MAX))
+      die("--arg '" + text + "': value out of range for i32");
+    s.bits = s.kind == ArgSpec::I32 ? uint64_t(uint32_t(int32_t(v))) : uint64_t(v);
+    return s;
+  }
+  if (kind == "u32" || kind == "u64") {
+    s.kind = kind == "u32" ? ArgSpec::U32 : ArgSpec::U64;
+    uint64_t v;
+    if (rest.getAsInteger(0, v))
+      die("--arg '" + text + "': '" + rest + "' is not an unsigned integer");
+    if (s.kind == ArgSpec::U32 && v > UINT32_MAX)
+      die("--arg '" + text + "': value out of range for u32");
+    s.bits = v;
+    return s;
+  }
+  if (kind == "f32") {
+    s.kind = ArgSpec::F32;
+    std::string str = rest.str();
+    char *end = nullptr;
+    errno = 0;
+    float f = std::strtof(str.c_str(), &end);
+    if (str.empty() || *end || errno == ERANGE)
+      die("--arg '" + text + "': '" + rest + "' is not a float");
+    s.bits = KernelArg::f32(f).bits;
+    return s;
+  }
+  die("--arg '" + text + "': unknown kind '" + kind +
+      "' (expected in, out, inout, i32, u32, i64, u64, f32)");
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string codePath, kernelName, deviceName = "emu";
+  std::optional<Dim3> grid, block;
+  std::vector<ArgSpec> specs;
+  bool stats = false, selftest = false;
+  for (int i = 1; i < argc; ++i) {
+    StringRef a = argv[i];
+    auto value = [&]() -> StringRef {
+      if (i + 1 >= argc)
+        die(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--kernel") kernelName = value().str();
+    else if (a == "--grid") grid = parseDim("--grid", value());
+    else if (a == "--block") block = parseDim("--block", value());
+    else if (a == "--arg") specs.push_back(parseSpec(value()));
+    else if (a == "--device") deviceName = value().str();
+    else if (a == "--stats") stats = true;
+    else if (a == "--selftest") selftest = true;
+    else if (a == "--help" || a == "-h") { usage(); return 0; }
+    else if (a.starts_with("-")) { usage(); die("unknown option '" + a + "'"); }
+    else if (codePath.empty()) codePath = a.str();
+    else die("more than one code object given ('" + codePath + "', '" + a + "')");
+  }
+  if (selftest) {
+    // Runs every self-test kernel on the device and compares with the emulator's model;
+    // exit status 0 only when every output byte agrees.
+    std::string note;
+    auto device = Device::open(deviceName, &note);
+    if (!device)
+      die(toString(device.takeError()));
+    outs() << "mla-run: self-test on " << (*device)->description() << "\n";
+    auto summary = runHardwareSelfTest(**device, outs());
+    if (!summary)
+      die(toString(summary.takeError()));
+    outs() << "mla-run: " << summary->totalMismatches() << " differing dwords in "
+           << summary->kernels.size() << " kernels\n";
+    return summary->totalMismatches() ? 1 : 0;
+  }
+  if (codePath.empty()) { usage(); die("no code object given"); }
+  if (kernelName.empty()) die("--kernel is required");
+  if (!grid) die("--grid is required");
+  if (!block) die("--block is required");
+
+  auto code = CodeObject::loadFile(codePath);
+  if (!code)
+    die(toString(code.takeError()));
+  auto kernel = (*code)->getKernel(kernelName);
+  if (!kernel)
+    die(toString(kernel.takeError()));
+  std::vector<const KernelArgInfo *> expl = kernel->explicitArgs();
+  if (specs.size() != expl.size()) {
+    std::string names;
+    for (const KernelArgInfo *a : expl)
+      names += (names.empty() ? "" : ", ") + (a->name.empty() ? a->valueKindName : a->name);
+    die("kernel '" + kernelName + "' has " + Twine(expl.size()) + " explicit arguments (" +
+        names + "), " + Twine(specs.size()) + " --arg given");
+  }
+  // Check every spec against the metadata before touching the device.
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const KernelArgInfo &info = *expl[i];
+    ArgSpec &s = specs[i];
+    bool pointerArg = info.kind == ArgKind::GlobalBuffer ||
+                      (info.kind == ArgKind::ByValue && !info.addressSpace.empty());
+    std::string what = "--arg " + std::to_string(i + 1) + " '" + s.text + "' for argument '" +
+                       (info.name.empty() ? std::to_string(i) : info.name) + "' (" +
+                       info.valueKindName + ", " + std::to_string(info.size) + " bytes)";
+    if (s.isPointer() != pointerArg)
+      die(what + ": " + (pointerArg ? "the argument is a pointer: use in:, out: or inout:"
+                                    : "the argument is a value: use i32:, u32:, i64:, u64: or f32:"));
+    if (!s.isPointer() && s.scalarSize() != info.size)
+      die(what + ": size mismatch (" + Twine(s.scalarSize()) + " bytes given)");
+    if (s.kind == ArgSpec::In || s.kind == ArgSpec::InOut) {
+      auto buf = MemoryBuffer::getFile(s.file, false, false);
+      if (!buf)
+        die("cannot read '" + s.file + "': " + buf.getError().message());
+      s.data.assign((*buf)->getBufferStart(), (*buf)->getBufferEnd());
+      if (s.data.empty())
+        die("input file '" + s.file + "' is empty");
+      s.bytes = s.data.size();
+    }
+  }
+
+  std::string note;
+  auto device = Device::open(deviceName, &note);
+  if (!device)
+    die(toString(device.takeError()));
+  if (deviceName == "auto")
+    errs() << "mla-run: " << note << "\n";
+
+  std::vector<KernelArg> args;
+  for (ArgSpec &s : specs) {
+    if (s.isPointer()) {
+      auto b = (*device)->alloc(s.bytes);
+      if (!b)
+        die(toString(b.takeError()));
+      s.buffer = *b;
+      if (!s.data.empty())
+        if (Error e = (*device)->copyTo(s.buffer, s.data.data(), s.bytes))
+          die(toString(std::move(e)));
+      args.push_back(KernelArg::pointer(s.buffer));
+    } else {
+      KernelArg a;
+      a.kind = s.kind == ArgSpec::I32 ? KernelArg::Kind::I32
+             : s.kind == ArgSpec::U32 ? KernelArg::Kind::U32
+             : s.kind == ArgSpec::I64 ? KernelArg::Kind::I64
+             : s.kind == ArgSpec::U64 ? KernelArg::Kind::U64 : KernelArg::Kind::F32;
+      a.bits = s.bits;
+      args.push_back(a);
+    }
+  }
+  LaunchStats launchStats;
+  if (Error e = (*device)->launch(**code, kernelName, *grid, *block, args,
+                                  stats ? &launchStats : nullptr))
+    die(toString(std::move(e)));
+  if (Error e = (*device)->synchronize())
+    die(toString(std::move(e)));
+
+  // Read every output first, then write the files.
+  std::vector<std::pair<std::string, std::vector<char>>> outputs;
+  for (ArgSpec &s : specs) {
+    if (s.kind != ArgSpec::Out && s.kind != ArgSpec::InOut)
+      continue;
+    std::vector<char> data(s.bytes);
+    if (Error e = (*device)->copyFrom(data.data(), s.buffer, s.bytes))
+      die(toString(std::move(e)));
+    outputs.emplace_back(s.file, std::move(data));
+  }
+  for (auto &[file, data] : outputs) {
+    std::error_code ec;
+    raw_fd_ostream os(file, ec, sys::fs::OF_None);
+    if (ec)
+      die("cannot write '" + file + "': " + ec.message());
+    os.write(data.data(), data.size());
+  }
+
+  if (stats) {
+    outs() << "kernel " << kernelName << ": " << launchStats.workgroups << " workgroups, "
+           << launchStats.waves.size() << " waves, " << launchStats.instructions()
+           << " wave-instructions in " << format("%.3f", launchStats.seconds) << " s\n";
+    outs() << "total:";
+    for (unsigned c = 0; c < LaunchStats::kNumClasses; ++c)
+      outs() << " " << LaunchStats::className(c) << "=" << launchStats.total[c];
+    outs() << "\n";
+    for (const LaunchStats::Wave &w : launchStats.waves) {
+      outs() << "wg (" << w.workgroup[0] << "," << w.workgroup[1] << "," << w.workgroup[2]
+             << ") wave " << w.wave << ":";
+      for (unsigned c = 0; c < LaunchStats::kNumClasses; ++c)
+        outs() << " " << LaunchStats::className(c) << "=" << w.counts[c];
+      outs() << "\n";
+    }
+  }
+  return 0;
+}

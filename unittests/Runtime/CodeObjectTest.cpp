@@ -1,0 +1,171 @@
+//===- CodeObjectTest.cpp - Loader: metadata, descriptors, malformed input ===//
+#include "KernelCompiler.h"
+#include "TestUtil.h"
+#include "emu/Instructions.h"
+
+#include "llvm/BinaryFormat/ELF.h"
+
+#include <random>
+
+using namespace mla;
+using namespace mla::rt;
+using namespace mla::test;
+
+namespace {
+const std::vector<uint8_t> &vaddBytes() {
+  static std::vector<uint8_t> bytes = compileIRToHsaco(readKernelSource("vector_add.ll"));
+  return bytes;
+}
+
+std::string loadError(const std::vector<uint8_t> &bytes) {
+  auto co = CodeObject::loadFromMemory(bytes, "fuzz");
+  return co ? "" : llvm::toString(co.takeError());
+}
+
+TEST(CodeObject, MetadataAndDescriptor) {
+  auto co = CodeObject::loadFromMemory(vaddBytes(), "vadd");
+  ASSERT_TRUE(bool(co)) << llvm::toString(co.takeError());
+  ASSERT_EQ((*co)->kernels().size(), 1u);
+  const KernelInfo &k = (*co)->kernels()[0];
+  EXPECT_EQ(k.name, "vadd");
+  EXPECT_EQ(k.symbolName, "vadd.kd");
+  EXPECT_EQ((*co)->target().substr(0, 25), "amdgcn-amd-amdhsa--gfx950");
+  EXPECT_EQ(k.wavefrontSize, 64u);
+  auto expl = k.explicitArgs();
+  ASSERT_EQ(expl.size(), 4u);
+  EXPECT_EQ(expl[0]->name, "a");
+  EXPECT_EQ(expl[0]->kind, ArgKind::GlobalBuffer);
+  EXPECT_EQ(expl[0]->offset, 0u);
+  EXPECT_EQ(expl[0]->size, 8u);
+  EXPECT_EQ(expl[0]->addressSpace, "global");
+  EXPECT_EQ(expl[3]->name, "n");
+  EXPECT_EQ(expl[3]->kind, ArgKind::ByValue);
+  EXPECT_EQ(expl[3]->offset, 24u);
+  EXPECT_EQ(expl[3]->size, 4u);
+  // Hidden arguments follow (code object v5/v6): block counts first.
+  ASSERT_GT(k.args.size(), 4u);
+  EXPECT_EQ(k.args[4].kind, ArgKind::HiddenBlockCountX);
+  EXPECT_EQ(k.args[4].offset, 32u);
+  EXPECT_TRUE(k.args[4].isHidden());
+  EXPECT_EQ(k.descriptor.kernargSize, k.kernargSegmentSize);
+  EXPECT_TRUE(k.descriptor.enableSgprKernargSegmentPtr());
+  EXPECT_TRUE(k.descriptor.enableSgprWorkgroupId(0));
+  EXPECT_TRUE(k.descriptor.enableSgprWorkgroupId(1)); // llc enables x, y and z by default
+  EXPECT_EQ(k.descriptor.enableVgprWorkitemId(), 2u);
+  EXPECT_EQ(k.descriptor.userSgprCount(), 8u); // the s8 workgroup id in the listing
+  EXPECT_EQ(k.descriptor.floatDenormMode32(), 3u); // LLVM default: keep denormals
+  EXPECT_EQ(k.codeAddress, k.descriptorAddress + k.descriptor.kernelCodeEntryByteOffset);
+  EXPECT_GT(k.codeSize, 0u);
+  EXPECT_EQ(k.groupSegmentFixedSize, 0u);
+}
+
+TEST(CodeObject, UnknownKernelListsKernels) {
+  auto co = unwrap(CodeObject::loadFromMemory(vaddBytes(), "vadd"));
+  auto k = co->getKernel("vsub");
+  ASSERT_FALSE(bool(k));
+  std::string msg = llvm::toString(k.takeError());
+  EXPECT_NE(msg.find("no kernel named 'vsub'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("vadd"), std::string::npos) << msg;
+}
+
+TEST(CodeObject, MissingFile) {
+  auto co = CodeObject::loadFile("/nonexistent/k.hsaco");
+  ASSERT_FALSE(bool(co));
+  EXPECT_NE(llvm::toString(co.takeError()).find("cannot read code object"), std::string::npos);
+}
+
+TEST(CodeObject, NamedMalformations) {
+  const std::vector<uint8_t> &good = vaddBytes();
+  ASSERT_GT(good.size(), 64u);
+  EXPECT_NE(loadError({}).find("not an ELF file"), std::string::npos);
+  EXPECT_NE(loadError({0x7f, 'E', 'L', 'F', 2, 1}).find("truncated ELF header"), std::string::npos);
+
+  std::vector<uint8_t> machine = good;
+  machine[18] = 0x3e; // EM_X86_64
+  machine[19] = 0;
+  EXPECT_NE(loadError(machine).find("not EM_AMDGPU"), std::string::npos) << loadError(machine);
+
+  std::vector<uint8_t> cls = good;
+  cls[llvm::ELF::EI_CLASS] = llvm::ELF::ELFCLASS32;
+  EXPECT_NE(loadError(cls).find("not a 64-bit ELF"), std::string::npos);
+
+  // Find the metadata note ("AMDGPU\0" name followed by the msgpack map).
+  auto find = [&](const std::vector<uint8_t> &b, const std::string &s) -> size_t {
+    auto it = std::search(b.begin(), b.end(), s.begin(), s.end());
+    return it == b.end() ? std::string::npos : size_t(it - b.begin());
+  };
+  size_t note = find(good, std::string("AMDGPU\0\0", 8));
+  ASSERT_NE(note, std::string::npos);
+  std::vector<uint8_t> noNote = good;
+  noNote[note - 4] = 0x21; // n_type NT_AMDGPU_METADATA (32) -> 33
+  EXPECT_NE(loadError(noNote).find("no NT_AMDGPU_METADATA note"), std::string::npos)
+      << loadError(noNote);
+
+  std::vector<uint8_t> badMsgpack = good;
+  badMsgpack[note + 8] = 0xc1; // a reserved msgpack type byte where the root map starts
+  EXPECT_NE(loadError(badMsgpack).find("not valid msgpack"), std::string::npos)
+      << loadError(badMsgpack);
+
+  // Rename the descriptor in the metadata (".symbol: vadd.kd" -> "vadd.kx").
+  size_t sym = find(good, "vadd.kd");
+  ASSERT_NE(sym, std::string::npos);
+  std::vector<uint8_t> noKd = good;
+  noKd[sym + 6] = 'x';
+  std::string e = loadError(noKd);
+  EXPECT_TRUE(e.find("descriptor symbol 'vadd.kx' not found") != std::string::npos ||
+              e.find("'vadd.kx'") != std::string::npos) << e;
+
+  // Remove a required metadata field by renaming its key.
+  size_t wf = find(good, ".wavefront_size");
+  ASSERT_NE(wf, std::string::npos);
+  std::vector<uint8_t> noWf = good;
+  noWf[wf + 1] = 'W';
+  EXPECT_NE(loadError(noWf).find("missing field '.wavefront_size'"), std::string::npos)
+      << loadError(noWf);
+}
+
+TEST(CodeObject, TruncationsNeverCrash) {
+  const std::vector<uint8_t> &good = vaddBytes();
+  unsigned errors = 0;
+  for (size_t len = 0; len < good.size(); len += (len < 256 ? 1 : 7)) {
+    std::vector<uint8_t> t(good.begin(), good.begin() + len);
+    std::string e = loadError(t);
+    errors += !e.empty();
+    // A truncated file may still be loadable only if everything needed precedes
+    // the cut; the section headers sit at the end, so every cut must fail.
+    EXPECT_FALSE(e.empty()) << "truncated to " << len << " bytes loaded";
+  }
+  EXPECT_GT(errors, 100u);
+}
+
+TEST(CodeObject, RandomCorruptionsNeverCrash) {
+  const std::vector<uint8_t> &good = vaddBytes();
+  std::mt19937 rng(12345);
+  unsigned loaded = 0, failed = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::vector<uint8_t> b = good;
+    unsigned flips = 1 + rng() % 4;
+    for (unsigned f = 0; f < flips; ++f)
+      b[rng() % b.size()] = uint8_t(rng());
+    auto co = CodeObject::loadFromMemory(b, "fuzz");
+    if (co) {
+      ++loaded;
+      // Whatever loads must be self-consistent.
+      for (const KernelInfo &k : (*co)->kernels()) {
+        EXPECT_LT(k.codeAddress, (*co)->loadedImage().size());
+        for (const KernelArgInfo &a : k.args)
+          EXPECT_LE(uint64_t(a.offset) + a.size, k.kernargSegmentSize);
+        // Decoding corrupted code gives a program or an error, never a crash.
+        auto prog = emu::decodeProgram((*co)->loadedImage(), k);
+        if (!prog)
+          EXPECT_FALSE(llvm::toString(prog.takeError()).empty());
+      }
+    } else {
+      ++failed;
+      EXPECT_FALSE(llvm::toString(co.takeError()).empty());
+    }
+  }
+  EXPECT_GT(failed, 0u);
+  EXPECT_GT(loaded, 0u); // most flips hit padding or code bytes
+}
+} // namespace

@@ -1,0 +1,164 @@
+//===- DeviceTest.cpp - Devices: memory, argument packing, HIP failures --===//
+#include "KernelCompiler.h"
+#include "TestUtil.h"
+
+#include <fstream>
+
+using namespace mla;
+using namespace mla::rt;
+using namespace mla::test;
+
+namespace {
+TEST(EmuDevice, AllocCopyRoundTripAndBounds) {
+  auto dev = Device::openEmulator();
+  EXPECT_EQ(dev->kind(), "emu");
+  Buffer a = unwrap(dev->alloc(1000));
+  Buffer b = unwrap(dev->alloc(1 << 20));
+  EXPECT_NE(a.address, b.address);
+  EXPECT_GE(b.address, a.address + 1000 + (uint64_t(1) << 30)); // guard gap
+  std::vector<uint8_t> data(1000);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = uint8_t(i * 7);
+  ASSERT_NO_ERROR(dev->copyTo(a, data.data(), data.size()));
+  std::vector<uint8_t> back(1000);
+  ASSERT_NO_ERROR(dev->copyFrom(back.data(), a, back.size()));
+  EXPECT_EQ(back, data);
+  // Partial copies at offsets.
+  ASSERT_NO_ERROR(dev->copyFrom(back.data(), a, 10, 990));
+  EXPECT_EQ(back[0], data[990]);
+  EXPECT_NE(errorText(dev->copyTo(a, data.data(), 1000, 1)).find("overruns"), std::string::npos);
+  EXPECT_NE(errorText(dev->copyFrom(back.data(), a, 1001)).find("overruns"), std::string::npos);
+  ASSERT_NO_ERROR(dev->free(a));
+  EXPECT_NE(errorText(dev->free(a)).find("not an allocation"), std::string::npos);
+  EXPECT_FALSE(bool(dev->alloc(0)));
+  ASSERT_NO_ERROR(dev->free(b));
+}
+
+TEST(EmuDevice, HugeAllocationIsLazy) {
+  auto dev = Device::openEmulator();
+  // 64 GiB of address space: only possible because pages are never reserved.
+  Buffer big = unwrap(dev->alloc(uint64_t(64) << 30));
+  ASSERT_NE(big.address, 0u);
+  uint32_t v = 0x12345678, r = 0;
+  ASSERT_NO_ERROR(dev->copyTo(big, &v, 4, (uint64_t(63) << 30) + 12));
+  ASSERT_NO_ERROR(dev->copyFrom(&r, big, 4, (uint64_t(63) << 30) + 12));
+  EXPECT_EQ(r, v);
+  ASSERT_NO_ERROR(dev->copyFrom(&r, big, 4, uint64_t(40) << 30));
+  EXPECT_EQ(r, 0u);
+  ASSERT_NO_ERROR(dev->free(big));
+}
+
+TEST(Device, OpenNamesAndFallback) {
+  auto bad = Device::open("gpu0");
+  ASSERT_FALSE(bool(bad));
+  EXPECT_NE(llvm::toString(bad.takeError()).find("unknown device 'gpu0'"), std::string::npos);
+  std::string note;
+  auto emu = unwrap(Device::open("emu", &note));
+  EXPECT_EQ(emu->kind(), "emu");
+  // No HIP runtime on this machine: "auto" falls back to the emulator and says why.
+  setenv("MLA_HIP_LIBRARY", "/nonexistent/libamdhip64.so", 1);
+  auto autoDev = unwrap(Device::open("auto", &note));
+  unsetenv("MLA_HIP_LIBRARY");
+  EXPECT_EQ(autoDev->kind(), "emu");
+  EXPECT_NE(note.find("emulator"), std::string::npos) << note;
+  EXPECT_NE(note.find("cannot load the HIP runtime"), std::string::npos) << note;
+}
+
+TEST(HipDevice, FailureModesWithoutGpu) {
+  auto absent = Device::openHip("/nonexistent/libamdhip64.so");
+  ASSERT_FALSE(bool(absent));
+  EXPECT_NE(llvm::toString(absent.takeError()).find("cannot load the HIP runtime"),
+            std::string::npos);
+  std::string dir = MLA_TEST_MOCK_HIP_DIR;
+  auto none = Device::openHip(dir + "/libmock_hip_nodevice.so");
+  ASSERT_FALSE(bool(none));
+  std::string noneMsg = llvm::toString(none.takeError());
+  EXPECT_NE(noneMsg.find("hipGetDeviceCount failed"), std::string::npos) << noneMsg;
+  auto wrong = Device::openHip(dir + "/libmock_hip_gfx942.so");
+  ASSERT_FALSE(bool(wrong));
+  std::string wrongMsg = llvm::toString(wrong.takeError());
+  EXPECT_NE(wrongMsg.find("no gfx950 GPU"), std::string::npos) << wrongMsg;
+  EXPECT_NE(wrongMsg.find("gfx942"), std::string::npos) << wrongMsg;
+  // A library that is not HIP at all: a named missing symbol.
+  auto notHip = Device::openHip("libm.so.6");
+  ASSERT_FALSE(bool(notHip));
+  EXPECT_NE(llvm::toString(notHip.takeError()).find("has no symbol 'hipInit'"), std::string::npos);
+}
+
+TEST(KernelArgs, PackingChecksCountKindAndSize) {
+  const CodeObject &co = compileIR(readKernelSource("scalar_args.ll"));
+  const KernelInfo &k = kernelInfo(co, "scalar_args");
+  Buffer out{1ull << 44, 1024};
+  auto ok = packKernelArgs(k, {KernelArg::pointer(out), KernelArg::i64(5), KernelArg::i32(2),
+                               KernelArg::f32(1.5f), KernelArg::u32(7)});
+  ASSERT_TRUE(bool(ok)) << llvm::toString(ok.takeError());
+  // Layout from the metadata: ptr @0, i64 @8, i32 @16, f32 @20, i32 @24.
+  ASSERT_EQ(ok->size(), 28u);
+  uint64_t p, off;
+  uint32_t scale, count;
+  float bias;
+  std::memcpy(&p, ok->data(), 8);
+  std::memcpy(&off, ok->data() + 8, 8);
+  std::memcpy(&scale, ok->data() + 16, 4);
+  std::memcpy(&bias, ok->data() + 20, 4);
+  std::memcpy(&count, ok->data() + 24, 4);
+  EXPECT_EQ(p, out.address);
+  EXPECT_EQ(off, 5u);
+  EXPECT_EQ(scale, 2u);
+  EXPECT_EQ(bias, 1.5f);
+  EXPECT_EQ(count, 7u);
+
+  auto fewer = packKernelArgs(k, {KernelArg::pointer(out)});
+  EXPECT_NE(llvm::toString(fewer.takeError()).find("takes 5 explicit arguments, 1 given"),
+            std::string::npos);
+  auto kind = packKernelArgs(k, {KernelArg::i64(1), KernelArg::i64(5), KernelArg::i32(2),
+                                 KernelArg::f32(1.5f), KernelArg::u32(7)});
+  EXPECT_NE(llvm::toString(kind.takeError()).find("is a pointer but a i64 was given"),
+            std::string::npos);
+  auto size = packKernelArgs(k, {KernelArg::pointer(out), KernelArg::i32(5), KernelArg::i32(2),
+                                 KernelArg::f32(1.5f), KernelArg::u32(7)});
+  EXPECT_NE(llvm::toString(size.takeError()).find("has size 8 but a i32"), std::string::npos);
+
+  // Hidden arguments are filled by the runtime from the launch geometry.
+  auto seg = unwrap(buildKernargSegment(k, *ok, {3, 2, 1}, {64, 1, 1}));
+  ASSERT_EQ(seg.size(), k.kernargSegmentSize);
+  for (const KernelArgInfo &a : k.args) {
+    uint32_t v = 0;
+    std::memcpy(&v, seg.data() + a.offset, std::min<uint32_t>(a.size, 4));
+    if (a.kind == ArgKind::HiddenBlockCountX) EXPECT_EQ(v, 3u);
+    if (a.kind == ArgKind::HiddenBlockCountY) EXPECT_EQ(v, 2u);
+    if (a.kind == ArgKind::HiddenGroupSizeX) EXPECT_EQ(v & 0xffff, 64u);
+    if (a.kind == ArgKind::HiddenGridDims) EXPECT_EQ(v & 0xffff, 2u);
+  }
+  EXPECT_FALSE(bool(buildKernargSegment(k, std::vector<uint8_t>(10), {1, 1, 1}, {1, 1, 1})));
+}
+
+TEST(Launch, GeometryAndRawArguments) {
+  auto dev = Device::openEmulator();
+  const CodeObject &co = compileIR(readKernelSource("vector_add.ll"));
+  EXPECT_NE(errorText(dev->launchRaw(co, "vadd", {1, 1, 1}, {2048, 1, 1},
+                                     std::vector<uint8_t>(28, 0)))
+                .find("exceeds kernel 'vadd' .max_flat_workgroup_size"),
+            std::string::npos);
+  EXPECT_NE(errorText(dev->launchRaw(co, "vadd", {0, 1, 1}, {64, 1, 1},
+                                     std::vector<uint8_t>(28, 0)))
+                .find("non-zero"),
+            std::string::npos);
+  // A raw blob laid out by the caller.
+  std::vector<float> a(64, 2.0f), b(64, 3.0f);
+  Buffer A = upload(*dev, a), B = upload(*dev, b), C = upload(*dev, std::vector<float>(64, 0));
+  std::vector<uint8_t> blob(28, 0);
+  std::memcpy(blob.data(), &A.address, 8);
+  std::memcpy(blob.data() + 8, &B.address, 8);
+  std::memcpy(blob.data() + 16, &C.address, 8);
+  int32_t n = 64;
+  std::memcpy(blob.data() + 24, &n, 4);
+  ASSERT_NO_ERROR(dev->launchRaw(co, "vadd", {1, 1, 1}, {64, 1, 1}, blob));
+  auto c = download<float>(*dev, C, 64);
+  for (float x : c)
+    EXPECT_EQ(x, 5.0f);
+  EXPECT_NE(errorText(dev->launchRaw(co, "vadd", {1, 1, 1}, {64, 1, 1}, std::vector<uint8_t>(8)))
+                .find("needs 28 bytes of explicit arguments, 8 given"),
+            std::string::npos);
+}
+} // namespace
