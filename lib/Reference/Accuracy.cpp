@@ -49,9 +49,9 @@ void compareRow(const uint16_t *out, float lse, const double *exact,
 ModelErrorBounds modelErrorBounds(int maxSplitTokens) {
   const double n = maxSplitTokens;
   ModelErrorBounds bounds;
-  bounds.partialRel = 0x1p-8 + 0x1p-9 + std::ldexp(n, -19);
-  bounds.outRel = 0x1p-7 + std::ldexp(n, -19);
-  bounds.lse = 0x1p-9 + std::ldexp(n, -20);
+  bounds.partialRel = 0x1p-8 + 0x1p-9 + std::ldexp(n, -17);
+  bounds.outRel = 0x1p-7 + std::ldexp(n, -17);
+  bounds.lse = 0x1p-8 + std::ldexp(n, -18);
   return bounds;
 }
 
