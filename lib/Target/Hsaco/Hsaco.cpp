@@ -263,8 +263,13 @@ FailureOr<SmallVector<char, 0>> linkCodeObject(gpu::GPUModuleOp gpuModule,
 
   auto makeTemp = [&](StringRef suffix,
                       SmallVectorImpl<char> &path) -> LogicalResult {
-    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-            "mla-" + gpuModule.getName().str(), suffix, path))
+    // The module name is a symbol name and may hold any character.
+    std::string prefix = "mla-" + gpuModule.getName().str();
+    for (char &c : prefix)
+      if (!llvm::isAlnum(c) && c != '-' && c != '_')
+        c = '_';
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile(prefix, suffix, path))
       return gpuModule.emitError("cannot create a temporary file: ")
              << ec.message();
     return success();
