@@ -51,7 +51,8 @@ ModelErrorBounds modelErrorBounds(int maxSplitTokens) {
   ModelErrorBounds bounds;
   bounds.partialRel = 0x1p-8 + 0x1p-9 + std::ldexp(n, -17);
   bounds.outRel = 0x1p-7 + std::ldexp(n, -17);
-  bounds.lse = 0x1p-8 + std::ldexp(n, -18);
+  const double eps = 0x1p-8 + std::ldexp(n, -18); // l's relative error.
+  bounds.lse = eps + eps * eps + 0x1p-16;
   return bounds;
 }
 

@@ -30,8 +30,8 @@ struct ModelErrorBounds {
   /// out, row-relative: 2^-7 (the partials plus the combine's second bf16
   /// rounding, as measured) + n * 2^-17.
   double outRel = 0.0;
-  /// |lse - exact| and |lse_part - exact|: eps = 2^-8 + n * 2^-18, the worst case
-  /// of the weights' error (f32 effects are ~1e-6).
+  /// |lse - exact| and |lse_part - exact|: eps + eps^2 (>= -ln(1 - eps), the
+  /// worst case of the weights' error) + 2^-16 for the f32 arithmetic.
   double lse = 0.0;
 };
 
