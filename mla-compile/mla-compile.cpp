@@ -41,11 +41,6 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/ToolUtilities.h"
-#include "mlir/Target/LLVM/ROCDL/Target.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -306,11 +301,7 @@ int main(int argc, char **argv) {
                   ROCDL::ROCDLDialect, scf::SCFDialect,
                   vector::VectorDialect>();
   registerAllExtensions(registry);
-  registerBuiltinDialectTranslation(registry);
-  registerGPUDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  registerROCDLDialectTranslation(registry);
-  ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
+  mla::registerHsacoTranslations(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   // Diagnostics point at source locations; echoing the whole (often large)
