@@ -41,12 +41,8 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/ToolUtilities.h"
-#include "mlir/Target/LLVM/ROCDL/Target.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -153,6 +149,21 @@ static LogicalResult openDump(const cl::opt<std::string> &option,
   return success();
 }
 
+/// Flushes `file` and keeps it, or reports the write error (instead of the
+/// fatal "IO failure on output stream" of an unchecked raw_fd_ostream).
+static LogicalResult finishOutput(llvm::ToolOutputFile &file,
+                                  StringRef path) {
+  file.os().flush();
+  if (std::error_code ec = file.os().error()) {
+    llvm::errs() << "mla-compile: cannot write '" << path
+                 << "': " << ec.message() << "\n";
+    file.os().clear_error();
+    return failure();
+  }
+  file.keep();
+  return success();
+}
+
 /// Builds the pass manager for --pass-pipeline, or returns nullptr when no
 /// pipeline was given.
 static FailureOr<std::unique_ptr<PassManager>>
@@ -181,7 +192,12 @@ static std::string outputPathFor(StringRef moduleName, size_t count) {
   StringRef path = outputFilename;
   StringRef extension = llvm::sys::path::extension(path);
   StringRef stem = path.drop_back(extension.size());
-  return (stem + "." + moduleName + extension).str();
+  // Symbol names may hold any character; keep the file name plain.
+  std::string name = moduleName.str();
+  for (char &c : name)
+    if (!llvm::isAlnum(c) && c != '-' && c != '_' && c != '.')
+      c = '_';
+  return (stem + "." + name + extension).str();
 }
 
 /// Parses, lowers and compiles one buffer; appends the code objects to
@@ -285,11 +301,7 @@ int main(int argc, char **argv) {
                   ROCDL::ROCDLDialect, scf::SCFDialect,
                   vector::VectorDialect>();
   registerAllExtensions(registry);
-  registerBuiltinDialectTranslation(registry);
-  registerGPUDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  registerROCDLDialectTranslation(registry);
-  ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
+  mla::registerHsacoTranslations(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   // Diagnostics point at source locations; echoing the whole (often large)
@@ -327,12 +339,13 @@ int main(int argc, char **argv) {
         return 1;
       }
       file->os().write(out.binary.data(), out.binary.size());
-      file->keep();
+      if (failed(finishOutput(*file, path)))
+        return 1;
     }
   }
-  if (dumps.isaFile)
-    dumps.isaFile->keep();
-  if (dumps.llvmFile)
-    dumps.llvmFile->keep();
+  if (dumps.isaFile && failed(finishOutput(*dumps.isaFile, dumpISA)))
+    return 1;
+  if (dumps.llvmFile && failed(finishOutput(*dumps.llvmFile, dumpLLVM)))
+    return 1;
   return 0;
 }

@@ -52,9 +52,9 @@ std::vector<Shape> reportShapes() {
       {"decode-split", 12, 1, {1, 127, 128, 129, 255, 256, 257, 1000}, 4,
        PageLayout::Shuffled},
       {"mtp", 12, 4, {0, 3, 130, 511, 2048}, 8, PageLayout::SharedPrefix},
-      {"long", 12, 1, {16384, 9000}, 16, PageLayout::Shuffled},
+      {"long", 12, 1, {16384, 4000}, 16, PageLayout::Shuffled},
       // One split over a long context: the fp8 P's subnormal floor shows here.
-      {"long-unsplit", 12, 1, {16384, 9000}, 1, PageLayout::Shuffled},
+      {"long-unsplit", 12, 1, {16384}, 1, PageLayout::Shuffled},
   };
 }
 

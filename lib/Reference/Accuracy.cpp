@@ -49,9 +49,10 @@ void compareRow(const uint16_t *out, float lse, const double *exact,
 ModelErrorBounds modelErrorBounds(int maxSplitTokens) {
   const double n = maxSplitTokens;
   ModelErrorBounds bounds;
-  bounds.partialRel = 0x1p-8 + 0x1p-9 + std::ldexp(n, -19);
-  bounds.outRel = 0x1p-7 + std::ldexp(n, -19);
-  bounds.lse = 0x1p-9 + std::ldexp(n, -20);
+  bounds.partialRel = 0x1p-8 + 0x1p-9 + std::ldexp(n, -17);
+  bounds.outRel = 0x1p-7 + std::ldexp(n, -17);
+  const double eps = 0x1p-8 + std::ldexp(n, -18); // l's relative error.
+  bounds.lse = eps + eps * eps + 0x1p-16;
   return bounds;
 }
 

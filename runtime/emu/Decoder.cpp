@@ -303,7 +303,7 @@ Expected<std::unique_ptr<Program>> mla::emu::decodeProgram(ArrayRef<uint8_t> ima
 
     unsigned numDefs = desc.getNumDefs();
     uint8_t pendingMods = 0;
-    bool havePendingMods = false;
+    bool havePendingMods = false, sourcesHaveModifiers = false;
     for (unsigned i = 0; i < mi.getNumOperands(); ++i) {
       const MCOperand &o = mi.getOperand(i);
       bool inDesc = i < desc.getNumOperands();
@@ -357,10 +357,15 @@ Expected<std::unique_ptr<Program>> mla::emu::decodeProgram(ArrayRef<uint8_t> ima
         int nrc = i + 1 < desc.getNumOperands() ? desc.operands()[i + 1].RegClass : -1;
         nextIsValue = n.isReg() || nrc != -1;
       }
-      if (nextIsValue && in.numDefs + in.numSrcs + in.hasOld > 0 && !havePendingMods &&
-          in.numImms == 0) {
+      // Modifier operands precede either every source of an instruction or
+      // none: the first source decides (v_fmamk_f32 has a literal K between
+      // two sources that must not be taken as a modifier).
+      bool startsModifiers = in.numSrcs == 0 && in.numImms == 0 && in.numDefs + in.hasOld > 0;
+      if (nextIsValue && !havePendingMods && in.numImms == 0 &&
+          (startsModifiers || sourcesHaveModifiers)) {
         pendingMods = uint8_t(op.imm);
         havePendingMods = true;
+        sourcesHaveModifiers = true;
         continue;
       }
       if (in.numImms == 8)

@@ -17,6 +17,10 @@ namespace {
 using W = Wave;
 using I = DecodedInst;
 
+/// DS addresses are 32-bit: base + offset wraps (LLVM folds offsets into DS
+/// instructions on gfx9+ even when the base register is "negative").
+inline uint64_t ldsAddress(uint32_t base, uint64_t offset) { return uint32_t(base + uint32_t(offset)); }
+
 /// A read: \p bytes per lane (1, 2, 4, 8, 12, 16), sign-extended when \p Sign,
 /// d16: 0 = whole dwords, 1 = low half (high preserved), 2 = high half.
 template <unsigned Bytes, bool Sign, unsigned D16> void Read(W &w, const I &in) {
@@ -32,7 +36,7 @@ template <unsigned Bytes, bool Sign, unsigned D16> void Read(W &w, const I &in) 
   const uint32_t *old = w.v(in.defs[0].reg);
   for (uint64_t m = exec; m; m &= m - 1) {
     unsigned l = __builtin_ctzll(m);
-    const uint8_t *p = ldsAccess(w, l, uint64_t(addr[l]) + offset, Bytes, "LDS read");
+    const uint8_t *p = ldsAccess(w, l, ldsAddress(addr[l], offset), Bytes, "LDS read");
     if (!p)
       return;
     if constexpr (Bytes >= 4) {
@@ -67,8 +71,8 @@ template <unsigned Elem, bool St64> void Read2(W &w, const I &in) {
   pw.laneMask = exec;
   for (uint64_t m = exec; m; m &= m - 1) {
     unsigned l = __builtin_ctzll(m);
-    const uint8_t *p0 = ldsAccess(w, l, addr[l] + off0, Elem, "LDS read2");
-    const uint8_t *p1 = p0 ? ldsAccess(w, l, addr[l] + off1, Elem, "LDS read2") : nullptr;
+    const uint8_t *p0 = ldsAccess(w, l, ldsAddress(addr[l], off0), Elem, "LDS read2");
+    const uint8_t *p1 = p0 ? ldsAccess(w, l, ldsAddress(addr[l], off1), Elem, "LDS read2") : nullptr;
     if (!p1)
       return;
     for (unsigned d = 0; d < edw; ++d) {
@@ -87,7 +91,7 @@ template <unsigned Bytes, bool Hi> void Write(W &w, const I &in) {
   uint64_t exec = w.exec();
   for (uint64_t m = exec; m; m &= m - 1) {
     unsigned l = __builtin_ctzll(m);
-    uint8_t *p = ldsAccess(w, l, uint64_t(addr[l]) + offset, Bytes, "LDS write");
+    uint8_t *p = ldsAccess(w, l, ldsAddress(addr[l], offset), Bytes, "LDS write");
     if (!p)
       return;
     if constexpr (Bytes >= 4) {
@@ -109,8 +113,8 @@ template <unsigned Elem, bool St64> void Write2(W &w, const I &in) {
   uint64_t off0 = (uint64_t(in.imms[0]) & 0xff) * scale, off1 = (uint64_t(in.imms[1]) & 0xff) * scale;
   for (uint64_t m = w.exec(); m; m &= m - 1) {
     unsigned l = __builtin_ctzll(m);
-    uint8_t *p0 = ldsAccess(w, l, addr[l] + off0, Elem, "LDS write2");
-    uint8_t *p1 = p0 ? ldsAccess(w, l, addr[l] + off1, Elem, "LDS write2") : nullptr;
+    uint8_t *p0 = ldsAccess(w, l, ldsAddress(addr[l], off0), Elem, "LDS write2");
+    uint8_t *p1 = p0 ? ldsAccess(w, l, ldsAddress(addr[l], off1), Elem, "LDS write2") : nullptr;
     if (!p1)
       return;
     for (unsigned d = 0; d < Elem / 4; ++d) {
@@ -170,7 +174,7 @@ template <AtomicOp Op, bool Rtn> void Atomic(W &w, const I &in) {
   }
   for (uint64_t m = exec; m; m &= m - 1) {
     unsigned l = __builtin_ctzll(m);
-    uint8_t *p = ldsAccess(w, l, uint64_t(addr[l]) + offset, 4, "LDS atomic");
+    uint8_t *p = ldsAccess(w, l, ldsAddress(addr[l], offset), 4, "LDS atomic");
     if (!p)
       return;
     uint32_t old;

@@ -25,7 +25,7 @@ struct LdsGranule {
   uint32_t accessEpoch = 0; ///< Epoch of that access.
   int16_t dmaWave = -1;     ///< Wave of the last DMA, -1 when none.
   int16_t accessWave = -1;  ///< Wave of the last access, -1 when none.
-  bool dmaPending = false;  ///< The DMA has not reached its covering s_waitcnt.
+  uint16_t dmaPending = 0;  ///< DMAs of dmaWave not yet retired by an s_waitcnt.
 };
 
 /// The LDS shadow of one workgroup (kept by Workgroup::ldsHazards, reused across the
@@ -199,7 +199,7 @@ bool mla::emu::noteLdsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned b
   for (uint64_t g = offset / 4; g <= last; ++g) {
     LdsGranule &granule = shadow->granules[g];
     if (granule.dmaWave >= 0) {
-      const bool pending = granule.dmaPending;
+      const bool pending = granule.dmaPending != 0;
       const bool unsynchronized = granule.dmaWave != wave && granule.dmaEpoch == shadow->epoch;
       if (pending || unsynchronized) {
         std::string message;
@@ -260,9 +260,11 @@ bool mla::emu::noteLdsDmaIssue(Wave &w, unsigned lane, uint64_t offset, unsigned
       if (!report(w, message, pairKey(w.waveInGroup, w.ip, otherIp), &shadow))
         return false;
     }
+    if (granule.dmaWave != wave)
+      granule.dmaPending = 0; // another wave's completed DMA (its race is reported above)
     granule.dmaWave = wave;
     granule.dmaIp = w.ip;
-    granule.dmaPending = true;
+    ++granule.dmaPending;
   }
   return true;
 }
@@ -282,10 +284,9 @@ void mla::emu::applyLdsDmaWrite(Wave &w, const PendingWrite &p) {
     if (shadow && shadow->active)
       for (uint64_t g = address / 4; g < (address + 4 * p.dwords + 3) / 4; ++g) {
         LdsGranule &granule = shadow->granules[g];
-        if (granule.dmaPending && granule.dmaWave == int16_t(w.waveInGroup)) {
-          granule.dmaPending = false;
+        if (granule.dmaPending && granule.dmaWave == int16_t(w.waveInGroup) &&
+            --granule.dmaPending == 0)
           granule.dmaEpoch = shadow->epoch;
-        }
       }
   }
 }

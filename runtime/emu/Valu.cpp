@@ -566,6 +566,24 @@ llvm::Error decodeMix(I &in, const llvm::MCInst &, const llvm::MCInstrDesc &) {
   return decodeValuModifiers(in, true, true, false);
 }
 
+/// v_fmamk_f32 vdst, src0, K, vsrc1: vdst = src0 * K + vsrc1;
+/// v_fmaak_f32 vdst, src0, vsrc1, K: vdst = src0 * vsrc1 + K (K: 32-bit literal).
+template <bool MulByK> void execFmaK(W &w, const I &in) {
+  alignas(64) uint64_t a[64], b[64], d[64];
+  fetchSource(w, in, 0, VT::F32, a);
+  fetchSource(w, in, 1, VT::F32, b);
+  float k = asFloat(uint32_t(in.aux[0]));
+  for (unsigned l = 0; l < kWaveSize; ++l)
+    d[l] = MulByK ? R(std::fma(F(a[l]), k, F(b[l]))) : R(std::fma(F(a[l]), F(b[l]), k));
+  writeVgprResult(w, in, VT::F32, d, w.exec());
+}
+llvm::Error decodeFmaK(I &in, const llvm::MCInst &, const llvm::MCInstrDesc &) {
+  if (in.numImms != 1 || in.numSrcs != 2)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "unexpected v_fma*k operands");
+  in.aux[0] = uint32_t(in.imms[0]);
+  return llvm::Error::success();
+}
+
 // Lane ops.
 void execReadfirstlane(W &w, const I &in) {
   uint64_t exec = w.exec();
@@ -747,6 +765,8 @@ void mla::emu::registerValuInstructions(InstructionRegistry &r) {
   r.add("V_FMA_MIX_F32", execFmaMix<0>, V, nullptr, decodeMix);
   r.add("V_FMA_MIXLO_F16", execFmaMix<1>, V, nullptr, decodeMix);
   r.add("V_FMA_MIXHI_F16", execFmaMix<2>, V, nullptr, decodeMix);
+  r.add("V_FMAMK_F32", execFmaK<true>, V, nullptr, decodeFmaK);
+  r.add("V_FMAAK_F32", execFmaK<false>, V, nullptr, decodeFmaK);
   r.add("V_READFIRSTLANE_B32", execReadfirstlane, V);
   r.add("V_READLANE_B32", execReadlane, V);
   r.add("V_WRITELANE_B32", execWritelane, V);

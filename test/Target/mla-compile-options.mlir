@@ -11,6 +11,8 @@
 // RUN:   | FileCheck %s --check-prefix=LLD -DPATH=%t.no-such-ld.lld
 // RUN: not mla-compile %t.no-such-input.mlir 2>&1 | FileCheck %s --check-prefix=INPUT
 // RUN: not mla-compile %s --split-input-file -o %t.hsaco 2>&1 | FileCheck %s --check-prefix=SPLIT
+// RUN: not mla-compile %S/Inputs/gfx950-tile-kernel.mlir -o /dev/full 2>&1 | FileCheck %s --check-prefix=WRITE
+// RUN: not mla-compile %S/Inputs/gfx950-tile-kernel.mlir --dump-isa=/dev/full 2>&1 | FileCheck %s --check-prefix=WRITE
 // RUN: not mla-compile %s 2>&1 | FileCheck %s --check-prefix=PARSE
 
 // CHIP: error: unknown AMDGPU processor 'gfx999' for triple 'amdgcn-amd-amdhsa'
@@ -21,5 +23,6 @@
 // LLD: error: ld.lld not found or not executable: '[[PATH]]' (set the environment variable MLA_LD_LLD to an ld.lld)
 // INPUT: mla-compile: cannot open input file '{{.*}}no-such-input.mlir'
 // SPLIT: mla-compile: -o cannot be combined with --split-input-file
+// WRITE: mla-compile: cannot write '/dev/full': No space left on device
 // PARSE: mla-compile-options.mlir:[[@LINE+1]]:1: error: custom op 'this' is unknown
 this is not MLIR

@@ -1,4 +1,4 @@
-//===- DmaVariantsTest.cpp - LDS DMA addressing, extension, bounds; tr errors ===//
+//===- DmaVariantsTest.cpp - LDS DMA variants; tr and fp6 MFMA errors -------===//
 //
 // kernels/dma_variants.ll; expected LDS contents follow reference section 3.2:
 // LDS_addr(lane) = M0 + inst_offset + 4*lane for sizes <= 4 bytes, byte loads extended
@@ -117,6 +117,15 @@ TEST(TransposeRead, MisalignedAddressIsAnError) {
   const std::string message = llvm::toString(std::move(r.error));
   EXPECT_NE(message.find("ds_read_b64_tr_b8: lane 1 address 4 is not 8-byte aligned"),
             std::string::npos)
+      << message;
+}
+
+TEST(Mfma, Fp6OperandsAreRefusedWhenDecoding) {
+  DmaRun r = runKernel("mfma_fp6.hsaco", "mfma_fp6", pattern(64 * 24));
+  ASSERT_TRUE(bool(r.error));
+  const std::string message = llvm::toString(std::move(r.error));
+  EXPECT_NE(message.find("v_mfma_f32_16x16x128_f8f6f4"), std::string::npos) << message;
+  EXPECT_NE(message.find("format 2 (fp6 (E2M3)) is not supported"), std::string::npos)
       << message;
 }
 

@@ -315,7 +315,7 @@ TEST(KernelModelTest, PageIndirectionDoesNotChangeAnyBit) {
 namespace {
 
 // The asserted bounds (modelErrorBounds) live in Accuracy.h; docs/numerics.md
-// lists the measured maxima they cover (at most 73% of a bound).
+// lists the measured values they cover.
 
 ProblemSpec boundSpec(ValueDistribution distribution, uint64_t seed) {
   ProblemSpec spec;
@@ -439,4 +439,35 @@ TEST(ModelVsExactTest, EdgeLengthsAndQlens) {
       EXPECT_EQ(out.emptyRows, expectedEmpty);
     }
   }
+}
+
+TEST(ModelVsExactTest, CoherentTinyWeightsApproachTheFloorBound) {
+  // The worst case of P's subnormal floor, built by hand: one spike (rope k = 2,
+  // V = 1) and n tail tokens (k = 0, V = -1) whose weight p = 1.01 * 2^-10 (a
+  // logit gap of 18 - log2 1.01 in base 2) all round up to the fp8 subnormal
+  // 2^-9 (p_lo = 0), so their errors add: l = 256 + n 2^-9 instead of
+  // 256 + 1.01 n 2^-10. The bounds must hold, and the lse error must be most of
+  // the n * 2^-18 term (or the bound's n term would be needlessly loose).
+  const int n = 8192;
+  Problem p = handProblem(1, n + 1);
+  p.q[512] = bf16Bits(1.0f);
+  const double gapBase2 = 18.0 - std::log2(1.01);
+  // s = 2 * scale * log2(e) for the spike, 0 for the tail.
+  p.scale = static_cast<float>(gapBase2 / 2.0 * std::log(2.0));
+  for (int t = 0; t <= n; ++t) {
+    // The spike comes first: a block before it would set its own (lower) running
+    // maximum and keep its tail weights precise.
+    const bool spike = t == 0;
+    p.kv[static_cast<size_t>(t) * kHeadDim + 512] = spike ? f32ToE4M3(2.0f) : 0;
+    for (int d = 0; d < kValueDim; ++d)
+      p.kv[static_cast<size_t>(t) * kHeadDim + d] = f32ToE4M3(spike ? 1.0f : -1.0f);
+  }
+  ErrorStats out = compareOutputs(modelAttention(p.view(), 1), exactAttention(p.view()));
+  const ModelErrorBounds bounds = modelErrorBounds(n + 1);
+  EXPECT_LE(out.maxAbsLse, bounds.lse);
+  EXPECT_LE(out.maxRelOut, bounds.outRel);
+  // ln((256 + n 2^-9) / (256 + 1.01 n 2^-10)) = 0.0296 for n = 8192.
+  EXPECT_NEAR(out.maxAbsLse, std::log((256 + n * 0x1p-9) / (256 + 1.01 * n * 0x1p-10)),
+              1e-4);
+  EXPECT_GT(out.maxAbsLse, 0.75 * bounds.lse);
 }

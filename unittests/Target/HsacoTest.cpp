@@ -16,11 +16,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Target/LLVM/ROCDL/Target.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 
 #include "llvm/BinaryFormat/ELF.h"
 
@@ -63,11 +58,7 @@ module attributes {gpu.container_module} {
 DialectRegistry makeRegistry() {
   DialectRegistry registry;
   registry.insert<gpu::GPUDialect, LLVM::LLVMDialect, ROCDL::ROCDLDialect>();
-  registerBuiltinDialectTranslation(registry);
-  registerGPUDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  registerROCDLDialectTranslation(registry);
-  ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
+  mla::registerHsacoTranslations(registry);
   return registry;
 }
 
@@ -151,6 +142,25 @@ TEST(Hsaco, DiagnosticsGoThroughTheContext) {
   EXPECT_NE(messages.front().find("ld.lld not found or not executable: "
                                   "'/nonexistent/ld.lld'"),
             std::string::npos);
+}
+
+TEST(Hsaco, MissingTranslationRegistration) {
+  DialectRegistry registry;
+  registry.insert<gpu::GPUDialect, LLVM::LLVMDialect, ROCDL::ROCDLDialect>();
+  MLIRContext context(registry);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kKernel, &context);
+  ASSERT_TRUE(module);
+  std::vector<std::string> messages;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    messages.push_back(diag.str());
+    return success();
+  });
+  EXPECT_TRUE(failed(
+      mla::compileToHsaco(getGpuModule(*module), mla::HsacoOptions())));
+  ASSERT_FALSE(messages.empty());
+  EXPECT_NE(messages.front().find("missing `LLVMTranslationDialectInterface`"),
+            std::string::npos)
+      << messages.front();
 }
 
 TEST(Hsaco, ConcurrentCompilationsAgree) {

@@ -17,18 +17,21 @@ namespace mla::ref {
 
 /// The asserted bounds of the kernel model against exact attention for a problem
 /// whose longest split holds n tokens (docs/numerics.md derives each term and
-/// lists the measured maxima they cover).
+/// lists the measured values they cover).
+///
+/// Every fp8 weight p_hi + p_lo is within 2^-8 p + 2^-10 of p, and l >= 2^8 in
+/// units of the split's maximum, so l's relative error is at most
+/// eps = 2^-8 + n * 2^-18: the n term is P's subnormal floor, reached when many
+/// tiny weights round the same way.
 struct ModelErrorBounds {
-  /// o_part, row-relative: 2^-8 (P's fp8 hi + lo per weight) + 2^-9 (bf16
-  /// rounding) + n * 2^-19 (P's subnormal floor, see lse).
+  /// o_part, row-relative: 2^-8 + 2^-9 (P's fp8 split and the bf16 rounding, as
+  /// measured) + n * 2^-17 (the floor, twice: it moves both o's numerator and l).
   double partialRel = 0.0;
-  /// out, row-relative: 2^-7 (the partials' error plus the combine's bf16
-  /// rounding) + n * 2^-19.
+  /// out, row-relative: 2^-7 (the partials plus the combine's second bf16
+  /// rounding, as measured) + n * 2^-17.
   double outRel = 0.0;
-  /// |lse - exact| and |lse_part - exact|: 2^-9 + n * 2^-20. The n term is the
-  /// fp8 P's subnormal floor: a weight below 2^-17 of the running maximum keeps
-  /// only an absolute precision of 2^-18 relative to l, and n such round-offs add
-  /// up (in practice to well under a quarter of n * 2^-18).
+  /// |lse - exact| and |lse_part - exact|: eps + eps^2 (>= -ln(1 - eps), the
+  /// worst case of the weights' error) + 2^-16 for the f32 arithmetic.
   double lse = 0.0;
 };
 

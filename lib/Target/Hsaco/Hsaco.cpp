@@ -25,6 +25,11 @@
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Target/LLVM/ROCDL/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -263,8 +268,13 @@ FailureOr<SmallVector<char, 0>> linkCodeObject(gpu::GPUModuleOp gpuModule,
 
   auto makeTemp = [&](StringRef suffix,
                       SmallVectorImpl<char> &path) -> LogicalResult {
-    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-            "mla-" + gpuModule.getName().str(), suffix, path))
+    // The module name is a symbol name and may hold any character.
+    std::string prefix = "mla-" + gpuModule.getName().str();
+    for (char &c : prefix)
+      if (!llvm::isAlnum(c) && c != '-' && c != '_')
+        c = '_';
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile(prefix, suffix, path))
       return gpuModule.emitError("cannot create a temporary file: ")
              << ec.message();
     return success();
@@ -363,6 +373,14 @@ LogicalResult checkKernelResources(gpu::GPUModuleOp gpuModule,
 }
 
 } // namespace
+
+void mla::registerHsacoTranslations(DialectRegistry &registry) {
+  registerBuiltinDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerROCDLDialectTranslation(registry);
+  ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
+}
 
 std::string mla::getDefaultLdLldPath() {
   if (const char *env = std::getenv("MLA_LD_LLD"); env && *env)

@@ -55,7 +55,7 @@ uint64_t packPair(float lo, float hi) {
 /// maxNum of two floats: a NaN loses to a number; +0 > -0.
 float maxNum(float a, float b) {
   if (std::isnan(a))
-    return std::isnan(b) ? bitsToFloat(choice::kF32QuietNanBits) : b;
+    return std::isnan(b) ? bitsToFloat(floatBits(b) | 0x00400000u) : b; // quieted b
   if (std::isnan(b))
     return a;
   if (a == b && choice::kMaxTreatsPositiveZeroGreater)

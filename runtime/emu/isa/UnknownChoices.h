@@ -111,8 +111,8 @@ inline constexpr bool kLdsDmaSignExtends = true;
 /// v_permlane16_swap / v_permlane32_swap with EXEC not all ones: unknown; error.
 inline constexpr bool kPermlaneSwapRequiresFullExec = true;
 
-/// v_max3_f32: IEEE maxNum per pair (a NaN operand loses to a number; all-NaN gives a
-/// quiet NaN) and +0 is greater than -0.
+/// v_max3_f32: IEEE maxNum per pair (a NaN operand loses to a number; two NaNs give
+/// the second, quieted) and +0 is greater than -0.
 inline constexpr bool kMaxTreatsPositiveZeroGreater = true;
 
 /// v_pk_fma_f32 is a fused multiply-add per half (one rounding); v_pk_mul_f32 and

@@ -456,6 +456,41 @@ std::vector<SelfTestKernel> buildKernels() {
                    }
                  }
                }});
+  k.push_back({"st_valu_extras", 6, 8, 0,
+               [](std::mt19937 &rng, Words &in) {
+                 for (unsigned l = 0; l < kLanes; ++l)
+                   for (unsigned i = 0; i < 6; ++i)
+                     in[l * 6 + i] = bits(conversionInput(rng, (l * 6 + i * 11) % 96));
+                 // A lane where a fused multiply-add differs from mul + add.
+                 const float x = 1.0f + std::ldexp(1.0f, -12);
+                 const float y = -(1.0f + std::ldexp(1.0f, -11));
+                 for (unsigned i = 0; i < 2; ++i) {
+                   in[5 * 6 + i] = bits(x);
+                   in[5 * 6 + 2 + i] = bits(x);
+                   in[5 * 6 + 4 + i] = bits(y);
+                 }
+               },
+               [](const Words &in, Words &out) {
+                 const isa::PackedF32Modifiers plain;
+                 for (unsigned l = 0; l < kLanes; ++l) {
+                   const uint32_t *x = &in[l * 6];
+                   auto pair = [&](unsigned i) {
+                     return uint64_t(x[i]) | uint64_t(x[i + 1]) << 32;
+                   };
+                   uint32_t *o = &out[l * 8];
+                   const uint64_t fma = isa::pkFmaF32(pair(0), pair(2), pair(4), plain);
+                   const uint64_t mul = isa::pkMulF32(pair(0), pair(2), plain);
+                   const uint64_t add = isa::pkAddF32(pair(0), pair(2), plain);
+                   o[0] = uint32_t(fma);
+                   o[1] = uint32_t(fma >> 32);
+                   o[2] = uint32_t(mul);
+                   o[3] = uint32_t(mul >> 32);
+                   o[4] = uint32_t(add);
+                   o[5] = uint32_t(add >> 32);
+                   o[6] = isa::cvtPkBf16F32(flt(x[0]), flt(x[1]));
+                   o[7] = bits(isa::max3F32(flt(x[0]), flt(x[2]), flt(x[4])));
+                 }
+               }});
   return k;
 }
 

@@ -678,6 +678,46 @@ entry:
   ret void
 }
 
+; st_valu_extras: IN = 6, OUT = 8. a (2 floats), b (2), c (2) -> v_pk_fma_f32 (2), v_pk_mul_f32 (2), v_pk_add_f32 (2), v_cvt_pk_bf16_f32 of a (1), v_max3_f32 of a0, b0, c0 (1).
+define amdgpu_kernel void @st_valu_extras(ptr addrspace(1) %in, ptr addrspace(1) %out) #0 {
+entry:
+  %lane = call i32 @llvm.amdgcn.workitem.id.x()
+  %ibase = mul i32 %lane, 6
+  %obase = mul i32 %lane, 8
+  %ibase64 = zext i32 %ibase to i64
+  %obase64 = zext i32 %obase to i64
+  %ip = getelementptr inbounds i32, ptr addrspace(1) %in, i64 %ibase64
+  %op = getelementptr inbounds i32, ptr addrspace(1) %out, i64 %obase64
+  %a = load <2 x float>, ptr addrspace(1) %ip, align 4
+  %b.p = getelementptr inbounds i32, ptr addrspace(1) %ip, i64 2
+  %b = load <2 x float>, ptr addrspace(1) %b.p, align 4
+  %c.p = getelementptr inbounds i32, ptr addrspace(1) %ip, i64 4
+  %c = load <2 x float>, ptr addrspace(1) %c.p, align 4
+  %fma = call <2 x float> @llvm.fma.v2f32(<2 x float> %a, <2 x float> %b, <2 x float> %c)
+  %mul = fmul <2 x float> %a, %b
+  %add = fadd <2 x float> %a, %b
+  %bf = fptrunc <2 x float> %a to <2 x bfloat>
+  %bfi = bitcast <2 x bfloat> %bf to i32
+  %a0 = extractelement <2 x float> %a, i32 0
+  %b0 = extractelement <2 x float> %b, i32 0
+  %c0 = extractelement <2 x float> %c, i32 0
+  %m1 = call float @llvm.maxnum.f32(float %a0, float %b0)
+  %m = call float @llvm.maxnum.f32(float %m1, float %c0)
+  store <2 x float> %fma, ptr addrspace(1) %op, align 4
+  %o2 = getelementptr inbounds i32, ptr addrspace(1) %op, i64 2
+  store <2 x float> %mul, ptr addrspace(1) %o2, align 4
+  %o4 = getelementptr inbounds i32, ptr addrspace(1) %op, i64 4
+  store <2 x float> %add, ptr addrspace(1) %o4, align 4
+  %o6 = getelementptr inbounds i32, ptr addrspace(1) %op, i64 6
+  store i32 %bfi, ptr addrspace(1) %o6, align 4
+  %o7 = getelementptr inbounds i32, ptr addrspace(1) %op, i64 7
+  store float %m, ptr addrspace(1) %o7, align 4
+  ret void
+}
+
+declare <2 x float> @llvm.fma.v2f32(<2 x float>, <2 x float>, <2 x float>)
+declare float @llvm.maxnum.f32(float, float)
+
 declare void @llvm.amdgcn.s.barrier()
 
 attributes #0 = { "amdgpu-flat-work-group-size"="64,64" "target-cpu"="gfx950" }

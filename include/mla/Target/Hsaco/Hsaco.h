@@ -83,8 +83,15 @@ struct HsacoArtifacts {
   llvm::SmallVector<KernelResources> kernels;
 };
 
+/// Registers what compileToHsaco needs in a context: the LLVM IR translations
+/// of the builtin, gpu, llvm and rocdl dialects, and the #rocdl.target
+/// attribute's interface (used by upstream's gpu-module-to-binary).
+void registerHsacoTranslations(mlir::DialectRegistry &registry);
+
 /// Compiles `gpuModule` (already lowered to the LLVM/ROCDL dialects) to a
-/// code object. Errors are reported as diagnostics on the module (or on the
+/// code object. Its context must hold the registrations of
+/// registerHsacoTranslations (translation otherwise fails with "missing
+/// LLVMTranslationDialectInterface registration"). Errors are reported as diagnostics on the module (or on the
 /// kernel they concern) and result in failure(). Thread-safe: each call uses
 /// its own LLVMContext, TargetMachine and temporary files.
 mlir::FailureOr<HsacoArtifacts>
