@@ -268,7 +268,9 @@ int main(int argc, char **argv) {
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerAsmPrinterCLOptions();
-  cl::HideUnrelatedOptions({&category, &cl::getGeneralCategory()});
+  // libLLVM's own options (hundreds, all backends) stay usable but out of
+  // --help; --help-hidden lists them.
+  cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv, "mla-compile: MLIR (gpu.module) to gfx950 code object\n");
 
