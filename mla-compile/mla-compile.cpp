@@ -19,6 +19,7 @@
 
 #include "mla/Dialect/MLA/IR/MLADialect.h"
 #include "mla/Target/Hsaco/Hsaco.h"
+#include "mla/Target/Hsaco/Passes.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -42,11 +43,9 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/ToolUtilities.h"
 
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -184,22 +183,6 @@ buildPassManager(MLIRContext &context) {
   return std::move(pm);
 }
 
-/// Name of the code object file of gpu.module `moduleName` when the input
-/// has `count` gpu.modules.
-static std::string outputPathFor(StringRef moduleName, size_t count) {
-  if (count == 1)
-    return outputFilename;
-  StringRef path = outputFilename;
-  StringRef extension = llvm::sys::path::extension(path);
-  StringRef stem = path.drop_back(extension.size());
-  // Symbol names may hold any character; keep the file name plain.
-  std::string name = moduleName.str();
-  for (char &c : name)
-    if (!llvm::isAlnum(c) && c != '-' && c != '_' && c != '.')
-      c = '_';
-  return (stem + "." + name + extension).str();
-}
-
 /// Parses, lowers and compiles one buffer; appends the code objects to
 /// `outputs`.
 static LogicalResult compileBuffer(llvm::SourceMgr &sourceMgr,
@@ -281,10 +264,13 @@ int main(int argc, char **argv) {
   // Upstream passes for --pass-pipeline; the mla passes and the default mla
   // pipeline are registered here as well once they exist.
   registerAllPasses();
+  mla::registerMLATargetHsacoPasses();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerAsmPrinterCLOptions();
-  cl::HideUnrelatedOptions({&category, &cl::getGeneralCategory()});
+  // libLLVM's own options (hundreds, all backends) stay usable but out of
+  // --help; --help-hidden lists them.
+  cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv, "mla-compile: MLIR (gpu.module) to gfx950 code object\n");
 
@@ -332,7 +318,8 @@ int main(int argc, char **argv) {
 
   if (!outputFilename.empty()) {
     for (const PendingOutput &out : outputs) {
-      std::string path = outputPathFor(out.moduleName, outputs.size());
+      std::string path =
+          mla::getCodeObjectPath(outputFilename, out.moduleName, outputs.size());
       std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &error);
       if (!file) {
         llvm::errs() << "mla-compile: " << error << "\n";

@@ -33,7 +33,7 @@ struct LdsGranule {
 struct LdsHazardShadow {
   std::vector<LdsGranule> granules;
   uint32_t epoch = 0; ///< Barriers completed by the workgroup.
-  bool active = false; ///< Set by the first LDS DMA: before it nothing can conflict.
+  bool active = false; ///< Recording: the kernel has LDS DMA instructions.
   std::unordered_set<uint64_t> reported; ///< Count mode: one report per instruction pair.
 };
 
@@ -129,6 +129,35 @@ std::optional<bool> checkOperand(Wave &w, const DecodedInst &in, const Operand &
 
 LdsHazardShadow *shadowOf(Workgroup &wg) { return wg.ldsHazards.get(); }
 
+/// True when \p program contains an LDS DMA instruction; cached per host thread for the
+/// program last asked about (keyed by its address, instruction array and size).
+bool programHasLdsDma(const Program *program) {
+  thread_local const Program *cachedProgram = nullptr;
+  thread_local const DecodedInst *cachedInsts = nullptr;
+  thread_local size_t cachedSize = 0;
+  thread_local bool cachedHasDma = false;
+  if (program != cachedProgram || program->insts.data() != cachedInsts ||
+      program->insts.size() != cachedSize) {
+    cachedProgram = program;
+    cachedInsts = program->insts.data();
+    cachedSize = program->insts.size();
+    cachedHasDma = false;
+    for (const DecodedInst &inst : program->insts)
+      cachedHasDma |= inst.cls == InstClass::DMA;
+  }
+  return cachedHasDma;
+}
+
+/// The workgroup's LDS shadow, created and switched on when needed.
+LdsHazardShadow &activeShadow(Workgroup &wg) {
+  if (!wg.ldsHazards) {
+    wg.ldsHazards = std::make_shared<LdsHazardShadow>();
+    wg.ldsHazards->granules.resize((wg.lds.size() + 3) / 4);
+  }
+  wg.ldsHazards->active = true;
+  return *wg.ldsHazards;
+}
+
 uint64_t pairKey(unsigned wave, uint32_t ip, uint32_t otherIp) {
   return (uint64_t(wave) << 48) ^ (uint64_t(ip) << 24) ^ otherIp;
 }
@@ -190,10 +219,17 @@ void mla::emu::noteWorkgroupBarrier(Workgroup &wg) {
 }
 
 bool mla::emu::noteLdsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned bytes) {
-  LdsHazardShadow *shadow = shadowOf(*w.workgroup);
-  if (!shadow || !shadow->active || bytes == 0 ||
-      gMode.load(std::memory_order_relaxed) == HazardMode::Off)
+  if (bytes == 0 || gMode.load(std::memory_order_relaxed) == HazardMode::Off)
     return true;
+  LdsHazardShadow *shadow = shadowOf(*w.workgroup);
+  // Without LDS DMA in the kernel nothing can conflict: skip the bookkeeping. With it,
+  // accesses are recorded from the first one on, so that a later DMA into bytes another
+  // wave accessed (write after read) is seen.
+  if (!shadow || !shadow->active) {
+    if (!programHasLdsDma(w.program))
+      return true;
+    shadow = &activeShadow(*w.workgroup);
+  }
   const int16_t wave = int16_t(w.waveInGroup);
   const uint64_t last = std::min<uint64_t>((offset + bytes - 1) / 4, shadow->granules.size() - 1);
   for (uint64_t g = offset / 4; g <= last; ++g) {
@@ -228,13 +264,7 @@ bool mla::emu::noteLdsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned b
 bool mla::emu::noteLdsDmaIssue(Wave &w, unsigned lane, uint64_t offset, unsigned bytes) {
   if (gMode.load(std::memory_order_relaxed) == HazardMode::Off)
     return true;
-  Workgroup &wg = *w.workgroup;
-  if (!wg.ldsHazards) {
-    wg.ldsHazards = std::make_shared<LdsHazardShadow>();
-    wg.ldsHazards->granules.resize((wg.lds.size() + 3) / 4);
-  }
-  LdsHazardShadow &shadow = *wg.ldsHazards;
-  shadow.active = true;
+  LdsHazardShadow &shadow = activeShadow(*w.workgroup);
   const int16_t wave = int16_t(w.waveInGroup);
   const uint64_t last = std::min<uint64_t>((offset + bytes - 1) / 4, shadow.granules.size() - 1);
   for (uint64_t g = offset / 4; g <= last; ++g) {

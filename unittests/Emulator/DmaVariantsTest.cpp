@@ -27,7 +27,8 @@ struct DmaRun {
 };
 
 /// Runs \p kernel of \p file with in = 1024 bytes of \p input, out = 1 KiB.
-DmaRun runKernel(const char *file, const char *kernel, const std::vector<uint8_t> &input) {
+DmaRun runKernel(const char *file, const char *kernel, const std::vector<uint8_t> &input,
+                 unsigned threads = 64) {
   DmaRun r;
   auto code = CodeObject::loadFile(std::string(MLA_EMU_KERNEL_DIR) + "/" + file);
   if (!code) {
@@ -40,7 +41,7 @@ DmaRun runKernel(const char *file, const char *kernel, const std::vector<uint8_t
   Buffer out = llvm::cantFail(device->alloc(1024));
   llvm::cantFail(device->copyTo(in, input.data(), input.size()));
   llvm::consumeError(std::move(r.error));
-  r.error = device->launch(**code, kernel, Dim3{1, 1, 1}, Dim3{64, 1, 1},
+  r.error = device->launch(**code, kernel, Dim3{1, 1, 1}, Dim3{threads, 1, 1},
                            {KernelArg::pointer(in), KernelArg::pointer(out)});
   r.lds.resize(256);
   llvm::cantFail(device->copyFrom(r.lds.data(), out, 1024));
@@ -118,6 +119,18 @@ TEST(TransposeRead, MisalignedAddressIsAnError) {
   EXPECT_NE(message.find("ds_read_b64_tr_b8: lane 1 address 4 is not 8-byte aligned"),
             std::string::npos)
       << message;
+}
+
+TEST(LdsDma, DmaIntoBytesAnotherWaveReadIsAHazard) {
+  mla::emu::setHazardMode(mla::emu::HazardMode::Strict);
+  DmaRun r = runKernel("dma_variants.hsaco", "dma_war", pattern(1024), 128);
+  ASSERT_TRUE(bool(r.error)) << "the write-after-read race was not reported";
+  const std::string message = llvm::toString(std::move(r.error));
+  EXPECT_NE(message.find("wave 1 at PC"), std::string::npos) << message;
+  EXPECT_NE(message.find("starts an LDS DMA into bytes [0x0, 0x4) that wave 0 at PC"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("ds_read_b128"), std::string::npos) << message;
 }
 
 TEST(Mfma, Fp6OperandsAreRefusedWhenDecoding) {

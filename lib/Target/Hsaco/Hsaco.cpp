@@ -50,6 +50,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
@@ -380,6 +381,20 @@ void mla::registerHsacoTranslations(DialectRegistry &registry) {
   registerLLVMDialectTranslation(registry);
   registerROCDLDialectTranslation(registry);
   ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
+}
+
+std::string mla::getCodeObjectPath(StringRef pattern, StringRef moduleName,
+                                   size_t moduleCount) {
+  if (moduleCount == 1)
+    return pattern.str();
+  StringRef extension = llvm::sys::path::extension(pattern);
+  StringRef stem = pattern.drop_back(extension.size());
+  // Symbol names may hold any character; keep the file name plain.
+  std::string name = moduleName.str();
+  for (char &c : name)
+    if (!llvm::isAlnum(c) && c != '-' && c != '_' && c != '.')
+      c = '_';
+  return (stem + "." + name + extension).str();
 }
 
 std::string mla::getDefaultLdLldPath() {

@@ -9,6 +9,8 @@
 ;                              soffset = 8) -> lanes >= 40 are out of range.
 ;   dma_out_of_lds(in, out):   dwordx4 DMA whose LDS destination runs past 1 KiB (error).
 ;   tr_misaligned(in, out):    ds_read_b64_tr_b8 at a 4-byte-aligned address (error).
+;   dma_war(in, out):          two waves, no barrier: wave 0 reads LDS that wave 1 then
+;                              overwrites by DMA (a write-after-read race).
 target triple = "amdgcn-amd-amdhsa"
 
 @lds_offset = internal addrspace(3) global [1024 x i8] poison, align 16
@@ -16,6 +18,7 @@ target triple = "amdgcn-amd-amdhsa"
 @lds_struct = internal addrspace(3) global [1024 x i8] poison, align 16
 @lds_oob = internal addrspace(3) global [1024 x i8] poison, align 16
 @lds_tr = internal addrspace(3) global [1024 x i8] poison, align 16
+@lds_war = internal addrspace(3) global [1024 x i8] poison, align 16
 
 declare i32 @llvm.amdgcn.workitem.id.x()
 declare void @llvm.amdgcn.s.barrier()
@@ -96,4 +99,27 @@ define amdgpu_kernel void @tr_misaligned(ptr addrspace(1) %in, ptr addrspace(1) 
   ret void
 }
 
+define amdgpu_kernel void @dma_war(ptr addrspace(1) %in, ptr addrspace(1) %out) #1 {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %lane = and i32 %tid, 63
+  %wave = lshr i32 %tid, 6
+  %first = icmp eq i32 %wave, 0
+  br i1 %first, label %reader, label %dma
+
+reader:
+  call void @copy_out(ptr addrspace(3) @lds_war, ptr addrspace(1) %out, i32 %lane)
+  br label %done
+
+dma:
+  %i = zext i32 %lane to i64
+  %src = getelementptr inbounds <4 x i32>, ptr addrspace(1) %in, i64 %i
+  call void @llvm.amdgcn.global.load.lds(ptr addrspace(1) %src, ptr addrspace(3) @lds_war, i32 16, i32 0, i32 0)
+  br label %done
+
+done:
+  ret void
+}
+
+attributes #1 = { "amdgpu-flat-work-group-size"="128,128" "target-cpu"="gfx950" }
 attributes #0 = { "amdgpu-flat-work-group-size"="64,64" "target-cpu"="gfx950" }

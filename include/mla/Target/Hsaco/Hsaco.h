@@ -105,6 +105,14 @@ emitHsaco(mlir::gpu::GPUModuleOp gpuModule, const HsacoOptions &options);
 llvm::Expected<llvm::SmallVector<KernelResources>>
 readKernelResources(llvm::ArrayRef<char> codeObject);
 
+/// File name of the code object of gpu.module `moduleName` when `pattern`
+/// (e.g. "out.hsaco") is given for an input with `moduleCount` gpu.modules:
+/// the pattern itself for one module, else the module name inserted before
+/// the extension ("out.<name>.hsaco"; characters other than [A-Za-z0-9._-]
+/// in the name become '_').
+std::string getCodeObjectPath(llvm::StringRef pattern,
+                              llvm::StringRef moduleName, size_t moduleCount);
+
 /// The ld.lld that would be used for an empty HsacoOptions::lldPath:
 /// $MLA_LD_LLD if set and non-empty, else the configure-time path.
 std::string getDefaultLdLldPath();
