@@ -5,6 +5,7 @@
 // Every access is bounds-checked against the workgroup's LDS allocation.
 //
 //===----------------------------------------------------------------------===//
+#include "emu/CoreChoices.h"
 #include "emu/Instructions.h"
 
 #include "llvm/MC/MCInst.h"
@@ -206,7 +207,7 @@ void Swizzle(W &w, const I &in) {
       unsigned andMask = off & 31, orMask = (off >> 5) & 31, xorMask = (off >> 10) & 31;
       s = (l & 32) | ((((l & 31) & andMask) | orMask) ^ xorMask);
     }
-    pw.data[l] = ((exec >> s) & 1) ? src[s] : 0;
+    pw.data[l] = ((exec >> s) & 1) ? src[s] : choices::kInactiveSourceLaneValue;
   }
 }
 
@@ -225,11 +226,11 @@ template <bool Backward> void Permute(W &w, const I &in) {
   if (Backward) {
     for (unsigned l = 0; l < kWaveSize; ++l) {
       unsigned s = ((addr[l] + off) >> 2) & 63;
-      pw.data[l] = ((exec >> s) & 1) ? data[s] : 0;
+      pw.data[l] = ((exec >> s) & 1) ? data[s] : choices::kInactiveSourceLaneValue;
     }
   } else {
     for (unsigned l = 0; l < kWaveSize; ++l)
-      pw.data[l] = 0;
+      pw.data[l] = choices::kInactiveSourceLaneValue;
     for (uint64_t m = exec; m; m &= m - 1) {
       unsigned l = __builtin_ctzll(m);
       unsigned t = ((addr[l] + off) >> 2) & 63;

@@ -1,5 +1,9 @@
 //===- Emulator.cpp - Workgroup scheduling and initial wave state --------===//
 #include "emu/Emulator.h"
+#include "emu/CoreChoices.h"
+
+static_assert(mla::emu::choices::kPackedWorkItemIds && mla::emu::choices::kInitialRegisterValue == 0,
+              "initWave packs work-item ids into v0 and zero-fills the register files");
 #include "emu/Hazards.h"
 
 #include "llvm/Support/Format.h"

@@ -5,6 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "emu/Instructions.h"
+#include "emu/CoreChoices.h"
+
+static_assert(mla::emu::choices::kSmemRetiresInOrder, "SMEM results share the in-order lgkm queue");
 
 #include "llvm/MC/MCInst.h"
 

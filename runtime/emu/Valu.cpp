@@ -6,7 +6,11 @@
 // CDNA ISA pseudocode (see docs/emulator-fidelity.md for the choices).
 //
 //===----------------------------------------------------------------------===//
+#include "emu/CoreChoices.h"
 #include "emu/ValuCommon.h"
+
+static_assert(mla::emu::choices::kTranscendentalsUseHostLibm && mla::emu::choices::kDivScaleNeverScales,
+              "ExpF32.. use libm; execDivScaleF32 never scales");
 
 #include "llvm/MC/MCInst.h"
 #include "llvm/Support/MathExtras.h"
@@ -175,7 +179,8 @@ template <class Op> void execPacked(W &w, const I &in) {
     fetchSource(w, in, i, wide ? VT::B64 : VT::B32, s[i]);
   // A scalar 32-bit source of a 64-bit packed op supplies the same dword to both halves.
   for (unsigned i = 0; i < Op::N; ++i)
-    if (wide && in.srcs[i].kind != OperandKind::Vgpr && in.srcs[i].count < 2)
+    if (choices::kPackedF32ScalarReplicates && wide && in.srcs[i].kind != OperandKind::Vgpr &&
+        in.srcs[i].count < 2)
       for (unsigned l = 0; l < kWaveSize; ++l)
         s[i][l] = (s[i][l] & 0xffffffffull) | (s[i][l] << 32);
   for (unsigned l = 0; l < kWaveSize; ++l) {

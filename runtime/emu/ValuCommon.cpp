@@ -1,5 +1,6 @@
 //===- ValuCommon.cpp - Formats, operand fetch and write-back for VALU ---===//
 #include "emu/ValuCommon.h"
+#include "emu/CoreChoices.h"
 
 #include "llvm/Support/Error.h"
 
@@ -154,7 +155,8 @@ void mla::emu::fetchSource(Wave &w, const DecodedInst &in, unsigned i, ValType t
     uint64_t exec = w.exec();
     for (unsigned l = 0; l < kWaveSize; ++l) {
       int s = dppSourceLane(in.dppCtrl, l);
-      tmp[l] = (s >= 0 && ((exec >> s) & 1)) ? out[s] : 0;
+      bool valid = s >= 0 && (!choices::kDppInactiveSourceIsInvalid || ((exec >> s) & 1));
+      tmp[l] = valid ? out[s] : 0;
     }
     std::memcpy(out, tmp, sizeof(tmp));
   }
@@ -193,7 +195,7 @@ uint64_t mla::emu::writeMask(Wave &w, const DecodedInst &in) {
     bool enabled = ((in.rowMask >> (l / 16)) & 1) && ((in.bankMask >> ((l / 4) & 3)) & 1);
     if (enabled && !in.boundCtrl) {
       int s = dppSourceLane(in.dppCtrl, l);
-      enabled = s >= 0 && ((w.exec() >> s) & 1);
+      enabled = s >= 0 && (!choices::kDppInactiveSourceIsInvalid || ((w.exec() >> s) & 1));
     }
     if (!enabled)
       mask &= ~(uint64_t(1) << l);
@@ -208,7 +210,7 @@ uint64_t mla::emu::applyOutputModifiers(const DecodedInst &in, ValType type, uin
     if (in.omod)
       f *= omodScale[in.omod];
     if (in.clamp)
-      f = std::isnan(f) ? 0.0f : f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f;
+      f = std::isnan(f) ? (choices::kClampNaNToZero ? 0.0f : f) : f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f;
     return asBits(f);
   }
   if (type == ValType::F64) {
@@ -216,7 +218,7 @@ uint64_t mla::emu::applyOutputModifiers(const DecodedInst &in, ValType type, uin
     if (in.omod)
       f *= double(omodScale[in.omod]);
     if (in.clamp)
-      f = std::isnan(f) ? 0.0 : f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
+      f = std::isnan(f) ? (choices::kClampNaNToZero ? 0.0 : f) : f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
     return asBits(f);
   }
   if (type == ValType::F16) {
@@ -224,7 +226,7 @@ uint64_t mla::emu::applyOutputModifiers(const DecodedInst &in, ValType type, uin
     if (in.omod)
       f *= omodScale[in.omod];
     if (in.clamp)
-      f = std::isnan(f) ? 0.0f : f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f;
+      f = std::isnan(f) ? (choices::kClampNaNToZero ? 0.0f : f) : f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f;
     return floatToHalf(f);
   }
   return bits;

@@ -10,6 +10,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "emu/ValuCommon.h"
+#include "emu/CoreChoices.h"
+
+static_assert(mla::emu::choices::kD16MergeAtIssue && !mla::emu::choices::kScratchSupported,
+              "Load merges d16 halves at issue; flat private-aperture accesses fault");
 
 #include "llvm/MC/MCInst.h"
 

@@ -1,6 +1,10 @@
 //===- Wave.cpp - Wave state, pending results, memory-access helpers -----===//
 #include "emu/Hazards.h"
 #include "emu/Instructions.h"
+#include "emu/CoreChoices.h"
+
+static_assert(mla::emu::choices::kLdsOutOfRangeIsError,
+              "ldsAccess implements only the error behaviour");
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"

@@ -1,5 +1,6 @@
 //===- EmuDevice.cpp - The emulator as a Device ---------------------------===//
 #include "emu/Emulator.h"
+#include "emu/CoreChoices.h"
 #include "mla/Runtime/Device.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -86,7 +87,8 @@ Error EmuDevice::launchRaw(const CodeObject &code, StringRef kernelName, Dim3 gr
   const KernelInfo &kernel = *kernelOr;
   if (Error e = validateLaunch(kernel, grid, block))
     return makeError("kernel '" + kernel.name + "': " + toString(std::move(e)));
-  if (kernel.privateSegmentFixedSize > 0 || kernel.usesDynamicStack)
+  if (!emu::choices::kScratchSupported &&
+      (kernel.privateSegmentFixedSize > 0 || kernel.usesDynamicStack))
     return makeError("kernel '" + kernel.name + "' uses " +
                      Twine(kernel.privateSegmentFixedSize) +
                      " bytes of scratch (private segment), which the emulator does not support");

@@ -2,7 +2,7 @@
 //
 // mla-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]
 //         --arg SPEC ... [--device emu|hip|auto] [--stats]
-// mla-run --selftest [--device emu|hip|auto]
+// mla-run --selftest [--device emu|hip|auto] [--selftest-dump DIR]
 //
 // SPEC fills the next explicit kernel argument: in:FILE, out:FILE:BYTES,
 // inout:FILE, i32:V, u32:V, i64:V, u64:V, f32:V. Output files are written only
@@ -35,8 +35,9 @@ namespace {
 void usage() {
   errs() << "usage: mla-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]\n"
             "               --arg SPEC ... [--device emu|hip|auto] [--stats]\n"
-            "       mla-run --selftest [--device emu|hip|auto]   (hardware self-test of the\n"
-            "               emulator's MFMA / LDS DMA / transpose / fp8 instructions)\n"
+            "       mla-run --selftest [--device emu|hip|auto] [--selftest-dump DIR]\n"
+            "               (hardware self-test of the emulator's MFMA / LDS DMA / transpose /\n"
+            "               fp8 instructions; DIR receives the raw inputs and outputs)\n"
             "  SPEC: in:FILE | out:FILE:BYTES | inout:FILE | i32:V | u32:V | i64:V | u64:V | f32:V\n";
 }
 
@@ -128,6 +129,7 @@ int main(int argc, char **argv) {
   std::optional<Dim3> grid, block;
   std::vector<ArgSpec> specs;
   bool stats = false, selftest = false;
+  std::string selftestDump;
   for (int i = 1; i < argc; ++i) {
     StringRef a = argv[i];
     auto value = [&]() -> StringRef {
@@ -142,6 +144,7 @@ int main(int argc, char **argv) {
     else if (a == "--device") deviceName = value().str();
     else if (a == "--stats") stats = true;
     else if (a == "--selftest") selftest = true;
+    else if (a == "--selftest-dump") selftestDump = value().str();
     else if (a == "--help" || a == "-h") { usage(); return 0; }
     else if (a.starts_with("-")) { usage(); die("unknown option '" + a + "'"); }
     else if (codePath.empty()) codePath = a.str();
@@ -155,7 +158,7 @@ int main(int argc, char **argv) {
     if (!device)
       die(toString(device.takeError()));
     outs() << "mla-run: self-test on " << (*device)->description() << "\n";
-    auto summary = runHardwareSelfTest(**device, outs());
+    auto summary = runHardwareSelfTest(**device, outs(), 16, selftestDump);
     if (!summary)
       die(toString(summary.takeError()));
     outs() << "mla-run: " << summary->totalMismatches() << " differing dwords in "

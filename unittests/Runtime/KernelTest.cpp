@@ -7,6 +7,7 @@
 #include "KernelCompiler.h"
 #include "TestUtil.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -216,4 +217,98 @@ TEST(Kernels, StatsCountInstructionClasses) {
   EXPECT_EQ(stats.total[unsigned(7)], 2u);  // branch: s_cbranch_execz + s_endpgm
   EXPECT_EQ(stats.total, stats.waves[0].counts);
 }
+TEST(Kernels, GlobalAtomicsAcrossWorkgroups) {
+  setenv("MLA_EMU_THREADS", "2", 1); // workgroups race on the same words
+  auto dev = Device::openEmulator();
+  const unsigned groups = 8, n = groups * 64;
+  Buffer out = upload(*dev, std::vector<uint32_t>(4, 0));
+  Buffer olds = upload(*dev, std::vector<uint32_t>(n, 0xffffffffu));
+  llvm::Error err = dev->launch(kernelFile("memory_ops.ll"), "atomics", {groups, 1, 1},
+                                {64, 1, 1}, {KernelArg::pointer(out), KernelArg::pointer(olds)});
+  unsetenv("MLA_EMU_THREADS");
+  ASSERT_NO_ERROR(std::move(err));
+  auto o = download<uint32_t>(*dev, out, 4);
+  EXPECT_EQ(o[0], n);
+  EXPECT_EQ(o[1], n * (n - 1) / 2);
+  uint32_t mx = 0;
+  for (unsigned i = 0; i < n; ++i)
+    mx = std::max(mx, (i * 7) % 1000);
+  EXPECT_EQ(o[2], mx);
+  EXPECT_EQ(floatOf(o[3]), 0.5f * n);
+  // The returned old values of the counter are exactly 0..n-1, each once.
+  auto ol = download<uint32_t>(*dev, olds, n);
+  std::sort(ol.begin(), ol.end());
+  for (unsigned i = 0; i < n; ++i)
+    ASSERT_EQ(ol[i], i);
+}
+
+TEST(Kernels, BufferResourceRangeRule) {
+  auto dev = Device::openEmulator();
+  std::vector<uint32_t> in(64);
+  for (unsigned i = 0; i < 64; ++i)
+    in[i] = 500 + i;
+  Buffer I = upload(*dev, in), O = upload(*dev, std::vector<uint32_t>(128, 7));
+  const uint32_t records = 40 * 4; // bytes: lanes 40.. are out of range
+  ASSERT_NO_ERROR(dev->launch(kernelFile("memory_ops.ll"), "buffer_ops", {1, 1, 1}, {64, 1, 1},
+                              {KernelArg::pointer(I), KernelArg::pointer(O), KernelArg::u32(records)}));
+  auto o = download<uint32_t>(*dev, O, 128);
+  for (unsigned l = 0; l < 64; ++l) {
+    EXPECT_EQ(o[l], l < 40 ? 1000 + l : 7u) << "store lane " << l;   // dropped past the range
+    EXPECT_EQ(o[64 + l], l < 40 ? 500 + l : 0u) << "load lane " << l; // reads 0 past the range
+  }
+}
+
+TEST(Kernels, FlatPointersToGlobalAndLds) {
+  auto dev = Device::openEmulator();
+  std::vector<uint32_t> in(64);
+  for (unsigned i = 0; i < 64; ++i)
+    in[i] = 11 * i + 1;
+  Buffer I = upload(*dev, in), O = upload(*dev, std::vector<uint32_t>(64, 0));
+  ASSERT_NO_ERROR(dev->launch(kernelFile("memory_ops.ll"), "flat_ops", {1, 1, 1}, {64, 1, 1},
+                              {KernelArg::pointer(I), KernelArg::pointer(O)}));
+  auto o = download<uint32_t>(*dev, O, 64);
+  for (unsigned l = 0; l < 64; ++l)
+    EXPECT_EQ(o[l], 3 * in[63 - l]) << l;
+}
+
+TEST(Kernels, PartialWaveHasOnlyLiveLanes) {
+  // A 100-work-item block: the second wave has 36 live lanes; the atomic
+  // counter sees exactly the live work-items.
+  auto dev = Device::openEmulator();
+  Buffer out = upload(*dev, std::vector<uint32_t>(4, 0));
+  Buffer olds = upload(*dev, std::vector<uint32_t>(3 * 128, 0));
+  ASSERT_NO_ERROR(dev->launch(kernelFile("memory_ops.ll"), "atomics", {3, 1, 1}, {100, 1, 1},
+                              {KernelArg::pointer(out), KernelArg::pointer(olds)}));
+  auto o = download<uint32_t>(*dev, out, 4);
+  EXPECT_EQ(o[0], 300u);
+  EXPECT_EQ(floatOf(o[3]), 150.0f);
+}
+
+TEST(Kernels, SubDwordGlobalLoadsAndStores) {
+  auto dev = Device::openEmulator();
+  std::vector<uint8_t> in8(64);
+  std::vector<uint16_t> in16(64);
+  for (unsigned i = 0; i < 64; ++i) {
+    in8[i] = uint8_t(i * 9 + 100);   // crosses 0x80: negative as i8
+    in16[i] = uint16_t(i * 1031 + 30000);
+  }
+  Buffer I8 = upload(*dev, in8), I16 = upload(*dev, in16);
+  Buffer O = upload(*dev, std::vector<uint32_t>(128, 0));
+  Buffer O8 = upload(*dev, std::vector<uint8_t>(68, 0xee)), O16 = upload(*dev, std::vector<uint16_t>(66, 0xeeee));
+  ASSERT_NO_ERROR(dev->launch(kernelFile("memory_ops.ll"), "subdword", {1, 1, 1}, {64, 1, 1},
+                              {KernelArg::pointer(I8), KernelArg::pointer(I16), KernelArg::pointer(O),
+                               KernelArg::pointer(O8), KernelArg::pointer(O16)}));
+  auto o = download<uint32_t>(*dev, O, 128);
+  auto o8 = download<uint8_t>(*dev, O8, 68);
+  auto o16 = download<uint16_t>(*dev, O16, 66);
+  for (unsigned i = 0; i < 64; ++i) {
+    EXPECT_EQ(o[i], uint32_t(int32_t(int8_t(in8[i]))) + (uint32_t(in8[i]) << 16)) << i;
+    EXPECT_EQ(o[64 + i], uint32_t(int32_t(int16_t(in16[i])))) << i;
+    EXPECT_EQ(o8[i], uint8_t(in8[i] + 1)) << i;
+    EXPECT_EQ(o16[i], uint16_t(in16[i] * 3)) << i;
+  }
+  EXPECT_EQ(o8[64], 0xee); // neighbours untouched
+  EXPECT_EQ(o16[64], 0xeeee);
+}
+
 } // namespace

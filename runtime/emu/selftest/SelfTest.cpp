@@ -14,7 +14,9 @@
 #include "emu/isa/Mfma.h"
 #include "emu/isa/TransposeRead.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
 
 #include <cmath>
 #include <cstring>
@@ -498,6 +500,18 @@ llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+/// Writes \p words to \p directory/\p name.
+llvm::Error dumpWords(llvm::StringRef directory, const llvm::Twine &name, const Words &words) {
+  llvm::SmallString<256> path(directory);
+  llvm::sys::path::append(path, name);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    return makeError("cannot write '" + path + "': " + ec.message());
+  os.write(reinterpret_cast<const char *>(words.data()), 4 * words.size());
+  return llvm::Error::success();
+}
+
 } // namespace
 
 uint64_t SelfTestSummary::totalMismatches() const {
@@ -516,7 +530,11 @@ std::vector<std::string> mla::rt::hardwareSelfTestKernels() {
 
 llvm::Expected<SelfTestSummary> mla::rt::runHardwareSelfTest(Device &device,
                                                              llvm::raw_ostream &log,
-                                                             unsigned maxPrintedPerKernel) {
+                                                             unsigned maxPrintedPerKernel,
+                                                             llvm::StringRef dumpDirectory) {
+  if (!dumpDirectory.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(dumpDirectory))
+      return makeError("cannot create '" + dumpDirectory + "': " + ec.message());
   auto code = CodeObject::loadFromMemory(
       llvm::ArrayRef<uint8_t>(mlaSelfTestCodeObject, mlaSelfTestCodeObject_size),
       "<hardware self-test kernels>");
@@ -550,6 +568,13 @@ llvm::Expected<SelfTestSummary> mla::rt::runHardwareSelfTest(Device &device,
       return std::move(e);
     (void)device.free(*in);
     (void)device.free(*out);
+
+    if (!dumpDirectory.empty())
+      for (auto [suffix, words] :
+           {std::pair{".in.bin", &input}, std::pair{".device.bin", &output},
+            std::pair{".model.bin", &expected}})
+        if (llvm::Error e = dumpWords(dumpDirectory, llvm::Twine(kernel.name) + suffix, *words))
+          return std::move(e);
 
     SelfTestKernelResult result;
     result.kernel = kernel.name;

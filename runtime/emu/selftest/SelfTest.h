@@ -38,9 +38,13 @@ struct SelfTestSummary {
 
 /// Runs every self-test kernel on \p device and compares with the emulator's model.
 /// Differences are printed to \p log (at most \p maxPrintedPerKernel per kernel), then
-/// one line per kernel. Fails only when a kernel cannot be loaded or launched.
+/// one line per kernel. When \p dumpDirectory is not empty, the raw bytes of every
+/// kernel's input, device output and model output are written there as
+/// `<kernel>.in.bin`, `<kernel>.device.bin` and `<kernel>.model.bin`. Fails only when a
+/// kernel cannot be loaded or launched, or a dump file cannot be written.
 llvm::Expected<SelfTestSummary> runHardwareSelfTest(Device &device, llvm::raw_ostream &log,
-                                                    unsigned maxPrintedPerKernel = 16);
+                                                    unsigned maxPrintedPerKernel = 16,
+                                                    llvm::StringRef dumpDirectory = "");
 
 /// Names of the self-test kernels, in the order they run.
 std::vector<std::string> hardwareSelfTestKernels();

@@ -101,7 +101,11 @@ compileToHsaco(mlir::gpu::GPUModuleOp gpuModule, const HsacoOptions &options);
 mlir::FailureOr<llvm::SmallVector<char, 0>>
 emitHsaco(mlir::gpu::GPUModuleOp gpuModule, const HsacoOptions &options);
 
-/// Reads the `amdhsa.kernels` metadata of a code object.
+/// Reads the `amdhsa.kernels` metadata of a code object with LLVM's offloading
+/// utilities. Malformed ELF is reported as an error, but the note's msgpack is
+/// decoded by llvm::msgpack, which is not hardened against hostile input: use
+/// this on code objects the toolchain produced; the runtime's CodeObject
+/// loader is the reader for untrusted files.
 llvm::Expected<llvm::SmallVector<KernelResources>>
 readKernelResources(llvm::ArrayRef<char> codeObject);
 
