@@ -14,7 +14,7 @@
 // CHECK: %[[M:.*]] = scf.for %{{.*}} = %{{.*}} to %[[NS]] step %{{.*}} iter_args(%[[MI:.*]] = %[[NEGINF]]) -> (f32)
 // CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> f32
 // CHECK:   arith.mulf %{{.*}}, %[[LOG2E]]
-// CHECK:   arith.maximumf %[[MI]]
+// CHECK:   arith.maxnumf %[[MI]]
 // CHECK: %[[EMPTY:.*]] = arith.cmpf oeq, %[[M]], %[[NEGINF]]
 // CHECK: %[[MSAFE:.*]] = arith.select %[[EMPTY]], %{{.*}}, %[[M]]
 // CHECK: %[[LANE:.*]] = gpu.thread_id x

@@ -101,7 +101,7 @@ private:
   Value cmp(arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, loc, p, x, y);
   }
-  Value fmax(Value x, Value y) { return arith::MaximumFOp::create(b, loc, x, y); }
+  Value fmax(Value x, Value y) { return arith::MaxNumFOp::create(b, loc, x, y); }
 
   // Memory.
   Value ldsAt(Value byteOffset);
@@ -335,7 +335,7 @@ void AttentionLowering::splitQueryRows() {
     x = select(rowValid, x, zeros);
     values.push_back(x);
     Value stepMax = vector::ReductionOp::create(
-        b, loc, vector::CombiningKind::MAXIMUMF, math::AbsFOp::create(b, loc, x));
+        b, loc, vector::CombiningKind::MAXNUMF, math::AbsFOp::create(b, loc, x));
     maxAbs = fmax(maxAbs, stepMax);
   }
   // The row's four lanes (g = 0..3) together hold all 576 values.

@@ -82,7 +82,7 @@ static void lowerCombine(CtaCombineOp op) {
       b, zero, splits, one, ValueRange{negInf},
       [&](OpBuilder &nb, Location loc, Value s, ValueRange iter) {
         Value t = loadT(nb, loc, s);
-        scf::YieldOp::create(nb, loc, arith::MaximumFOp::create(nb, loc, iter[0], t).getResult());
+        scf::YieldOp::create(nb, loc, arith::MaxNumFOp::create(nb, loc, iter[0], t).getResult());
       });
   Value m = maxLoop.getResult(0);
   // Weights are taken relative to a finite m so an all-empty row gives 0, not NaN.
