@@ -112,6 +112,7 @@ private:
   void ldsStore(Value value, Value byteOffset, ArrayAttr scope, ArrayAttr noalias);
   void barrier();
   void waitVmcnt(unsigned pending);
+  void asmMarker(StringRef text);
 
   // Lane exchange.
   Value shuffleXor(Value v, unsigned mask);
@@ -178,7 +179,12 @@ void AttentionLowering::annotate(Operation *access, ArrayAttr scope, ArrayAttr n
 
 Value AttentionLowering::ldsLoad(Type type, Value byteOffset, ArrayAttr scope,
                                  ArrayAttr noalias) {
-  auto load = LLVM::LoadOp::create(b, loc, type, ldsAt(byteOffset), /*alignment=*/4);
+  // Every LDS load of the pipeline reads naturally aligned data (16 B for the
+  // vector<4xi32> operand reads): say so, or the backend splits it into dwords.
+  auto vector = dyn_cast<VectorType>(type);
+  unsigned alignment = vector ? vector.getNumElements() * vector.getElementTypeBitWidth() / 8
+                              : type.getIntOrFloatBitWidth() / 8;
+  auto load = LLVM::LoadOp::create(b, loc, type, ldsAt(byteOffset), alignment);
   annotate(load, scope, noalias);
   return load;
 }
@@ -205,6 +211,15 @@ void AttentionLowering::barrier() {
   compilerFence();
   ROCDL::SBarrierOp::create(b, loc);
   compilerFence();
+}
+
+/// An assembly comment marking a point of the pipeline in the ISA, so tests on the
+/// disassembly can find the block loop (e.g. "; mla: block compute").
+void AttentionLowering::asmMarker(StringRef text) {
+  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{},
+                            b.getStringAttr(("; mla: " + text).str()), b.getStringAttr(""),
+                            b.getUnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
+                            LLVM::AsmDialectAttr(), ArrayAttr());
 }
 
 /// s_waitcnt vmcnt(pending): at most `pending` of this wave's vector-memory operations
@@ -690,6 +705,7 @@ void AttentionLowering::run() {
     Value nextPages = loadPageIndex(nextBlock);
     waitVmcnt(0);
     barrier(); // every wave's DMAs of this block landed; the other slot is free
+    asmMarker("block compute");
     auto dmaGroup = [&](unsigned first, unsigned last) {
       auto ifNext = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard guard(b);
@@ -707,6 +723,7 @@ void AttentionLowering::run() {
     yielded.append(state.o.begin(), state.o.end());
     scf::YieldOp::create(b, loc, yielded);
   }
+  asmMarker("block loop exit");
   RunningState final{loop.getResult(0), loop.getResult(1), {}};
   for (unsigned i = 0; i < layout::kPvTilesPerWave; ++i)
     final.o.push_back(loop.getResult(2 + i));
