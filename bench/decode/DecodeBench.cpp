@@ -1,0 +1,146 @@
+//===- DecodeBench.cpp - compile and emulator figures of the decode kernels ===//
+//
+// Prints (never asserts):
+//  1. compile time, mla module -> gfx950 code object, per Kimi-K3 TP8 configuration
+//     (qlen 1, 2, 4), best of --repeat runs, single-threaded;
+//  2. emulator time of one decode batch (default: qlen 1, B = 4 requests of 8192
+//     tokens, NS = 8) and the instruction mix per wave per 128-token block.
+//
+//   mla-bench-decode [--requests N] [--tokens T] [--splits NS] [--qlen Q] [--repeat R]
+//
+//===----------------------------------------------------------------------===//
+
+#include "mla/Compiler/Compiler.h"
+#include "mla/Kernel/LaunchGeometry.h"
+#include "mla/Reference/Generators.h"
+#include "mla/Runtime/CodeObject.h"
+#include "mla/Runtime/Device.h"
+#include "mla/Target/GFX950/GFX950.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+using namespace mla;
+using Clock = std::chrono::steady_clock;
+
+static double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+[[noreturn]] static void die(llvm::Error error) {
+  std::fprintf(stderr, "mla-bench-decode: %s\n", llvm::toString(std::move(error)).c_str());
+  std::exit(1);
+}
+template <typename T> static T take(llvm::Expected<T> value) {
+  if (!value)
+    die(value.takeError());
+  return std::move(*value);
+}
+
+int main(int argc, char **argv) {
+  int requests = 4, tokens = 8192, splits = 8, qlen = 1, repeat = 3;
+  for (int i = 1; i < argc; ++i) {
+    auto next = [&](int &out) {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "mla-bench-decode: %s needs a value\n", argv[i]);
+        std::exit(2);
+      }
+      out = std::atoi(argv[++i]);
+    };
+    if (!std::strcmp(argv[i], "--requests")) next(requests);
+    else if (!std::strcmp(argv[i], "--tokens")) next(tokens);
+    else if (!std::strcmp(argv[i], "--splits")) next(splits);
+    else if (!std::strcmp(argv[i], "--qlen")) next(qlen);
+    else if (!std::strcmp(argv[i], "--repeat")) next(repeat);
+    else {
+      std::fprintf(stderr,
+                   "usage: mla-bench-decode [--requests N] [--tokens T] [--splits NS] "
+                   "[--qlen Q] [--repeat R]\n");
+      return 2;
+    }
+  }
+
+  std::printf("## Compile time (mla module -> gfx950 code object, best of %d)\n\n", repeat);
+  std::printf("| configuration | seconds | code object bytes |\n|---|---|---|\n");
+  DecodeKernels benchKernels;
+  for (int q : {1, 2, 4}) {
+    DecodeConfig config;
+    config.qlen = q;
+    double best = 1e9;
+    DecodeKernels kernels;
+    for (int r = 0; r < repeat; ++r) {
+      Clock::time_point start = Clock::now();
+      kernels = take(compileDecodeKernels(config));
+      best = std::min(best, secondsSince(start));
+    }
+    std::printf("| Kimi-K3 TP8 %s | %.3f | %zu |\n", config.key().c_str(), best,
+                kernels.codeObject.size());
+    if (q == qlen)
+      benchKernels = kernels;
+  }
+  if (benchKernels.codeObject.empty()) {
+    DecodeConfig config;
+    config.qlen = qlen;
+    benchKernels = take(compileDecodeKernels(config));
+  }
+
+  ref::ProblemSpec spec;
+  spec.numHeads = 12;
+  spec.qlen = qlen;
+  spec.seqLens.assign(requests, tokens);
+  spec.pageLayout = ref::PageLayout::Shuffled;
+  ref::Problem problem = ref::makeProblem(spec);
+  auto code = take(rt::CodeObject::loadFromMemory(
+      llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(benchKernels.codeObject.data()),
+                              benchKernels.codeObject.size())));
+  std::unique_ptr<rt::Device> device = rt::Device::openEmulator();
+  auto upload = [&](const void *data, uint64_t bytes) {
+    rt::Buffer buffer = take(device->alloc(bytes));
+    if (data)
+      if (llvm::Error e = device->copyTo(buffer, data, bytes))
+        die(std::move(e));
+    return buffer;
+  };
+  const int64_t rows = int64_t(requests) * qlen, heads = 12;
+  rt::Buffer q = upload(problem.q.data(), problem.q.size() * 2);
+  rt::Buffer kv = upload(problem.kv.data(), problem.kv.size());
+  rt::Buffer pages = upload(problem.pages.data(), problem.pages.size() * 4);
+  rt::Buffer indptr = upload(problem.indptr.data(), problem.indptr.size() * 4);
+  rt::Buffer oPart = upload(nullptr, rows * heads * splits * 512 * 2);
+  rt::Buffer lsePart = upload(nullptr, rows * heads * splits * 4);
+  using rt::KernelArg;
+  uint32_t grid = uint32_t(kernel::attentionGridSize(requests, splits, heads, qlen,
+                                                     gfx950::kNumXcds));
+  rt::LaunchStats stats;
+  Clock::time_point start = Clock::now();
+  if (llvm::Error e = device->launch(
+          *code, "mla_attn", {grid, 1, 1}, {uint32_t(kernel::kAttentionThreads), 1, 1},
+          {KernelArg::pointer(q), KernelArg::pointer(kv), KernelArg::pointer(pages),
+           KernelArg::pointer(indptr), KernelArg::f32(problem.scale),
+           KernelArg::f32(problem.vscale), KernelArg::pointer(oPart),
+           KernelArg::pointer(lsePart), KernelArg::i32(requests), KernelArg::i32(splits)},
+          &stats))
+    die(std::move(e));
+  double seconds = secondsSince(start);
+
+  // Blocks of 128 tokens each wave ran: every CTA of a unit runs its split's blocks.
+  int64_t chunk = ((tokens + splits - 1) / splits + 127) / 128 * 128;
+  int64_t blocksPerCta = (chunk + 127) / 128;
+  int64_t ctas = int64_t(requests) * splits * kernel::headGroups(heads, qlen);
+  int64_t waveBlocks = ctas * 8 * blocksPerCta;
+  std::printf("\n## Emulator: mla_attn, qlen %d, B = %d x %d tokens, NS = %d\n\n", qlen,
+              requests, tokens, splits);
+  std::printf("%lld workgroups, %llu wave-instructions, %.2f s wall (%.1f M "
+              "wave-instructions/s)\n\n",
+              (long long)stats.workgroups, (unsigned long long)stats.instructions(), seconds,
+              stats.instructions() / seconds / 1e6);
+  std::printf("| class | per wave per block (all blocks, prologue and epilogue "
+              "amortised) |\n|---|---|\n");
+  for (unsigned c = 0; c < rt::LaunchStats::kNumClasses; ++c)
+    std::printf("| %s | %.2f |\n", rt::LaunchStats::className(c),
+                double(stats.total[c]) / double(waveBlocks));
+  return 0;
+}
