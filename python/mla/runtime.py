@@ -1,0 +1,147 @@
+"""mla.runtime: load and run any gfx950 code object.
+
+    from mla import runtime as rt
+    dev = rt.Device("emu")                      # "emu", "hip" or "auto"
+    code = rt.CodeObject(open("k.hsaco", "rb").read())
+    code.kernels                                # metadata: registers, LDS, args...
+    x = dev.upload(np.arange(64, dtype=np.float32))   # -> Buffer (x.address)
+    y = dev.alloc(256)
+    dev.launch(code, "kernel", grid=1, block=64, args=[x, y, rt.i32(64)])
+    dev.download(y, np.float32, 64)
+
+``args`` is a list of typed arguments (``Buffer`` objects, ``pointer``, ``i32``, ``u32``,
+``i64``, ``u64``, ``f32``), checked against the kernel's metadata, or ``bytes`` holding
+the explicit kernel arguments laid out as in the kernarg segment (the hidden ones are
+appended by the runtime). ``grid`` counts workgroups.
+"""
+
+import numpy as _np
+
+from . import _mla
+
+__all__ = ["CodeObject", "Device", "Buffer", "pointer", "i32", "u32", "i64", "u64", "f32"]
+
+Buffer = _mla.Buffer
+KernelArg = _mla.KernelArg
+
+
+def pointer(address):
+    """A pointer argument (an int address; a Buffer can be passed as is)."""
+    if isinstance(address, Buffer):
+        address = address.address
+    return KernelArg.pointer(int(address))
+
+
+def i32(value):
+    return KernelArg.i32(int(value))
+
+
+def u32(value):
+    return KernelArg.u32(int(value))
+
+
+def i64(value):
+    return KernelArg.i64(int(value))
+
+
+def u64(value):
+    return KernelArg.u64(int(value))
+
+
+def f32(value):
+    return KernelArg.f32(float(value))
+
+
+class CodeObject:
+    """A gfx950 code object (HSACO) held in memory."""
+
+    def __init__(self, data, description="<bytes>"):
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise ValueError("data: expected the code object's bytes")
+        self._code = _mla.CodeObject(bytes(data), description)
+
+    @classmethod
+    def load(cls, path):
+        """Reads a code object file."""
+        with open(path, "rb") as f:
+            return cls(f.read(), str(path))
+
+    @classmethod
+    def _wrap(cls, code):
+        self = cls.__new__(cls)
+        self._code = code
+        return self
+
+    @property
+    def target(self):
+        """``amdhsa.target``, e.g. 'amdgcn-amd-amdhsa--gfx950'."""
+        return self._code.target
+
+    @property
+    def kernel_names(self):
+        return list(self._code.kernel_names)
+
+    @property
+    def kernels(self):
+        """Every kernel's metadata as a dict (name, vgpr_count, agpr_count, sgpr_count,
+        lds_bytes, scratch_bytes, kernarg_size, args, ...)."""
+        return list(self._code.kernels)
+
+    def kernel(self, name):
+        """One kernel's metadata; ValueError listing the kernels if absent."""
+        return self._code.kernel(name)
+
+    @property
+    def bytes(self):
+        return self._code.bytes
+
+    def __repr__(self):
+        return f"CodeObject({self.target}, kernels={self.kernel_names})"
+
+
+class Device:
+    """A device: "emu" (the built-in gfx950 emulator), "hip" (a gfx950 through
+    libamdhip64.so) or "auto" (HIP when a gfx950 is present, else the emulator;
+    ``note`` says which and why)."""
+
+    def __init__(self, kind="auto"):
+        if not isinstance(kind, str):
+            raise ValueError("kind: expected 'emu', 'hip' or 'auto'")
+        self._dev = _mla.Device(kind)
+
+    kind = property(lambda self: self._dev.kind)
+    description = property(lambda self: self._dev.description)
+    note = property(lambda self: self._dev.note)
+
+    def alloc(self, nbytes):
+        """Allocates ``nbytes`` of device memory; the Buffer frees it when collected."""
+        if nbytes < 0:
+            raise ValueError("nbytes: must be >= 0")
+        return self._dev.alloc(int(nbytes))
+
+    def upload(self, array, buffer=None, offset=0):
+        """Copies a numpy array (C order) to the device: into ``buffer`` at ``offset``
+        bytes, or into a new Buffer, which is returned."""
+        return self._dev.upload(_np.ascontiguousarray(array), buffer, int(offset))
+
+    def download(self, buffer, dtype, shape, offset=0):
+        """Copies ``shape`` elements of ``dtype`` from ``buffer`` (at ``offset`` bytes)
+        into a new numpy array."""
+        return self._dev.download(buffer, _np.dtype(dtype), shape, int(offset))
+
+    def launch(self, code_object, kernel, grid, block, args):
+        """Launches ``kernel`` of ``code_object`` on ``grid`` workgroups of ``block``
+        work-items (ints or 1-3 tuples) and waits for it (the emulator is
+        synchronous; HIP is synchronised by ``synchronize``)."""
+        code = code_object._code if isinstance(code_object, CodeObject) else code_object
+        if isinstance(args, memoryview):
+            args = bytes(args)
+        elif not isinstance(args, (bytes, bytearray)):
+            args = list(args)
+        self._dev.launch(code, kernel, grid, block, args)
+
+    def synchronize(self):
+        self._dev.synchronize()
+
+    def __repr__(self):
+        return f"Device({self.kind!r}: {self.description})"

@@ -1,0 +1,546 @@
+//===- MLAModule.cpp - mla._mla: the runtime, Decoder and reference -------===//
+//
+// The compiled half of the `mla` Python package. It binds the runtime (CodeObject,
+// Device, device buffers, launches), the Decoder and the reference model over
+// contiguous numpy arrays; the pure-Python package (python/mla) adds shape and dtype
+// handling and the documented API. Errors: a bad argument raises ValueError, any
+// other failure RuntimeError, both with the runtime's message.
+//
+//===----------------------------------------------------------------------===//
+#include "mla/Compiler/Compiler.h"
+#include "mla/Reference/Codecs.h"
+#include "mla/Reference/ExactAttention.h"
+#include "mla/Reference/Generators.h"
+#include "mla/Reference/KernelModel.h"
+#include "mla/Runtime/CodeObject.h"
+#include "mla/Runtime/Decoder.h"
+#include "mla/Runtime/Device.h"
+#include "mla/Target/GFX950/GFX950.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace py = pybind11;
+using namespace mla;
+
+namespace {
+
+/// Raises ValueError (bad argument) or RuntimeError with the error's message.
+[[noreturn]] void raise(llvm::Error error, bool badArgument) {
+  std::string message = llvm::toString(std::move(error));
+  if (badArgument)
+    throw py::value_error(message);
+  throw std::runtime_error(message);
+}
+void check(llvm::Error error, bool badArgument = false) {
+  if (error)
+    raise(std::move(error), badArgument);
+}
+template <typename T> T unwrap(llvm::Expected<T> value, bool badArgument = false) {
+  if (!value)
+    raise(value.takeError(), badArgument);
+  return std::move(*value);
+}
+
+template <typename T> using Array = py::array_t<T, py::array::c_style | py::array::forcecast>;
+
+template <typename T> llvm::ArrayRef<T> view(const Array<T> &a) {
+  return llvm::ArrayRef<T>(a.data(), size_t(a.size()));
+}
+template <typename T> ref::ArrayView<T> refView(const Array<T> &a) {
+  return ref::ArrayView<T>(a.data(), size_t(a.size()));
+}
+
+/// A numpy array of `shape` holding `values` (copied).
+template <typename T>
+py::array_t<T> toArray(const std::vector<T> &values, std::vector<py::ssize_t> shape) {
+  py::array_t<T> result(shape);
+  if (!values.empty())
+    std::memcpy(result.mutable_data(), values.data(), values.size() * sizeof(T));
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Runtime
+//===----------------------------------------------------------------------===//
+
+/// A device shared by the buffers and decoders made from it.
+struct PyDevice {
+  std::shared_ptr<rt::Device> device;
+  std::string note;
+};
+
+/// A device allocation, freed when the Python object goes away.
+struct PyBuffer {
+  std::shared_ptr<rt::Device> device;
+  rt::Buffer buffer;
+  bool live = true;
+  ~PyBuffer() {
+    if (live && device)
+      llvm::consumeError(device->free(buffer));
+  }
+  void free() {
+    if (!live)
+      throw py::value_error("buffer already freed");
+    live = false;
+    check(device->free(buffer));
+  }
+  void checkLive() const {
+    if (!live)
+      throw py::value_error("buffer was freed");
+  }
+};
+
+py::dict kernelInfo(const rt::KernelInfo &k) {
+  py::dict d;
+  d["name"] = k.name;
+  d["symbol"] = k.symbolName;
+  d["vgpr_count"] = k.vgprCount;
+  d["agpr_count"] = k.agprCount;
+  d["sgpr_count"] = k.sgprCount;
+  d["lds_bytes"] = k.groupSegmentFixedSize;
+  d["scratch_bytes"] = k.privateSegmentFixedSize;
+  d["kernarg_size"] = k.kernargSegmentSize;
+  d["wavefront_size"] = k.wavefrontSize;
+  d["max_flat_workgroup_size"] = k.maxFlatWorkgroupSize;
+  d["code_size"] = k.codeSize;
+  py::list args;
+  for (const rt::KernelArgInfo &a : k.args) {
+    py::dict arg;
+    arg["name"] = a.name;
+    arg["value_kind"] = a.valueKindName;
+    arg["offset"] = a.offset;
+    arg["size"] = a.size;
+    arg["address_space"] = a.addressSpace;
+    arg["hidden"] = a.isHidden();
+    args.append(arg);
+  }
+  d["args"] = args;
+  return d;
+}
+
+/// A typed kernel argument from Python: a KernelArg, or a Buffer (its pointer).
+rt::KernelArg toKernelArg(const py::handle &item, size_t index) {
+  if (py::isinstance<rt::KernelArg>(item))
+    return item.cast<rt::KernelArg>();
+  if (py::isinstance<PyBuffer>(item)) {
+    const PyBuffer &b = item.cast<const PyBuffer &>();
+    b.checkLive();
+    return rt::KernelArg::pointer(b.buffer);
+  }
+  throw py::value_error("args[" + std::to_string(index) +
+                        "]: expected a Buffer or a typed argument (mla.runtime.i32(...), "
+                        "f32, u32, i64, u64, pointer), got " +
+                        std::string(py::str(py::type::of(item))));
+}
+
+rt::Dim3 toDim3(const py::object &value, const char *what) {
+  rt::Dim3 d;
+  if (py::isinstance<py::int_>(value)) {
+    d.x = value.cast<uint32_t>();
+    return d;
+  }
+  auto items = value.cast<std::vector<uint32_t>>();
+  if (items.empty() || items.size() > 3)
+    throw py::value_error(std::string(what) + ": expected an int or 1 to 3 ints");
+  d.x = items[0];
+  if (items.size() > 1)
+    d.y = items[1];
+  if (items.size() > 2)
+    d.z = items[2];
+  return d;
+}
+
+void launch(PyDevice &self, const rt::CodeObject &code, const std::string &kernelName,
+            const py::object &grid, const py::object &block, const py::object &args) {
+  rt::Dim3 g = toDim3(grid, "grid"), b = toDim3(block, "block");
+  const rt::KernelInfo &kernel = unwrap(code.getKernel(kernelName), true);
+  std::vector<uint8_t> blob;
+  if (py::isinstance<py::bytes>(args) || py::isinstance<py::bytearray>(args)) {
+    std::string bytes = py::isinstance<py::bytes>(args)
+                            ? args.cast<std::string>()
+                            : std::string(py::bytes(args.cast<py::bytearray>()));
+    blob.assign(bytes.begin(), bytes.end());
+  } else {
+    std::vector<rt::KernelArg> typed;
+    size_t i = 0;
+    for (const py::handle &item : args)
+      typed.push_back(toKernelArg(item, i++));
+    blob = unwrap(rt::packKernelArgs(kernel, typed), true);
+  }
+  // Geometry and argument-size problems are the caller's, checked before launching.
+  check(rt::validateLaunch(kernel, g, b), true);
+  check(rt::buildKernargSegment(kernel, blob, g, b).takeError(), true);
+  py::gil_scoped_release release;
+  check(self.device->launchRaw(code, kernelName, g, b, blob));
+}
+
+//===----------------------------------------------------------------------===//
+// Decoder
+//===----------------------------------------------------------------------===//
+
+struct PyDecoder {
+  std::shared_ptr<rt::Device> device; // keeps the device alive
+  std::unique_ptr<rt::Decoder> decoder;
+};
+
+rt::DecodeInputs inputs(const Array<uint16_t> &q, const Array<uint8_t> &kv,
+                        const Array<int32_t> &pages, const Array<int32_t> &indptr, float scale,
+                        float vscale) {
+  return rt::DecodeInputs{view(q), view(kv), view(pages), view(indptr), scale, vscale};
+}
+
+py::tuple decoderRun(PyDecoder &self, const Array<uint16_t> &q, const Array<uint8_t> &kv,
+                     const Array<int32_t> &pages, const Array<int32_t> &indptr, float scale,
+                     float vscale, std::optional<int> numSplits) {
+  rt::DecodeInputs in = inputs(q, kv, pages, indptr, scale, vscale);
+  const int64_t heads = self.decoder->config().heads;
+  const int64_t rows = (int64_t(in.indptr.size()) - 1) * self.decoder->config().qlen;
+  const size_t outSize = size_t(std::max<int64_t>(rows, 0) * heads * 512);
+  const size_t lseSize = size_t(std::max<int64_t>(rows, 0) * heads);
+  check(self.decoder->validate(in, outSize, lseSize, numSplits), true);
+  std::vector<uint16_t> out(outSize);
+  std::vector<float> lse(lseSize);
+  rt::DecodeRunInfo info;
+  {
+    py::gil_scoped_release release;
+    check(self.decoder->run(in, out, lse, numSplits, &info));
+  }
+  return py::make_tuple(toArray(out, {rows, heads, 512}), toArray(lse, {rows, heads}),
+                        info.numSplits);
+}
+
+py::tuple decoderPartials(PyDecoder &self, const Array<uint16_t> &q, const Array<uint8_t> &kv,
+                          const Array<int32_t> &pages, const Array<int32_t> &indptr,
+                          float scale, float vscale, std::optional<int> numSplits) {
+  rt::DecodeInputs in = inputs(q, kv, pages, indptr, scale, vscale);
+  const int64_t heads = self.decoder->config().heads;
+  const int64_t rows = (int64_t(in.indptr.size()) - 1) * self.decoder->config().qlen;
+  check(self.decoder->validate(in, size_t(std::max<int64_t>(rows, 0) * heads * 512), 0,
+                               numSplits),
+        true);
+  rt::DecodePartials p;
+  {
+    py::gil_scoped_release release;
+    p = unwrap(self.decoder->partials(in, numSplits));
+  }
+  return py::make_tuple(toArray(p.oPart, {rows, heads, p.numSplits, 512}),
+                        toArray(p.lsePart, {rows, heads, p.numSplits}), p.numSplits);
+}
+
+//===----------------------------------------------------------------------===//
+// Reference
+//===----------------------------------------------------------------------===//
+
+ref::ProblemView problemView(const Array<uint16_t> &q, const Array<uint8_t> &kv,
+                             const Array<int32_t> &pages, const Array<int32_t> &indptr,
+                             int heads, int qlen, float scale, float vscale) {
+  ref::ProblemView v;
+  v.q = refView(q);
+  v.kv = refView(kv);
+  v.pages = refView(pages);
+  v.indptr = refView(indptr);
+  v.numHeads = heads;
+  v.qlen = qlen;
+  v.scale = scale;
+  v.vscale = vscale;
+  return v;
+}
+
+} // namespace
+
+PYBIND11_MODULE(_mla, m) {
+  m.doc() = "mla: split-KV MLA decode for gfx950 (compiled bindings; use the `mla` package)";
+  m.def("compiler_version", [] { return std::string(compilerVersion()); });
+  m.attr("NUM_CUS") = gfx950::kNumCUs;
+  m.attr("MAX_SPLITS") = rt::kMaxSplits;
+
+  // Codecs, element-wise over arrays (the reference's bit-exact conversions).
+  m.def("f32_to_bf16", [](const Array<float> &x) {
+    py::array_t<uint16_t> r(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
+    for (py::ssize_t i = 0; i < x.size(); ++i)
+      r.mutable_data()[i] = ref::f32ToBf16(x.data()[i]);
+    return r;
+  });
+  m.def("bf16_to_f32", [](const Array<uint16_t> &x) {
+    py::array_t<float> r(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
+    for (py::ssize_t i = 0; i < x.size(); ++i)
+      r.mutable_data()[i] = ref::bf16ToF32(x.data()[i]);
+    return r;
+  });
+  m.def("f32_to_e4m3", [](const Array<float> &x) {
+    py::array_t<uint8_t> r(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
+    for (py::ssize_t i = 0; i < x.size(); ++i)
+      r.mutable_data()[i] = ref::f32ToE4M3(x.data()[i]);
+    return r;
+  });
+  m.def("e4m3_to_f32", [](const Array<uint8_t> &x) {
+    py::array_t<float> r(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
+    for (py::ssize_t i = 0; i < x.size(); ++i)
+      r.mutable_data()[i] = ref::e4m3ToF32(x.data()[i]);
+    return r;
+  });
+
+  // --- runtime ---
+  py::class_<rt::KernelArg>(m, "KernelArg")
+      .def_static("pointer", [](uint64_t a) { return rt::KernelArg::pointer(a); })
+      .def_static("i32", &rt::KernelArg::i32)
+      .def_static("u32", &rt::KernelArg::u32)
+      .def_static("i64", &rt::KernelArg::i64)
+      .def_static("u64", &rt::KernelArg::u64)
+      .def_static("f32", &rt::KernelArg::f32)
+      .def_property_readonly("kind", [](const rt::KernelArg &a) { return a.kindName(); })
+      .def_readonly("bits", &rt::KernelArg::bits)
+      .def("__repr__", [](const rt::KernelArg &a) {
+        return std::string("KernelArg(") + a.kindName() + ", 0x" +
+               llvm::utohexstr(a.bits) + ")";
+      });
+
+  py::class_<rt::CodeObject, std::shared_ptr<rt::CodeObject>>(m, "CodeObject")
+      .def(py::init([](const py::bytes &data, const std::string &description) {
+             std::string bytes = data;
+             auto code = unwrap(rt::CodeObject::loadFromMemory(
+                                    llvm::ArrayRef<uint8_t>(
+                                        reinterpret_cast<const uint8_t *>(bytes.data()),
+                                        bytes.size()),
+                                    description),
+                                true);
+             return std::shared_ptr<rt::CodeObject>(std::move(code));
+           }),
+           py::arg("data"), py::arg("description") = "<bytes>")
+      .def_static(
+          "load",
+          [](const std::string &path) {
+            return std::shared_ptr<rt::CodeObject>(
+                unwrap(rt::CodeObject::loadFile(path), true));
+          },
+          py::arg("path"))
+      .def_property_readonly("target", [](const rt::CodeObject &c) { return c.target().str(); })
+      .def_property_readonly("kernel_names",
+                             [](const rt::CodeObject &c) {
+                               std::vector<std::string> names;
+                               for (const auto &k : c.kernels())
+                                 names.push_back(k.name);
+                               return names;
+                             })
+      .def_property_readonly("kernels",
+                             [](const rt::CodeObject &c) {
+                               py::list l;
+                               for (const auto &k : c.kernels())
+                                 l.append(kernelInfo(k));
+                               return l;
+                             })
+      .def("kernel",
+           [](const rt::CodeObject &c, const std::string &name) {
+             return kernelInfo(unwrap(c.getKernel(name), true));
+           })
+      .def_property_readonly("bytes", [](const rt::CodeObject &c) {
+        auto b = c.fileBytes();
+        return py::bytes(reinterpret_cast<const char *>(b.data()), b.size());
+      });
+
+  py::class_<PyBuffer, std::shared_ptr<PyBuffer>>(m, "Buffer")
+      .def_property_readonly("address",
+                             [](const PyBuffer &b) {
+                               b.checkLive();
+                               return b.buffer.address;
+                             })
+      .def_property_readonly("size", [](const PyBuffer &b) { return b.buffer.size; })
+      .def("free", &PyBuffer::free)
+      .def("__repr__", [](const PyBuffer &b) {
+        return "Buffer(address=0x" + llvm::utohexstr(b.buffer.address) +
+               ", size=" + std::to_string(b.buffer.size) + (b.live ? "" : ", freed") + ")";
+      });
+
+  py::class_<PyDevice, std::shared_ptr<PyDevice>>(m, "Device")
+      .def(py::init([](const std::string &which) {
+             auto d = std::make_shared<PyDevice>();
+             d->device = std::shared_ptr<rt::Device>(
+                 unwrap(rt::Device::open(which, &d->note), which != "hip"));
+             return d;
+           }),
+           py::arg("kind") = "auto")
+      .def_property_readonly("kind", [](const PyDevice &d) { return d.device->kind().str(); })
+      .def_property_readonly("description",
+                             [](const PyDevice &d) { return d.device->description(); })
+      .def_property_readonly("note", [](const PyDevice &d) { return d.note; })
+      .def("alloc",
+           [](PyDevice &d, uint64_t bytes) {
+             auto b = std::make_shared<PyBuffer>();
+             b->device = d.device;
+             b->buffer = unwrap(d.device->alloc(bytes));
+             return b;
+           },
+           py::arg("nbytes"))
+      .def("upload",
+           [](PyDevice &d, const py::array &array, std::shared_ptr<PyBuffer> buffer,
+              uint64_t offset) {
+             py::array a = py::array::ensure(array, py::array::c_style);
+             if (!a)
+               throw py::value_error("upload: expected an array");
+             uint64_t bytes = uint64_t(a.nbytes());
+             if (!buffer) {
+               buffer = std::make_shared<PyBuffer>();
+               buffer->device = d.device;
+               buffer->buffer = unwrap(d.device->alloc(std::max<uint64_t>(bytes, 1)));
+             }
+             buffer->checkLive();
+             check(d.device->copyTo(buffer->buffer, a.data(), bytes, offset), true);
+             return buffer;
+           },
+           py::arg("array"), py::arg("buffer") = nullptr, py::arg("offset") = 0)
+      .def("download",
+           [](PyDevice &d, const PyBuffer &buffer, const py::object &dtype,
+              const py::object &shape, uint64_t offset) {
+             buffer.checkLive();
+             std::vector<py::ssize_t> dims;
+             if (py::isinstance<py::int_>(shape))
+               dims.push_back(shape.cast<py::ssize_t>());
+             else
+               dims = shape.cast<std::vector<py::ssize_t>>();
+             py::array result(py::dtype::from_args(dtype), dims);
+             check(d.device->copyFrom(result.mutable_data(), buffer.buffer,
+                                      uint64_t(result.nbytes()), offset),
+                   true);
+             return result;
+           },
+           py::arg("buffer"), py::arg("dtype"), py::arg("shape"), py::arg("offset") = 0)
+      .def("launch", &launch, py::arg("code_object"), py::arg("kernel"), py::arg("grid"),
+           py::arg("block"), py::arg("args"))
+      .def("synchronize", [](PyDevice &d) { check(d.device->synchronize()); });
+
+  // --- Decoder ---
+  py::class_<PyDecoder>(m, "Decoder")
+      .def(py::init([](int heads, int qlen, std::shared_ptr<PyDevice> device,
+                       std::optional<std::string> cacheDir) {
+             DecodeConfig config;
+             config.heads = heads;
+             config.qlen = qlen;
+             auto d = std::make_unique<PyDecoder>();
+             d->device = device->device;
+             llvm::Expected<std::unique_ptr<rt::Decoder>> decoder =
+                 llvm::createStringError(llvm::inconvertibleErrorCode(), "");
+             {
+               py::gil_scoped_release release;
+               decoder = rt::Decoder::create(*d->device, config, cacheDir);
+             }
+             if (!decoder) {
+               // Out-of-range heads/qlen are the caller's; compile failures are not.
+               bool bad = heads < 1 || heads > 128 || qlen < 1 || qlen > 16;
+               raise(decoder.takeError(), bad);
+             }
+             d->decoder = std::move(*decoder);
+             return d;
+           }),
+           py::arg("heads"), py::arg("qlen"), py::arg("device"),
+           py::arg("cache_dir") = std::nullopt)
+      .def_property_readonly("heads", [](const PyDecoder &d) { return d.decoder->config().heads; })
+      .def_property_readonly("qlen", [](const PyDecoder &d) { return d.decoder->config().qlen; })
+      .def_property_readonly("code_object",
+                             [](const PyDecoder &d) {
+                               return std::const_pointer_cast<rt::CodeObject>(
+                                   d.decoder->kernels().code);
+                             })
+      .def_property_readonly("kernel_source",
+                             [](const PyDecoder &d) {
+                               switch (d.decoder->kernels().source) {
+                               case rt::KernelSource::Compiled: return "compiled";
+                               case rt::KernelSource::MemoryCache: return "memory cache";
+                               case rt::KernelSource::DiskCache: return "disk cache";
+                               }
+                               return "?";
+                             })
+      .def_property_readonly("cache_note",
+                             [](const PyDecoder &d) { return d.decoder->kernels().note; })
+      .def("run", &decoderRun)
+      .def("partials", &decoderPartials)
+      .def("choose_num_splits", [](const PyDecoder &d, const Array<int32_t> &indptr) {
+        if (indptr.size() < 1)
+          throw py::value_error("indptr: must hold B + 1 >= 1 entries");
+        return rt::chooseNumSplits(view(indptr), d.decoder->config().heads,
+                                   d.decoder->config().qlen, gfx950::kNumCUs);
+      });
+  m.def("cache_directory", &rt::cacheDirectory);
+  m.def("clear_memory_cache", &rt::clearDecodeKernelMemoryCache);
+
+  // --- reference (std::invalid_argument becomes ValueError) ---
+  m.def("exact", [](const Array<uint16_t> &q, const Array<uint8_t> &kv,
+                    const Array<int32_t> &pages, const Array<int32_t> &indptr, int heads,
+                    int qlen, float scale, float vscale) {
+    ref::ExactOutput e =
+        ref::exactAttention(problemView(q, kv, pages, indptr, heads, qlen, scale, vscale));
+    py::ssize_t rows = py::ssize_t(e.lse.size()) / heads;
+    return py::make_tuple(toArray(e.out, {rows, heads, 512}), toArray(e.lse, {rows, heads}));
+  });
+  m.def("exact_partials", [](const Array<uint16_t> &q, const Array<uint8_t> &kv,
+                             const Array<int32_t> &pages, const Array<int32_t> &indptr,
+                             int heads, int qlen, float scale, float vscale, int numSplits) {
+    ref::ExactPartials e = ref::exactSplitAttention(
+        problemView(q, kv, pages, indptr, heads, qlen, scale, vscale), numSplits);
+    py::ssize_t rows = py::ssize_t(e.lse.size()) / heads / numSplits;
+    return py::make_tuple(toArray(e.o, {rows, heads, numSplits, 512}),
+                          toArray(e.lse, {rows, heads, numSplits}));
+  });
+  m.def("model", [](const Array<uint16_t> &q, const Array<uint8_t> &kv,
+                    const Array<int32_t> &pages, const Array<int32_t> &indptr, int heads,
+                    int qlen, float scale, float vscale, int numSplits) {
+    ref::ModelOutput o = ref::modelAttention(
+        problemView(q, kv, pages, indptr, heads, qlen, scale, vscale), numSplits);
+    py::ssize_t rows = py::ssize_t(o.lse.size()) / heads;
+    return py::make_tuple(toArray(o.out, {rows, heads, 512}), toArray(o.lse, {rows, heads}));
+  });
+  m.def("model_partials", [](const Array<uint16_t> &q, const Array<uint8_t> &kv,
+                             const Array<int32_t> &pages, const Array<int32_t> &indptr,
+                             int heads, int qlen, float scale, float vscale, int numSplits) {
+    ref::ModelPartials p = ref::modelSplitAttention(
+        problemView(q, kv, pages, indptr, heads, qlen, scale, vscale), numSplits);
+    py::ssize_t rows = py::ssize_t(p.lse.size()) / heads / numSplits;
+    return py::make_tuple(toArray(p.o, {rows, heads, numSplits, 512}),
+                          toArray(p.lse, {rows, heads, numSplits}));
+  });
+  m.def("make_problem", [](int heads, int qlen, std::vector<int> lengths, uint64_t seed,
+                           const std::string &distribution, const std::string &pages,
+                           int extraSlots) {
+    ref::ProblemSpec spec;
+    spec.numHeads = heads;
+    spec.qlen = qlen;
+    spec.seqLens = std::move(lengths);
+    spec.seed = seed;
+    spec.extraSlots = extraSlots;
+    using D = ref::ValueDistribution;
+    if (distribution == "normal") spec.distribution = D::Normal;
+    else if (distribution == "uniform") spec.distribution = D::Uniform;
+    else if (distribution == "spiky") spec.distribution = D::SpikyLogits;
+    else if (distribution == "constant-v") spec.distribution = D::ConstantV;
+    else if (distribution == "wide-range") spec.distribution = D::WideRange;
+    else
+      throw py::value_error("distribution: expected normal, uniform, spiky, constant-v or "
+                            "wide-range, got '" + distribution + "'");
+    using P = ref::PageLayout;
+    if (pages == "identity") spec.pageLayout = P::Identity;
+    else if (pages == "shuffled") spec.pageLayout = P::Shuffled;
+    else if (pages == "shared-prefix") spec.pageLayout = P::SharedPrefix;
+    else
+      throw py::value_error("pages: expected identity, shuffled or shared-prefix, got '" +
+                            pages + "'");
+    ref::Problem p = ref::makeProblem(spec);
+    py::ssize_t rows = py::ssize_t(p.q.size()) / heads / 576;
+    py::dict d;
+    d["q"] = toArray(p.q, {rows, heads, 576});
+    d["kv"] = toArray(p.kv, {py::ssize_t(p.kv.size() / 576), 576});
+    d["pages"] = toArray(p.pages, {py::ssize_t(p.pages.size())});
+    d["indptr"] = toArray(p.indptr, {py::ssize_t(p.indptr.size())});
+    d["scale"] = p.scale;
+    d["vscale"] = p.vscale;
+    return d;
+  });
+}
