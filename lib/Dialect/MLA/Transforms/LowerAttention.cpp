@@ -737,6 +737,11 @@ struct LowerAttentionPass final : mla::impl::MLALowerAttentionBase<LowerAttentio
     SmallVector<CtaAttendOp> ops;
     module.walk([&](CtaAttendOp op) { ops.push_back(op); });
     for (CtaAttendOp op : ops) {
+      if (op.getConfig().getWspec()) {
+        op.emitOpError("the warp-specialised build (wspec, kernel.md F15) is not "
+                       "implemented yet; use wspec = false");
+        return signalPassFailure();
+      }
       auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
       // The CTA's LDS (F5): one global per kernel, sized by the layout.
       OpBuilder builder(module.getBody(), module.getBody()->begin());
