@@ -1,0 +1,215 @@
+//===- DecoderTest.cpp - mla::rt::Decoder on the emulator -----------------===//
+//
+// The C++ face of issue 7's Decoder: results against the kernel model, argument
+// validation with untouched outputs, the wide-KV threshold, the split heuristic and
+// the disk cache's corruption handling. (The Python suite covers the same API through
+// the bindings.)
+//
+//===----------------------------------------------------------------------===//
+#include "mla/Runtime/Decoder.h"
+
+#include "mla/Reference/Accuracy.h"
+#include "mla/Reference/Generators.h"
+#include "mla/Reference/KernelModel.h"
+#include "mla/Target/GFX950/GFX950.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <optional>
+
+using namespace mla;
+
+namespace {
+
+std::string tempCacheDir() {
+  llvm::SmallString<128> dir;
+  EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("mla-decoder-test", dir));
+  return std::string(dir);
+}
+
+struct Fixture {
+  std::unique_ptr<rt::Device> device = rt::Device::openEmulator();
+  std::unique_ptr<rt::Decoder> decoder;
+  explicit Fixture(int heads = 12, int qlen = 1) {
+    DecodeConfig config;
+    config.heads = heads;
+    config.qlen = qlen;
+    auto d = rt::Decoder::create(*device, config, std::string());
+    if (!d)
+      ADD_FAILURE() << llvm::toString(d.takeError());
+    else
+      decoder = std::move(*d);
+  }
+};
+
+rt::DecodeInputs inputsOf(const ref::Problem &p) {
+  return {p.q, p.kv, p.pages, p.indptr, p.scale, p.vscale};
+}
+
+} // namespace
+
+TEST(Decoder, MatchesModel) {
+  Fixture f(12, 2);
+  ASSERT_TRUE(f.decoder);
+  ref::ProblemSpec spec;
+  spec.numHeads = 12;
+  spec.qlen = 2;
+  spec.seqLens = {1, 300, 0, 129};
+  spec.pageLayout = ref::PageLayout::Shuffled;
+  spec.seed = 7;
+  ref::Problem p = ref::makeProblem(spec);
+  std::vector<uint16_t> out(8 * 12 * 512);
+  std::vector<float> lse(8 * 12);
+  rt::DecodeRunInfo info;
+  ASSERT_FALSE(llvm::errorToBool(f.decoder->run(inputsOf(p), out, lse, 3, &info)));
+  EXPECT_EQ(info.numSplits, 3);
+  EXPECT_FALSE(info.wideKv);
+  ref::ModelOutput model = ref::modelAttention(p.view(), 3);
+  EXPECT_LE(ref::maxBf16UlpDistance(out, model.out), 1.0);
+  EXPECT_LE(ref::maxRelativeLseDistance(lse, model.lse), 1e-5);
+
+  auto parts = f.decoder->partials(inputsOf(p), 3);
+  ASSERT_TRUE(bool(parts)) << llvm::toString(parts.takeError());
+  ref::ModelPartials modelParts = ref::modelSplitAttention(p.view(), 3);
+  EXPECT_LE(ref::maxBf16UlpDistance(parts->oPart, modelParts.o), 1.0);
+  EXPECT_LE(ref::maxRelativeLseDistance(parts->lsePart, modelParts.lse), 1e-5);
+}
+
+TEST(Decoder, BadArgumentsWriteNothing) {
+  Fixture f;
+  ASSERT_TRUE(f.decoder);
+  ref::ProblemSpec spec;
+  spec.seqLens = {100, 20};
+  ref::Problem good = ref::makeProblem(spec);
+  const int slots = int(good.kv.size() / 576);
+  struct Case {
+    const char *message;
+    std::function<void(ref::Problem &)> spoil;
+    std::optional<int> splits;
+  };
+  std::vector<Case> cases = {
+      {"pages: pages[5] = ", [&](ref::Problem &p) { p.pages[5] = slots; }, 1},
+      {"indptr: must be non-decreasing", [](ref::Problem &p) { p.indptr = {0, 100, 90}; }, 1},
+      {"indptr: indptr[0] must be 0", [](ref::Problem &p) { p.indptr[0] = 1; }, 1},
+      {"indptr: indptr[B] = 119 must equal", [](ref::Problem &p) { p.indptr[2] = 119; }, 1},
+      {"q: expected [S=2", [](ref::Problem &p) { p.q.resize(p.q.size() - 576); }, 1},
+      {"kv: size", [](ref::Problem &p) { p.kv.push_back(0); }, 1},
+      {"scale: must be finite", [](ref::Problem &p) { p.scale = NAN; }, 1},
+      {"vscale: must be finite", [](ref::Problem &p) { p.vscale = INFINITY; }, 1},
+      {"num_splits: must be in 1..64, got 65", [](ref::Problem &) {}, 65},
+      {"num_splits: must be in 1..64, got 0", [](ref::Problem &) {}, 0},
+  };
+  for (const Case &c : cases) {
+    ref::Problem p = good;
+    c.spoil(p);
+    std::vector<uint16_t> out(2 * 12 * 512, 0x1234);
+    std::vector<float> lse(2 * 12, 42.0f);
+    llvm::Error e = f.decoder->run(inputsOf(p), out, lse, c.splits);
+    std::string message = llvm::toString(std::move(e));
+    EXPECT_NE(message.find(c.message), std::string::npos) << message;
+    EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](uint16_t v) { return v == 0x1234; }))
+        << c.message;
+    EXPECT_TRUE(std::all_of(lse.begin(), lse.end(), [](float v) { return v == 42.0f; }))
+        << c.message;
+  }
+  // The unspoiled problem runs, so each case fails for its one change.
+  std::vector<uint16_t> out(2 * 12 * 512, 0x1234);
+  std::vector<float> lse(2 * 12, 42.0f);
+  EXPECT_FALSE(llvm::errorToBool(f.decoder->run(inputsOf(good), out, lse, 1)));
+  EXPECT_NE(lse[0], 42.0f);
+  // Output sizes are checked too.
+  std::vector<uint16_t> shortOut(10);
+  std::string message = llvm::toString(f.decoder->run(inputsOf(good), shortOut, lse, 1));
+  EXPECT_NE(message.find("out: expected"), std::string::npos) << message;
+}
+
+TEST(Decoder, EmptyBatch) {
+  Fixture f;
+  ASSERT_TRUE(f.decoder);
+  std::vector<int32_t> indptr = {0};
+  rt::DecodeInputs in{{}, {}, {}, indptr, 0.1f, 1.0f};
+  EXPECT_FALSE(llvm::errorToBool(f.decoder->run(in, {}, {}, std::nullopt)));
+}
+
+TEST(Decoder, WideKvThreshold) {
+  // 576 * 7456540 < 2^32 <= 576 * 7456541.
+  EXPECT_FALSE(rt::Decoder::needsWideKv(7456540));
+  EXPECT_TRUE(rt::Decoder::needsWideKv(7456541));
+}
+
+TEST(Decoder, SplitHeuristic) {
+  const unsigned cus = gfx950::kNumCUs;
+  std::vector<int32_t> one = {0, 100};
+  EXPECT_EQ(rt::chooseNumSplits(one, 12, 1, cus), 1);
+  std::vector<int32_t> longOne = {0, 8192};
+  int ns = rt::chooseNumSplits(longOne, 12, 1, cus);
+  EXPECT_GT(ns, 4);
+  EXPECT_LE(ns, 64);
+  std::vector<int32_t> full;
+  for (int b = 0; b <= 1024; ++b)
+    full.push_back(b * 4096);
+  EXPECT_LE(rt::chooseNumSplits(full, 12, 1, cus), 2);
+  // Never more splits than the longest request has 128-token blocks.
+  std::vector<int32_t> medium = {0, 1000, 1300};
+  EXPECT_LE(rt::chooseNumSplits(medium, 12, 4, cus), 8);
+}
+
+TEST(Decoder, DiskCacheRebuildsCorruptEntries) {
+  std::string dir = tempCacheDir();
+  DecodeConfig config;
+  config.heads = 8;
+  config.qlen = 1;
+  rt::clearDecodeKernelMemoryCache();
+  auto first = rt::getDecodeKernels(config, dir);
+  ASSERT_TRUE(bool(first)) << llvm::toString(first.takeError());
+  EXPECT_EQ(first->source, rt::KernelSource::Compiled);
+
+  std::error_code ec;
+  std::string path;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec))
+    path = it->path();
+  ASSERT_FALSE(path.empty());
+
+  rt::clearDecodeKernelMemoryCache();
+  auto second = rt::getDecodeKernels(config, dir);
+  ASSERT_TRUE(bool(second));
+  EXPECT_EQ(second->source, rt::KernelSource::DiskCache);
+  EXPECT_EQ(second->note, "");
+
+  // One byte of the payload changed: the checksum catches it.
+  std::string bytes;
+  {
+    std::ifstream is(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(is), {});
+  }
+  bytes[bytes.size() - 10] ^= 1;
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  rt::clearDecodeKernelMemoryCache();
+  auto third = rt::getDecodeKernels(config, dir);
+  ASSERT_TRUE(bool(third));
+  EXPECT_EQ(third->source, rt::KernelSource::Compiled);
+  EXPECT_NE(third->note.find("checksum mismatch"), std::string::npos) << third->note;
+
+  // Truncated: the length check catches it.
+  bytes.resize(bytes.size() / 2);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  rt::clearDecodeKernelMemoryCache();
+  auto fourth = rt::getDecodeKernels(config, dir);
+  ASSERT_TRUE(bool(fourth));
+  EXPECT_EQ(fourth->source, rt::KernelSource::Compiled);
+  EXPECT_NE(fourth->note.find("corrupt"), std::string::npos) << fourth->note;
+
+  rt::clearDecodeKernelMemoryCache();
+  auto fifth = rt::getDecodeKernels(config, dir);
+  ASSERT_TRUE(bool(fifth));
+  EXPECT_EQ(fifth->source, rt::KernelSource::DiskCache);
+  llvm::sys::fs::remove_directories(dir);
+}
