@@ -212,9 +212,16 @@ constexpr LaneByte fp4OperandLocation(unsigned mn, unsigned k) {
 /// f32 C/D accumulator: VGPR `vgpr` (0..3) of lane `lane` holds
 ///   D[4 * (lane / 16) + vgpr][lane % 16].
 /// ISA ref 1.4 [SRC: AMD blog code, Triton, tinygrad], confirmed in ISA ref 8.
+/// The row part of accElement, generic over the integer type so the compiler can
+/// evaluate it on IR values (see mla/Kernel/AttentionLayout.h).
+template <typename Int>
+constexpr Int accRow(Int lane, unsigned vgpr) {
+  return 4 * (lane / 16) + vgpr;
+}
+
 constexpr MatrixElement accElement(unsigned lane, unsigned vgpr) {
   assert(lane < kWaveSize && vgpr < kAccVgprs);
-  return {4 * (lane / 16) + vgpr, lane % 16};
+  return {accRow(lane, vgpr), lane % 16};
 }
 
 /// Inverse of accElement.

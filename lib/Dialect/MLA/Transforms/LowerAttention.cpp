@@ -485,9 +485,9 @@ Value AttentionLowering::maskLogits(Value block, Value s) {
     b.setInsertionPointToStart(ifCrossing.thenBlock());
     Value masked = s;
     for (unsigned v = 0; v < gfx950::mfma16x16x128::kAccVgprs; ++v) {
-      // S^T's accumulator v of lane (g, n) is token 4 g + v of the tile (C layout).
+      // S^T's accumulator v of lane (g, n) holds row (token) accRow of the tile.
       IRInt token = blockStart + wrap(wave) * layout::kTileTokens +
-                    wrap(group) * 4u + v;
+                    gfx950::mfma16x16x128::accRow(wrap(lane), v);
       Value visible = arith::AndIOp::create(
           b, loc, cmp(arith::CmpIPredicate::slt, token, end),
           cmp(arith::CmpIPredicate::sle, token, causalBound));
@@ -566,8 +566,10 @@ void AttentionLowering::emitSoftmax(Value s, RunningState &state) {
     o = arith::MulFOp::create(b, loc, o, alphaSplat);
   state.m = mNew;
 
-  // Lane (g, n) holds tokens 16 w + 4 g .. + 3 of row n: one dword per part.
-  IRInt firstToken = wrap(wave) * layout::kTileTokens + wrap(group) * 4u;
+  // Lane (g, n) holds tokens accRow(lane, 0 .. 3) of its wave's tile for row n: four
+  // consecutive positions of P's row (the layout test checks it), one dword per part.
+  IRInt firstToken =
+      wrap(wave) * layout::kTileTokens + gfx950::mfma16x16x128::accRow(wrap(lane), 0);
   ldsStore(hiWord, layout::pOffset(QPart::Hi, wrap(row), firstToken) + layout::kPOffset,
            scopes.p, scopes.notP);
   ldsStore(loWord, layout::pOffset(QPart::Lo, wrap(row), firstToken) + layout::kPOffset,
@@ -641,12 +643,13 @@ void AttentionLowering::emitEpilogue(const RunningState &state) {
   Value outRow = arith::MulIOp::create(b, loc, toI64(partial),
                                        arith::ConstantIntOp::create(b, loc, config.getLatent(), 64));
   for (unsigned tile = 0; tile < layout::kPvTilesPerWave; ++tile) {
-    // Accumulator v of lane (g, n) is latent 16 tile' + 4 g + v of row n (C layout).
+    // Accumulator v of lane (g, n) is latent 16 tile' + accRow(lane, v) of row n.
     Value o = arith::DivFOp::create(
         b, loc, arith::MulFOp::create(b, loc, vscale, state.o[tile]), lSplat);
     o = select(empty, zeros, o);
     Value packed = arith::TruncFOp::create(b, loc, bf16x4, o);
-    IRInt latent = (wrap(wave) * layout::kPvTilesPerWave + tile) * 16u + wrap(group) * 4u;
+    IRInt latent = (wrap(wave) * layout::kPvTilesPerWave + tile) * 16u +
+                   gfx950::mfma16x16x128::accRow(wrap(lane), 0);
     Value index = arith::AddIOp::create(b, loc, outRow, toI64(latent));
     LLVM::StoreOp::create(b, loc, packed, globalAt(op.getOPart(), index, b.getBF16Type()),
                           /*alignment=*/8);
