@@ -309,6 +309,15 @@ TEST(Kernels, SubDwordGlobalLoadsAndStores) {
   }
   EXPECT_EQ(o8[64], 0xee); // neighbours untouched
   EXPECT_EQ(o16[64], 0xeeee);
+  // global_load_sbyte / global_load_sshort.
+  Buffer S = upload(*dev, std::vector<uint32_t>(128, 0));
+  ASSERT_NO_ERROR(dev->launch(kernelFile("memory_ops.ll"), "sext_loads", {1, 1, 1}, {64, 1, 1},
+                              {KernelArg::pointer(I8), KernelArg::pointer(I16), KernelArg::pointer(S)}));
+  auto s = download<uint32_t>(*dev, S, 128);
+  for (unsigned i = 0; i < 64; ++i) {
+    EXPECT_EQ(s[i], uint32_t(int32_t(int8_t(in8[i])))) << i;
+    EXPECT_EQ(s[64 + i], uint32_t(int32_t(int16_t(in16[i])))) << i;
+  }
 }
 
 } // namespace
