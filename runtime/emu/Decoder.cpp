@@ -394,6 +394,21 @@ Expected<std::unique_ptr<Program>> mla::emu::decodeProgram(ArrayRef<uint8_t> ima
     if (def->decode)
       if (Error e = def->decode(in, mi, desc))
         return fail(toString(std::move(e)));
+    auto noteRows = [&](const Operand &op) {
+      if (op.kind != OperandKind::Vgpr)
+        return;
+      unsigned end = op.reg + std::max<unsigned>(op.count, 1);
+      if (op.reg >= kAgprBase)
+        program->agprRows = std::max(program->agprRows, end - kAgprBase);
+      else
+        program->archVgprRows = std::max(program->archVgprRows, std::min(end, kAgprBase));
+    };
+    for (unsigned i = 0; i < in.numDefs; ++i)
+      noteRows(in.defs[i]);
+    for (unsigned i = 0; i < in.numSrcs; ++i)
+      noteRows(in.srcs[i]);
+    if (in.hasOld)
+      noteRows(in.old);
 
     if (mcName.starts_with("S_ENDPGM"))
       sawEndpgm = true;
@@ -404,6 +419,7 @@ Expected<std::unique_ptr<Program>> mla::emu::decodeProgram(ArrayRef<uint8_t> ima
     pc += size;
   }
   program->codeEnd = pc;
+  program->archVgprRows = std::max(program->archVgprRows, 1u); // v0: work-item ids
   if (program->insts.empty())
     return makeError("kernel '" + kernel.name + "' has no instructions");
   // Resolve branch targets recorded as byte addresses (target == -2, aux[0]).

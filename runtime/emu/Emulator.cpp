@@ -50,7 +50,7 @@ struct Worker {
 /// (AMDGPUUsage "Initial Kernel Execution State").
 Error initWave(Wave &w, const LaunchState &L, Workgroup &wg, unsigned waveIndex) {
   const rt::KernelDescriptor &kd = L.kernel->descriptor;
-  w.reset();
+  w.reset(L.program->archVgprRows, L.program->agprRows);
   w.program = L.program;
   w.launch = &L;
   w.workgroup = &wg;

@@ -7,6 +7,8 @@ static_assert(mla::emu::choices::kLdsOutOfRangeIsError,
               "ldsAccess implements only the error behaviour");
 
 #include "llvm/Support/Format.h"
+
+#include <algorithm>
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mla::emu;
@@ -48,9 +50,12 @@ Wave::Wave()
   reset();
 }
 
-void Wave::reset() {
+void Wave::reset(unsigned archRows, unsigned agprRows) {
   std::memset(sgpr, 0, sizeof(sgpr));
-  std::memset(vgprStorage.get(), 0, sizeof(uint32_t) * kNumVgprs * kWaveSize);
+  archRows = std::min(archRows, kAgprBase);
+  agprRows = std::min(agprRows, kNumVgprs - kAgprBase);
+  std::memset(vgprStorage.get(), 0, sizeof(uint32_t) * archRows * kWaveSize);
+  std::memset(v(kAgprBase), 0, sizeof(uint32_t) * agprRows * kWaveSize);
   scc = false;
   ip = nextIp = 0;
   status = WaveStatus::Running;

@@ -157,8 +157,9 @@ struct Wave {
   bool hasPendingVgprWrite(unsigned reg, unsigned count) const;
   bool hasPendingSgprWrite(unsigned reg, unsigned count) const;
 
-  /// Resets everything for a fresh dispatch.
-  void reset();
+  /// Resets everything for a fresh dispatch. Only VGPR rows [0, archRows) and
+  /// [kAgprBase, kAgprBase + agprRows) are zeroed (the rows the program names).
+  void reset(unsigned archRows = 256, unsigned agprRows = 256);
 };
 
 } // namespace mla::emu
