@@ -9,6 +9,7 @@ static_assert(mla::emu::choices::kLdsOutOfRangeIsError,
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
+#include <xmmintrin.h>
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mla::emu;
@@ -48,6 +49,16 @@ Wave::Wave()
     : vgprStorage(new uint32_t[size_t(kNumVgprs) * kWaveSize]),
       vmQueue(kMaxVmcnt + 1, kMaxPayloadDwords), lgkmQueue(kMaxLgkmcnt + 1, kMaxPayloadDwords) {
   reset();
+}
+
+void Wave::applyHostFloatMode() const {
+  unsigned mode32 = (mode >> 4) & 3;
+  unsigned csr = _mm_getcsr() & ~(0x8000u | 0x0040u);
+  if (mode32 == 0 || mode32 == 1)
+    csr |= 0x8000; // FTZ: flush denormal results
+  if (mode32 == 0 || mode32 == 2)
+    csr |= 0x0040; // DAZ: denormal inputs read as zero
+  _mm_setcsr(csr);
 }
 
 void Wave::reset(unsigned archRows, unsigned agprRows) {

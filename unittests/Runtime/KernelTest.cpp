@@ -320,4 +320,50 @@ TEST(Kernels, SubDwordGlobalLoadsAndStores) {
   }
 }
 
+const char *kDenormKernel = R"(
+define amdgpu_kernel void @denorm(ptr addrspace(1) %p) #0 {
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %pa = getelementptr float, ptr addrspace(1) %p, i32 %tid
+  %a = load volatile float, ptr addrspace(1) %pa
+  %pb = getelementptr float, ptr addrspace(1) %pa, i32 64
+  %b = load volatile float, ptr addrspace(1) %pb
+  %m = fmul float %a, %b
+  %d = fdiv float %a, %b
+  %pm = getelementptr float, ptr addrspace(1) %pa, i32 128
+  store volatile float %m, ptr addrspace(1) %pm
+  %pd = getelementptr float, ptr addrspace(1) %pa, i32 192
+  store volatile float %d, ptr addrspace(1) %pd
+  ret void
+}
+declare i32 @llvm.amdgcn.workitem.id.x()
+attributes #0 = { "denormal-fp-math-f32"="DENORM" }
+)";
+
+TEST(Kernels, DenormalModeFromDescriptorAndSetreg) {
+  // The same kernel with f32 denormals flushed (FLOAT_DENORM_MODE_32 = 0; its
+  // fdiv toggles the mode with s_setreg_imm32_b32) and kept (= 3).
+  for (bool flush : {true, false}) {
+    std::string ir = kDenormKernel;
+    ir.replace(ir.find("DENORM"), 6, flush ? "preserve-sign,preserve-sign" : "ieee,ieee");
+    const CodeObject &co = compileIR(ir);
+    EXPECT_EQ(kernelInfo(co, "denorm").descriptor.floatDenormMode32(), flush ? 0u : 3u);
+    auto dev = Device::openEmulator();
+    std::vector<float> in(256, 0.0f);
+    for (unsigned l = 0; l < 64; ++l) {
+      in[l] = l % 2 ? 1e-20f : 3.0f;    // a
+      in[64 + l] = l % 2 ? 1e-20f : 7.0f; // b
+    }
+    Buffer P = upload(*dev, in);
+    ASSERT_NO_ERROR(dev->launch(co, "denorm", {1, 1, 1}, {64, 1, 1}, {KernelArg::pointer(P)}));
+    auto out = download<float>(*dev, P, 256);
+    for (unsigned l = 0; l < 64; ++l) {
+      float a = in[l], b = in[64 + l];
+      float prod = a * b; // 1e-40 (a denormal) for odd lanes
+      EXPECT_EQ(out[128 + l], flush && std::fpclassify(prod) == FP_SUBNORMAL ? 0.0f : prod)
+          << "flush=" << flush << " lane " << l;
+      EXPECT_EQ(out[192 + l], a / b) << "flush=" << flush << " lane " << l;
+    }
+  }
+}
+
 } // namespace
