@@ -18,6 +18,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "mla/Dialect/MLA/IR/MLADialect.h"
+#include "mla/Dialect/MLA/Transforms/Passes.h"
+#include "mla/Pipelines/Pipelines.h"
 #include "mla/Target/Hsaco/Hsaco.h"
 #include "mla/Target/Hsaco/Passes.h"
 
@@ -195,6 +197,17 @@ static LogicalResult compileBuffer(llvm::SourceMgr &sourceMgr,
   FailureOr<std::unique_ptr<PassManager>> pm = buildPassManager(context);
   if (failed(pm))
     return failure();
+  // Without --pass-pipeline, a module of mla problem ops goes through the default
+  // mla pipeline; an already lowered gpu.module is compiled as it is.
+  if (!*pm && module->walk([](Operation *op) {
+                      return isa<mla::MLADialect>(op->getDialect()) ? WalkResult::interrupt()
+                                                                    : WalkResult::advance();
+                    }).wasInterrupted()) {
+    *pm = std::make_unique<PassManager>(&context);
+    mla::buildMLAToROCDLPipeline(**pm, mla::PipelineOptions{chip});
+    if (failed(applyPassManagerCLOptions(**pm)))
+      return failure();
+  }
   if (*pm && failed((*pm)->run(*module)))
     return failure();
 
@@ -261,9 +274,10 @@ static LogicalResult processChunk(std::unique_ptr<llvm::MemoryBuffer> chunk,
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
 
-  // Upstream passes for --pass-pipeline; the mla passes and the default mla
-  // pipeline are registered here as well once they exist.
+  // Upstream passes and ours for --pass-pipeline.
   registerAllPasses();
+  mla::registerMLAPasses();
+  mla::registerMLAPipelines();
   mla::registerMLATargetHsacoPasses();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "mla/Dialect/MLA/IR/MLADialect.h"
+#include "mla/Dialect/MLA/Transforms/Passes.h"
+#include "mla/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -29,6 +31,8 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mla::registerMLAPasses();
+  mla::registerMLAPipelines();
 
   mlir::DialectRegistry registry;
   registry.insert<mla::MLADialect, mlir::amdgpu::AMDGPUDialect,

@@ -128,6 +128,11 @@ void execLdsDma(Wave &w, const DecodedInst &in) {
   }
 
   PendingWrite &pending = w.queue(Counter::VM);
+  if (isa::choice::kLdsDmaCountsOnLgkmcnt) {
+    PendingWrite &completion = w.queue(Counter::LGKM);
+    completion.target = PendingTarget::LdsDmaCompletion;
+    completion.seq = pending.seq;
+  }
   pending.target = PendingTarget::Lds;
   pending.dwords = uint8_t(ldsBytes / 4);
   pending.laneMask = exec;

@@ -103,6 +103,13 @@ static void applyPending(Wave &w, const PendingWrite &p) {
     // LDS DMA: the bytes reach LDS at the covering s_waitcnt (emu/Hazards.h).
     applyLdsDmaWrite(w, p);
     return;
+  case PendingTarget::LdsDmaCompletion:
+    // The DMA completes (vmcnt is in order: so do the operations before it).
+    while (!w.vmQueue.empty() && w.vmQueue.front().seq <= p.seq) {
+      applyPending(w, w.vmQueue.front());
+      w.vmQueue.pop();
+    }
+    return;
   }
 }
 
@@ -120,6 +127,7 @@ PendingWrite &Wave::queue(Counter counter) {
     retire(counter, q.size() - 1);
   PendingWrite &p = q.push();
   p.issueIp = ip;
+  p.seq = counter == Counter::VM ? ++vmIssued : 0;
   return p;
 }
 

@@ -53,7 +53,15 @@ const char *instClassName(InstClass c);
 enum class Counter : uint8_t { VM, LGKM };
 
 /// Where a queued result goes when it retires.
-enum class PendingTarget : uint8_t { None, Vgpr, Sgpr, Lds };
+enum class PendingTarget : uint8_t {
+  None,
+  Vgpr,
+  Sgpr,
+  Lds,
+  /// On lgkmcnt: the completion of the LDS DMA with vmcnt sequence number `seq`
+  /// (isa::choice::kLdsDmaCountsOnLgkmcnt). Retiring it retires vmcnt up to that DMA.
+  LdsDmaCompletion,
+};
 
 /// One outstanding memory operation.
 struct PendingWrite {
@@ -65,6 +73,7 @@ struct PendingWrite {
   uint32_t *data = nullptr;
   uint32_t issueIp = 0;    ///< Instruction that queued the operation (hazard reports).
   uint32_t ldsAddress = 0; ///< Lds: LDS byte address of lane 0 (lane stride 4 or 16).
+  uint64_t seq = 0;        ///< vmcnt entries: issue order; LdsDmaCompletion: its DMA's.
 };
 
 /// A bounded FIFO of outstanding operations for one counter. Slots own their
@@ -134,6 +143,7 @@ struct Wave {
   // --- outstanding memory results --------------------------------------------
   PendingQueue vmQueue;   ///< vmcnt (vector memory loads and stores).
   PendingQueue lgkmQueue; ///< lgkmcnt (LDS, SMEM, GDS, messages).
+  uint64_t vmIssued = 0;  ///< vmcnt operations issued (sequence numbers).
 
   // --- statistics ------------------------------------------------------------
   std::array<uint64_t, kNumInstClasses> counts{};

@@ -87,6 +87,9 @@ void initializeAMDGPUTarget() {
     LLVMInitializeAMDGPUTarget();
     LLVMInitializeAMDGPUTargetMC();
     LLVMInitializeAMDGPUAsmPrinter();
+    // Inline assembly (the pipeline's markers and compiler fences) is parsed by the
+    // object streamer.
+    LLVMInitializeAMDGPUAsmParser();
   });
 }
 

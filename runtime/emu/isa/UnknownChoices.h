@@ -106,6 +106,13 @@ inline constexpr bool kLdsDmaOutOfRangeWritesZero = true;
 /// sbyte / sshort are sign-extended to 32 bits in LDS (the reference says [INF]).
 inline constexpr bool kLdsDmaSignExtends = true;
 
+/// An LDS DMA (global_load_lds_*, buffer_load_* lds) is counted on lgkmcnt as well
+/// as vmcnt, and an s_waitcnt on either counter that covers it completes it. The ISA
+/// reference (3.3) only names vmcnt; LLVM 22's waitcnt insertion counts the DMA on
+/// lgkmcnt too (after `ds_bpermute; global_load_lds` it waits lgkmcnt(1) for the
+/// bpermute), and code it generates is only correct under that model.
+inline constexpr bool kLdsDmaCountsOnLgkmcnt = true;
+
 // ---- VALU extras ------------------------------------------------------------
 
 /// v_permlane16_swap / v_permlane32_swap with EXEC not all ones: unknown; error.

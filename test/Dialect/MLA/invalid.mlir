@@ -249,3 +249,24 @@ func.func @f(%o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf16>, %out: memref<?
       : memref<?x12x?x512xbf16>, memref<?x12x?xf16>, memref<?x12x512xbf16>
   return
 }
+
+// -----
+
+func.func @f(%o: !llvm.ptr<1>, %row: index) {
+  // expected-error@+1 {{'mla.cta_combine' op must be inside a gpu.func kernel (it is one CTA's work)}}
+  mla.cta_combine row(%row) head(%row) of %row o_part(%o) lse_part(%o) into out(%o)
+      {config = #mla.config<>} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+  return
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @not_a_kernel(%p: !llvm.ptr<1>, %s: f32, %i: index) {
+    // expected-error@+1 {{'mla.cta_attend' op must be inside a gpu.func kernel (it is one CTA's work)}}
+    mla.cta_attend request(%i) head_group(%i) split(%i) of %i q(%p) kv(%p) pages(%p)
+        indptr(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p) {config = #mla.config<>}
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
+}

@@ -3,6 +3,7 @@
 #include "mla/Dialect/MLA/IR/MLADialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
@@ -128,6 +129,18 @@ LogicalResult CombineOp::verify() {
   }
   return verifyRowCount(op, config, rows);
 }
+
+/// CTA-level ops describe one workgroup's work, so they live in a kernel.
+static LogicalResult verifyInsideKernel(Operation *op) {
+  auto func = op->getParentOfType<gpu::GPUFuncOp>();
+  if (!func || !func.isKernel())
+    return op->emitOpError() << "must be inside a gpu.func kernel (it is one CTA's work)";
+  return success();
+}
+
+LogicalResult CtaAttendOp::verify() { return verifyInsideKernel(getOperation()); }
+
+LogicalResult CtaCombineOp::verify() { return verifyInsideKernel(getOperation()); }
 
 #define GET_OP_CLASSES
 #include "mla/Dialect/MLA/IR/MLAOps.cpp.inc"

@@ -5,6 +5,7 @@
 
 include "mla/Dialect/MLA/IR/MLADialect.td"
 include "mla/Dialect/MLA/IR/MLAAttrs.td"
+include "mlir/Dialect/LLVMIR/LLVMOpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def MLA_SplitKvDecodeOp : MLA_Op<"split_kv_decode"> {
@@ -68,6 +69,75 @@ def MLA_CombineOp : MLA_Op<"combine"> {
     MLA_ConfigAttr:$config
   );
   let assemblyFormat = [{
+    `o_part` `(` $o_part `)` `lse_part` `(` $lse_part `)` `into` `out` `(` $out `)`
+    (`lse` `(` $lse^ `)`)? attr-dict
+    `:` type($o_part) `,` type($lse_part) `,` type($out) (`,` type($lse)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+
+//===----------------------------------------------------------------------===//
+// CTA-level ops: one workgroup's share of a problem op, inside an outlined kernel.
+//===----------------------------------------------------------------------===//
+
+def MLA_CtaAttendOp : MLA_Op<"cta_attend"> {
+  let summary = "One CTA of the split-KV attention: a head group of one request's split";
+  let description = [{
+    The work of the CTA serving (`request`, `head_group`, `split`) of a
+    `mla.split_kv_decode`: query rows `request * qlen ..` of heads
+    `head_group * hpg .. + hpg` (hpg = floor(16 / qlen)) against the split's tokens, and
+    the partials of those rows. Buffers are the kernel's flat global arguments, laid out
+    as kernel.md section 2 says (raw global pointers: the element types are those of
+    section 2); `num_splits` is NS. Only valid inside a `gpu.func`.
+  }];
+  let arguments = (ins
+    Arg<LLVM_PointerInAddressSpace<1>, "q, flat", [MemRead]>:$q,
+    Arg<LLVM_PointerInAddressSpace<1>, "kv pool, flat", [MemRead]>:$kv,
+    Arg<LLVM_PointerInAddressSpace<1>, "page table", [MemRead]>:$pages,
+    Arg<LLVM_PointerInAddressSpace<1>, "request offsets", [MemRead]>:$indptr,
+    F32:$scale,
+    F32:$vscale,
+    Arg<LLVM_PointerInAddressSpace<1>, "o_part, flat", [MemWrite]>:$o_part,
+    Arg<LLVM_PointerInAddressSpace<1>, "lse_part, flat", [MemWrite]>:$lse_part,
+    Index:$request,
+    Index:$head_group,
+    Index:$split,
+    Index:$num_splits,
+    MLA_ConfigAttr:$config
+  );
+  let assemblyFormat = [{
+    `request` `(` $request `)` `head_group` `(` $head_group `)` `split` `(` $split `)`
+    `of` $num_splits
+    `q` `(` $q `)` `kv` `(` $kv `)` `pages` `(` $pages `)` `indptr` `(` $indptr `)`
+    `scale` `(` $scale `)` `vscale` `(` $vscale `)`
+    `into` `o_part` `(` $o_part `)` `lse_part` `(` $lse_part `)` attr-dict
+    `:` type($q) `,` type($kv) `,` type($pages) `,` type($indptr) `,` type($o_part) `,`
+        type($lse_part)
+  }];
+  let hasVerifier = 1;
+}
+
+def MLA_CtaCombineOp : MLA_Op<"cta_combine"> {
+  let summary = "One CTA of the combine: merge the splits of one (row, head)";
+  let description = [{
+    Merges the `num_splits` partials of query row `row`, head `head` of a `mla.combine`
+    into `out` (and `lse` when given). Buffers are the kernel's flat global arguments
+    (raw global pointers to bf16 o_part and out, f32 lse_part and lse).
+    Only valid inside a `gpu.func`.
+  }];
+  let arguments = (ins
+    Arg<LLVM_PointerInAddressSpace<1>, "o_part, flat", [MemRead]>:$o_part,
+    Arg<LLVM_PointerInAddressSpace<1>, "lse_part, flat", [MemRead]>:$lse_part,
+    Arg<LLVM_PointerInAddressSpace<1>, "out, flat", [MemWrite]>:$out,
+    Arg<Optional<LLVM_PointerInAddressSpace<1>>, "lse, flat", [MemWrite]>:$lse,
+    Index:$row,
+    Index:$head,
+    Index:$num_splits,
+    MLA_ConfigAttr:$config
+  );
+  let assemblyFormat = [{
+    `row` `(` $row `)` `head` `(` $head `)` `of` $num_splits
     `o_part` `(` $o_part `)` `lse_part` `(` $lse_part `)` `into` `out` `(` $out `)`
     (`lse` `(` $lse^ `)`)? attr-dict
     `:` type($o_part) `,` type($lse_part) `,` type($out) (`,` type($lse)^)?

@@ -1,0 +1,28 @@
+//===- Passes.h - mla passes -------------------------------------*- C++ -*-===//
+
+#ifndef MLA_DIALECT_MLA_TRANSFORMS_PASSES_H
+#define MLA_DIALECT_MLA_TRANSFORMS_PASSES_H
+
+#include "mla/Dialect/MLA/IR/MLADialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mla {
+
+#define GEN_PASS_DECL
+#include "mla/Dialect/MLA/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "mla/Dialect/MLA/Transforms/Passes.h.inc"
+
+} // namespace mla
+
+#endif // MLA_DIALECT_MLA_TRANSFORMS_PASSES_H

@@ -1,0 +1,62 @@
+//===- LaunchGeometry.h - how the mla kernels are launched -------*- C++ -*-===//
+//
+// The launch geometry both sides must agree on: the compiler's mla-outline-kernels
+// emits IR that decodes a flat workgroup id exactly as ctaOfWorkgroup() does, and the
+// runtime sizes the grid with attentionGridSize(). Header-only, no dependencies.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLA_KERNEL_LAUNCHGEOMETRY_H
+#define MLA_KERNEL_LAUNCHGEOMETRY_H
+
+#include <cstdint>
+#include <optional>
+
+namespace mla::kernel {
+
+/// Query rows one attention CTA owns (one 16-row MFMA tile).
+inline constexpr int64_t kRowsPerCta = 16;
+/// Threads of an attention CTA: 8 waves of 64.
+inline constexpr int64_t kAttentionThreads = 512;
+/// Threads of a combine CTA: one wave; each lane takes 8 of the 512 value columns.
+inline constexpr int64_t kCombineThreads = 64;
+
+/// Heads one CTA owns: floor(16 / qlen) (F2).
+constexpr int64_t headsPerGroup(int64_t qlen) { return kRowsPerCta / qlen; }
+/// Head groups per request: ceil(heads / headsPerGroup) (F2).
+constexpr int64_t headGroups(int64_t heads, int64_t qlen) {
+  return (heads + headsPerGroup(qlen) - 1) / headsPerGroup(qlen);
+}
+
+/// Workgroups of the attention launch: one per (request, split) unit, rounded up to a
+/// multiple of the XCD count, times the head groups (F1, F3).
+constexpr int64_t attentionGridSize(int64_t requests, int64_t splits, int64_t heads,
+                                    int64_t qlen, int64_t xcds) {
+  int64_t units = requests * splits;
+  return (units + xcds - 1) / xcds * xcds * headGroups(heads, qlen);
+}
+
+/// What one attention CTA serves.
+struct CtaWork {
+  int64_t request, headGroup, split;
+};
+
+/// Decodes flat workgroup id `bid` (F3): `bid = x + xcds * (g + G * y)` serves unit
+/// `u = x + xcds * y = request * splits + split` and head group `g`. All head groups of a
+/// unit share `bid mod xcds`, so they run on one XCD and share its L2. Ids past the last
+/// unit serve nothing.
+constexpr std::optional<CtaWork> ctaOfWorkgroup(int64_t bid, int64_t requests,
+                                                int64_t splits, int64_t heads,
+                                                int64_t qlen, int64_t xcds) {
+  int64_t groups = headGroups(heads, qlen);
+  int64_t x = bid % xcds, rest = bid / xcds;
+  int64_t g = rest % groups, y = rest / groups;
+  int64_t unit = x + xcds * y;
+  if (unit >= requests * splits)
+    return std::nullopt;
+  return CtaWork{unit / splits, g, unit % splits};
+}
+
+} // namespace mla::kernel
+
+#endif // MLA_KERNEL_LAUNCHGEOMETRY_H

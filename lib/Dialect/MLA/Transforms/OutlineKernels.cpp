@@ -1,0 +1,179 @@
+//===- OutlineKernels.cpp - problem ops to kernels with CTA decomposition -===//
+//
+// Implements mla-outline-kernels: every function of mla problem ops becomes a gpu.module
+// with one kernel per op. The kernel's body decodes its workgroup id into the CTA's work
+// (F1-F3 for the attention, one (row, head) for the combine) and holds the CTA-level op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mla/Dialect/MLA/Transforms/Passes.h"
+#include "mla/Kernel/LaunchGeometry.h"
+#include "mla/Target/GFX950/GFX950.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mla {
+#define GEN_PASS_DEF_MLAOUTLINEKERNELS
+#include "mla/Dialect/MLA/Transforms/Passes.h.inc"
+} // namespace mla
+
+using namespace mlir;
+using namespace mla;
+
+namespace {
+
+/// A kernel buffer argument: a raw pointer into global memory (address space 1). The
+/// element type of each buffer is fixed by kernel.md section 2.
+static Type globalPointer(MLIRContext *ctx) {
+  return LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/1);
+}
+
+/// Creates an empty kernel `name` in `module` with the given arguments and block size.
+static gpu::GPUFuncOp createKernel(OpBuilder &builder, Location loc, gpu::GPUModuleOp module,
+                                   StringRef name, TypeRange argTypes, int32_t threads) {
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(module.getBody());
+  auto func = gpu::GPUFuncOp::create(builder, loc, name,
+                                     builder.getFunctionType(argTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
+  func.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr({threads, 1, 1}));
+  return func;
+}
+
+/// An index from a kernel's i32 size argument.
+static Value indexFromI32(OpBuilder &b, Location loc, Value v) {
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+}
+
+/// Outlines `op` into the attention kernel: arguments (q, kv, pages, indptr, scale,
+/// vscale, o_part, lse_part, num_requests, num_splits).
+static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
+                             gpu::GPUModuleOp module, StringRef name) {
+  Location loc = op.getLoc();
+  ConfigAttr config = op.getConfig();
+  Type i32 = builder.getI32Type(), f32 = builder.getF32Type();
+  Type ptr = globalPointer(builder.getContext());
+  SmallVector<Type> args = {ptr, ptr, ptr, ptr, f32, f32, ptr, ptr, i32, i32};
+  gpu::GPUFuncOp kernel = createKernel(builder, loc, module, name, args,
+                                       kernel::kAttentionThreads);
+  Block &entry = kernel.getBody().front();
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  auto arg = [&](unsigned i) { return entry.getArgument(i); };
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+
+  // F3: bid = x + X * (g + G * y) serves unit u = x + X * y and head group g, so a
+  // unit's head groups share bid mod X, i.e. one XCD (X = XCD count, G = head groups).
+  Value xcds = cst(gfx950::kNumXcds);
+  Value groups = cst(kernel::headGroups(config.getHeads(), config.getQlen()));
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value x = arith::RemUIOp::create(b, loc, bid, xcds);
+  Value rest = arith::DivUIOp::create(b, loc, bid, xcds);
+  Value group = arith::RemUIOp::create(b, loc, rest, groups);
+  Value y = arith::DivUIOp::create(b, loc, rest, groups);
+  Value unit = arith::AddIOp::create(b, loc, x, arith::MulIOp::create(b, loc, xcds, y));
+  Value requests = indexFromI32(b, loc, arg(8));
+  Value splits = indexFromI32(b, loc, arg(9));
+  Value units = arith::MulIOp::create(b, loc, requests, splits);
+  Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, unit, units);
+  auto ifActive = scf::IfOp::create(b, loc, active, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifActive.thenBlock());
+    Value request = arith::DivUIOp::create(b, loc, unit, splits);
+    Value split = arith::RemUIOp::create(b, loc, unit, splits);
+    CtaAttendOp::create(b, loc, arg(0), arg(1), arg(2), arg(3), arg(4), arg(5), arg(6),
+                        arg(7), request, group, split, splits, config);
+  }
+  gpu::ReturnOp::create(b, loc);
+}
+
+/// Outlines `op` into the combine kernel: arguments (o_part, lse_part, out, [lse],
+/// num_rows, num_splits); workgroup `row * H + head` merges that (row, head).
+static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp module,
+                           StringRef name) {
+  Location loc = op.getLoc();
+  ConfigAttr config = op.getConfig();
+  Type i32 = builder.getI32Type();
+  Type ptr = globalPointer(builder.getContext());
+  SmallVector<Type> args = {ptr, ptr, ptr};
+  bool hasLse = static_cast<bool>(op.getLse());
+  if (hasLse)
+    args.push_back(ptr);
+  args.append({i32, i32});
+  gpu::GPUFuncOp kernel = createKernel(builder, loc, module, name, args,
+                                       kernel::kCombineThreads);
+  Block &entry = kernel.getBody().front();
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  unsigned sizes = hasLse ? 4 : 3;
+  Value heads = arith::ConstantIndexOp::create(b, loc, config.getHeads());
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value row = arith::DivUIOp::create(b, loc, bid, heads);
+  Value head = arith::RemUIOp::create(b, loc, bid, heads);
+  Value rows = indexFromI32(b, loc, entry.getArgument(sizes));
+  Value splits = indexFromI32(b, loc, entry.getArgument(sizes + 1));
+  Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows);
+  auto ifActive = scf::IfOp::create(b, loc, active, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifActive.thenBlock());
+    CtaCombineOp::create(b, loc, entry.getArgument(0), entry.getArgument(1),
+                         entry.getArgument(2), hasLse ? entry.getArgument(3) : Value(),
+                         row, head, splits, config);
+  }
+  gpu::ReturnOp::create(b, loc);
+}
+
+struct OutlineKernelsPass final
+    : mla::impl::MLAOutlineKernelsBase<OutlineKernelsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    OpBuilder builder(&getContext());
+    SmallVector<func::FuncOp> outlined;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      SmallVector<Operation *> problems;
+      bool mixed = false;
+      func.walk([&](Operation *op) {
+        if (isa<SplitKvDecodeOp, CombineOp>(op))
+          problems.push_back(op);
+        else if (!isa<func::FuncOp, func::ReturnOp, arith::ConstantOp>(op) && !mixed) {
+          mixed = true;
+          op->emitError() << "mla-outline-kernels expects a function of mla problem ops "
+                             "only (the runtime is the host), but found '"
+                          << op->getName() << "'";
+        }
+      });
+      if (problems.empty())
+        continue;
+      if (mixed)
+        return signalPassFailure();
+
+      builder.setInsertionPointToEnd(module.getBody());
+      auto gpuModule = gpu::GPUModuleOp::create(builder, func.getLoc(), func.getSymName());
+      unsigned attn = 0, comb = 0;
+      auto uniqueName = [](StringRef base, unsigned &count) {
+        std::string name = base.str();
+        if (count++)
+          name += "_" + std::to_string(count - 1);
+        return name;
+      };
+      for (Operation *op : problems) {
+        if (auto decode = dyn_cast<SplitKvDecodeOp>(op))
+          outlineAttention(builder, decode, gpuModule, uniqueName("mla_attn", attn));
+        else
+          outlineCombine(builder, cast<CombineOp>(op), gpuModule,
+                         uniqueName("mla_combine", comb));
+      }
+      outlined.push_back(func);
+    }
+    if (!outlined.empty())
+      module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                      UnitAttr::get(&getContext()));
+    for (func::FuncOp func : outlined)
+      func.erase();
+  }
+};
+
+} // namespace

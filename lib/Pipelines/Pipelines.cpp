@@ -1,0 +1,29 @@
+//===- Pipelines.cpp - the mla compilation pipelines ----------------------===//
+
+#include "mla/Pipelines/Pipelines.h"
+
+#include "mla/Dialect/MLA/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+void mla::buildMLAToROCDLPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  pm.addPass(createMLAOutlineKernels());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createMLALowerAttention());
+  kernels.addPass(createMLALowerCombine());
+  kernels.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToROCDLOpsOptions rocdl;
+  rocdl.chipset = options.chip;
+  kernels.addPass(createConvertGpuOpsToROCDLOps(rocdl));
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mla::registerMLAPipelines() {
+  PassPipelineRegistration<>(
+      "mla-to-rocdl",
+      "Lower mla problem ops to gpu.modules in the LLVM/ROCDL dialects for gfx950",
+      [](OpPassManager &pm) { buildMLAToROCDLPipeline(pm, PipelineOptions{}); });
+}

@@ -1,0 +1,85 @@
+// mla-outline-kernels: each problem op becomes a kernel of a gpu.module named after its
+// function, with the CTA decomposition of F1-F3 (attention) or one CTA per (row, head)
+// (combine); the host function is erased.
+// RUN: mla-opt %s -split-input-file -mla-outline-kernels -verify-diagnostics | FileCheck %s
+
+// CHECK: module attributes {gpu.container_module}
+// CHECK-NOT: func.func
+// CHECK-LABEL: gpu.module @tp8_q4
+// CHECK: gpu.func @mla_attn(%[[Q:.*]]: !llvm.ptr<1>, %[[KV:.*]]: !llvm.ptr<1>, %[[P:.*]]: !llvm.ptr<1>, %[[I:.*]]: !llvm.ptr<1>, %[[S:.*]]: f32, %[[VS:.*]]: f32, %[[O:.*]]: !llvm.ptr<1>, %[[L:.*]]: !llvm.ptr<1>, %[[B:.*]]: i32, %[[NS:.*]]: i32) kernel
+// CHECK-SAME: known_block_size = array<i32: 512, 1, 1>
+// F3: 8 XCDs and, for qlen 4, G = ceil(12 / 4) = 3 head groups.
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[G:.*]] = arith.constant 3 : index
+// CHECK: %[[BID:.*]] = gpu.block_id x
+// CHECK: %[[X:.*]] = arith.remui %[[BID]], %[[C8]]
+// CHECK: %[[REST:.*]] = arith.divui %[[BID]], %[[C8]]
+// CHECK: %[[GROUP:.*]] = arith.remui %[[REST]], %[[G]]
+// CHECK: %[[Y:.*]] = arith.divui %[[REST]], %[[G]]
+// CHECK: %[[XY:.*]] = arith.muli %[[C8]], %[[Y]]
+// CHECK: %[[UNIT:.*]] = arith.addi %[[X]], %[[XY]]
+// CHECK: %[[NREQ:.*]] = arith.index_castui %[[B]] : i32 to index
+// CHECK: %[[NSPLIT:.*]] = arith.index_castui %[[NS]] : i32 to index
+// CHECK: %[[UNITS:.*]] = arith.muli %[[NREQ]], %[[NSPLIT]]
+// CHECK: %[[ACTIVE:.*]] = arith.cmpi ult, %[[UNIT]], %[[UNITS]]
+// CHECK: scf.if %[[ACTIVE]] {
+// CHECK: %[[REQ:.*]] = arith.divui %[[UNIT]], %[[NSPLIT]]
+// CHECK: %[[SPLIT:.*]] = arith.remui %[[UNIT]], %[[NSPLIT]]
+// CHECK: mla.cta_attend request(%[[REQ]]) head_group(%[[GROUP]]) split(%[[SPLIT]]) of %[[NSPLIT]] q(%[[Q]]) kv(%[[KV]]) pages(%[[P]]) indptr(%[[I]]) scale(%[[S]]) vscale(%[[VS]]) into o_part(%[[O]]) lse_part(%[[L]]) {config = #mla.config<qlen = 4>}
+// CHECK: gpu.return
+// CHECK: gpu.func @mla_combine(%[[CO:.*]]: !llvm.ptr<1>, %[[CL:.*]]: !llvm.ptr<1>, %[[OUT:.*]]: !llvm.ptr<1>, %[[LSE:.*]]: !llvm.ptr<1>, %[[ROWS:.*]]: i32, %[[CNS:.*]]: i32) kernel
+// CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
+// CHECK: %[[H:.*]] = arith.constant 12 : index
+// CHECK: %[[CBID:.*]] = gpu.block_id x
+// CHECK: %[[ROW:.*]] = arith.divui %[[CBID]], %[[H]]
+// CHECK: %[[HEAD:.*]] = arith.remui %[[CBID]], %[[H]]
+// CHECK: mla.cta_combine row(%[[ROW]]) head(%[[HEAD]]) of %{{.*}} o_part(%[[CO]]) lse_part(%[[CL]]) into out(%[[OUT]]) lse(%[[LSE]])
+func.func @tp8_q4(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>,
+                  %pages: memref<?xi32>, %indptr: memref<?xi32>, %scale: f32, %vscale: f32,
+                  %ns: index, %o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>,
+                  %out: memref<?x12x512xbf16>, %lse: memref<?x12xf32>) {
+  mla.split_kv_decode q(%q) kv(%kv) pages(%pages) indptr(%indptr) scale(%scale)
+      vscale(%vscale) splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<qlen = 4>}
+      : memref<?x12x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>,
+        memref<?x12x?x512xbf16>, memref<?x12x?xf32>
+  mla.combine o_part(%o) lse_part(%l) into out(%out) lse(%lse) {config = #mla.config<qlen = 4>}
+      : memref<?x12x?x512xbf16>, memref<?x12x?xf32>, memref<?x12x512xbf16>, memref<?x12xf32>
+  return
+}
+
+// -----
+
+// Head groups for 16 heads at qlen 1: one group. Two combines get distinct names and the
+// one without lse has no lse argument.
+// CHECK-LABEL: gpu.module @two_combines
+// CHECK: gpu.func @mla_combine(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32) kernel
+// CHECK: arith.constant 16 : index
+// CHECK: gpu.func @mla_combine_1(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32) kernel
+func.func @two_combines(%o: memref<?x16x?x512xbf16>, %l: memref<?x16x?xf32>,
+                        %out: memref<?x16x512xbf16>, %lse: memref<?x16xf32>) {
+  mla.combine o_part(%o) lse_part(%l) into out(%out) {config = #mla.config<heads = 16>}
+      : memref<?x16x?x512xbf16>, memref<?x16x?xf32>, memref<?x16x512xbf16>
+  mla.combine o_part(%o) lse_part(%l) into out(%out) lse(%lse) {config = #mla.config<heads = 16>}
+      : memref<?x16x?x512xbf16>, memref<?x16x?xf32>, memref<?x16x512xbf16>, memref<?x16xf32>
+  return
+}
+
+// -----
+
+// Functions without mla ops are left alone.
+// CHECK-LABEL: func.func @host_only
+// CHECK-NOT: gpu.module
+func.func @host_only(%x: f32) -> f32 {
+  return %x : f32
+}
+
+// -----
+
+func.func @mixed(%o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>,
+                 %out: memref<?x12x512xbf16>, %x: f32) {
+  // expected-error@+1 {{mla-outline-kernels expects a function of mla problem ops only (the runtime is the host), but found 'arith.addf'}}
+  %y = arith.addf %x, %x : f32
+  mla.combine o_part(%o) lse_part(%l) into out(%out) {config = #mla.config<>}
+      : memref<?x12x?x512xbf16>, memref<?x12x?xf32>, memref<?x12x512xbf16>
+  return
+}

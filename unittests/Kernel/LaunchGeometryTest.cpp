@@ -1,0 +1,52 @@
+//===- LaunchGeometryTest.cpp - the attention launch's CTA order ----------===//
+
+#include "mla/Kernel/LaunchGeometry.h"
+#include "mla/Target/GFX950/GFX950.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <tuple>
+
+using namespace mla::kernel;
+
+TEST(LaunchGeometry, HeadGroups) {
+  // kernel.md F2: Q=1, H=12 is one group of 16 rows; Q=4 is 3 groups of 4 heads.
+  EXPECT_EQ(headsPerGroup(1), 16);
+  EXPECT_EQ(headGroups(12, 1), 1);
+  EXPECT_EQ(headsPerGroup(4), 4);
+  EXPECT_EQ(headGroups(12, 4), 3);
+  EXPECT_EQ(headsPerGroup(3), 5);
+  EXPECT_EQ(headGroups(12, 3), 3);
+  EXPECT_EQ(headGroups(128, 16), 128);
+}
+
+// Every (request, group, split) is served by exactly one workgroup, and the head groups
+// of one (request, split) share an XCD (F1, F3).
+TEST(LaunchGeometry, EveryCtaOnceAndUnitsShareAnXcd) {
+  const int64_t xcds = mla::gfx950::kNumXcds;
+  for (auto [requests, splits, heads, qlen] :
+       {std::tuple<int64_t, int64_t, int64_t, int64_t>{1, 1, 12, 1}, {3, 5, 12, 4},
+        {7, 3, 16, 2}, {4, 8, 12, 1}, {2, 1, 24, 3}}) {
+    int64_t grid = attentionGridSize(requests, splits, heads, qlen, xcds);
+    EXPECT_EQ(grid % xcds, 0);
+    std::set<std::tuple<int64_t, int64_t, int64_t>> seen;
+    std::map<std::pair<int64_t, int64_t>, std::set<int64_t>> xcdsOfUnit;
+    for (int64_t bid = 0; bid < grid; ++bid) {
+      auto work = ctaOfWorkgroup(bid, requests, splits, heads, qlen, xcds);
+      if (!work)
+        continue;
+      EXPECT_LT(work->request, requests);
+      EXPECT_LT(work->split, splits);
+      EXPECT_LT(work->headGroup, headGroups(heads, qlen));
+      EXPECT_TRUE(seen.insert({work->request, work->headGroup, work->split}).second);
+      xcdsOfUnit[{work->request, work->split}].insert(mla::gfx950::xcdOfWorkgroup(bid));
+    }
+    EXPECT_EQ(int64_t(seen.size()), requests * splits * headGroups(heads, qlen));
+    for (auto &[unit, used] : xcdsOfUnit)
+      EXPECT_EQ(used.size(), 1u) << "request " << unit.first << " split " << unit.second;
+    // At most xcds - 1 idle units of padding.
+    EXPECT_LT(grid / headGroups(heads, qlen) - requests * splits, xcds);
+  }
+}
