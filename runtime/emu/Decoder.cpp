@@ -166,10 +166,22 @@ bool hasImplicit(ArrayRef<MCPhysReg> regs, const MCRegisterInfo &mri, StringRef 
 }
 } // namespace
 
+/// Removes subtarget suffixes, which LLVM may stack ("V_MAD_U16_gfx9_gfx9").
+static StringRef stripSubtargetSuffixes(StringRef name) {
+  bool again = true;
+  while (again) {
+    again = false;
+    for (StringRef suffix : {"_gfx950", "_gfx940", "_gfx90a", "_gfx9", "_vi"})
+      if (name.consume_back(suffix)) {
+        again = true;
+        break;
+      }
+  }
+  return name;
+}
+
 std::pair<std::string, Encoding> mla::emu::splitOpcodeName(StringRef name) {
-  for (StringRef suffix : {"_gfx950", "_gfx940", "_gfx90a", "_gfx9", "_vi"})
-    if (name.consume_back(suffix))
-      break;
+  name = stripSubtargetSuffixes(name);
   name.consume_back("_opsel"); // VOP3 forms with op_sel (gfx9): same operation
   Encoding enc = Encoding::Native;
   if (name.consume_back("_e32"))
@@ -200,10 +212,7 @@ const InstructionDef *InstructionRegistry::lookup(StringRef mcName) const {
   auto it = defs_.find(mcName);
   if (it != defs_.end())
     return &it->second;
-  StringRef noTarget = mcName;
-  for (StringRef suffix : {"_gfx950", "_gfx940", "_gfx90a", "_gfx9", "_vi"})
-    if (noTarget.consume_back(suffix))
-      break;
+  StringRef noTarget = stripSubtargetSuffixes(mcName);
   it = defs_.find(noTarget);
   if (it != defs_.end())
     return &it->second;

@@ -366,4 +366,36 @@ TEST(Kernels, DenormalModeFromDescriptorAndSetreg) {
   }
 }
 
+TEST(Kernels, DoubleDivisionAndSqrt) {
+  const char *ir = R"(
+define amdgpu_kernel void @ddiv(ptr addrspace(1) %p) {
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %pa = getelementptr double, ptr addrspace(1) %p, i32 %tid
+  %a = load double, ptr addrspace(1) %pa
+  %pb = getelementptr double, ptr addrspace(1) %pa, i32 64
+  %b = load double, ptr addrspace(1) %pb
+  %d = fdiv double %a, %b
+  %s = call double @llvm.sqrt.f64(double %a)
+  store double %d, ptr addrspace(1) %pa
+  store double %s, ptr addrspace(1) %pb
+  ret void
+}
+declare i32 @llvm.amdgcn.workitem.id.x()
+declare double @llvm.sqrt.f64(double)
+)";
+  auto dev = Device::openEmulator();
+  std::vector<double> in(128);
+  for (unsigned l = 0; l < 64; ++l) {
+    in[l] = 1.0 + l * 0.37;
+    in[64 + l] = l % 5 == 0 ? 3.0 : 7.0 - l * 0.11;
+  }
+  Buffer P = upload(*dev, in);
+  ASSERT_NO_ERROR(dev->launch(compileIR(ir), "ddiv", {1, 1, 1}, {64, 1, 1}, {KernelArg::pointer(P)}));
+  auto out = download<double>(*dev, P, 128);
+  for (unsigned l = 0; l < 64; ++l) {
+    EXPECT_EQ(out[l], in[l] / in[64 + l]) << l;      // IEEE division is correctly rounded
+    EXPECT_NEAR(out[64 + l], std::sqrt(in[l]), 1e-15 * std::sqrt(in[l])) << l;
+  }
+}
+
 } // namespace
