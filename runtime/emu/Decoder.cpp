@@ -266,6 +266,13 @@ Expected<std::unique_ptr<Program>> mla::emu::decodeProgram(ArrayRef<uint8_t> ima
   uint64_t end = kernel.codeSize ? start + kernel.codeSize : image.size();
   if (start >= image.size() || end > image.size())
     return makeError("kernel '" + kernel.name + "': code range is outside the image");
+  // No real kernel has 2 MiB of code (about 300k instructions); a larger range
+  // means a corrupted symbol, and decoding it would take gigabytes.
+  constexpr uint64_t kMaxCodeBytes = uint64_t(2) << 20;
+  if (kernel.codeSize > kMaxCodeBytes)
+    return makeError("kernel '" + kernel.name + "': code size " + Twine(kernel.codeSize) +
+                     " exceeds the emulator's limit of " + Twine(kMaxCodeBytes) + " bytes");
+  end = std::min(end, start + kMaxCodeBytes);
 
   auto program = std::make_unique<Program>();
   program->codeStart = start;
