@@ -49,6 +49,10 @@ constexpr bool kTranscendentalsUseHostLibm = true;
 /// reciprocal does not underflow.
 constexpr bool kDivScaleNeverScales = true;
 
+/// v_dot2_f32_{f16,bf16} / v_dot2c_f32_f16: the two products and the
+/// accumulator are summed exactly (in double) and rounded once to f32.
+constexpr bool kDotRoundsOnce = true;
+
 /// Scratch (private segment) is not supported: kernels with a private segment
 /// are rejected at launch, flat accesses to the private aperture fault.
 constexpr bool kScratchSupported = false;

@@ -166,10 +166,22 @@ bool hasImplicit(ArrayRef<MCPhysReg> regs, const MCRegisterInfo &mri, StringRef 
 }
 } // namespace
 
+/// Removes subtarget suffixes, which LLVM may stack ("V_MAD_U16_gfx9_gfx9").
+static StringRef stripSubtargetSuffixes(StringRef name) {
+  bool again = true;
+  while (again) {
+    again = false;
+    for (StringRef suffix : {"_gfx950", "_gfx940", "_gfx90a", "_gfx9", "_vi"})
+      if (name.consume_back(suffix)) {
+        again = true;
+        break;
+      }
+  }
+  return name;
+}
+
 std::pair<std::string, Encoding> mla::emu::splitOpcodeName(StringRef name) {
-  for (StringRef suffix : {"_gfx950", "_gfx940", "_gfx90a", "_gfx9", "_vi"})
-    if (name.consume_back(suffix))
-      break;
+  name = stripSubtargetSuffixes(name);
   name.consume_back("_opsel"); // VOP3 forms with op_sel (gfx9): same operation
   Encoding enc = Encoding::Native;
   if (name.consume_back("_e32"))
@@ -200,10 +212,7 @@ const InstructionDef *InstructionRegistry::lookup(StringRef mcName) const {
   auto it = defs_.find(mcName);
   if (it != defs_.end())
     return &it->second;
-  StringRef noTarget = mcName;
-  for (StringRef suffix : {"_gfx950", "_gfx940", "_gfx90a", "_gfx9", "_vi"})
-    if (noTarget.consume_back(suffix))
-      break;
+  StringRef noTarget = stripSubtargetSuffixes(mcName);
   it = defs_.find(noTarget);
   if (it != defs_.end())
     return &it->second;
@@ -257,6 +266,13 @@ Expected<std::unique_ptr<Program>> mla::emu::decodeProgram(ArrayRef<uint8_t> ima
   uint64_t end = kernel.codeSize ? start + kernel.codeSize : image.size();
   if (start >= image.size() || end > image.size())
     return makeError("kernel '" + kernel.name + "': code range is outside the image");
+  // No real kernel has 2 MiB of code (about 300k instructions); a larger range
+  // means a corrupted symbol, and decoding it would take gigabytes.
+  constexpr uint64_t kMaxCodeBytes = uint64_t(2) << 20;
+  if (kernel.codeSize > kMaxCodeBytes)
+    return makeError("kernel '" + kernel.name + "': code size " + Twine(kernel.codeSize) +
+                     " exceeds the emulator's limit of " + Twine(kMaxCodeBytes) + " bytes");
+  end = std::min(end, start + kMaxCodeBytes);
 
   auto program = std::make_unique<Program>();
   program->codeStart = start;
@@ -394,6 +410,21 @@ Expected<std::unique_ptr<Program>> mla::emu::decodeProgram(ArrayRef<uint8_t> ima
     if (def->decode)
       if (Error e = def->decode(in, mi, desc))
         return fail(toString(std::move(e)));
+    auto noteRows = [&](const Operand &op) {
+      if (op.kind != OperandKind::Vgpr)
+        return;
+      unsigned end = op.reg + std::max<unsigned>(op.count, 1);
+      if (op.reg >= kAgprBase)
+        program->agprRows = std::max(program->agprRows, end - kAgprBase);
+      else
+        program->archVgprRows = std::max(program->archVgprRows, std::min(end, kAgprBase));
+    };
+    for (unsigned i = 0; i < in.numDefs; ++i)
+      noteRows(in.defs[i]);
+    for (unsigned i = 0; i < in.numSrcs; ++i)
+      noteRows(in.srcs[i]);
+    if (in.hasOld)
+      noteRows(in.old);
 
     if (mcName.starts_with("S_ENDPGM"))
       sawEndpgm = true;
@@ -404,6 +435,7 @@ Expected<std::unique_ptr<Program>> mla::emu::decodeProgram(ArrayRef<uint8_t> ima
     pc += size;
   }
   program->codeEnd = pc;
+  program->archVgprRows = std::max(program->archVgprRows, 1u); // v0: work-item ids
   if (program->insts.empty())
     return makeError("kernel '" + kernel.name + "' has no instructions");
   // Resolve branch targets recorded as byte addresses (target == -2, aux[0]).

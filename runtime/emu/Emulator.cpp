@@ -50,7 +50,12 @@ struct Worker {
 /// (AMDGPUUsage "Initial Kernel Execution State").
 Error initWave(Wave &w, const LaunchState &L, Workgroup &wg, unsigned waveIndex) {
   const rt::KernelDescriptor &kd = L.kernel->descriptor;
-  w.reset();
+  w.reset(L.program->archVgprRows, L.program->agprRows);
+  {
+    uint32_t r1 = kd.computePgmRsrc1;
+    w.mode = ((r1 >> 12) & 0xf) | (((r1 >> 16) & 0xf) << 4) | (((r1 >> 21) & 1) << 8) |
+             (((r1 >> 23) & 1) << 9);
+  }
   w.program = L.program;
   w.launch = &L;
   w.workgroup = &wg;
@@ -160,6 +165,8 @@ std::string runWorkgroup(const LaunchState &L, Worker &worker, uint32_t flatId,
     unsigned atBarrier = 0, ended = 0;
     for (unsigned i = 0; i < numWaves; ++i) {
       Wave &w = *worker.waves[i];
+      if (w.status == WaveStatus::Running)
+        w.applyHostFloatMode(); // waves may have changed MODE with s_setreg
       while (w.status == WaveStatus::Running) {
         uint32_t ip = w.ip;
         const DecodedInst &in = insts[ip];

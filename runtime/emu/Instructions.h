@@ -179,6 +179,9 @@ struct Program {
   /// Device address where the code object image is mapped (code address =
   /// imageBase + virtual address); used by s_getpc_b64 / s_setpc_b64.
   uint64_t imageBase = 0;
+  /// VGPR rows any instruction names: [0, archVgprRows) and
+  /// [kAgprBase, kAgprBase + agprRows). Only these are zeroed per dispatch.
+  unsigned archVgprRows = 0, agprRows = 0;
 
   /// Index of the instruction at code virtual address \p va, or -1.
   int32_t indexOf(uint64_t va) const {

@@ -273,12 +273,44 @@ void AddkI32(W &w, const I &in) {
 void MulkI32(W &w, const I &in) {
   d32(w, in, uint32_t(readScalar(w, in.defs[0])) * uint32_t(int32_t(int16_t(simm16(in)))));
 }
-// s_getreg_b32: only HW_REG_MODE-like queries are unsupported; report them.
-void Getreg(W &w, const I &in) {
-  w.fault("s_getreg_b32 (hardware register " + llvm::Twine(simm16(in) & 63) +
-          ") is not modelled by the emulator");
+// Hardware registers: only HW_REG_MODE (id 1) is modelled. hwreg simm16:
+// id [5:0], offset [10:6], size-1 [15:11].
+constexpr unsigned kHwRegMode = 1;
+struct HwReg { unsigned id, offset, size; };
+HwReg hwreg(int64_t simm) {
+  uint32_t v = uint32_t(simm) & 0xffff;
+  return {v & 63, (v >> 6) & 31, ((v >> 11) & 31) + 1};
 }
-void Setreg(W &w, const I &) { w.fault("s_setreg is not modelled by the emulator"); }
+void Getreg(W &w, const I &in) {
+  HwReg h = hwreg(in.imms[in.numImms - 1]);
+  if (h.id != kHwRegMode) {
+    w.fault("s_getreg_b32 of hardware register " + llvm::Twine(h.id) +
+            " is not modelled by the emulator (only HW_REG_MODE)");
+    return;
+  }
+  uint32_t mask = h.size >= 32 ? ~0u : (1u << h.size) - 1;
+  d32(w, in, (w.mode >> h.offset) & mask);
+}
+void setMode(W &w, HwReg h, uint32_t value) {
+  if (h.id != kHwRegMode) {
+    w.fault("s_setreg of hardware register " + llvm::Twine(h.id) +
+            " is not modelled by the emulator (only HW_REG_MODE)");
+    return;
+  }
+  uint32_t mask = (h.size >= 32 ? ~0u : (1u << h.size) - 1) << h.offset;
+  uint32_t mode = (w.mode & ~mask) | ((value << h.offset) & mask);
+  // Only the denormal fields may change: rounding modes other than
+  // round-to-nearest-even, and DX10/IEEE toggles, are not modelled.
+  if ((mode ^ w.mode) & ~0xf0u) {
+    w.fault("s_setreg changes HW_REG_MODE bits other than the denormal modes (0x" +
+            llvm::Twine::utohexstr(mode) + "), which the emulator does not model");
+    return;
+  }
+  w.mode = mode;
+  w.applyHostFloatMode();
+}
+void Setreg(W &w, const I &in) { setMode(w, hwreg(in.imms[in.numImms - 1]), s32(w, in, 0)); }
+void SetregImm(W &w, const I &in) { setMode(w, hwreg(in.imms[1]), uint32_t(in.imms[0])); }
 
 } // namespace
 
@@ -344,5 +376,5 @@ void mla::emu::registerSaluInstructions(InstructionRegistry &r) {
   r.add("S_MOVK_I32", MovkI32, S); r.add("S_CMOVK_I32", CmovkI32, S);
   r.add("S_ADDK_I32", AddkI32, S); r.add("S_MULK_I32", MulkI32, S);
   r.add("S_GETREG_B32", Getreg, S); r.add("S_SETREG_B32", Setreg, S);
-  r.add("S_SETREG_IMM32_B32", Setreg, S);
+  r.add("S_SETREG_IMM32_B32", SetregImm, S);
 }

@@ -406,6 +406,20 @@ OP2(AshrrevI64, B64, B32, B64, uint64_t(int64_t(b) >> (a & 63)))
 OP3(LshlAddU64, B64, B64, B32, B64, (a << (b & 7)) + c)
 
 // 16-bit integer (low halves; results zero the high half).
+OP3(MadU16, B16, B16, B16, B16, (a * b + c) & 0xffff)
+OP3(MadI16, B16, B16, B16, B16, (a * b + c) & 0xffff)
+OP3(Min3F16, F16, F16, F16, F16, RH(fminIeee(fminIeee(H(a), H(b)), H(c))))
+OP3(Max3F16, F16, F16, F16, F16, RH(fmaxIeee(fmaxIeee(H(a), H(b)), H(c))))
+OP3(Med3F16, F16, F16, F16, F16, RH(fmed3(H(a), H(b), H(c))))
+OP2(LdexpF16, F16, F16, I32, RH(std::ldexp(H(a), int32_t(int16_t(uint16_t(b))))))
+/// v_cvt_pk_u8_f32: byte (src1 & 3) of src2 becomes the saturated, rounded src0.
+uint64_t cvtPkU8(uint64_t a, uint64_t b, uint64_t c) {
+  float f = F(a);
+  uint32_t v = std::isnan(f) ? 0 : f <= 0 ? 0 : f >= 255 ? 255 : uint32_t(std::nearbyint(f));
+  unsigned sh = 8 * (b & 3);
+  return (uint32_t(c) & ~(0xffu << sh)) | (v << sh);
+}
+OP3(CvtPkU8F32, B32, F32, B32, B32, cvtPkU8(a, b, c))
 OP2(AddU16, B16, B16, B16, (a + b) & 0xffff)
 OP2(SubU16, B16, B16, B16, (a - b) & 0xffff)
 OP2(SubrevU16, B16, B16, B16, (b - a) & 0xffff)
@@ -589,6 +603,93 @@ llvm::Error decodeFmaK(I &in, const llvm::MCInst &, const llvm::MCInstrDesc &) {
   return llvm::Error::success();
 }
 
+/// v_dot2_f32_{f16,bf16} (VOP3P) and v_dot2c_f32_f16 (e32, accumulator tied):
+/// d = a.lo*b.lo + a.hi*b.hi + c. The sum is formed in double and rounded once
+/// to f32 (choices::kDotRoundsOnce).
+template <bool Bf16> void execDot2(W &w, const I &in) {
+  alignas(64) uint64_t a[64], b[64], c[64], d[64];
+  fetchSource(w, in, 0, VT::B32, a);
+  fetchSource(w, in, 1, VT::B32, b);
+  fetchSource(w, in, 2, VT::B32, c);
+  auto cvt = [](uint32_t h) { return Bf16 ? bf16ToFloat(uint16_t(h)) : halfToFloat(uint16_t(h)); };
+  auto half = [&](uint64_t x, unsigned i, bool hi) {
+    uint8_t m = in.srcMods[i];
+    bool upper = hi ? (in.enc == Encoding::Native ? (m & srcmod::OpSel1) != 0 : true)
+                    : (m & srcmod::OpSel0) != 0;
+    float f = cvt(uint32_t(x >> (upper ? 16 : 0)) & 0xffff);
+    if (in.enc == Encoding::Native && (m & (hi ? srcmod::NegHi : srcmod::Neg)))
+      f = -f;
+    return double(f);
+  };
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    float acc = asFloat(uint32_t(c[l]));
+    if (in.enc == Encoding::Native && (in.srcMods[2] & srcmod::Neg))
+      acc = -acc;
+    double r = half(a[l], 0, false) * half(b[l], 1, false) + half(a[l], 0, true) * half(b[l], 1, true) +
+               double(acc);
+    float f = float(r);
+    if (in.clamp)
+      f = std::isnan(f) ? 0.0f : std::min(std::max(f, 0.0f), 1.0f);
+    d[l] = asBits(f);
+  }
+  writeVgprResult(w, in, VT::B32, d, writeMask(w, in));
+}
+llvm::Error decodeDot2(I &in, const llvm::MCInst &, const llvm::MCInstrDesc &) {
+  if (in.numSrcs < 3)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "dot2 needs three sources");
+  return decodeValuModifiers(in, in.enc == Encoding::Native, true, false);
+}
+
+/// v_div_scale_f64 / v_div_fmas_f64 / v_div_fixup_f64, as their f32 forms.
+void execDivScaleF64(W &w, const I &in) {
+  alignas(64) uint64_t a[64];
+  fetchSource(w, in, 0, VT::F64, a);
+  writeVgprResult(w, in, VT::F64, a, w.exec());
+  if (in.numDefs > 1)
+    writeScalar(w, in.defs[1], 0);
+}
+void execDivFmasF64(W &w, const I &in) {
+  alignas(64) uint64_t a[64], b[64], c[64], d[64];
+  fetchSource(w, in, 0, VT::F64, a);
+  fetchSource(w, in, 1, VT::F64, b);
+  fetchSource(w, in, 2, VT::F64, c);
+  uint64_t vcc = w.vcc();
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    double r = std::fma(D(a[l]), D(b[l]), D(c[l]));
+    if ((vcc >> l) & 1)
+      r *= 0x1p64;
+    d[l] = RD(r);
+  }
+  writeVgprResult(w, in, VT::F64, d, w.exec());
+}
+void execDivFixupF64(W &w, const I &in) {
+  alignas(64) uint64_t q[64], den[64], num[64], d[64];
+  fetchSource(w, in, 0, VT::F64, q);
+  fetchSource(w, in, 1, VT::F64, den);
+  fetchSource(w, in, 2, VT::F64, num);
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    double n = D(num[l]), dd = D(den[l]), qq = D(q[l]), r;
+    bool sign = std::signbit(n) != std::signbit(dd);
+    if (std::isnan(n) || std::isnan(dd)) r = std::numeric_limits<double>::quiet_NaN();
+    else if ((dd == 0 && n == 0) || (std::isinf(dd) && std::isinf(n))) r = std::numeric_limits<double>::quiet_NaN();
+    else if (dd == 0 || std::isinf(n)) r = sign ? -INFINITY : INFINITY;
+    else if (std::isinf(dd) || n == 0) r = sign ? -0.0 : 0.0;
+    else if (std::isnan(qq)) r = n / dd;
+    else r = qq;
+    d[l] = RD(r);
+  }
+  writeVgprResult(w, in, VT::F64, d, w.exec());
+}
+
+/// v_swap_b32 vdst, vsrc: exchanges the two registers in active lanes.
+void execSwap(W &w, const I &in) {
+  uint32_t *x = w.v(in.defs[0].reg), *y = w.v(in.defs[1].reg);
+  for (uint64_t m = w.exec(); m; m &= m - 1) {
+    unsigned l = __builtin_ctzll(m);
+    std::swap(x[l], y[l]);
+  }
+}
+
 // Lane ops.
 void execReadfirstlane(W &w, const I &in) {
   uint64_t exec = w.exec();
@@ -688,7 +789,7 @@ void mla::emu::registerValuInstructions(InstructionRegistry &r) {
   VALU("V_CVT_I32_F64", CvtI32F64) VALU("V_CVT_U32_F64", CvtU32F64)
   VALU("V_ADD_F64", AddF64) VALU("V_MUL_F64", MulF64) VALU("V_MIN_F64", MinF64)
   VALU("V_MAX_F64", MaxF64) VALU("V_LDEXP_F64", LdexpF64) VALU("V_FMA_F64", FmaF64)
-  VALU("V_RCP_F64", RcpF64) VALU("V_SQRT_F64", SqrtF64) VALU("V_RSQ_F64", RsqF64)
+  VALU("V_FMAC_F64", FmaF64) VALU("V_RCP_F64", RcpF64) VALU("V_SQRT_F64", SqrtF64) VALU("V_RSQ_F64", RsqF64)
   VALU("V_FRACT_F64", FractF64) VALU("V_TRUNC_F64", TruncF64) VALU("V_FLOOR_F64", FloorF64)
   VALU("V_CEIL_F64", CeilF64) VALU("V_RNDNE_F64", RndneF64)
   VALU("V_ADD_F16", AddF16) VALU("V_SUB_F16", SubF16) VALU("V_SUBREV_F16", SubrevF16)
@@ -726,7 +827,9 @@ void mla::emu::registerValuInstructions(InstructionRegistry &r) {
   VALU("V_MUL_LO_U16", MulLoU16) VALU("V_LSHLREV_B16", LshlrevB16)
   VALU("V_LSHRREV_B16", LshrrevB16) VALU("V_ASHRREV_I16", AshrrevI16)
   VALU("V_MAX_U16", MaxU16) VALU("V_MIN_U16", MinU16) VALU("V_MAX_I16", MaxI16)
-  VALU("V_MIN_I16", MinI16)
+  VALU("V_MIN_I16", MinI16) VALU("V_MAD_U16", MadU16) VALU("V_MAD_I16", MadI16)
+  VALU("V_MIN3_F16", Min3F16) VALU("V_MAX3_F16", Max3F16) VALU("V_MED3_F16", Med3F16)
+  VALU("V_LDEXP_F16", LdexpF16) VALU("V_CVT_PK_U8_F32", CvtPkU8F32)
   // AGPR moves are plain 32-bit moves in the unified register file.
   VALU("V_ACCVGPR_WRITE_B32", MovB32) VALU("V_ACCVGPR_READ_B32", MovB32)
   VALU("V_ACCVGPR_MOV_B32", MovB32)
@@ -770,6 +873,13 @@ void mla::emu::registerValuInstructions(InstructionRegistry &r) {
   r.add("V_FMA_MIX_F32", execFmaMix<0>, V, nullptr, decodeMix);
   r.add("V_FMA_MIXLO_F16", execFmaMix<1>, V, nullptr, decodeMix);
   r.add("V_FMA_MIXHI_F16", execFmaMix<2>, V, nullptr, decodeMix);
+  r.add("V_DOT2_F32_F16", execDot2<false>, V, nullptr, decodeDot2);
+  r.add("V_DOT2C_F32_F16", execDot2<false>, V, nullptr, decodeDot2);
+  r.add("V_DOT2_F32_BF16", execDot2<true>, V, nullptr, decodeDot2);
+  r.add("V_DIV_SCALE_F64", execDivScaleF64, V, nullptr, decodeNoMods);
+  r.add("V_DIV_FMAS_F64", execDivFmasF64, V, nullptr, decodeNoMods);
+  r.add("V_DIV_FIXUP_F64", execDivFixupF64, V, nullptr, decodeNoMods);
+  r.add("V_SWAP_B32", execSwap, V);
   r.add("V_FMAMK_F32", execFmaK<true>, V, nullptr, decodeFmaK);
   r.add("V_FMAAK_F32", execFmaK<false>, V, nullptr, decodeFmaK);
   r.add("V_READFIRSTLANE_B32", execReadfirstlane, V);

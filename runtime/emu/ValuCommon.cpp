@@ -243,6 +243,13 @@ void mla::emu::writeVgprResult(Wave &w, const DecodedInst &in, ValType type,
   uint32_t *lo = w.v(d.reg);
   if (bits == 64) {
     uint32_t *hi = w.v(d.reg + 1);
+    if (mask == ~uint64_t(0)) {
+      for (unsigned l = 0; l < kWaveSize; ++l) {
+        lo[l] = uint32_t(values[l]);
+        hi[l] = uint32_t(values[l] >> 32);
+      }
+      return;
+    }
     for (uint64_t m = mask; m; m &= m - 1) {
       unsigned l = __builtin_ctzll(m);
       lo[l] = uint32_t(values[l]);
@@ -272,6 +279,15 @@ void mla::emu::writeVgprResult(Wave &w, const DecodedInst &in, ValType type,
     return;
   }
   bool zeroHigh = bits == 16;
+  if (mask == ~uint64_t(0)) {
+    if (zeroHigh)
+      for (unsigned l = 0; l < kWaveSize; ++l)
+        lo[l] = uint32_t(values[l]) & 0xffff;
+    else
+      for (unsigned l = 0; l < kWaveSize; ++l)
+        lo[l] = uint32_t(values[l]);
+    return;
+  }
   for (uint64_t m = mask; m; m &= m - 1) {
     unsigned l = __builtin_ctzll(m);
     uint32_t v = uint32_t(values[l]);

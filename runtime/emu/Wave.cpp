@@ -7,6 +7,9 @@ static_assert(mla::emu::choices::kLdsOutOfRangeIsError,
               "ldsAccess implements only the error behaviour");
 
 #include "llvm/Support/Format.h"
+
+#include <algorithm>
+#include <xmmintrin.h>
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mla::emu;
@@ -48,9 +51,22 @@ Wave::Wave()
   reset();
 }
 
-void Wave::reset() {
+void Wave::applyHostFloatMode() const {
+  unsigned mode32 = (mode >> 4) & 3;
+  unsigned csr = _mm_getcsr() & ~(0x8000u | 0x0040u);
+  if (mode32 == 0 || mode32 == 1)
+    csr |= 0x8000; // FTZ: flush denormal results
+  if (mode32 == 0 || mode32 == 2)
+    csr |= 0x0040; // DAZ: denormal inputs read as zero
+  _mm_setcsr(csr);
+}
+
+void Wave::reset(unsigned archRows, unsigned agprRows) {
   std::memset(sgpr, 0, sizeof(sgpr));
-  std::memset(vgprStorage.get(), 0, sizeof(uint32_t) * kNumVgprs * kWaveSize);
+  archRows = std::min(archRows, kAgprBase);
+  agprRows = std::min(agprRows, kNumVgprs - kAgprBase);
+  std::memset(vgprStorage.get(), 0, sizeof(uint32_t) * archRows * kWaveSize);
+  std::memset(v(kAgprBase), 0, sizeof(uint32_t) * agprRows * kWaveSize);
   scc = false;
   ip = nextIp = 0;
   status = WaveStatus::Running;

@@ -111,6 +111,10 @@ struct Wave {
   // --- architectural state -------------------------------------------------
   uint32_t sgpr[sreg::kNumScalar];
   bool scc = false;
+  /// HW_REG_MODE: [1:0] round f32, [3:2] round f16/f64, [5:4] denorm f32,
+  /// [7:6] denorm f16/f64, [8] DX10 clamp, [9] IEEE. Initialised from the
+  /// kernel descriptor; s_setreg may change the denorm fields.
+  uint32_t mode = 0;
   /// The VGPR file, register-major: vgpr[r * 64 + lane].
   std::unique_ptr<uint32_t[]> vgprStorage;
   uint32_t *vgprs() { return vgprStorage.get(); }
@@ -167,8 +171,11 @@ struct Wave {
   bool hasPendingVgprWrite(unsigned reg, unsigned count) const;
   bool hasPendingSgprWrite(unsigned reg, unsigned count) const;
 
-  /// Resets everything for a fresh dispatch.
-  void reset();
+  /// Sets the host thread's MXCSR to this wave's f32 denormal mode.
+  void applyHostFloatMode() const;
+  /// Resets everything for a fresh dispatch. Only VGPR rows [0, archRows) and
+  /// [kAgprBase, kAgprBase + agprRows) are zeroed (the rows the program names).
+  void reset(unsigned archRows = 256, unsigned agprRows = 256);
 };
 
 } // namespace mla::emu

@@ -17,6 +17,9 @@ using namespace mla::rt;
 namespace {
 /// Largest loaded image accepted: protects against absurd program headers.
 constexpr uint64_t kMaxImageSize = uint64_t(1) << 30;
+/// Bytes a loaded image may exceed four times its file size by (zero-filled
+/// segments); anything larger is treated as corrupted.
+constexpr uint64_t kMaxImageSlack = uint64_t(64) << 20;
 
 Error makeError(const Twine &msg) {
   return createStringError(inconvertibleErrorCode(), msg);
@@ -383,6 +386,12 @@ Error CodeObject::parse(ArrayRef<uint8_t> bytes) {
   }
   if (imageSize == 0)
     return makeError("no PT_LOAD segments");
+  // Real code objects are laid out densely; a huge span means corrupted headers
+  // (and must not make us allocate gigabytes).
+  uint64_t spanLimit = kMaxImageSlack + 4 * uint64_t(bytes.size());
+  if (imageSize > spanLimit)
+    return makeError("PT_LOAD segments span " + Twine(imageSize) + " bytes, more than " +
+                     Twine(spanLimit) + " for a " + Twine(bytes.size()) + "-byte file");
   image_.assign(imageSize, 0);
   for (const auto &ph : *phdrs)
     if (ph.p_type == ELF::PT_LOAD)

@@ -720,4 +720,51 @@ TEST(Errors, LdsOutOfRangeIsReported) {
   EXPECT_NE(err.find("lane 0"), std::string::npos) << err;
   EXPECT_NE(err.find("16384 bytes of LDS"), std::string::npos) << err;
 }
+TEST(Valu, DotProductsSixteenBitAndMisc) {
+  // f16 pairs {1.5, -2.0} . {4.0, 0.25} + 10 = 6 - 0.5 + 10 = 15.5.
+  AsmRun d;
+  d.body = "v_dot2_f32_f16 $0, $1, $2, $3";
+  d.inKinds = "vvv";
+  EXPECT_EQ(floatOf(uint32_t(d.run({{0xc0003e00u}, {0x34004400u}, {fb(10.0f)}})[0][0])), 15.5f);
+  // neg_hi on src0 negates only its high half: 6 + 0.5 + 10.
+  AsmRun n;
+  n.body = "v_dot2_f32_f16 $0, $1, $2, $3 neg_hi:[1,0,0]";
+  n.inKinds = "vvv";
+  EXPECT_EQ(floatOf(uint32_t(n.run({{0xc0003e00u}, {0x34004400u}, {fb(10.0f)}})[0][0])), 16.5f);
+  // bf16 {2.0, 3.0} . {0.5, 4.0} + 1 = 1 + 12 + 1 = 14.
+  AsmRun b;
+  b.body = "v_dot2_f32_bf16 $0, $1, $2, $3";
+  b.inKinds = "vvv";
+  EXPECT_EQ(floatOf(uint32_t(b.run({{0x40404000u}, {0x40803f00u}, {fb(1.0f)}})[0][0])), 14.0f);
+  AsmRun c;
+  c.body = "v_mov_b32 $0, $3\n v_dot2c_f32_f16_e32 $0, $1, $2";
+  c.inKinds = "vvv";
+  EXPECT_EQ(floatOf(uint32_t(c.run({{0xc0003e00u}, {0x34004400u}, {fb(-5.5f)}})[0][0])), 0.0f);
+  AsmRun m;
+  m.body = "v_mad_u16 $0, $1, $2, $3";
+  m.inKinds = "vvv";
+  EXPECT_EQ(uint32_t(m.run({{0x1ffffu}, {3}, {0x10002u}})[0][0]), 0xffffu & (0xffffu * 3 + 2));
+  AsmRun md;
+  md.body = "v_med3_f16 $0, $1, $2, $3";
+  md.inKinds = "vvv";
+  EXPECT_EQ(uint32_t(md.run({{0x4200u}, {0xbc00u}, {0x3c00u}})[0][0]), 0x3c00u); // med(3,-1,1) = 1
+  AsmRun pk;
+  pk.body = "v_cvt_pk_u8_f32 $0, $1, 2, $2";
+  pk.inKinds = "vv";
+  auto rp = pk.run({{fb(300.0f), fb(2.5f), fb(-3.0f)}, {0x11223344u}});
+  EXPECT_EQ(uint32_t(rp[0][0]), 0x11ff3344u);
+  EXPECT_EQ(uint32_t(rp[0][1]), 0x11023344u); // 2.5 rounds to even
+  EXPECT_EQ(uint32_t(rp[0][2]), 0x11003344u);
+  AsmRun sw;
+  sw.body = "v_mov_b32 $0, $2\n v_mov_b32 $1, $3\n v_swap_b32 $0, $1";
+  sw.outs = 2;
+  sw.inKinds = "vv";
+  sw.masked = true;
+  sw.mask = 0xf;
+  auto rs = sw.run({{111}, {222}});
+  EXPECT_EQ(uint32_t(rs[0][0]), 222u);
+  EXPECT_EQ(uint32_t(rs[1][0]), 111u);
+  EXPECT_EQ(uint32_t(rs[0][4]), kInit + 4);
+}
+
 } // namespace

@@ -309,6 +309,93 @@ TEST(Kernels, SubDwordGlobalLoadsAndStores) {
   }
   EXPECT_EQ(o8[64], 0xee); // neighbours untouched
   EXPECT_EQ(o16[64], 0xeeee);
+  // global_load_sbyte / global_load_sshort.
+  Buffer S = upload(*dev, std::vector<uint32_t>(128, 0));
+  ASSERT_NO_ERROR(dev->launch(kernelFile("memory_ops.ll"), "sext_loads", {1, 1, 1}, {64, 1, 1},
+                              {KernelArg::pointer(I8), KernelArg::pointer(I16), KernelArg::pointer(S)}));
+  auto s = download<uint32_t>(*dev, S, 128);
+  for (unsigned i = 0; i < 64; ++i) {
+    EXPECT_EQ(s[i], uint32_t(int32_t(int8_t(in8[i])))) << i;
+    EXPECT_EQ(s[64 + i], uint32_t(int32_t(int16_t(in16[i])))) << i;
+  }
+}
+
+const char *kDenormKernel = R"(
+define amdgpu_kernel void @denorm(ptr addrspace(1) %p) #0 {
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %pa = getelementptr float, ptr addrspace(1) %p, i32 %tid
+  %a = load volatile float, ptr addrspace(1) %pa
+  %pb = getelementptr float, ptr addrspace(1) %pa, i32 64
+  %b = load volatile float, ptr addrspace(1) %pb
+  %m = fmul float %a, %b
+  %d = fdiv float %a, %b
+  %pm = getelementptr float, ptr addrspace(1) %pa, i32 128
+  store volatile float %m, ptr addrspace(1) %pm
+  %pd = getelementptr float, ptr addrspace(1) %pa, i32 192
+  store volatile float %d, ptr addrspace(1) %pd
+  ret void
+}
+declare i32 @llvm.amdgcn.workitem.id.x()
+attributes #0 = { "denormal-fp-math-f32"="DENORM" }
+)";
+
+TEST(Kernels, DenormalModeFromDescriptorAndSetreg) {
+  // The same kernel with f32 denormals flushed (FLOAT_DENORM_MODE_32 = 0; its
+  // fdiv toggles the mode with s_setreg_imm32_b32) and kept (= 3).
+  for (bool flush : {true, false}) {
+    std::string ir = kDenormKernel;
+    ir.replace(ir.find("DENORM"), 6, flush ? "preserve-sign,preserve-sign" : "ieee,ieee");
+    const CodeObject &co = compileIR(ir);
+    EXPECT_EQ(kernelInfo(co, "denorm").descriptor.floatDenormMode32(), flush ? 0u : 3u);
+    auto dev = Device::openEmulator();
+    std::vector<float> in(256, 0.0f);
+    for (unsigned l = 0; l < 64; ++l) {
+      in[l] = l % 2 ? 1e-20f : 3.0f;    // a
+      in[64 + l] = l % 2 ? 1e-20f : 7.0f; // b
+    }
+    Buffer P = upload(*dev, in);
+    ASSERT_NO_ERROR(dev->launch(co, "denorm", {1, 1, 1}, {64, 1, 1}, {KernelArg::pointer(P)}));
+    auto out = download<float>(*dev, P, 256);
+    for (unsigned l = 0; l < 64; ++l) {
+      float a = in[l], b = in[64 + l];
+      float prod = a * b; // 1e-40 (a denormal) for odd lanes
+      EXPECT_EQ(out[128 + l], flush && std::fpclassify(prod) == FP_SUBNORMAL ? 0.0f : prod)
+          << "flush=" << flush << " lane " << l;
+      EXPECT_EQ(out[192 + l], a / b) << "flush=" << flush << " lane " << l;
+    }
+  }
+}
+
+TEST(Kernels, DoubleDivisionAndSqrt) {
+  const char *ir = R"(
+define amdgpu_kernel void @ddiv(ptr addrspace(1) %p) {
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %pa = getelementptr double, ptr addrspace(1) %p, i32 %tid
+  %a = load double, ptr addrspace(1) %pa
+  %pb = getelementptr double, ptr addrspace(1) %pa, i32 64
+  %b = load double, ptr addrspace(1) %pb
+  %d = fdiv double %a, %b
+  %s = call double @llvm.sqrt.f64(double %a)
+  store double %d, ptr addrspace(1) %pa
+  store double %s, ptr addrspace(1) %pb
+  ret void
+}
+declare i32 @llvm.amdgcn.workitem.id.x()
+declare double @llvm.sqrt.f64(double)
+)";
+  auto dev = Device::openEmulator();
+  std::vector<double> in(128);
+  for (unsigned l = 0; l < 64; ++l) {
+    in[l] = 1.0 + l * 0.37;
+    in[64 + l] = l % 5 == 0 ? 3.0 : 7.0 - l * 0.11;
+  }
+  Buffer P = upload(*dev, in);
+  ASSERT_NO_ERROR(dev->launch(compileIR(ir), "ddiv", {1, 1, 1}, {64, 1, 1}, {KernelArg::pointer(P)}));
+  auto out = download<double>(*dev, P, 128);
+  for (unsigned l = 0; l < 64; ++l) {
+    EXPECT_EQ(out[l], in[l] / in[64 + l]) << l;      // IEEE division is correctly rounded
+    EXPECT_NEAR(out[64 + l], std::sqrt(in[l]), 1e-15 * std::sqrt(in[l])) << l;
+  }
 }
 
 } // namespace

@@ -92,3 +92,19 @@ define amdgpu_kernel void @subdword(ptr addrspace(1) %in8, ptr addrspace(1) %in1
   store i16 %h2, ptr addrspace(1) %o16
   ret void
 }
+
+; Sign-extending loads alone (llc selects global_load_sbyte / global_load_sshort).
+define amdgpu_kernel void @sext_loads(ptr addrspace(1) %in8, ptr addrspace(1) %in16, ptr addrspace(1) %out) {
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %p8 = getelementptr i8, ptr addrspace(1) %in8, i32 %tid
+  %b = load i8, ptr addrspace(1) %p8
+  %bs = sext i8 %b to i32
+  %p16 = getelementptr i16, ptr addrspace(1) %in16, i32 %tid
+  %h = load i16, ptr addrspace(1) %p16
+  %hs = sext i16 %h to i32
+  %q0 = getelementptr i32, ptr addrspace(1) %out, i32 %tid
+  store i32 %bs, ptr addrspace(1) %q0
+  %q1 = getelementptr i32, ptr addrspace(1) %q0, i32 64
+  store i32 %hs, ptr addrspace(1) %q1
+  ret void
+}
