@@ -114,7 +114,7 @@ public:
   const CompiledKernels &kernels() const { return kernels_; }
 
   /// Checks every argument of a run; the error names the first bad one.
-  /// `outRows`/`lseRows` are the caller's output sizes in elements (lse may be
+  /// `outElements`/`lseElements` are the caller's output sizes (lse may be
   /// empty when not wanted).
   llvm::Error validate(const DecodeInputs &in, size_t outElements, size_t lseElements,
                        std::optional<int> numSplits) const;
