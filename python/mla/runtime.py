@@ -131,8 +131,8 @@ class Device:
 
     def launch(self, code_object, kernel, grid, block, args):
         """Launches ``kernel`` of ``code_object`` on ``grid`` workgroups of ``block``
-        work-items (ints or 1-3 tuples) and waits for it (the emulator is
-        synchronous; HIP is synchronised by ``synchronize``)."""
+        work-items (ints or 1-3 tuples). The emulator runs the launch before
+        returning; on HIP, ``synchronize()`` waits for launched work."""
         code = code_object._code if isinstance(code_object, CodeObject) else code_object
         if isinstance(args, memoryview):
             args = bytes(args)
