@@ -128,7 +128,7 @@ private:
   void computeWorkRange();
   void splitQueryRows();
   Value loadPageIndex(Value block);
-  void emitDma(Value block, Value slot, Value pageIndex, unsigned first, unsigned last);
+  void emitDma(Value slot, Value pageIndex, unsigned first, unsigned last);
   Value emitQk(Value slot);
   Value maskLogits(Value block, Value s);
   void emitSoftmax(Value s, RunningState &state);
@@ -416,12 +416,11 @@ Value AttentionLowering::loadPageIndex(Value block) {
   return loadI32(op.getPages(), wrap(requestBase) + wrap(clamped));
 }
 
-/// DMAs `first` .. `last` - 1 of the wave's tile of `block` into `slot` (F5, F7): lane i
-/// of DMA j loads what the layout puts at tile byte 1024 j + 16 i; the token's page
-/// index comes from the lane that loaded it (ds_bpermute).
-void AttentionLowering::emitDma(Value block, Value slot, Value pageIndex, unsigned first,
+/// DMAs `first` .. `last` - 1 of the wave's tile into `slot` (F5, F7): lane i of DMA j
+/// loads what the layout puts at tile byte 1024 j + 16 i; the token's page index comes
+/// from the lane that loaded it (`pageIndex`, loadPageIndex's, through ds_bpermute).
+void AttentionLowering::emitDma(Value slot, Value pageIndex, unsigned first,
                                 unsigned last) {
-  (void)block;
   IRInt tileBase = wrap(slot) * layout::kSlotBytes + wrap(wave) * layout::kTileBytes;
   for (unsigned dma = first; dma < last; ++dma) {
     layout::DmaSource<IRInt> src = layout::dmaSourceOfLane(dma, wrap(lane));
@@ -685,7 +684,7 @@ void AttentionLowering::run() {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifAny.thenBlock());
-    emitDma(ci(0), ci(0), loadPageIndex(ci(0)), 0, layout::kDmasPerTile);
+    emitDma(ci(0), loadPageIndex(ci(0)), 0, layout::kDmasPerTile);
   }
 
   auto f32x4 = VectorType::get({4}, b.getF32Type());
@@ -713,7 +712,7 @@ void AttentionLowering::run() {
       auto ifNext = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifNext.thenBlock());
-      emitDma(nextBlock, nextSlot, nextPages, first, last);
+      emitDma(nextSlot, nextPages, first, last);
     };
     Value s = emitQk(slot);
     dmaGroup(0, 3);
