@@ -62,8 +62,11 @@ struct DeviceOutputs {
   std::vector<float> lsePart, lse;
 };
 
-/// Uploads `problem`, runs the attention and combine kernels with `splits` splits.
-DeviceOutputs runOnEmulator(const ref::Problem &problem, int splits, bool wideKv = false) {
+/// Uploads `problem`, runs the attention and combine kernels with `splits` splits. With
+/// `firstSlot` > 0 the pool's rows are placed at slots firstSlot.. of a larger pool
+/// (lazily backed on the device) and the page table is shifted to match.
+DeviceOutputs runOnEmulator(const ref::Problem &problem, int splits, bool wideKv = false,
+                            int64_t firstSlot = 0) {
   DecodeConfig config;
   config.heads = problem.numHeads;
   config.qlen = problem.qlen;
@@ -81,8 +84,12 @@ DeviceOutputs runOnEmulator(const ref::Problem &problem, int splits, bool wideKv
     return buffer;
   };
   rt::Buffer q = upload(problem.q.data(), problem.q.size() * 2);
-  rt::Buffer kv = upload(problem.kv.data(), problem.kv.size());
-  rt::Buffer pages = upload(problem.pages.data(), problem.pages.size() * 4);
+  rt::Buffer kv = unwrap(device->alloc(uint64_t(firstSlot) * 576 + problem.kv.size() + 576));
+  check(device->copyTo(kv, problem.kv.data(), problem.kv.size(), uint64_t(firstSlot) * 576));
+  std::vector<int32_t> shiftedPages(problem.pages);
+  for (int32_t &page : shiftedPages)
+    page += int32_t(firstSlot);
+  rt::Buffer pages = upload(shiftedPages.data(), shiftedPages.size() * 4);
   rt::Buffer indptr = upload(problem.indptr.data(), problem.indptr.size() * 4);
   DeviceOutputs result;
   result.oPart.resize(rows * heads * splits * 512);
@@ -188,55 +195,7 @@ TEST(AttentionEndToEnd, WideKvSlotsAbove4GiB) {
   spec.seqLens = {300, 129};
   spec.pageLayout = ref::PageLayout::Shuffled;
   spec.seed = 7;
-  ref::Problem compact = ref::makeProblem(spec);
-  const int64_t slots = int64_t(compact.kv.size() / 576);
-  const int64_t firstSlot = (int64_t(1) << 32) / 576 + 1000; // past 4 GiB
-  const int64_t poolSlots = firstSlot + slots + 17;
-
-  // The device problem: the same rows at slot firstSlot + s.
-  DecodeConfig config;
-  config.heads = compact.numHeads;
-  config.qlen = compact.qlen;
-  config.wideKv = true;
-  const rt::CodeObject &code = kernelsFor(config);
-  std::unique_ptr<rt::Device> device = rt::Device::openEmulator();
-  rt::Buffer kv = unwrap(device->alloc(uint64_t(poolSlots) * 576));
-  ASSERT_GT(kv.size, uint64_t(1) << 32);
-  check(device->copyTo(kv, compact.kv.data(), compact.kv.size(),
-                       uint64_t(firstSlot) * 576));
-  std::vector<int32_t> farPages(compact.pages);
-  for (int32_t &page : farPages)
-    page += int32_t(firstSlot);
-
-  ref::ProblemView view = compact.view();
-  const int64_t rows = view.numQueryRows(), heads = compact.numHeads, splits = 2;
-  auto upload = [&](const void *data, uint64_t bytes) {
-    rt::Buffer buffer = unwrap(device->alloc(std::max<uint64_t>(bytes, 4)));
-    if (data && bytes)
-      check(device->copyTo(buffer, data, bytes));
-    return buffer;
-  };
-  rt::Buffer q = upload(compact.q.data(), compact.q.size() * 2);
-  rt::Buffer pages = upload(farPages.data(), farPages.size() * 4);
-  rt::Buffer indptr = upload(compact.indptr.data(), compact.indptr.size() * 4);
-  DeviceOutputs got;
-  got.oPart.resize(rows * heads * splits * 512);
-  got.lsePart.resize(rows * heads * splits);
-  rt::Buffer oPart = upload(nullptr, got.oPart.size() * 2);
-  rt::Buffer lsePart = upload(nullptr, got.lsePart.size() * 4);
-  using rt::KernelArg;
-  uint32_t grid = kernel::attentionGridSize(view.numRequests(), splits, heads, compact.qlen,
-                                            gfx950::kNumXcds);
-  check(device->launch(code, "mla_attn", {grid, 1, 1},
-                       {uint32_t(kernel::kAttentionThreads), 1, 1},
-                       {KernelArg::pointer(q), KernelArg::pointer(kv), KernelArg::pointer(pages),
-                        KernelArg::pointer(indptr), KernelArg::f32(compact.scale),
-                        KernelArg::f32(compact.vscale), KernelArg::pointer(oPart),
-                        KernelArg::pointer(lsePart), KernelArg::i32(view.numRequests()),
-                        KernelArg::i32(int32_t(splits))}));
-  check(device->copyFrom(got.oPart.data(), oPart, got.oPart.size() * 2));
-  check(device->copyFrom(got.lsePart.data(), lsePart, got.lsePart.size() * 4));
-  ref::ModelPartials model = ref::modelSplitAttention(view, splits);
-  EXPECT_LE(ref::maxBf16UlpDistance(got.oPart, model.o), 1.0);
-  EXPECT_LE(ref::maxRelativeLseDistance(got.lsePart, model.lse), 1e-5);
+  ref::Problem problem = ref::makeProblem(spec);
+  const int64_t firstSlot = (int64_t(1) << 32) / 576 + 1000; // every used row past 4 GiB
+  expectMatchesModel(problem, 2, runOnEmulator(problem, 2, /*wideKv=*/true, firstSlot));
 }
