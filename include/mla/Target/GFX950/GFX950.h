@@ -19,7 +19,7 @@
 //
 // Not here: the XOR swizzle of K rows in LDS (kernel.md F7, the seed's `sig`
 // and `kpos`). It is a kernel-design decision, not a chip fact, and lives in
-// mla/Target/GFX950/Swizzle.h, owned by the kernel design.
+// mla/Kernel/AttentionLayout.h with the rest of the kernel's LDS layout.
 //
 //===----------------------------------------------------------------------===//
 

@@ -35,7 +35,7 @@ def MLALowerCombine : Pass<"mla-lower-combine", "::mlir::gpu::GPUModuleOp"> {
     `rocdl.exp2`/`rocdl.log` on pre-scaled arguments (no device libraries).
   }];
   let dependentDialects = ["::mlir::ROCDL::ROCDLDialect", "::mlir::arith::ArithDialect",
-                           "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect", "::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect"];
 }
