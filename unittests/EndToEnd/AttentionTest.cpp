@@ -199,3 +199,27 @@ TEST(AttentionEndToEnd, WideKvSlotsAbove4GiB) {
   const int64_t firstSlot = (int64_t(1) << 32) / 576 + 1000; // every used row past 4 GiB
   expectMatchesModel(problem, 2, runOnEmulator(problem, 2, /*wideKv=*/true, firstSlot));
 }
+
+// Head counts and query lengths off the Kimi-K3 grid: partial head groups (qlen 3: 5
+// heads and one padding row a CTA), a single head with 16 positions, 128 heads.
+class AttentionShapes : public ::testing::TestWithParam<std::tuple<int, int>> {};
+
+TEST_P(AttentionShapes, MatchesModel) {
+  auto [heads, qlen] = GetParam();
+  ref::ProblemSpec spec;
+  spec.numHeads = heads;
+  spec.qlen = qlen;
+  spec.seqLens = {qlen + 200, 0, 140};
+  spec.pageLayout = ref::PageLayout::Shuffled;
+  spec.seed = uint64_t(heads * 31 + qlen);
+  ref::Problem problem = ref::makeProblem(spec);
+  expectMatchesModel(problem, 2, runOnEmulator(problem, 2));
+}
+
+INSTANTIATE_TEST_SUITE_P(HeadsQlen, AttentionShapes,
+                         ::testing::Values(std::make_tuple(24, 3), std::make_tuple(1, 16),
+                                           std::make_tuple(128, 1), std::make_tuple(7, 5)),
+                         [](const ::testing::TestParamInfo<std::tuple<int, int>> &info) {
+                           return "H" + std::to_string(std::get<0>(info.param)) + "_Q" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
