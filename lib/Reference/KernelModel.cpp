@@ -170,9 +170,16 @@ private:
 
     // l: each wave's tile sum of exactly the weights PV uses.
     for (int w = 0; w < kWaves; ++w) {
-      float tileSum = 0.0f;
-      for (int j = w * kTileTokens; j < (w + 1) * kTileTokens; ++j)
-        tileSum += pHi[j] + pLo[j];
+      // The kernel's order: each of the tile's four 4-token groups summed in token
+      // order (one lane's accumulators), then the groups pairwise (two lane
+      // exchanges): (g0 + g1) + (g2 + g3).
+      float group[4];
+      for (int g = 0; g < 4; ++g) {
+        group[g] = 0.0f;
+        for (int j = w * kTileTokens + 4 * g; j < w * kTileTokens + 4 * g + 4; ++j)
+          group[g] += pHi[j] + pLo[j];
+      }
+      const float tileSum = (group[0] + group[1]) + (group[2] + group[3]);
       waveL[w] = alpha * waveL[w] + tileSum;
     }
 
@@ -306,12 +313,15 @@ ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
       maxLse = std::max(maxLse, lse[s]);
     if (maxLse == kNegInf)
       continue; // Every split empty: out 0, lse -inf.
+    // In base 2, as the combine kernel computes it (v_exp_f32 / v_log_f32 are 2^x and
+    // log2 x): t_s = lse_s log2(e), weights 2^(t_s - max t).
+    const float maxT = maxLse * kLog2E;
     acc.fill(0.0f);
     float weightSum = 0.0f;
     for (int s = 0; s < numSplits; ++s) {
       if (lse[s] == kNegInf)
         continue;
-      const float weight = std::exp(lse[s] - maxLse);
+      const float weight = std::exp2(lse[s] * kLog2E - maxT);
       weightSum += weight;
       const uint16_t *o = oPart.data() + (r * numSplits + s) * kValueDim;
       for (int d = 0; d < kValueDim; ++d)
@@ -320,7 +330,7 @@ ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
     uint16_t *out = result.out.data() + r * kValueDim;
     for (int d = 0; d < kValueDim; ++d)
       out[d] = f32ToBf16(acc[d] / weightSum);
-    result.lse[r] = maxLse + std::log(weightSum);
+    result.lse[r] = (maxT + std::log2(weightSum)) * kLn2;
   }
   return result;
 }

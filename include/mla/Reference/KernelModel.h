@@ -91,8 +91,9 @@ ModelPartials modelSplitAttention(const ProblemView &problem, int numSplits);
 /// The combine kernel (section 5 step 6) on partials laid out as
 /// [rows, numSplits, 512] (bf16 bits) and [rows, numSplits] (f32), in f32 with a
 /// bf16 result. Per row, over the non-empty splits in split order:
-/// m = max lse_s; w_s = expf(lse_s - m); W = sum w_s; acc_d = sum w_s * o_sd;
-/// out_d = bf16(acc_d / W); lse = m + logf(W). All splits empty: 0 and -inf.
+/// in base 2 as the combine kernel computes it: t_s = lse_s log2(e), m = max t_s;
+/// w_s = exp2f(t_s - m); W = sum w_s; acc_d = sum w_s * o_sd (each product rounded);
+/// out_d = bf16(acc_d / W); lse = (m + log2f(W)) ln 2. All splits empty: 0 and -inf.
 /// Throws std::invalid_argument if the sizes disagree or numSplits < 1.
 ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
                          int numSplits);

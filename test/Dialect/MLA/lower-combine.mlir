@@ -23,9 +23,12 @@
 // CHECK:   %[[W:.*]] = rocdl.exp2 %{{.*}} f32 -> f32
 // CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> vector<8xbf16>
 // CHECK:   arith.extf %{{.*}} : vector<8xbf16> to vector<8xf32>
-// CHECK:   vector.fma
+// CHECK:   %[[PROD:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK:   arith.addf %[[A]], %[[PROD]] : vector<8xf32>
 // CHECK:   arith.addf %[[SUM]], %[[W]]
-// CHECK: arith.cmpf ogt, %[[ACC]]#1
+// CHECK: %[[SOME:.*]] = arith.cmpf ogt, %[[ACC]]#1
+// CHECK: %[[Q:.*]] = arith.divf %[[ACC]]#0
+// CHECK: arith.select %[[SOME]], %[[Q]]
 // CHECK: arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
 // CHECK: llvm.store %{{.*}} : vector<8xbf16>, !llvm.ptr<1>
 // Lane 0 stores lse = (m + log2 sum) ln 2, or -inf when every split is empty.

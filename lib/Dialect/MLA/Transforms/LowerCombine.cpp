@@ -107,7 +107,9 @@ static void lowerCombine(CtaCombineOp op) {
         Value o = loadElement(nb, loc, inType, op.getOPart(), offset, b.getBF16Type());
         Value oF32 = arith::ExtFOp::create(nb, loc, accType, o);
         Value wVec = vector::BroadcastOp::create(nb, loc, accType, w);
-        Value acc = vector::FMAOp::create(nb, loc, oF32, wVec, iter[0]);
+        // Product and sum rounded separately (no fma), as the reference model does.
+        Value acc = arith::AddFOp::create(nb, loc, iter[0],
+                                          arith::MulFOp::create(nb, loc, wVec, oF32));
         Value sum = arith::AddFOp::create(nb, loc, iter[1], w);
         scf::YieldOp::create(nb, loc, ValueRange{acc, sum});
       });
@@ -115,9 +117,9 @@ static void lowerCombine(CtaCombineOp op) {
 
   // out = acc / sum, or 0 when no split saw a token.
   Value hasWeight = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, sum, fzero);
-  Value inv = arith::SelectOp::create(b, hasWeight, arith::DivFOp::create(b, cstF(1.0), sum),
-                                      fzero);
-  Value out = arith::MulFOp::create(b, acc, vector::BroadcastOp::create(b, accType, inv));
+  Value quotient = arith::DivFOp::create(b, acc, vector::BroadcastOp::create(b, accType, sum));
+  Value zeros = arith::ConstantOp::create(b, accType, DenseElementsAttr::get(accType, 0.0f));
+  Value out = arith::SelectOp::create(b, hasWeight, quotient, zeros);
   Value outBf16 = arith::TruncFOp::create(b, inType, out);
   Value outOffset = arith::AddIOp::create(
       b, arith::MulIOp::create(b, rowHead, cstI(width)), column);
