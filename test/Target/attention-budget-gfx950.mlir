@@ -3,15 +3,18 @@
 // vmcnt wait inside the block loop besides the planned one at its top (the DMA of block
 // b+1 stays in flight while block b computes); no scratch, no spills, and the LDS plan of
 // two 72 KiB K slots + P + the row exchange.
-// RUN: mla-compile %mla_src_root/examples/kimi_k3_tp8_q1.mlir -o %t.q1.hsaco --dump-isa=%t.q1.s
+// RUN: mla-compile %mla_src_root/examples/kimi_k3_tp8_q1.mlir -o %t.q1.hsaco --dump-isa=%t.q1.s --print-kernel-resources | FileCheck %s --check-prefix=RES
 // RUN: FileCheck %s --check-prefix=DMA < %t.q1.s
 // RUN: FileCheck %s --check-prefix=MFMA < %t.q1.s
 // RUN: FileCheck %s --check-prefix=TR < %t.q1.s
 // RUN: FileCheck %s --check-prefix=WAIT < %t.q1.s
 // RUN: llvm-readelf --notes %t.q1.hsaco | FileCheck %s --check-prefix=NOTES
-// RUN: mla-compile %mla_src_root/examples/kimi_k3_tp8_q4.mlir -o %t.q4.hsaco --dump-isa=%t.q4.s
+// RUN: mla-compile %mla_src_root/examples/kimi_k3_tp8_q4.mlir -o %t.q4.hsaco --dump-isa=%t.q4.s --print-kernel-resources | FileCheck %s --check-prefix=RES
 // RUN: FileCheck %s --check-prefix=MFMA < %t.q4.s
 // RUN: FileCheck %s --check-prefix=WAIT < %t.q4.s
+
+// RES: kernel @mla_attn: {{.*}} sgpr_spill_count=0 vgpr_spill_count=0 group_segment_fixed_size=153088 private_segment_fixed_size=0 wavefront_size=64 max_flat_workgroup_size=512
+// RES: kernel @mla_combine: {{.*}} sgpr_spill_count=0 vgpr_spill_count=0 group_segment_fixed_size=0 private_segment_fixed_size=0
 
 // The prologue issues block 0's 9 DMAs; the loop issues the next block's 9.
 // DMA-LABEL: mla_attn:
