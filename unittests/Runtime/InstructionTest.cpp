@@ -364,6 +364,65 @@ TEST(Valu, IntegerOpsAndEdgeValues) {
   }
 }
 
+// gfx950 additions LLVM selects at -O3 (runtime/emu/Gfx950Valu.cpp). v_bitop3: bit i
+// of the result is table[(src0_i << 2) | (src1_i << 1) | src2_i], so the operands
+// 0xF0.., 0xCC.., 0xAA.. must reproduce the table in every byte; xor3 (0x96) and
+// majority (0xE8) on per-lane values are computed here with plain bit operations.
+TEST(Valu, Gfx950Bitop3TruthTable) {
+  for (unsigned table : {0x78u, 0x9cu, 0x01u, 0x80u, 0x5au}) {
+    AsmRun r;
+    r.body = "v_bitop3_b32 $0, $1, $2, $3 bitop3:" + std::to_string(table);
+    r.inKinds = "vvv";
+    auto res = r.run({lanes([](unsigned) { return uint64_t(0xF0F0F0F0u); }),
+                      lanes([](unsigned) { return uint64_t(0xCCCCCCCCu); }),
+                      lanes([](unsigned) { return uint64_t(0xAAAAAAAAu); })});
+    EXPECT_EQ(uint32_t(res[0][5]), table * 0x01010101u) << "bitop3:" << table;
+  }
+  auto a = lanes([](unsigned l) { return uint64_t(0x9E3779B9u * (l + 1)); });
+  auto b = lanes([](unsigned l) { return uint64_t(0x85EBCA6Bu ^ (l * 0x01000193u)); });
+  auto c = lanes([](unsigned l) { return uint64_t(0xC2B2AE35u + l * 77u); });
+  for (auto [table, fn] : {std::pair<unsigned, uint32_t (*)(uint32_t, uint32_t, uint32_t)>{
+                               0x96u, [](uint32_t x, uint32_t y, uint32_t z) { return x ^ y ^ z; }},
+                           {0xE8u, [](uint32_t x, uint32_t y, uint32_t z) {
+                              return (x & y) | (x & z) | (y & z); }}}) {
+    AsmRun r;
+    r.body = "v_bitop3_b32 $0, $1, $2, $3 bitop3:" + std::to_string(table);
+    r.inKinds = "vvv";
+    auto res = r.run({a, b, c});
+    for (unsigned l = 0; l < 64; ++l)
+      EXPECT_EQ(uint32_t(res[0][l]), fn(uint32_t(a[l]), uint32_t(b[l]), uint32_t(c[l])))
+          << "bitop3:" << table << " lane " << l;
+  }
+}
+
+// v_maximum3_f32 / v_minimum3_f32: IEEE 754-2019 maximum / minimum, so a NaN operand
+// gives NaN (unlike v_max3_f32) and -0 < +0.
+TEST(Valu, Gfx950Maximum3Minimum3) {
+  struct Case { float a, b, c, max, min; };
+  const Case cases[] = {{1.0f, 5.0f, -2.0f, 5.0f, -2.0f},
+                        {kNaN, 1.0f, 2.0f, kNaN, kNaN},
+                        {1.0f, 2.0f, kNaN, kNaN, kNaN},
+                        {-0.0f, 0.0f, -0.0f, 0.0f, -0.0f},
+                        {-kInf, 3.0f, kInf, kInf, -kInf}};
+  for (bool isMax : {true, false}) {
+    AsmRun r;
+    r.body = std::string(isMax ? "v_maximum3_f32" : "v_minimum3_f32") + " $0, $1, $2, $3";
+    r.inKinds = "vvv";
+    auto pick = [&](auto field) {
+      return lanes([&](unsigned l) { return fb(cases[l % 5].*field); });
+    };
+    auto res = r.run({pick(&Case::a), pick(&Case::b), pick(&Case::c)});
+    for (unsigned l = 0; l < 64; ++l) {
+      float want = isMax ? cases[l % 5].max : cases[l % 5].min;
+      float got = floatOf(uint32_t(res[0][l]));
+      if (std::isnan(want))
+        EXPECT_TRUE(std::isnan(got)) << r.body << " lane " << l;
+      else
+        EXPECT_EQ(bitsOf(got), bitsOf(want)) << r.body << " lane " << l;
+    }
+  }
+}
+
 TEST(Valu, CarryChainWritesVccOnlyForActiveLanes) {
   AsmRun r;
   r.body = "v_add_co_u32_e32 $0, vcc, $2, $3\n v_addc_co_u32_e32 $1, vcc, 0, $4, vcc";
