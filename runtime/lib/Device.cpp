@@ -121,6 +121,16 @@ Expected<std::vector<uint8_t>> mla::rt::buildKernargSegment(const KernelInfo &ke
   return seg;
 }
 
+Error mla::rt::validateCopy(StringRef what, const Buffer &buffer, const void *host,
+                           uint64_t bytes, uint64_t offset) {
+  if (offset > buffer.size || bytes > buffer.size - offset)
+    return makeError(what + " of " + Twine(bytes) + " bytes at offset " + Twine(offset) +
+                     " overruns a buffer of " + Twine(buffer.size) + " bytes");
+  if (bytes && !host)
+    return makeError(what + " of " + Twine(bytes) + " bytes with a null host pointer");
+  return Error::success();
+}
+
 Error mla::rt::validateLaunch(const KernelInfo &kernel, Dim3 grid, Dim3 block) {
   if (!grid.x || !grid.y || !grid.z)
     return makeError("grid extents must be non-zero");

@@ -31,15 +31,13 @@ public:
   }
   Error free(Buffer b) override { return memory_.release(b.address); }
   Error copyTo(Buffer dst, const void *src, uint64_t bytes, uint64_t offset) override {
-    if (offset > dst.size || bytes > dst.size - offset)
-      return makeError("copyTo of " + Twine(bytes) + " bytes at offset " + Twine(offset) +
-                       " overruns a buffer of " + Twine(dst.size) + " bytes");
+    if (Error e = validateCopy("copyTo", dst, src, bytes, offset))
+      return e;
     return memory_.write(dst.address + offset, src, bytes);
   }
   Error copyFrom(void *dst, Buffer src, uint64_t bytes, uint64_t offset) override {
-    if (offset > src.size || bytes > src.size - offset)
-      return makeError("copyFrom of " + Twine(bytes) + " bytes at offset " + Twine(offset) +
-                       " overruns a buffer of " + Twine(src.size) + " bytes");
+    if (Error e = validateCopy("copyFrom", src, dst, bytes, offset))
+      return e;
     return memory_.read(src.address + offset, dst, bytes);
   }
   Error synchronize() override { return Error::success(); }

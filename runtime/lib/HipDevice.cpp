@@ -63,14 +63,14 @@ public:
   }
   Error free(Buffer b) override { return check(api_.hipFree(reinterpret_cast<void *>(b.address)), "hipFree"); }
   Error copyTo(Buffer dst, const void *src, uint64_t bytes, uint64_t offset) override {
-    if (offset > dst.size || bytes > dst.size - offset)
-      return makeError("copyTo overruns the buffer");
+    if (Error e = validateCopy("copyTo", dst, src, bytes, offset))
+      return e;
     return check(api_.hipMemcpy(reinterpret_cast<void *>(dst.address + offset), src, bytes,
                                 kHipMemcpyHostToDevice), "hipMemcpy");
   }
   Error copyFrom(void *dst, Buffer src, uint64_t bytes, uint64_t offset) override {
-    if (offset > src.size || bytes > src.size - offset)
-      return makeError("copyFrom overruns the buffer");
+    if (Error e = validateCopy("copyFrom", src, dst, bytes, offset))
+      return e;
     return check(api_.hipMemcpy(dst, reinterpret_cast<void *>(src.address + offset), bytes,
                                 kHipMemcpyDeviceToHost), "hipMemcpy");
   }

@@ -28,6 +28,10 @@ TEST(EmuDevice, AllocCopyRoundTripAndBounds) {
   EXPECT_EQ(back[0], data[990]);
   EXPECT_NE(errorText(dev->copyTo(a, data.data(), 1000, 1)).find("overruns"), std::string::npos);
   EXPECT_NE(errorText(dev->copyFrom(back.data(), a, 1001)).find("overruns"), std::string::npos);
+  // A null host pointer is an error naming the operation, not a crash.
+  EXPECT_NE(errorText(dev->copyTo(a, nullptr, 16)).find("copyTo of 16 bytes with a null host pointer"), std::string::npos);
+  EXPECT_NE(errorText(dev->copyFrom(nullptr, a, 16)).find("copyFrom of 16 bytes with a null host pointer"), std::string::npos);
+  ASSERT_NO_ERROR(dev->copyTo(a, nullptr, 0));
   ASSERT_NO_ERROR(dev->free(a));
   EXPECT_NE(errorText(dev->free(a)).find("not an allocation"), std::string::npos);
   EXPECT_FALSE(bool(dev->alloc(0)));

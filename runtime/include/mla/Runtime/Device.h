@@ -86,6 +86,12 @@ llvm::Expected<std::vector<uint8_t>> buildKernargSegment(const KernelInfo &kerne
 /// max_flat_workgroup_size, non-zero extents).
 llvm::Error validateLaunch(const KernelInfo &kernel, Dim3 grid, Dim3 block);
 
+/// Checks a copy of \p bytes between host memory \p host and \p buffer at \p offset:
+/// the range must lie inside the buffer and the host pointer must not be null
+/// (\p what names the operation in the message, e.g. "copyTo").
+llvm::Error validateCopy(llvm::StringRef what, const Buffer &buffer, const void *host,
+                         uint64_t bytes, uint64_t offset);
+
 /// A device.
 class Device {
 public:
