@@ -64,3 +64,26 @@ TEST(Hazards, ReadingAPendingLoadDestinationIsReported) {
 }
 
 } // namespace
+
+// isa::choice::kLdsDmaCountsOnLgkmcnt: LLVM issues `ds_bpermute; global_load_lds;
+// s_waitcnt lgkmcnt(1)` and then uses the bpermute's result, which is only waited for
+// if the DMA also counts on lgkmcnt. The kernel must run clean in strict mode and give
+// the permuted values.
+TEST(Hazards, LdsDmaCountsOnLgkmcnt) {
+  mla::emu::setHazardMode(mla::emu::HazardMode::Strict);
+  auto code = CodeObject::loadFile(std::string(MLA_EMU_KERNEL_DIR) + "/bpermute_dma.hsaco");
+  ASSERT_TRUE(bool(code)) << llvm::toString(code.takeError());
+  std::unique_ptr<Device> device = Device::openEmulator();
+  std::vector<uint32_t> in(256);
+  for (unsigned i = 0; i < in.size(); ++i)
+    in[i] = 7000 + i;
+  Buffer bin = llvm::cantFail(device->alloc(1024)), bout = llvm::cantFail(device->alloc(256));
+  llvm::cantFail(device->copyTo(bin, in.data(), 1024));
+  llvm::Error e = device->launch(**code, "bpermute_dma", Dim3{1, 1, 1}, Dim3{64, 1, 1},
+                                 {KernelArg::pointer(bin), KernelArg::pointer(bout)});
+  ASSERT_FALSE(bool(e)) << llvm::toString(std::move(e));
+  std::vector<uint32_t> out(64);
+  llvm::cantFail(device->copyFrom(out.data(), bout, 256));
+  for (unsigned t = 0; t < 64; ++t)
+    EXPECT_EQ(out[t], 7000 + (63 - t)) << "lane " << t;
+}
