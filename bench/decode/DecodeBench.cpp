@@ -13,9 +13,8 @@
 #include "mla/Compiler/Compiler.h"
 #include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Reference/Generators.h"
-#include "mla/Runtime/CodeObject.h"
+#include "mla/Runtime/Decoder.h"
 #include "mla/Runtime/Device.h"
-#include "mla/Target/GFX950/GFX950.h"
 
 #include <chrono>
 #include <cstdio>
@@ -65,7 +64,6 @@ int main(int argc, char **argv) {
 
   std::printf("## Compile time (mla module -> gfx950 code object, best of %d)\n\n", repeat);
   std::printf("| configuration | seconds | code object bytes |\n|---|---|---|\n");
-  DecodeKernels benchKernels;
   for (int q : {1, 2, 4}) {
     DecodeConfig config;
     config.qlen = q;
@@ -78,13 +76,6 @@ int main(int argc, char **argv) {
     }
     std::printf("| Kimi-K3 TP8 %s | %.3f | %zu |\n", config.key().c_str(), best,
                 kernels.codeObject.size());
-    if (q == qlen)
-      benchKernels = kernels;
-  }
-  if (benchKernels.codeObject.empty()) {
-    DecodeConfig config;
-    config.qlen = qlen;
-    benchKernels = take(compileDecodeKernels(config));
   }
 
   ref::ProblemSpec spec;
@@ -93,38 +84,19 @@ int main(int argc, char **argv) {
   spec.seqLens.assign(requests, tokens);
   spec.pageLayout = ref::PageLayout::Shuffled;
   ref::Problem problem = ref::makeProblem(spec);
-  auto code = take(rt::CodeObject::loadFromMemory(
-      llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(benchKernels.codeObject.data()),
-                              benchKernels.codeObject.size())));
   std::unique_ptr<rt::Device> device = rt::Device::openEmulator();
-  auto upload = [&](const void *data, uint64_t bytes) {
-    rt::Buffer buffer = take(device->alloc(bytes));
-    if (data)
-      if (llvm::Error e = device->copyTo(buffer, data, bytes))
-        die(std::move(e));
-    return buffer;
-  };
-  const int64_t rows = int64_t(requests) * qlen, heads = 12;
-  rt::Buffer q = upload(problem.q.data(), problem.q.size() * 2);
-  rt::Buffer kv = upload(problem.kv.data(), problem.kv.size());
-  rt::Buffer pages = upload(problem.pages.data(), problem.pages.size() * 4);
-  rt::Buffer indptr = upload(problem.indptr.data(), problem.indptr.size() * 4);
-  rt::Buffer oPart = upload(nullptr, rows * heads * splits * 512 * 2);
-  rt::Buffer lsePart = upload(nullptr, rows * heads * splits * 4);
-  using rt::KernelArg;
-  uint32_t grid = uint32_t(kernel::attentionGridSize(requests, splits, heads, qlen,
-                                                     gfx950::kNumXcds));
-  rt::LaunchStats stats;
-  Clock::time_point start = Clock::now();
-  if (llvm::Error e = device->launch(
-          *code, "mla_attn", {grid, 1, 1}, {uint32_t(kernel::kAttentionThreads), 1, 1},
-          {KernelArg::pointer(q), KernelArg::pointer(kv), KernelArg::pointer(pages),
-           KernelArg::pointer(indptr), KernelArg::f32(problem.scale),
-           KernelArg::f32(problem.vscale), KernelArg::pointer(oPart),
-           KernelArg::pointer(lsePart), KernelArg::i32(requests), KernelArg::i32(splits)},
-          &stats))
-    die(std::move(e));
-  double seconds = secondsSince(start);
+  DecodeConfig config;
+  config.qlen = qlen;
+  // No disk cache: the figures should not depend on what an earlier run left behind.
+  std::unique_ptr<rt::Decoder> decoder =
+      take(rt::Decoder::create(*device, config, std::string()));
+  rt::DecodeInputs inputs{problem.q, problem.kv, problem.pages, problem.indptr,
+                          problem.scale, problem.vscale};
+  rt::DecodeRunInfo info;
+  take(decoder->partials(inputs, splits, &info));
+  const rt::LaunchStats &stats = info.attentionStats;
+  const double seconds = stats.seconds; // the attention launch alone
+  const int64_t heads = 12;
 
   // Blocks of 128 tokens each wave ran: every CTA of a unit runs its split's blocks.
   int64_t chunk = ((tokens + splits - 1) / splits + 127) / 128 * 128;
