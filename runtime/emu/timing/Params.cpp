@@ -110,7 +110,7 @@ Error TimingParams::set(StringRef name, double value) {
 
 Error TimingParams::applyOverrides(StringRef text) {
   SmallVector<StringRef, 8> items;
-  SplitString(text, items, ", ;\t\n");
+  SplitString(text, items, ",;\n");
   for (StringRef item : items) {
     auto [name, valueText] = item.split('=');
     name = name.trim();

@@ -87,7 +87,7 @@ struct TimingParams {
 
   /// Sets parameter \p name; an unknown name or a bad value is an error naming it.
   llvm::Error set(llvm::StringRef name, double value);
-  /// Applies "NAME=VALUE[,NAME=VALUE...]" (also accepts ';' or whitespace separators).
+  /// Applies "NAME=VALUE[,NAME=VALUE...]" (also accepts ";" or newlines as separators).
   llvm::Error applyOverrides(llvm::StringRef text);
   /// Applies a file of NAME=VALUE lines ('#' starts a comment).
   llvm::Error applyFile(llvm::StringRef path);
