@@ -369,4 +369,29 @@ TEST(TimingParams, NotOnHip) {
   EXPECT_NE(e.find("is not the emulator"), std::string::npos) << e;
 }
 
+// MLA_EMU_MODE selects the mode of an emulator device when it is opened; a bad value
+// fails every launch with a message naming the variable.
+TEST(TimingParams, EnvironmentSelectsMode) {
+  const CodeObject &code = assemble(std::string(kPrologue) + kEpilogue);
+  auto launchWith = [&](const char *mode, std::vector<TimingReport> *reports) {
+    setenv("MLA_EMU_MODE", mode, 1);
+    std::unique_ptr<Device> device = Device::openEmulator();
+    unsetenv("MLA_EMU_MODE");
+    Buffer out = *device->alloc(1024);
+    std::string error;
+    if (Error e = device->launch(code, "timing_kernel", {1, 1, 1}, {64, 1, 1},
+                                 {KernelArg::pointer(out)}))
+      error = toString(std::move(e));
+    *reports = device->takeTimingReports();
+    return error;
+  };
+  std::vector<TimingReport> reports;
+  EXPECT_EQ(launchWith("timing", &reports), "");
+  EXPECT_EQ(reports.size(), 1u);
+  EXPECT_EQ(launchWith("functional", &reports), "");
+  EXPECT_EQ(reports.size(), 0u);
+  std::string e = launchWith("fastest", &reports);
+  EXPECT_NE(e.find("MLA_EMU_MODE='fastest'"), std::string::npos) << e;
+}
+
 } // namespace
