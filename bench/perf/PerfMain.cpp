@@ -36,6 +36,7 @@ void usage(raw_ostream &os) {
   os << "usage: mla-perf [--case qlen=Q,B=N,isl=T[,splits=NS]]... [--splits NS]\n"
         "                [--params NAME=V,...] [--params-file FILE] [--dma-lgkmcnt 0|1|both]\n"
         "                [--threads N] [--report] [--update-doc FILE]\n"
+        "                [--update-param-doc FILE]\n"
         "Prints the modeled MI355X time of decode calls (emulator timing mode; every\n"
         "figure is modeled). Without --case: the Kimi-K3 TP8 table. Parameters:\n"
         "docs/timing-model.md.\n";
@@ -59,6 +60,26 @@ std::vector<PerfCase> defaultCases() {
   return cases;
 }
 
+/// Replaces the text between \p begin and \p end markers of \p path with \p section
+/// (markers included in \p section); appends it when the markers are missing.
+void replaceSection(const std::string &path, const std::string &begin, const std::string &end,
+                    const std::string &section, const std::string &heading) {
+  auto buffer = MemoryBuffer::getFile(path);
+  if (!buffer)
+    die("cannot read '" + path + "': " + buffer.getError().message());
+  std::string doc = (*buffer)->getBuffer().str();
+  size_t b = doc.find(begin), e = doc.find(end);
+  if (b != std::string::npos && e != std::string::npos && e > b)
+    doc = doc.substr(0, b) + section + doc.substr(e + end.size());
+  else
+    doc += "\n" + heading + "\n\n" + section + "\n";
+  std::error_code ec;
+  raw_fd_ostream f(path, ec);
+  if (ec)
+    die("cannot write '" + path + "': " + ec.message());
+  f << doc;
+}
+
 std::string islText(int64_t isl) {
   return isl % 1024 == 0 ? std::to_string(isl / 1024) + "K" : std::to_string(isl);
 }
@@ -69,7 +90,7 @@ int main(int argc, char **argv) {
   std::optional<int> splits;
   PerfOptions options;
   std::vector<int> answers{1, 0};
-  std::string docPath;
+  std::string docPath, paramDocPath;
   bool printReports = false;
   std::string command = "mla-perf";
   for (int i = 1; i < argc; ++i) {
@@ -118,6 +139,8 @@ int main(int argc, char **argv) {
       printReports = true;
     } else if (a == "--update-doc") {
       docPath = value().str();
+    } else if (a == "--update-param-doc") {
+      paramDocPath = value().str();
     } else if (a == "--help" || a == "-h") {
       usage(outs());
       return 0;
@@ -126,7 +149,9 @@ int main(int argc, char **argv) {
       die("unknown option '" + a + "'");
     }
   }
-  if (cases.empty())
+  // --update-param-doc alone only writes the parameter table.
+  const bool paramsOnly = cases.empty() && !paramDocPath.empty() && docPath.empty();
+  if (cases.empty() && !paramsOnly)
     cases = defaultCases();
   if (splits)
     for (PerfCase &c : cases)
@@ -174,10 +199,6 @@ int main(int argc, char **argv) {
   }
 
   if (!docPath.empty()) {
-    auto buffer = MemoryBuffer::getFile(docPath);
-    if (!buffer)
-      die("cannot read '" + docPath + "': " + buffer.getError().message());
-    std::string doc = (*buffer)->getBuffer().str();
     const std::string begin = "<!-- mla-perf:begin -->", end = "<!-- mla-perf:end -->";
     std::string section;
     raw_string_ostream ss(section);
@@ -190,21 +211,24 @@ int main(int argc, char **argv) {
           "B x ISL x 576 B over the whole call (two launches of "
        << format("%g", options.params.launchOverheadUs)
        << " us overhead each, attention, combine). \"DMA on lgkmcnt\" and \"DMA on vmcnt "
-          "only\" are the two answers to the open LDS-DMA counter question.\n\n"
-       << table << "\nParameters:\n\n";
+          "only\" are the two answers to the open LDS-DMA counter question; \"host s\" is "
+          "the simulation time of both on one core.\n\n"
+       << table << "\nParameters (docs/timing-model.md gives the sources):\n\n";
     mla::rt::printTimingParamTable(ss, options.params);
     ss << end;
-    size_t b = doc.find(begin), e = doc.find(end);
-    if (b != std::string::npos && e != std::string::npos && e > b)
-      doc = doc.substr(0, b) + section + doc.substr(e + end.size());
-    else
-      doc += "\n## Modeled MI355X decode (timing mode)\n\n" + section + "\n";
-    std::error_code ec;
-    raw_fd_ostream f(docPath, ec);
-    if (ec)
-      die("cannot write '" + docPath + "': " + ec.message());
-    f << doc;
+    replaceSection(docPath, begin, end, section, "## Modeled MI355X decode (timing mode)");
     outs() << "mla-perf: wrote the table into " << docPath << "\n";
+  }
+  if (!paramDocPath.empty()) {
+    const std::string begin = "<!-- timing-params:begin -->",
+                      end = "<!-- timing-params:end -->";
+    std::string section;
+    raw_string_ostream ss(section);
+    ss << begin << "\n";
+    mla::rt::printTimingParamTable(ss, options.params);
+    ss << end;
+    replaceSection(paramDocPath, begin, end, section, "## Parameters");
+    outs() << "mla-perf: wrote the parameter table into " << paramDocPath << "\n";
   }
   return 0;
 }

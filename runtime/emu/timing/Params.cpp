@@ -40,7 +40,6 @@ const TimingParamInfo kTable[] = {
      "transcendentals at quarter rate (GCN/CDNA convention)", "low"},
     {"valuF64Cycles", &P::valuF64Cycles, "cycles",
      "vector FP64 at the FP32 rate on CDNA3/4 (MI355X FP64 vector peak)", "low"},
-    {"saluCycles", &P::saluCycles, "cycles", "assumption: one SALU op per issue", "low"},
     {"branchTakenCycles", &P::branchTakenCycles, "cycles",
      "assumption: instruction refetch after a taken branch", "low"},
     {"nopCyclesPerWaitState", &P::nopCyclesPerWaitState, "cycles",
@@ -84,7 +83,7 @@ const TimingParamInfo kTable[] = {
      "assumption: streaming reads reach ~85% of the HBM peak", "low"},
     {"lineBytes", &P::lineBytes, "bytes", "CDNA3 L2 line (128 B)", "medium"},
     {"activeCUs", &P::activeCUs, "CUs",
-     "CUs sharing HBM during the launch (0: all); mla-perf sets it per kernel", "n/a"},
+     "CUs sharing HBM during the launch (0: the CUs the launch occupies, at most numCUs)", "n/a"},
     {"ldsDmaCountsOnLgkmcnt", &P::ldsDmaCountsOnLgkmcnt, "0/1",
      "UNKNOWN: the ISA guide names vmcnt only; LLVM 22 also counts it on lgkmcnt. "
      "Reported under both answers", "unknown"},

@@ -52,7 +52,6 @@ struct TimingParams {
   double valuCycles = 4;           ///< wave64 VALU op occupancy of the SIMD's VALU.
   double valuTransCycles = 16;     ///< Transcendental (exp, log, rcp, rsq, sqrt, sin, cos).
   double valuF64Cycles = 4;        ///< 64-bit float VALU ops.
-  double saluCycles = 1;           ///< SALU op occupancy.
   double branchTakenCycles = 8;    ///< Extra cycles before a wave issues after a taken branch.
   double nopCyclesPerWaitState = 1; ///< s_nop N stalls the wave (N+1) x this.
   double barrierReleaseCycles = 4; ///< From the last wave's arrival to the release.
@@ -79,7 +78,7 @@ struct TimingParams {
   double hbmTBps = 8.0;             ///< Peak HBM bandwidth.
   double hbmEfficiency = 0.85;      ///< Reachable fraction of the peak.
   double lineBytes = 128;           ///< L2 line (HBM transfer granularity charged).
-  double activeCUs = 0;             ///< CUs sharing HBM (0: numCUs).
+  double activeCUs = 0;             ///< CUs sharing HBM (0: those the launch occupies).
   // --- counters ---------------------------------------------------------------
   double ldsDmaCountsOnLgkmcnt = 1; ///< 1: LDS DMA also counts on lgkmcnt (UNKNOWN).
   // --- whole-GPU estimate -------------------------------------------------------
