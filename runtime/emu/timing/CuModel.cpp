@@ -631,10 +631,12 @@ std::string CuSim::run(ArrayRef<uint32_t> ids) {
     // Nothing happened for a whole issue round: jump to the next event, charging the
     // skipped cycles to each wave's current stall cause.
     if (now_ >= lastEvent_ + period) {
-      uint64_t next = UINT64_MAX;
+      uint64_t next = UINT64_MAX, latestPassed = lastEvent_;
       auto consider = [&](uint64_t t) {
         if (t > now_)
           next = std::min(next, t);
+        else
+          latestPassed = std::max(latestPassed, t);
       };
       for (SimWave &s : sims) {
         if (s.ended)
@@ -653,6 +655,12 @@ std::string CuSim::run(ArrayRef<uint32_t> ids) {
       }
       consider(ldsFree_);
       consider(vmemFree_);
+      // Every pending time has passed: a wave may still issue at its SIMD's next
+      // opportunity. Only a whole round more without any event is a deadlock.
+      if (next == UINT64_MAX && now_ < latestPassed + 2 * period) {
+        ++now_;
+        continue;
+      }
       if (next == UINT64_MAX) {
         // Every wave waits on something nothing will deliver (e.g. a barrier some wave
         // never reaches while others wait on counters): a deadlock in the kernel.
@@ -662,8 +670,14 @@ std::string CuSim::run(ArrayRef<uint32_t> ids) {
             stuck = &s;
             break;
           }
-        stuck->w->fault("timing mode: no wave can make progress (deadlock at a barrier "
-                        "or waitcnt)");
+        std::string state;
+        for (SimWave &s : sims)
+          if (!s.ended)
+            state += " [wave " + std::to_string(s.w->waveInGroup) + " at instruction " +
+                     std::to_string(s.w->ip) + ", waiting on " +
+                     rt::stallCauseName(s.lastCause) + "]";
+        stuck->w->fault("timing mode: no wave can make progress at cycle " + Twine(now_) +
+                        " (deadlock at a barrier or waitcnt):" + state);
         return describeFault(L_, *stuck->w->workgroup, *stuck->w);
       }
       if (next > now_ + 1) {
