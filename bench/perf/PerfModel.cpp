@@ -238,6 +238,13 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   const uint64_t combineCtas = result.combineCtas;
   rt::EmulatorOptions combineEmu = emu;
   combineEmu.l2Sharers = nullptr;
+  // The partials were written by the attention kernel just before: the combine reads
+  // them from the Infinity Cache (256 MiB; the partials of every case here fit).
+  const uint64_t partBegin = oPart->address, partEnd = oPart->address + oPart->size,
+                 lseBegin = lsePart->address, lseEnd = lsePart->address + lsePart->size;
+  combineEmu.infinityCacheHit = [=](uint64_t line) {
+    return (line >= partBegin && line < partEnd) || (line >= lseBegin && line < lseEnd);
+  };
   combineEmu.params.activeCUs = std::min<double>(P.numCUs, double(combineCtas));
   combineEmu.workgroupsPerCu = 0;
   std::vector<uint32_t> combineSample{0};

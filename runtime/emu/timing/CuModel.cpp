@@ -180,7 +180,8 @@ struct Context {
 struct CuResult {
   rt::CuTiming cu;
   std::vector<rt::WaveTiming> waves;
-  uint64_t hbmReadBytes = 0, l2HitBytes = 0, writeBytes = 0, ldsBytes = 0, conflicts = 0;
+  uint64_t hbmReadBytes = 0, l2HitBytes = 0, mallHitBytes = 0, writeBytes = 0, ldsBytes = 0,
+           conflicts = 0;
   std::map<uint64_t, uint64_t> conflictsByPc;
   std::vector<uint64_t> bytesInFlight;
 };
@@ -333,9 +334,16 @@ void CuSim::timeVmem(SimWave &s, const DecodedInst &in, const InstInfo &info,
     std::sort(lines.begin(), lines.end());
     lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
     double charged = 0;
+    bool mall = false;
     for (uint64_t line : lines) {
       if (!seenLines_.insert(line).second) {
         result_.l2HitBytes += uint64_t(lineBytes);
+        continue;
+      }
+      if (ctx_.options->infinityCacheHit &&
+          ctx_.options->infinityCacheHit(line << ctx_.lineShift)) {
+        result_.mallHitBytes += uint64_t(lineBytes);
+        mall = true;
         continue;
       }
       double sharers = 1;
@@ -354,7 +362,7 @@ void CuSim::timeVmem(SimWave &s, const DecodedInst &in, const InstInfo &info,
       ready = std::max<uint64_t>(start + ta + uint64_t(p_.hbmLatency),
                                  uint64_t(std::ceil(hbmFree_)));
     } else {
-      ready = start + ta + uint64_t(p_.l2HitLatency);
+      ready = start + ta + uint64_t(mall ? p_.mallHitLatency : p_.l2HitLatency);
     }
     if (sampleInFlight_)
       s.inflight.push_back({ready, uint32_t(trace.globalBytes)});
@@ -834,6 +842,7 @@ Error mla::emu::timing::dispatchTimed(const LaunchState &launch, const DispatchO
       report->waves.insert(report->waves.end(), r.waves.begin(), r.waves.end());
       report->hbmReadBytes += r.hbmReadBytes;
       report->l2HitBytes += r.l2HitBytes;
+      report->mallHitBytes += r.mallHitBytes;
       report->writeBytes += r.writeBytes;
       report->ldsBytes += r.ldsBytes;
       report->ldsConflictCycles += r.conflicts;
