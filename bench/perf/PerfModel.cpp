@@ -195,7 +195,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   emu.l2Sharers = [&](uint32_t, uint64_t line) {
     return line >= kvBegin && line < kvEnd ? double(groups) : 1.0;
   };
-  setenv("MLA_EMU_THREADS", std::to_string(std::max(1u, options.threads)).c_str(), 1);
+  emu.threads = std::max(1u, options.threads);
   using rt::KernelArg;
   // Simulates the representatives with `activeCUs` CUs sharing HBM; cycles per class.
   auto simulateAttention =

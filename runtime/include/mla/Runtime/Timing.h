@@ -183,6 +183,8 @@ struct EmulatorOptions {
   std::function<bool(uint64_t line)> infinityCacheHit;
   /// Workgroups per CU (0: as many as LDS, waves and registers allow).
   unsigned workgroupsPerCu = 0;
+  /// Host threads of a launch, both modes (0: MLA_EMU_THREADS or the number of cores).
+  unsigned threads = 0;
 };
 
 /// The mode named by MLA_EMU_MODE ("timing" or "functional"; unset: functional).
