@@ -1,4 +1,4 @@
-//===- Decoder.cpp - .text -> Program via LLVM's AMDGPU disassembler ------===//
+//===- InstructionDecoder.cpp - .text -> Program via the AMDGPU disassembler ===//
 #include "emu/Instructions.h"
 #include "mla/Runtime/CodeObject.h"
 
