@@ -61,6 +61,11 @@ void Wave::applyHostFloatMode() const {
   _mm_setcsr(csr);
 }
 
+HostDenormalsKept::HostDenormalsKept() : saved_(_mm_getcsr()) {
+  _mm_setcsr(saved_ & ~(0x8000u | 0x0040u));
+}
+HostDenormalsKept::~HostDenormalsKept() { _mm_setcsr(saved_); }
+
 void Wave::reset(unsigned archRows, unsigned agprRows) {
   std::memset(sgpr, 0, sizeof(sgpr));
   archRows = std::min(archRows, kAgprBase);

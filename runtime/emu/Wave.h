@@ -178,6 +178,21 @@ struct Wave {
   void reset(unsigned archRows = 256, unsigned agprRows = 256);
 };
 
+/// Keeps f32/f64 denormals on the host (clears MXCSR FTZ and DAZ) for its lifetime.
+/// Families whose documented rule does not follow MODE (MFMA, fp8 conversions:
+/// isa::choice::kMfmaFlushDenormals, kConversionsFlushDenormals) run under it, since
+/// applyHostFloatMode() sets the host to the wave's MODE for the ordinary VALU.
+class HostDenormalsKept {
+public:
+  HostDenormalsKept();
+  ~HostDenormalsKept();
+  HostDenormalsKept(const HostDenormalsKept &) = delete;
+  HostDenormalsKept &operator=(const HostDenormalsKept &) = delete;
+
+private:
+  unsigned saved_;
+};
+
 } // namespace mla::emu
 
 #endif // MLA_RUNTIME_EMU_WAVE_H
