@@ -109,11 +109,9 @@ static void applyPending(Wave &w, const PendingWrite &p) {
     applyLdsDmaWrite(w, p);
     return;
   case PendingTarget::LdsDmaCompletion:
-    // The DMA completes (vmcnt is in order: so do the operations before it).
-    while (!w.vmQueue.empty() && w.vmQueue.front().seq <= p.seq) {
-      applyPending(w, w.vmQueue.front());
-      w.vmQueue.pop();
-    }
+    // The DMA's lgkmcnt slot only counts (isa::choice::kLdsDmaCountsOnLgkmcnt): an
+    // lgkmcnt wait frees it but completes neither the DMA nor older vmcnt entries; only
+    // a covering vmcnt wait does.
     return;
   }
 }

@@ -58,8 +58,9 @@ enum class PendingTarget : uint8_t {
   Vgpr,
   Sgpr,
   Lds,
-  /// On lgkmcnt: the completion of the LDS DMA with vmcnt sequence number `seq`
-  /// (isa::choice::kLdsDmaCountsOnLgkmcnt). Retiring it retires vmcnt up to that DMA.
+  /// On lgkmcnt: the slot an LDS DMA (vmcnt sequence number `seq`) also occupies
+  /// (isa::choice::kLdsDmaCountsOnLgkmcnt). Retiring it writes nothing: only the
+  /// covering vmcnt wait completes the DMA.
   LdsDmaCompletion,
 };
 

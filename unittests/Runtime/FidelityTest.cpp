@@ -105,4 +105,52 @@ TEST(Fidelity, DenormalsInMfmaAndConversionsIgnoreTheFlushMode) {
   }
 }
 
+// ------------------------------------------------------------ LDS DMA waits --
+
+// An LDS DMA counts on lgkmcnt as well as vmcnt (UnknownChoices.h
+// kLdsDmaCountsOnLgkmcnt), but only a covering vmcnt wait completes it: vmcnt is in
+// order, so the older global_load into v2 is not complete after `s_waitcnt lgkmcnt(0)`
+// and reading v2 there is a hazard (strict mode fails naming the read and the load).
+TEST(Fidelity, LgkmcntWaitDoesNotCompleteLdsDmaOrOlderLoads) {
+  StrictHazards strict;
+  AsmKernel k;
+  k.ldsBytes = 512;
+  k.body = AsmKernel::prologue() + R"(
+    v_lshlrev_b32 v1, 2, v0
+    s_mov_b32 m0, 0
+    global_load_dword v2, v1, s[4:5]
+    global_load_lds_dword v1, s[4:5] offset:256
+    s_waitcnt lgkmcnt(0)
+    v_add_u32 v3, v2, 1
+    s_waitcnt vmcnt(0)
+    global_store_dword v1, v3, s[6:7]
+    s_endpgm
+  )";
+  std::vector<std::vector<uint32_t>> bufs = {iota(128, 100), std::vector<uint32_t>(64)};
+  const std::string err = runAsm(k, bufs);
+  EXPECT_NE(err.find("hazard"), std::string::npos) << err;
+  EXPECT_NE(err.find("reads v2"), std::string::npos) << err;
+  EXPECT_NE(err.find("global_load_dword v2"), std::string::npos) << err;
+
+  // With the vmcnt wait first the same kernel is clean (the DMA's lgkm slot needs no
+  // separate wait).
+  k.body = AsmKernel::prologue() + R"(
+    v_lshlrev_b32 v1, 2, v0
+    s_mov_b32 m0, 0
+    global_load_dword v2, v1, s[4:5]
+    global_load_lds_dword v1, s[4:5] offset:256
+    s_waitcnt vmcnt(0)
+    v_add_u32 v3, v2, 1
+    ds_read_b32 v4, v1 offset:256
+    s_waitcnt lgkmcnt(0)
+    v_add_u32 v3, v3, v4
+    global_store_dword v1, v3, s[6:7]
+    s_endpgm
+  )";
+  bufs = {iota(128, 100), std::vector<uint32_t>(64)};
+  ASSERT_EQ(runAsm(k, bufs), "");
+  for (unsigned l = 0; l < 64; ++l) // in[l] + 1 + LDS[256 + 4l] (= in[64 + l]: the offset applies to both sides)
+    EXPECT_EQ(bufs[1][l], (100 + l) + 1 + (164 + l)) << "lane " << l;
+}
+
 } // namespace

@@ -107,10 +107,11 @@ inline constexpr bool kLdsDmaOutOfRangeWritesZero = true;
 inline constexpr bool kLdsDmaSignExtends = true;
 
 /// An LDS DMA (global_load_lds_*, buffer_load_* lds) is counted on lgkmcnt as well
-/// as vmcnt, and an s_waitcnt on either counter that covers it completes it. The ISA
-/// reference (3.3) only names vmcnt; LLVM 22's waitcnt insertion counts the DMA on
-/// lgkmcnt too (after `ds_bpermute; global_load_lds` it waits lgkmcnt(1) for the
-/// bpermute), and code it generates is only correct under that model.
+/// as vmcnt, but only an s_waitcnt vmcnt that covers it completes it (and, vmcnt being
+/// in order, every older vmcnt entry); an lgkmcnt wait only frees its lgkmcnt slot.
+/// The ISA reference (3.3) only names vmcnt; LLVM 22's waitcnt insertion counts the DMA
+/// on lgkmcnt too (after `ds_bpermute; global_load_lds` it waits lgkmcnt(1) for the
+/// bpermute), and code it generates is only correct if the DMA occupies an lgkmcnt slot.
 inline constexpr bool kLdsDmaCountsOnLgkmcnt = true;
 
 // ---- VALU extras ------------------------------------------------------------
