@@ -153,4 +153,42 @@ TEST(Fidelity, LgkmcntWaitDoesNotCompleteLdsDmaOrOlderLoads) {
     EXPECT_EQ(bufs[1][l], (100 + l) + 1 + (164 + l)) << "lane " << l;
 }
 
+// ---------------------------------------------------------------- decoding --
+
+// A hand-assembled kernel symbol often has no size (no `.size` directive). Its code is
+// decoded from the descriptor's entry point, following the control flow: the data word
+// the kernel branches over and the function after it (an instruction the emulator does
+// not implement) are never decoded.
+TEST(Fidelity, KernelWithoutSymbolSizeIsDecodedFromItsEntryPoint) {
+  StrictHazards strict;
+  AsmKernel k;
+  k.withSymbolSize = false;
+  k.body = AsmKernel::prologue() + R"(
+    v_lshlrev_b32 v1, 2, v0
+    global_load_dword v2, v1, s[4:5]
+    s_mov_b32 s12, 3
+    s_branch .Lloop
+    .long 0xffffffff
+  .Lloop:
+    s_waitcnt vmcnt(0)
+    v_add_u32 v2, 10, v2
+    s_sub_u32 s12, s12, 1
+    s_cmp_eq_u32 s12, 0
+    s_cbranch_scc0 .Lloop
+    global_store_dword v1, v2, s[6:7]
+    s_endpgm
+  )";
+  k.trailingText = R"(
+    .globl other
+    .type other,@function
+  other:
+    s_rfe_b64 s[0:1]
+    s_endpgm
+  )";
+  std::vector<std::vector<uint32_t>> bufs = {iota(64, 7), std::vector<uint32_t>(64)};
+  ASSERT_EQ(runAsm(k, bufs), "");
+  for (unsigned l = 0; l < 64; ++l)
+    EXPECT_EQ(bufs[1][l], 7 + l + 30) << "lane " << l;
+}
+
 } // namespace
