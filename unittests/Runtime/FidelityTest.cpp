@@ -10,6 +10,7 @@
 #include "emu/Hazards.h"
 
 #include <cstring>
+#include <sstream>
 
 using namespace mla;
 using namespace mla::rt;
@@ -189,6 +190,110 @@ TEST(Fidelity, KernelWithoutSymbolSizeIsDecodedFromItsEntryPoint) {
   ASSERT_EQ(runAsm(k, bufs), "");
   for (unsigned l = 0; l < 64; ++l)
     EXPECT_EQ(bufs[1][l], 7 + l + 30) << "lane " << l;
+}
+
+// -------------------------------------------------------------- MUBUF range --
+
+/// s[12:15] = a buffer resource over the pointer in s[\p base : \p base+1] with
+/// \p stride and \p records (dword 3 as LLVM builds it for untyped accesses).
+std::string makeResource(unsigned firstSgpr, unsigned base, unsigned stride, unsigned records) {
+  std::ostringstream os;
+  os << "s_mov_b32 s" << firstSgpr << ", s" << base << "\n"
+     << "s_and_b32 s" << firstSgpr + 1 << ", s" << base + 1 << ", 0xffff\n"
+     << "s_or_b32 s" << firstSgpr + 1 << ", s" << firstSgpr + 1 << ", 0x" << std::hex
+     << (stride << 16) << std::dec << "\n"
+     << "s_mov_b32 s" << firstSgpr + 2 << ", " << records << "\n"
+     << "s_mov_b32 s" << firstSgpr + 3 << ", 0x27000\n";
+  return os.str();
+}
+
+// MUBUF range rule (ISA range-check table): without IDXEN a buffer is raw whatever its
+// STRIDE: the byte offset voffset + inst_offset (not soffset) is checked against
+// NUM_RECORDS in bytes; a dword at 156..159 is the last in range of 160 bytes. Out of
+// range: loads read 0, stores write nothing.
+TEST(Fidelity, RawBufferWithStrideChecksTheByteOffset) {
+  StrictHazards strict;
+  AsmKernel k;
+  k.numArgs = 3;
+  k.body = AsmKernel::prologue(3) + makeResource(12, 4, 16, 160) + makeResource(16, 8, 16, 160) +
+           R"(
+    v_lshlrev_b32 v1, 2, v0
+    s_mov_b32 s20, 4
+    buffer_load_dword v2, v1, s[12:15], s20 offen
+    v_add_u32 v3, 1000, v0
+    buffer_store_dword v3, v1, s[16:19], 0 offen
+    s_waitcnt vmcnt(0)
+    global_store_dword v1, v2, s[6:7]
+    s_endpgm
+  )";
+  std::vector<std::vector<uint32_t>> bufs = {iota(128, 500), std::vector<uint32_t>(64, 7),
+                                             std::vector<uint32_t>(64, 9)};
+  ASSERT_EQ(runAsm(k, bufs), "");
+  for (unsigned l = 0; l < 64; ++l) {
+    EXPECT_EQ(bufs[1][l], l < 40 ? 500 + l + 1 : 0u) << "load lane " << l;
+    EXPECT_EQ(bufs[2][l], l < 40 ? 1000 + l : 9u) << "store lane " << l;
+  }
+}
+
+// IDXEN: a structured buffer; NUM_RECORDS counts records (40 records of 8 bytes), the
+// index is checked. A raw dwordx2 is checked per dword: with 164 bytes lane 20's first
+// dword (160..163) is in range and its second (164..167) reads 0.
+TEST(Fidelity, StructuredBufferCountsRecordsAndRawDwordsAreCheckedEach) {
+  StrictHazards strict;
+  AsmKernel k;
+  k.body = AsmKernel::prologue() + makeResource(12, 4, 8, 40) + makeResource(16, 4, 0, 164) +
+           R"(
+    v_lshlrev_b32 v1, 2, v0
+    v_lshlrev_b32 v5, 3, v0
+    buffer_load_dword v2, v0, s[12:15], 0 idxen
+    buffer_load_dwordx2 v[6:7], v5, s[16:19], 0 offen
+    s_waitcnt vmcnt(0)
+    global_store_dword v1, v2, s[6:7]
+    global_store_dword v1, v6, s[6:7] offset:256
+    global_store_dword v1, v7, s[6:7] offset:512
+    s_endpgm
+  )";
+  std::vector<std::vector<uint32_t>> bufs = {iota(128, 500), std::vector<uint32_t>(192, 7)};
+  ASSERT_EQ(runAsm(k, bufs), "");
+  for (unsigned l = 0; l < 64; ++l) {
+    EXPECT_EQ(bufs[1][l], l < 40 ? 500 + 2 * l : 0u) << "structured lane " << l;
+    EXPECT_EQ(bufs[1][64 + l], l <= 20 ? 500 + 2 * l : 0u) << "dwordx2 low, lane " << l;
+    EXPECT_EQ(bufs[1][128 + l], l < 20 ? 501 + 2 * l : 0u) << "dwordx2 high, lane " << l;
+  }
+}
+
+// The same rule for buffer loads to LDS: a raw buffer with STRIDE 16 (no IDXEN) and 160
+// bytes; a dwordx4 DMA with 168 bytes: lane 10 (bytes 160..175) gets its first two
+// dwords and zeros (UnknownChoices.h kLdsDmaOutOfRangeWritesZero).
+TEST(Fidelity, BufferLoadToLdsFollowsTheRangeRule) {
+  StrictHazards strict;
+  AsmKernel k;
+  k.ldsBytes = 2048;
+  k.body = AsmKernel::prologue() + makeResource(12, 4, 16, 160) + makeResource(16, 4, 0, 168) +
+           R"(
+    v_lshlrev_b32 v1, 2, v0
+    v_lshlrev_b32 v5, 4, v0
+    s_mov_b32 m0, 0
+    buffer_load_dword v1, s[12:15], 0 offen lds
+    s_mov_b32 m0, 1024
+    buffer_load_dwordx4 v5, s[16:19], 0 offen lds
+    s_waitcnt vmcnt(0)
+    ds_read_b32 v2, v1
+    ds_read_b128 v[8:11], v5 offset:1024
+    s_waitcnt lgkmcnt(0)
+    global_store_dword v1, v2, s[6:7]
+    v_lshlrev_b32 v12, 4, v0
+    global_store_dwordx4 v12, v[8:11], s[6:7] offset:256
+    s_endpgm
+  )";
+  std::vector<std::vector<uint32_t>> bufs = {iota(256, 500), std::vector<uint32_t>(64 + 256, 7)};
+  ASSERT_EQ(runAsm(k, bufs), "");
+  for (unsigned l = 0; l < 64; ++l) {
+    EXPECT_EQ(bufs[1][l], l < 40 ? 500 + l : 0u) << "dword DMA lane " << l;
+    for (unsigned d = 0; d < 4; ++d)
+      EXPECT_EQ(bufs[1][64 + 4 * l + d], (l < 10 || (l == 10 && d < 2)) ? 500 + 4 * l + d : 0u)
+          << "dwordx4 DMA lane " << l << " dword " << d;
+  }
 }
 
 } // namespace

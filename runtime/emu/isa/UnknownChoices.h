@@ -103,6 +103,14 @@ inline constexpr bool kLdsDmaDwordx3WritesPad = false;
 /// zeros to its LDS slot, as an ordinary out-of-range buffer load returns zeros.
 inline constexpr bool kLdsDmaOutOfRangeWritesZero = true;
 
+/// A raw buffer access (IDXEN = 0) is checked per dword component (atomics and
+/// sub-dword accesses as one component, the ISA's range-check notes): a component in
+/// range lies wholly below num_records. A component that straddles num_records (starts
+/// below it, ends past it) is treated as out of range: it reads 0 and is not written.
+/// Whether the hardware compares the component's first or last byte is [UNKNOWN].
+/// Used by the ordinary buffer instructions and by buffer_load ... lds.
+inline constexpr bool kRawBufferStraddleIsOutOfRange = true;
+
 /// sbyte / sshort are sign-extended to 32 bits in LDS (the reference says [INF]).
 inline constexpr bool kLdsDmaSignExtends = true;
 
