@@ -5,6 +5,7 @@
 #include "llvm/MC/MCAsmInfo.h"
 #include "llvm/MC/MCContext.h"
 #include "llvm/MC/MCDisassembler/MCDisassembler.h"
+#include "llvm/MC/MCExpr.h"
 #include "llvm/MC/MCInst.h"
 #include "llvm/MC/MCInstPrinter.h"
 #include "llvm/MC/MCInstrInfo.h"
@@ -333,6 +334,12 @@ static Expected<DecodedAt> decodeAt(McContext &m, const InstructionRegistry &reg
       op.kind = OperandKind::Imm;
       op.count = 2;
       op.imm = int64_t(o.getDFPImm());
+    } else if (int64_t value; o.isExpr() && o.getExpr()->evaluateAsAbsolute(value)) {
+      // A literal the disassembler keeps as an expression: `lit(0x0)`, a 32-bit
+      // literal whose value is also an inline constant.
+      op.kind = OperandKind::Imm;
+      op.count = 1;
+      op.imm = value;
     } else {
       return fail("operand " + Twine(i) + " is an unresolved expression");
     }

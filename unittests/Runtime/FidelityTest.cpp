@@ -296,4 +296,31 @@ TEST(Fidelity, BufferLoadToLdsFollowsTheRangeRule) {
   }
 }
 
+// ----------------------------------------------------------------- literals --
+
+// A 32-bit literal whose value is also an inline constant (`lit(...)` forces the literal
+// encoding, as hand-written code and some assemblers emit it) is an ordinary operand.
+TEST(Fidelity, LiteralWithAnInlineConstantValueIsAccepted) {
+  StrictHazards strict;
+  AsmKernel k;
+  k.body = AsmKernel::prologue() + R"(
+    v_lshlrev_b32 v1, 2, v0
+    v_mov_b32 v2, lit(0x0)
+    v_add_u32 v3, lit(0x40), v0
+    v_add_f32 v4, lit(0x3f800000), v2
+    s_mov_b32 s12, lit(0x1)
+    v_add_u32 v3, s12, v3
+    v_add_u32 v3, v3, v2
+    global_store_dword v1, v3, s[6:7]
+    global_store_dword v1, v4, s[6:7] offset:256
+    s_endpgm
+  )";
+  std::vector<std::vector<uint32_t>> bufs = {std::vector<uint32_t>(64), std::vector<uint32_t>(128)};
+  ASSERT_EQ(runAsm(k, bufs), "");
+  for (unsigned l = 0; l < 64; ++l) {
+    EXPECT_EQ(bufs[1][l], 0x40 + l + 1) << "lane " << l;
+    EXPECT_EQ(bufs[1][64 + l], 0x3f800000u) << "lane " << l; // 1.0 + 0
+  }
+}
+
 } // namespace
