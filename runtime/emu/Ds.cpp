@@ -258,14 +258,16 @@ void mla::emu::registerDsInstructions(InstructionRegistry &r) {
   r.add("DS_WRITE_B96", Write<12, false>, C); r.add("DS_WRITE_B128", Write<16, false>, C);
   r.add("DS_WRITE2_B32", Write2<4, false>, C); r.add("DS_WRITE2_B64", Write2<8, false>, C);
   r.add("DS_WRITE2ST64_B32", Write2<4, true>, C); r.add("DS_WRITE2ST64_B64", Write2<8, true>, C);
-#define ATOM(NAME, OP)                                                                        \
-  r.add("DS_" NAME, Atomic<AtomicOp::OP, false>, C);                                          \
-  r.add("DS_" NAME "_RTN", Atomic<AtomicOp::OP, true>, C);
-  ATOM("ADD_U32", Add) ATOM("SUB_U32", Sub) ATOM("RSUB_U32", Rsub) ATOM("INC_U32", Inc)
-  ATOM("DEC_U32", Dec) ATOM("MIN_I32", MinI) ATOM("MAX_I32", MaxI) ATOM("MIN_U32", MinU)
-  ATOM("MAX_U32", MaxU) ATOM("AND_B32", And) ATOM("OR_B32", Or) ATOM("XOR_B32", Xor)
-  ATOM("MSKOR_B32", Mskor) ATOM("CMPST_B32", Cmpst) ATOM("ADD_F32", AddF32)
-  ATOM("MIN_F32", MinF32) ATOM("MAX_F32", MaxF32)
+// MC names: DS_ADD_U32 and, returning the old value, DS_ADD_RTN_U32.
+#define ATOM(NAME, TYPE, OP)                                                                  \
+  r.add("DS_" NAME "_" TYPE, Atomic<AtomicOp::OP, false>, C);                                 \
+  r.add("DS_" NAME "_RTN_" TYPE, Atomic<AtomicOp::OP, true>, C);
+  ATOM("ADD", "U32", Add) ATOM("SUB", "U32", Sub) ATOM("RSUB", "U32", Rsub)
+  ATOM("INC", "U32", Inc) ATOM("DEC", "U32", Dec) ATOM("MIN", "I32", MinI)
+  ATOM("MAX", "I32", MaxI) ATOM("MIN", "U32", MinU) ATOM("MAX", "U32", MaxU)
+  ATOM("AND", "B32", And) ATOM("OR", "B32", Or) ATOM("XOR", "B32", Xor)
+  ATOM("MSKOR", "B32", Mskor) ATOM("CMPST", "B32", Cmpst) ATOM("ADD", "F32", AddF32)
+  ATOM("MIN", "F32", MinF32) ATOM("MAX", "F32", MaxF32)
 #undef ATOM
   r.add("DS_WRXCHG_RTN_B32", Atomic<AtomicOp::Swap, true>, C);
   r.add("DS_SWIZZLE_B32", Swizzle, C);

@@ -85,11 +85,12 @@ bool report(Wave &w, const std::string &message, uint64_t dedupeKey,
   return true;
 }
 
-/// The oldest queued register write of \p target kind overlapping [reg, reg+count).
+/// The oldest queued register write of \p target kind overlapping [reg, reg+count), in
+/// \p only's queue when given, else in either.
 const PendingWrite *findPending(const Wave &w, PendingTarget target, unsigned reg,
-                                unsigned count) {
+                                unsigned count, const PendingQueue *only = nullptr) {
   for (const PendingQueue *q : {&w.vmQueue, &w.lgkmQueue})
-    for (unsigned i = 0; i < q->size(); ++i) {
+    for (unsigned i = 0; i < q->size() && (!only || only == q); ++i) {
       const PendingWrite &p = q->at(i);
       if (p.target == target && reg < unsigned(p.reg) + p.dwords && p.reg < reg + count)
         return &p;
@@ -100,7 +101,7 @@ const PendingWrite *findPending(const Wave &w, PendingTarget target, unsigned re
 /// Checks one operand against the queued writes: nothing when it has none, else the
 /// result of reporting the hazard (false when the wave faulted).
 std::optional<bool> checkOperand(Wave &w, const DecodedInst &in, const Operand &op,
-                                 bool isWrite) {
+                                 bool isWrite, const PendingQueue *only = nullptr) {
   PendingTarget target;
   if (op.kind == OperandKind::Vgpr)
     target = PendingTarget::Vgpr;
@@ -109,7 +110,7 @@ std::optional<bool> checkOperand(Wave &w, const DecodedInst &in, const Operand &
   else
     return std::nullopt;
   const unsigned count = op.count ? op.count : 1;
-  const PendingWrite *p = findPending(w, target, op.reg, count);
+  const PendingWrite *p = findPending(w, target, op.reg, count, only);
   if (!p)
     return std::nullopt;
   std::string message;
@@ -190,13 +191,16 @@ bool mla::emu::checkRegisterHazards(Wave &w, const DecodedInst &in) {
     if (std::optional<bool> reported = checkOperand(w, in, in.old, false))
       return *reported;
   // Memory instructions that queue their own results into a destination with a pending
-  // write of the same counter retire in order; only other writers clobber a result.
-  const bool queuesResult =
-      in.cls == InstClass::VMEM || in.cls == InstClass::DS || in.cls == InstClass::SMEM;
-  if (!queuesResult)
-    for (unsigned i = 0; i < in.numDefs; ++i)
-      if (std::optional<bool> reported = checkOperand(w, in, in.defs[i], true))
-        return *reported;
+  // write of the same counter retire in order; other writers, and loads of the other
+  // counter (the two counters complete in any order), clobber a result.
+  const PendingQueue *otherQueue = nullptr;
+  if (in.cls == InstClass::VMEM)
+    otherQueue = &w.lgkmQueue;
+  else if (in.cls == InstClass::DS || in.cls == InstClass::SMEM)
+    otherQueue = &w.vmQueue;
+  for (unsigned i = 0; i < in.numDefs; ++i)
+    if (std::optional<bool> reported = checkOperand(w, in, in.defs[i], true, otherQueue))
+      return *reported;
   return true;
 }
 

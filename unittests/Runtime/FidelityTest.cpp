@@ -323,4 +323,84 @@ TEST(Fidelity, LiteralWithAnInlineConstantValueIsAccepted) {
   }
 }
 
+// LDS atomics returning the old value (MC names DS_<OP>_RTN_<TYPE>): old value returned,
+// memory updated. LDS[4l] = l, then ds_add_rtn_u32 of 5 and ds_max_rtn_u32 of 3.
+TEST(Fidelity, LdsAtomicsWithReturn) {
+  StrictHazards strict;
+  AsmKernel k;
+  k.ldsBytes = 256;
+  k.body = AsmKernel::prologue() + R"(
+    v_lshlrev_b32 v1, 2, v0
+    v_mov_b32 v10, 5
+    v_mov_b32 v11, 3
+    ds_write_b32 v1, v0
+    ds_add_rtn_u32 v2, v1, v10
+    ds_max_rtn_u32 v4, v1, v11
+    ds_read_b32 v3, v1
+    s_waitcnt lgkmcnt(0)
+    global_store_dword v1, v2, s[6:7]
+    global_store_dword v1, v4, s[6:7] offset:256
+    global_store_dword v1, v3, s[6:7] offset:512
+    s_endpgm
+  )";
+  std::vector<std::vector<uint32_t>> bufs = {std::vector<uint32_t>(64), std::vector<uint32_t>(192)};
+  ASSERT_EQ(runAsm(k, bufs), "");
+  for (unsigned l = 0; l < 64; ++l) {
+    EXPECT_EQ(bufs[1][l], l) << "add returns the old value, lane " << l;
+    EXPECT_EQ(bufs[1][64 + l], l + 5) << "max returns the old value, lane " << l;
+    EXPECT_EQ(bufs[1][128 + l], std::max(l + 5, 3u)) << "memory, lane " << l;
+  }
+}
+
+// ------------------------------------------------- register hazards of loads --
+
+// For every kind of load, reading (or, from another counter, overwriting) its
+// destination before the covering s_waitcnt is reported in strict mode, naming the
+// reader and the load.
+TEST(Fidelity, ReadingAnyLoadDestinationBeforeItsWaitIsAHazard) {
+  StrictHazards strict;
+  struct Case {
+    const char *load;   ///< Issues the load (v1 = 4 * lane, s[12:15] a buffer resource).
+    const char *use;    ///< Reads the destination too early.
+    const char *report; ///< Expected in the report.
+  };
+  const Case cases[] = {
+      {"global_load_dword v2, v1, s[4:5]", "v_add_u32 v3, v2, 1", "reads v2"},
+      {"global_load_dwordx4 v[4:7], v1, s[4:5]", "v_mov_b32 v3, v6", "reads v6"},
+      {"global_load_short_d16_hi v2, v1, s[4:5]", "v_mov_b32 v3, v2", "reads v2"},
+      {"buffer_load_dword v2, v1, s[12:15], 0 offen", "v_add_u32 v3, v2, 1", "reads v2"},
+      {"flat_load_dword v2, v[8:9]", "v_add_u32 v3, v2, 1", "reads v2"},
+      {"global_atomic_add v2, v1, v0, s[4:5] sc0", "v_add_u32 v3, v2, 1", "reads v2"},
+      {"ds_read_b32 v2, v1", "v_add_u32 v3, v2, 1", "reads v2"},
+      {"ds_read2_b32 v[2:3], v1 offset1:1", "v_mov_b32 v4, v3", "reads v3"},
+      {"ds_read_b64_tr_b8 v[2:3], v10", "v_mov_b32 v4, v2", "reads v2"},
+      {"ds_add_rtn_u32 v2, v1, v0", "v_add_u32 v3, v2, 1", "reads v2"},
+      {"s_load_dword s20, s[4:5], 0x0", "v_mov_b32 v3, s20", "reads s20"},
+      {"s_buffer_load_dword s20, s[12:15], 0x0", "s_add_u32 s21, s20, 1", "reads s20"},
+      {"global_load_dwordx4 v[4:7], v1, s[4:5]", "v_permlane32_swap_b32 v3, v7", "v7"},
+      {"ds_read_b32 v2, v1", "global_load_dword v2, v1, s[4:5]", "overwrites v2"},
+      {"global_load_dword v2, v1, s[4:5]", "ds_read_b32 v2, v1", "overwrites v2"},
+  };
+  for (const Case &c : cases) {
+    AsmKernel k;
+    k.ldsBytes = 1024;
+    k.body = AsmKernel::prologue() + makeResource(12, 4, 0, 1024) + R"(
+      v_lshlrev_b32 v1, 2, v0
+      v_mov_b32 v9, s5
+      v_add_co_u32 v8, vcc, s4, v1
+      v_addc_co_u32 v9, vcc, 0, v9, vcc
+      v_mov_b32 v3, 0
+      v_lshlrev_b32 v10, 3, v0
+    )" + std::string(c.load) + "\n" + c.use + R"(
+      s_waitcnt vmcnt(0) lgkmcnt(0)
+      global_store_dword v1, v3, s[6:7]
+      s_endpgm
+    )";
+    std::vector<std::vector<uint32_t>> bufs = {iota(256, 1), std::vector<uint32_t>(64)};
+    const std::string err = runAsm(k, bufs);
+    EXPECT_NE(err.find("hazard"), std::string::npos) << c.load << "; " << c.use << ": " << err;
+    EXPECT_NE(err.find(c.report), std::string::npos) << c.load << "; " << c.use << ": " << err;
+  }
+}
+
 } // namespace
