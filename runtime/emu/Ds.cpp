@@ -37,7 +37,8 @@ template <unsigned Bytes, bool Sign, unsigned D16> void Read(W &w, const I &in) 
   const uint32_t *old = w.v(in.defs[0].reg);
   for (uint64_t m = exec; m; m &= m - 1) {
     unsigned l = __builtin_ctzll(m);
-    const uint8_t *p = ldsAccess(w, l, ldsAddress(addr[l], offset), Bytes, "LDS read");
+    const uint8_t *p =
+        ldsAccess(w, l, ldsAddress(addr[l], offset), Bytes, "LDS read", LdsAccessKind::Read);
     if (!p)
       return;
     if constexpr (Bytes >= 4) {
@@ -72,8 +73,11 @@ template <unsigned Elem, bool St64> void Read2(W &w, const I &in) {
   pw.laneMask = exec;
   for (uint64_t m = exec; m; m &= m - 1) {
     unsigned l = __builtin_ctzll(m);
-    const uint8_t *p0 = ldsAccess(w, l, ldsAddress(addr[l], off0), Elem, "LDS read2");
-    const uint8_t *p1 = p0 ? ldsAccess(w, l, ldsAddress(addr[l], off1), Elem, "LDS read2") : nullptr;
+    const uint8_t *p0 =
+        ldsAccess(w, l, ldsAddress(addr[l], off0), Elem, "LDS read2", LdsAccessKind::Read);
+    const uint8_t *p1 =
+        p0 ? ldsAccess(w, l, ldsAddress(addr[l], off1), Elem, "LDS read2", LdsAccessKind::Read)
+           : nullptr;
     if (!p1)
       return;
     for (unsigned d = 0; d < edw; ++d) {
@@ -92,7 +96,8 @@ template <unsigned Bytes, bool Hi> void Write(W &w, const I &in) {
   uint64_t exec = w.exec();
   for (uint64_t m = exec; m; m &= m - 1) {
     unsigned l = __builtin_ctzll(m);
-    uint8_t *p = ldsAccess(w, l, ldsAddress(addr[l], offset), Bytes, "LDS write");
+    uint8_t *p =
+        ldsAccess(w, l, ldsAddress(addr[l], offset), Bytes, "LDS write", LdsAccessKind::Write);
     if (!p)
       return;
     if constexpr (Bytes >= 4) {
@@ -114,8 +119,11 @@ template <unsigned Elem, bool St64> void Write2(W &w, const I &in) {
   uint64_t off0 = (uint64_t(in.imms[0]) & 0xff) * scale, off1 = (uint64_t(in.imms[1]) & 0xff) * scale;
   for (uint64_t m = w.exec(); m; m &= m - 1) {
     unsigned l = __builtin_ctzll(m);
-    uint8_t *p0 = ldsAccess(w, l, ldsAddress(addr[l], off0), Elem, "LDS write2");
-    uint8_t *p1 = p0 ? ldsAccess(w, l, ldsAddress(addr[l], off1), Elem, "LDS write2") : nullptr;
+    uint8_t *p0 =
+        ldsAccess(w, l, ldsAddress(addr[l], off0), Elem, "LDS write2", LdsAccessKind::Write);
+    uint8_t *p1 =
+        p0 ? ldsAccess(w, l, ldsAddress(addr[l], off1), Elem, "LDS write2", LdsAccessKind::Write)
+           : nullptr;
     if (!p1)
       return;
     for (unsigned d = 0; d < Elem / 4; ++d) {
@@ -175,7 +183,8 @@ template <AtomicOp Op, bool Rtn> void Atomic(W &w, const I &in) {
   }
   for (uint64_t m = exec; m; m &= m - 1) {
     unsigned l = __builtin_ctzll(m);
-    uint8_t *p = ldsAccess(w, l, ldsAddress(addr[l], offset), 4, "LDS atomic");
+    uint8_t *p =
+        ldsAccess(w, l, ldsAddress(addr[l], offset), 4, "LDS atomic", LdsAccessKind::Atomic);
     if (!p)
       return;
     uint32_t old;

@@ -230,7 +230,7 @@ void execTransposeRead(Wave &w, const DecodedInst &in) {
     return;
   }
   for (unsigned lane = 0; lane < kWaveSize; ++lane)
-    if (!noteLdsAccess(w, lane, laneAddress[lane], 8))
+    if (!noteLdsAccess(w, lane, laneAddress[lane], 8, LdsAccessKind::Read))
       return;
   // Like every LDS read, the result arrives at the covering s_waitcnt lgkmcnt.
   PendingWrite &p = w.queue(Counter::LGKM);

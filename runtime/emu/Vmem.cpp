@@ -176,7 +176,10 @@ uint8_t *resolve(W &w, const MemDesc &m, unsigned l, uint64_t addr, const char *
   if (m.seg == Seg::Flat) {
     uint64_t ldsBase = AddressMap::kSharedApertureBase;
     if (addr - ldsBase < (uint64_t(1) << 32))
-      return ldsAccess(w, l, addr - ldsBase, m.bytes, what);
+      return ldsAccess(w, l, addr - ldsBase, m.bytes, what,
+                       m.kind == Kind::Load    ? LdsAccessKind::Read
+                       : m.kind == Kind::Store ? LdsAccessKind::Write
+                                               : LdsAccessKind::Atomic);
     if (addr - AddressMap::kPrivateApertureBase < (uint64_t(1) << 32)) {
       w.fault(llvm::Twine(what) + " to the private (scratch) aperture at 0x" +
               llvm::Twine::utohexstr(addr) + " (lane " + llvm::Twine(l) +

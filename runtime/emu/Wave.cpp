@@ -163,7 +163,7 @@ void mla::emu::faultBadAddress(Wave &w, const char *what, unsigned lane, uint64_
 }
 
 uint8_t *mla::emu::ldsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned bytes,
-                             const char *what) {
+                             const char *what, LdsAccessKind kind) {
   std::vector<uint8_t> &lds = w.workgroup->lds;
   if (offset > lds.size() || bytes > lds.size() - offset) {
     std::string msg;
@@ -174,7 +174,7 @@ uint8_t *mla::emu::ldsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned b
     w.fault(msg);
     return nullptr;
   }
-  if (!noteLdsAccess(w, lane, offset, bytes))
+  if (!noteLdsAccess(w, lane, offset, bytes, kind))
     return nullptr; // an LDS DMA hazard faulted the wave
   return lds.data() + offset;
 }

@@ -403,4 +403,95 @@ TEST(Fidelity, ReadingAnyLoadDestinationBeforeItsWaitIsAHazard) {
   }
 }
 
+// ------------------------------------------------------ cross-wave LDS races --
+
+/// A two-wave kernel: wave 0 runs \p wave0, wave 1 runs \p wave1. v2 = 4 * (lane % 64)
+/// (both waves address the same LDS bytes), v11 = 8 * lane, v1 = 4 * work-item id,
+/// M0 = 0; s[4:5] is the input buffer.
+AsmKernel twoWaveKernel(const std::string &wave0, const std::string &wave1) {
+  AsmKernel k;
+  k.ldsBytes = 1024;
+  k.body = AsmKernel::prologue() + R"(
+    v_and_b32 v2, 63, v0
+    v_lshlrev_b32 v11, 3, v2
+    v_lshlrev_b32 v2, 2, v2
+    v_lshlrev_b32 v1, 2, v0
+    v_mov_b32 v12, v0
+    v_mov_b32 v13, v0
+    v_lshrrev_b32 v3, 6, v0
+    v_readfirstlane_b32 s20, v3
+    s_mov_b32 m0, 0
+    s_cmp_eq_u32 s20, 0
+    s_cbranch_scc0 .Lwave1
+  )" + wave0 + R"(
+    s_branch .Lend
+  .Lwave1:
+  )" + wave1 + R"(
+  .Lend:
+    s_waitcnt vmcnt(0) lgkmcnt(0)
+    s_endpgm
+  )";
+  return k;
+}
+
+// Any bytes one wave writes (DS store, LDS DMA) that another wave reads (DS read,
+// transposing read) or writes before the next barrier are a race: strict mode fails
+// naming both waves, both instructions and the byte range. A barrier between the two
+// (after the writer's wait) makes the same accesses clean; atomics do not race.
+TEST(Fidelity, CrossWaveLdsRacesBetweenBarriers) {
+  StrictHazards strict;
+  struct Case {
+    const char *what, *wave0, *wave1;
+    std::vector<std::string> expected; ///< Empty: must run clean.
+  };
+  const Case cases[] = {
+      {"DS store, then another wave's read", "ds_write_b32 v2, v0", "ds_read_b32 v4, v2",
+       {"wave 1 at PC", "'ds_read_b32 v4, v2' (lane 0) reads LDS bytes [0x0, 0x4) written by "
+        "wave 0 at PC", "'ds_write_b32 v2, v0' with no barrier in between"}},
+      {"DS store, barrier, read",
+       "ds_write_b32 v2, v0\n s_waitcnt lgkmcnt(0)\n s_barrier",
+       "s_barrier\n ds_read_b32 v4, v2", {}},
+      {"read, then another wave's store", "ds_read_b32 v4, v2\n s_waitcnt lgkmcnt(0)",
+       "ds_write_b32 v2, v0",
+       {"wave 1 at PC", "'ds_write_b32 v2, v0' (lane 0) writes LDS bytes [0x0, 0x4) that "
+        "wave 0 at PC", "'ds_read_b32 v4, v2' read with no barrier in between"}},
+      {"two waves store", "ds_write_b32 v2, v0", "ds_write_b32 v2, v0",
+       {"wave 1 at PC", "writes LDS bytes [0x0, 0x4) written by wave 0 at PC"}},
+      {"DS store, then another wave's transposing read", "ds_write_b64 v11, v[12:13]",
+       "ds_read_b64_tr_b8 v[4:5], v11",
+       {"'ds_read_b64_tr_b8 v[4:5], v11' (lane 0) reads LDS bytes [0x0, 0x4) written by wave "
+        "0 at PC", "ds_write_b64"}},
+      {"DMA against DMA", "global_load_lds_dword v1, s[4:5]\n s_waitcnt vmcnt(0)",
+       "global_load_lds_dword v1, s[4:5]",
+       {"wave 1 at PC", "starts an LDS DMA into LDS bytes [0x0, 0x4) that wave 0 at PC",
+        "also writes by DMA with no barrier in between"}},
+      {"DMA against a DMA in flight", "global_load_lds_dword v1, s[4:5]\n s_barrier",
+       "global_load_lds_dword v1, s[4:5]\n s_barrier",
+       {"starts an LDS DMA into LDS bytes [0x0, 0x4) that wave 0", "also writes by DMA"}},
+      {"DMA completed, no barrier", "global_load_lds_dword v1, s[4:5]\n s_waitcnt vmcnt(0)",
+       "ds_read_b32 v4, v2",
+       {"wave 1 at PC", "reads LDS bytes [0x0, 0x4) written by the LDS DMA of wave 0",
+        "no barrier between that wave's s_waitcnt and this access"}},
+      {"DMA completed, barrier",
+       "global_load_lds_dword v1, s[4:5]\n s_waitcnt vmcnt(0)\n s_barrier",
+       "s_barrier\n ds_read_b32 v4, v2", {}},
+      {"DS store, then another wave's DMA", "ds_write_b32 v2, v0",
+       "global_load_lds_dword v1, s[4:5]",
+       {"starts an LDS DMA into LDS bytes [0x0, 0x4) that wave 0", "ds_write_b32", "wrote"}},
+      {"atomics of two waves", "ds_add_u32 v2, v0", "ds_add_u32 v2, v0", {}},
+  };
+  for (const Case &c : cases) {
+    AsmKernel k = twoWaveKernel(c.wave0, c.wave1);
+    std::vector<std::vector<uint32_t>> bufs = {iota(256, 1), std::vector<uint32_t>(128)};
+    const std::string err = runAsm(k, bufs, 128);
+    if (c.expected.empty()) {
+      EXPECT_EQ(err, "") << c.what;
+      continue;
+    }
+    EXPECT_NE(err.find("hazard"), std::string::npos) << c.what << ": " << err;
+    for (const std::string &part : c.expected)
+      EXPECT_NE(err.find(part), std::string::npos) << c.what << ": '" << part << "' in " << err;
+  }
+}
+
 } // namespace
