@@ -31,6 +31,7 @@
 #ifndef MLA_RUNTIME_EMU_INSTRUCTIONS_H
 #define MLA_RUNTIME_EMU_INSTRUCTIONS_H
 
+#include "emu/Hazards.h"
 #include "emu/Wave.h"
 #include "emu/isa/UnknownChoices.h"
 #include "emu/timing/AccessTrace.h"
@@ -313,7 +314,9 @@ inline uint8_t *globalAccess(Wave &w, unsigned lane, uint64_t address, unsigned 
 
 /// Host pointer into LDS; faults when [offset, offset+bytes) exceeds the
 /// workgroup's LDS allocation.
-uint8_t *ldsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned bytes, const char *what);
+/// \p kind tells the hazard detector whether the access reads, writes or is an atomic.
+uint8_t *ldsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned bytes, const char *what,
+                   LdsAccessKind kind);
 
 } // namespace mla::emu
 
