@@ -453,6 +453,7 @@ PYBIND11_MODULE(_mla, m) {
           report["stall_cycles"] = stalls;
           report["hbm_read_bytes"] = r.hbmReadBytes;
           report["l2_hit_bytes"] = r.l2HitBytes;
+          report["infinity_cache_hit_bytes"] = r.mallHitBytes;
           report["write_bytes"] = r.writeBytes;
           report["lds_bytes"] = r.ldsBytes;
           report["lds_conflict_cycles"] = r.ldsConflictCycles;

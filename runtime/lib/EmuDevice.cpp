@@ -195,6 +195,7 @@ Error EmuDevice::launchRaw(const CodeObject &code, StringRef kernelName, Dim3 gr
   auto start = std::chrono::steady_clock::now();
   emu::DispatchOptions options;
   options.emulator = &options_;
+  options.threads = options_.threads;
   TimingReport report;
   if (options_.mode == EmulatorMode::Timing)
     options.timingReport = &report;
