@@ -237,7 +237,7 @@ private:
 void CuSim::land(SimWave &s) {
   Wave &w = *s.w;
   bool any = false;
-  // vmcnt first: an lgkmcnt LDS-DMA completion entry retires vmcnt entries up to it.
+  // vmcnt first: an LDS DMA completes with its vmcnt entry (its lgkmcnt slot only counts).
   while (!w.vmQueue.empty() && w.vmQueue.front().readyCycle <= now_) {
     w.retire(Counter::VM, w.vmQueue.size() - 1);
     any = true;
