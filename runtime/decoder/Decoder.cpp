@@ -120,10 +120,7 @@ Expected<const CodeObject *> Decoder::codeFor(bool wideKv) {
   return wideKernels_->code.get();
 }
 
-namespace {
-/// indptr's structure (what plan() needs): B + 1 >= 1 entries, B <= 4096, starting at
-/// 0, non-decreasing.
-Error validateIndptr(ArrayRef<int32_t> indptr) {
+Error mla::rt::validateIndptr(ArrayRef<int32_t> indptr) {
   if (indptr.empty())
     return makeError("indptr: must hold B + 1 >= 1 entries, got an empty array");
   const int64_t requests = int64_t(indptr.size()) - 1;
@@ -139,6 +136,7 @@ Error validateIndptr(ArrayRef<int32_t> indptr) {
   return Error::success();
 }
 
+namespace {
 /// The longest request's 128-token block count.
 int64_t longestBlocks(ArrayRef<int32_t> indptr) {
   int64_t longest = 0;

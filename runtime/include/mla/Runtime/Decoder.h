@@ -122,6 +122,10 @@ struct DeviceDecodeArgs {
   uint64_t workspaceBytes = 0; ///< the workspace's size
 };
 
+/// Checks indptr's structure: B + 1 >= 1 entries, B <= 4096, indptr[0] = 0,
+/// non-decreasing; the error names the first problem.
+llvm::Error validateIndptr(llvm::ArrayRef<int32_t> indptr);
+
 /// The split count chosen when a run is given none: the NS in 1..64 minimising an
 /// estimated time (attention CTAs over `numCUs` CUs plus the combine), from the
 /// request lengths in `indptr` (docs/decoder.md). `indptr` must be valid.
