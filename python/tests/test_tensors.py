@@ -172,3 +172,31 @@ def test_device_path_with_buffers_and_a_stream(decoder, problem, raw):
         dec.run({}, q, kv, pages, indptr, out, scale=0.1, workspace=workspace)
     with pytest.raises(ValueError, match="workspace: the plan needs"):
         dec.run(plan, q, kv, pages, indptr, out, scale=0.1, workspace=dev.alloc(16))
+
+
+def test_four_threads_share_one_decoder(decoder):
+    import threading
+    dec = decoder(12, 1)
+    problems = [mla.reference.make_problem(12, 1, [150 + 90 * t, 20 * t], seed=30 + t)
+                for t in range(4)]
+    expected = [dec(*args_of(p), num_splits=2) for p in problems]
+    results = [None] * 4
+
+    def work(t):
+        try:
+            out = torch.empty((2, 12, 512), dtype=torch.bfloat16)
+            for _ in range(2):
+                dec(*args_of(problems[t]), num_splits=2, out=out)
+                if not np.array_equal(out.float().numpy(), expected[t][0]):
+                    results[t] = "differs"
+                    return
+            results[t] = "ok"
+        except Exception as e:  # reported below, with the thread
+            results[t] = repr(e)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == ["ok"] * 4
