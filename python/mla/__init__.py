@@ -363,9 +363,23 @@ class Decoder:
         if not isinstance(plan, _mla.DecodePlan):
             raise ValueError(f"plan: expected a plan from Decoder.plan(), got "
                              f"{type(plan).__name__}")
-        pointers = [_device_address(v, n) for v, n in (
-            (q, "q"), (kv, "kv"), (pages, "pages"), (indptr, "indptr"), (out, "out"))]
-        lse_address = 0 if lse is None else _device_address(lse, "lse")
+        rows, heads = plan.rows, self.heads
+        # (value, name, dtype names a tensor may have, bytes the plan reads or writes)
+        specs = [(q, "q", ("bfloat16", "uint16", "int16"), rows * heads * 576 * 2),
+                 (kv, "kv", ("float8_e4m3fn", "uint8", "int8"), plan.slots * 576),
+                 (pages, "pages", ("int32",), plan.total_tokens * 4),
+                 (indptr, "indptr", ("int32",), (plan.requests + 1) * 4),
+                 (out, "out", ("bfloat16", "uint16", "int16"), rows * heads * 512 * 2)]
+        if lse is not None:
+            specs.append((lse, "lse", ("float32",), rows * heads * 4))
+        addresses = []
+        for value, name, dtypes, need in specs:
+            address, size = _device_address(value, name, sized=True, dtypes=dtypes)
+            if size is not None and size < need:
+                raise ValueError(f"{name}: {size} bytes, the plan needs {need}")
+            addresses.append(address)
+        pointers = addresses[:5]
+        lse_address = 0 if lse is None else addresses[5]
         ws_address, ws_size = _device_address(workspace, "workspace", sized=True)
         if workspace_bytes is not None:
             ws_size = _int(workspace_bytes, "workspace_bytes", 0, 2**64 - 1)
@@ -380,9 +394,10 @@ class Decoder:
 DecodePlan = _mla.DecodePlan
 
 
-def _device_address(obj, name, sized=False):
-    """The device address of a Buffer, a device tensor or an int (and its size in bytes
-    when ``sized``: None for an int)."""
+def _device_address(obj, name, sized=False, dtypes=None):
+    """The device address of a Buffer, a device tensor (whose dtype name must be one of
+    ``dtypes`` when given) or an int (and its size in bytes when ``sized``: None for an
+    int)."""
     if isinstance(obj, runtime.Buffer):
         address = obj.address  # ValueError when freed
         return (address, obj.size) if sized else address
@@ -397,6 +412,9 @@ def _device_address(obj, name, sized=False):
                          f"arrays")
     if hasattr(obj, "is_contiguous") and not obj.is_contiguous():
         raise ValueError(f"{name}: must be contiguous")
+    if dtypes is not None and _dtype_name(obj) not in dtypes:
+        raise ValueError(f"{name}: expected a tensor of {' or '.join(dtypes)}, got "
+                         f"{_dtype_name(obj) or type(obj).__name__}")
     if hasattr(obj, "data_ptr"):
         address = int(obj.data_ptr())
         size = int(obj.numel()) * int(obj.element_size()) if sized else None

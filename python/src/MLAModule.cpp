@@ -664,6 +664,7 @@ PYBIND11_MODULE(_mla, m) {
       .def_readonly("num_splits", &rt::DecodePlan::numSplits)
       .def_readonly("requests", &rt::DecodePlan::requests)
       .def_readonly("rows", &rt::DecodePlan::rows)
+      .def_readonly("total_tokens", &rt::DecodePlan::totalTokens)
       .def_readonly("slots", &rt::DecodePlan::slots)
       .def_readonly("wide_kv", &rt::DecodePlan::wideKv)
       .def_readonly("combine", &rt::DecodePlan::combine)

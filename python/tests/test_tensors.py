@@ -200,3 +200,94 @@ def test_four_threads_share_one_decoder(decoder):
     for thread in threads:
         thread.join()
     assert results == ["ok"] * 4
+
+
+class DeviceTensor:
+    """A stand-in for a framework's device tensor over an emulator Buffer (DLPack device
+    ROCm, data_ptr() the device address), to drive the device-tensor path on emu."""
+    def __init__(self, buffer, dtype, itemsize):
+        self._buffer, self.dtype, self._itemsize = buffer, dtype, itemsize
+
+    def __dlpack_device__(self):
+        return (10, 0)
+
+    def data_ptr(self):
+        return self._buffer.address
+
+    def numel(self):
+        return self._buffer.size // self._itemsize
+
+    def element_size(self):
+        return self._itemsize
+
+    def is_contiguous(self):
+        return True
+
+
+def test_device_tensors_on_the_device_path(decoder, problem, raw):
+    dec = decoder(12, 1)
+    dev = dec.device
+    plan = dec.plan(problem["indptr"], problem["kv"].shape[0], num_splits=2)
+    q = DeviceTensor(dev.upload(problem["q"]), "torch.bfloat16", 2)
+    kv = DeviceTensor(dev.upload(problem["kv"]), "torch.uint8", 1)
+    pages = DeviceTensor(dev.upload(problem["pages"]), "torch.int32", 4)
+    indptr = DeviceTensor(dev.upload(problem["indptr"]), "torch.int32", 4)
+    out_buf, lse_buf = dev.alloc(3 * 12 * 512 * 2), dev.alloc(3 * 12 * 4)
+    out = DeviceTensor(out_buf, "torch.bfloat16", 2)
+    lse = DeviceTensor(lse_buf, "torch.float32", 4)
+    ws = DeviceTensor(dev.alloc(plan.workspace_bytes), "torch.uint8", 1)
+    dec.run(plan, q, kv, pages, indptr, out, lse, scale=problem["scale"],
+            vscale=problem["vscale"], workspace=ws)
+    dev.synchronize()
+    assert np.array_equal(dev.download(out_buf, np.uint16, (3, 12, 512)), raw[0])
+    assert np.array_equal(dev.download(lse_buf, np.uint32, (3, 12)), raw[1].view(np.uint32))
+    # dtype names and sizes are checked (O(1)) before anything is enqueued.
+    with pytest.raises(ValueError, match="out: expected a tensor of bfloat16 or uint16"):
+        dec.run(plan, q, kv, pages, indptr, DeviceTensor(out_buf, "torch.float32", 4),
+                scale=0.1, workspace=ws)
+    with pytest.raises(ValueError, match=r"q: 16 bytes, the plan needs 41472"):
+        dec.run(plan, dev.alloc(16), kv, pages, indptr, out, scale=0.1, workspace=ws)
+
+
+def test_hip_stream_handle_reaches_the_launch(monkeypatch):
+    """Against the recording stand-in libamdhip64 (built with the C++ tests): the
+    stream handle given to Decoder.run is the one each kernel is launched on, and run
+    allocates, copies and synchronises nothing."""
+    import ctypes
+    import os
+    path = os.environ.get("MLA_TEST_RECORDING_HIP")
+    if not path or not os.path.exists(path):
+        pytest.skip("MLA_TEST_RECORDING_HIP not set (run through CTest)")
+    monkeypatch.setenv("MLA_HIP_LIBRARY", path)
+    lib = ctypes.CDLL(path)  # the same loaded object the runtime opens
+
+    class Counts(ctypes.Structure):
+        _fields_ = [(n, ctypes.c_int) for n in (
+            "mallocs", "frees", "memcpys", "device_syncs", "stream_syncs", "module_loads",
+            "get_functions", "stream_creates", "set_devices", "launches")]
+    lib.mockHipCounts.restype = Counts
+    lib.mockHipLaunch.restype = ctypes.c_size_t
+
+    dev = mla.runtime.Device("hip:1")
+    assert "HIP device 1" in dev.description
+    dec = mla.Decoder(12, 1, dev)
+    p = mla.reference.make_problem(12, 1, [600, 40], seed=3)
+    bufs = [dev.upload(p[k]) for k in ("q", "kv", "pages", "indptr")]
+    out, lse = dev.alloc(2 * 12 * 512 * 2), dev.alloc(2 * 12 * 4)
+    plan = dec.plan(p["indptr"], p["kv"].shape[0], num_splits=4)
+    ws = dev.alloc(plan.workspace_bytes)
+    stream = dev.create_stream()
+    lib.mockHipReset()
+    dec.run(plan, *bufs, out, lse, scale=p["scale"], workspace=ws, stream=stream)
+    counts = lib.mockHipCounts()
+    assert (counts.mallocs, counts.frees, counts.memcpys, counts.device_syncs,
+            counts.stream_syncs, counts.module_loads) == (0, 0, 0, 0, 0, 0)
+    assert counts.launches == 2
+    names = []
+    for i in range(2):
+        s, grid, name = ctypes.c_void_p(), ctypes.c_uint(), ctypes.c_char_p()
+        args = (ctypes.c_uint8 * 256)()
+        lib.mockHipLaunch(i, ctypes.byref(s), ctypes.byref(grid), ctypes.byref(name), args, 256)
+        assert s.value == stream
+        names.append(name.value.decode())
+    assert names == ["mla_attn", "mla_combine"]
