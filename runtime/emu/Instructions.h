@@ -32,6 +32,8 @@
 #define MLA_RUNTIME_EMU_INSTRUCTIONS_H
 
 #include "emu/Wave.h"
+#include "emu/isa/UnknownChoices.h"
+#include "emu/timing/AccessTrace.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -220,6 +222,9 @@ struct LaunchState {
   unsigned denormMode32 = 3;
   unsigned denormMode16_64 = 3;
   uint64_t instructionLimitPerWave = 0; ///< 0: none.
+  /// Whether an LDS DMA also counts on lgkmcnt (the timing parameter
+  /// ldsDmaCountsOnLgkmcnt; default isa::choice::kLdsDmaCountsOnLgkmcnt).
+  bool ldsDmaCountsOnLgkmcnt = isa::choice::kLdsDmaCountsOnLgkmcnt;
 };
 
 // ----------------------------------------------------------------------------
@@ -301,6 +306,8 @@ inline uint8_t *globalAccess(Wave &w, unsigned lane, uint64_t address, unsigned 
   uint8_t *p = w.memory->translate(address, bytes);
   if (!p)
     faultBadAddress(w, what, lane, address, bytes);
+  else if (w.trace)
+    w.trace->recordGlobal(address, bytes);
   return p;
 }
 

@@ -128,7 +128,7 @@ void execLdsDma(Wave &w, const DecodedInst &in) {
   }
 
   PendingWrite &pending = w.queue(Counter::VM);
-  if (isa::choice::kLdsDmaCountsOnLgkmcnt) {
+  if (w.launch->ldsDmaCountsOnLgkmcnt) {
     PendingWrite &completion = w.queue(Counter::LGKM);
     completion.target = PendingTarget::LdsDmaCompletion;
     completion.seq = pending.seq;
@@ -229,9 +229,12 @@ void execTransposeRead(Wave &w, const DecodedInst &in) {
     w.fault(status.message());
     return;
   }
-  for (unsigned lane = 0; lane < kWaveSize; ++lane)
+  for (unsigned lane = 0; lane < kWaveSize; ++lane) {
+    if (w.trace)
+      w.trace->recordLds(lane, laneAddress[lane], 8);
     if (!noteLdsAccess(w, lane, laneAddress[lane], 8))
       return;
+  }
   // Like every LDS read, the result arrives at the covering s_waitcnt lgkmcnt.
   PendingWrite &p = w.queue(Counter::LGKM);
   p.target = PendingTarget::Vgpr;

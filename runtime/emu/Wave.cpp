@@ -2,6 +2,7 @@
 #include "emu/Hazards.h"
 #include "emu/Instructions.h"
 #include "emu/CoreChoices.h"
+#include "emu/timing/AccessTrace.h"
 
 static_assert(mla::emu::choices::kLdsOutOfRangeIsError,
               "ldsAccess implements only the error behaviour");
@@ -171,6 +172,8 @@ uint8_t *mla::emu::ldsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned b
     w.fault(msg);
     return nullptr;
   }
+  if (w.trace)
+    w.trace->recordLds(lane, offset, bytes);
   if (!noteLdsAccess(w, lane, offset, bytes))
     return nullptr; // an LDS DMA hazard faulted the wave
   return lds.data() + offset;

@@ -32,6 +32,7 @@ struct DecodedInst;
 struct Program;
 struct Workgroup;
 struct LaunchState;
+struct AccessTrace;
 
 constexpr unsigned kWaveSize = 64;
 constexpr unsigned kNumVgprs = 512; ///< v0..v255 and a0..a255 (a_i = 256 + i).
@@ -74,6 +75,7 @@ struct PendingWrite {
   uint32_t issueIp = 0;    ///< Instruction that queued the operation (hazard reports).
   uint32_t ldsAddress = 0; ///< Lds: LDS byte address of lane 0 (lane stride 4 or 16).
   uint64_t seq = 0;        ///< vmcnt entries: issue order; LdsDmaCompletion: its DMA's.
+  uint64_t readyCycle = 0; ///< Timing mode: the cycle the result lands (emu/timing).
 };
 
 /// A bounded FIFO of outstanding operations for one counter. Slots own their
@@ -139,6 +141,8 @@ struct Wave {
   Workgroup *workgroup = nullptr;
   uint32_t waveInGroup = 0;
   std::unique_ptr<RegionCache> memory;
+  /// Timing mode: records the addresses of the executing instruction (else null).
+  AccessTrace *trace = nullptr;
 
   // --- outstanding memory results --------------------------------------------
   PendingQueue vmQueue;   ///< vmcnt (vector memory loads and stores).

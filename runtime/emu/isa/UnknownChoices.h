@@ -1,7 +1,7 @@
 //===- UnknownChoices.h - Emulator choices where the gfx950 reference is silent -===//
 //
 // Every behaviour of the "part 2" instructions (matrix, LDS DMA, transpose read, fp8
-// conversions) that /work/shared/reference/gfx950-isa.md marks [UNKNOWN] is decided here,
+// conversions) that docs/gfx950-isa.md marks UNKNOWN is decided here,
 // once, as a named constant. docs/emulator-fidelity.md ("Part 2 instructions") lists the
 // same choices; the hardware self-test records what a real MI355X does for each of them.
 //

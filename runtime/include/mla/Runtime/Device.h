@@ -14,6 +14,7 @@
 #define MLA_RUNTIME_DEVICE_H
 
 #include "mla/Runtime/CodeObject.h"
+#include "mla/Runtime/Timing.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -165,6 +166,13 @@ public:
   virtual llvm::Error destroyStream(Stream stream);
   /// Waits for the work launched on \p stream (the default: synchronize()).
   virtual llvm::Error synchronizeStream(Stream stream);
+  /// The emulator's mode (functional or timing) and timing options for the following
+  /// launches (mla/Runtime/Timing.h). An error on a device that is not the emulator.
+  virtual llvm::Error setEmulatorOptions(const EmulatorOptions &options);
+  /// The options in effect (the defaults on a device that is not the emulator).
+  virtual EmulatorOptions emulatorOptions() const { return {}; }
+  /// The reports of the timing-mode launches since the last call, oldest first.
+  virtual std::vector<TimingReport> takeTimingReports() { return {}; }
 };
 
 /// A device allocation owned by the caller and freed on destruction (move-only): a
