@@ -19,12 +19,10 @@ install(TARGETS mla EXPORT mlaTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS mla-opt mla-compile mla-run
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT mla)
-install(FILES
-  ${PROJECT_SOURCE_DIR}/runtime/include/mla/Runtime/CodeObject.h
-  ${PROJECT_SOURCE_DIR}/runtime/include/mla/Runtime/Decoder.h
-  ${PROJECT_SOURCE_DIR}/runtime/include/mla/Runtime/Device.h
-  ${PROJECT_SOURCE_DIR}/runtime/include/mla/Runtime/KernelCache.h
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla/Runtime COMPONENT mla)
+# Every runtime header (they include each other; a new one is installed with them).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/mla/Runtime
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla COMPONENT mla
+  FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_SOURCE_DIR}/include/mla/Compiler/Compiler.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla/Compiler COMPONENT mla)
 
