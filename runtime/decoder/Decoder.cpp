@@ -342,6 +342,37 @@ Error Decoder::run(const DecodePlan &plan, const DeviceDecodeArgs &args, Stream 
                           info ? &info->combineStats : nullptr);
 }
 
+Error Decoder::run(const DecodePlan &plan, const DeviceDecodeBuffers &b, Stream stream,
+                   DecodeRunInfo *info) const {
+  const uint64_t rows = uint64_t(plan.rows), heads = uint64_t(config_.heads);
+  struct {
+    const char *name;
+    const Buffer &buffer;
+    uint64_t needed;
+  } sizes[] = {{"q", b.q, rows * heads * kHeadDim * 2},
+               {"kv", b.kv, plan.slots * kHeadDim},
+               {"pages", b.pages, uint64_t(plan.totalTokens) * 4},
+               {"indptr", b.indptr, uint64_t(plan.requests + 1) * 4},
+               {"out", b.out, rows * heads * kValueDim * 2},
+               {"lse", b.lse, b.lse.address ? rows * heads * 4 : 0}};
+  for (const auto &s : sizes)
+    if (s.buffer.size < s.needed)
+      return makeError(Twine(s.name) + ": a buffer of " + Twine(s.buffer.size) +
+                       " bytes; the plan needs " + Twine(s.needed));
+  DeviceDecodeArgs args;
+  args.q = b.q.address;
+  args.kv = b.kv.address;
+  args.pages = b.pages.address;
+  args.indptr = b.indptr.address;
+  args.out = b.out.address;
+  args.lse = b.lse.address;
+  args.scale = b.scale;
+  args.vscale = b.vscale;
+  args.workspace = b.workspace.address;
+  args.workspaceBytes = b.workspace.size;
+  return run(plan, args, stream, info);
+}
+
 Error Decoder::runHost(const DecodeInputs &in, const DecodePlan &plan, void *out, void *lse,
                        DecodeRunInfo *info) {
   if (info) {

@@ -269,7 +269,20 @@ TEST(PlanRun, ChecksWhatItCanInConstantTime) {
   EXPECT_NE(message(decoder->run(plan, good, rt::Stream{12345}))
                 .find("stream 12345 was not created by this emulator device"),
             std::string::npos);
+  // The buffer form checks sizes against the plan too.
+  rt::DeviceDecodeBuffers buffers{r.q.buffer(),      r.kv.buffer(),  r.pages.buffer(),
+                                  r.indptr.buffer(), r.out.buffer(), r.lse.buffer(),
+                                  workspace.buffer(), p.scale,       p.vscale};
+  rt::DeviceDecodeBuffers shortPages = buffers;
+  shortPages.pages.size = 319 * 4; // the plan reads 320 page indices
+  EXPECT_NE(message(decoder->run(plan, shortPages))
+                .find("pages: a buffer of 1276 bytes; the plan needs 1280"),
+            std::string::npos);
+  rt::DeviceDecodeBuffers shortKv = buffers;
+  shortKv.kv.size -= 1;
+  EXPECT_NE(message(decoder->run(plan, shortKv)).find("kv: a buffer of"), std::string::npos);
   // Every case above is one change away from a good call.
+  ASSERT_OK(decoder->run(plan, buffers));
   ASSERT_OK(decoder->run(plan, good));
   std::vector<float> lse = r.lseValues();
   EXPECT_TRUE(std::isfinite(lse[0]));

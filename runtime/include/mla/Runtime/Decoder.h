@@ -122,6 +122,14 @@ struct DeviceDecodeArgs {
   uint64_t workspaceBytes = 0; ///< the workspace's size
 };
 
+/// The same arguments as the runtime's buffers (address and size), so that run() can
+/// also check every size against the plan (still O(1)). `lse.address == 0`: none.
+struct DeviceDecodeBuffers {
+  Buffer q, kv, pages, indptr, out, lse, workspace;
+  float scale = 0.0f;
+  float vscale = 1.0f;
+};
+
 /// Checks indptr's structure: B + 1 >= 1 entries, B <= 4096, indptr[0] = 0,
 /// non-decreasing; the error names the first problem.
 llvm::Error validateIndptr(llvm::ArrayRef<int32_t> indptr);
@@ -186,6 +194,11 @@ public:
   /// workspace is large enough, the scales are finite (O(1)); the data are not.
   llvm::Error run(const DecodePlan &plan, const DeviceDecodeArgs &args, Stream stream = {},
                   DecodeRunInfo *info = nullptr) const;
+  /// run() on the runtime's buffers: also checks that each buffer holds what the plan
+  /// reads or writes (q [S, H, 576] bf16, kv the plan's slots, pages indptr[B] int32,
+  /// indptr B + 1, out [S, H, 512] bf16, lse [S, H] f32), naming the first short one.
+  llvm::Error run(const DecodePlan &plan, const DeviceDecodeBuffers &buffers,
+                  Stream stream = {}, DecodeRunInfo *info = nullptr) const;
 
   /// Whether a pool of `slots` token rows needs the wide-KV build (slots * 576 >= 2^32).
   static bool needsWideKv(uint64_t slots);
