@@ -492,3 +492,21 @@ TEST(Device, AutoFallbackSaysSoOnStderr) {
   auto emu = rt::Device::open("emu");
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
 }
+
+// A process that already has libamdhip64 loaded (a framework loaded it, by whatever
+// path) gets that runtime, not a second copy found on the library path, so streams
+// and device pointers are the framework's. Here the recording library, built as
+// libamdhip64.so.6 (ROCm 6's SONAME) in a directory off the search path, is loaded
+// first; a plain dlopen("libamdhip64.so") would not find it.
+TEST(HipPath, BindsToTheRuntimeAlreadyLoaded) {
+  unsetenv("MLA_HIP_LIBRARY");
+  auto before = rt::Device::open("hip");
+  ASSERT_FALSE(bool(before)) << "a libamdhip64.so is on the library path; the test needs none";
+  llvm::consumeError(before.takeError());
+  void *loaded = dlopen(MLA_TEST_RECORDING_HIP_NAMED, RTLD_NOW | RTLD_GLOBAL);
+  ASSERT_TRUE(loaded) << dlerror();
+  auto device = rt::Device::open("hip");
+  ASSERT_TRUE(bool(device)) << llvm::toString(device.takeError());
+  EXPECT_NE((*device)->description().find("already loaded in the process"), std::string::npos)
+      << (*device)->description();
+}
