@@ -716,7 +716,14 @@ PYBIND11_MODULE(_mla, m) {
       .def_readonly("wide_kv", &rt::DecodePlan::wideKv)
       .def_readonly("combine", &rt::DecodePlan::combine)
       .def_readonly("workspace_bytes", &rt::DecodePlan::workspaceBytes)
-      .def("as_dict", &planDict);
+      .def("as_dict", &planDict)
+      .def("__repr__", [](const rt::DecodePlan &p) {
+        return "DecodePlan(requests=" + std::to_string(p.requests) +
+               ", num_splits=" + std::to_string(p.numSplits) +
+               (p.combine ? ", combine" : ", attention writes out/lse") +
+               (p.wideKv ? ", wide KV" : "") +
+               ", workspace_bytes=" + std::to_string(p.workspaceBytes) + ")";
+      });
   py::class_<PyDLPack, std::shared_ptr<PyDLPack>>(m, "DLPackTensor")
       .def_property_readonly("device_type", [](const PyDLPack &v) { return v.t().device.deviceType; })
       .def_property_readonly("device_id", [](const PyDLPack &v) { return v.t().device.deviceId; })
