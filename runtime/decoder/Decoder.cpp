@@ -430,10 +430,10 @@ Error Decoder::runHost(const DecodeInputs &in, const DecodePlan &plan, void *out
   // Only now, with every kernel done, are the caller's arrays written.
   if (plan.partialsOnly) {
     const uint64_t parts = uint64_t(plan.rows) * config_.heads * plan.numSplits;
-    if (Error e = device_.copyFrom(out, {args.workspace, plan.workspaceBytes}, parts * kValueDim * 2))
+    const Buffer workspace{args.workspace, plan.workspaceBytes};
+    if (Error e = device_.copyFrom(out, workspace, parts * kValueDim * 2))
       return e;
-    return device_.copyFrom(lse, {args.workspace, plan.workspaceBytes}, parts * 4,
-                            plan.lsePartOffset);
+    return device_.copyFrom(lse, workspace, parts * 4, plan.lsePartOffset);
   }
   if (Error e = device_.copyFrom(out, {args.out, outBytes}, outBytes))
     return e;
