@@ -529,6 +529,7 @@ std::string CuSim::run(ArrayRef<uint32_t> ids) {
     wg.id[1] = (flatId / L_.grid[0]) % L_.grid[1];
     wg.id[2] = flatId / (L_.grid[0] * L_.grid[1]);
     wg.lds.assign(L_.ldsBytes, 0);
+    wg.timed = true;
     beginWorkgroupHazards(wg);
     for (unsigned i = 0; i < wavesPerGroup; ++i) {
       SimWave &s = sims[g * wavesPerGroup + i];
