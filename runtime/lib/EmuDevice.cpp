@@ -12,6 +12,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <set>
 
 using namespace llvm;
 using namespace mla;
@@ -70,7 +71,40 @@ public:
   Error launchRaw(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
                   ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override;
 
+  // Streams: a launch runs to completion before launchRawOn returns, so every stream
+  // is in order and synchronising one has nothing to wait for. The ids are checked so
+  // that code written against HIP's stream rules fails here too.
+  Error launchRawOn(Stream stream, const CodeObject &code, StringRef kernelName, Dim3 grid,
+                    Dim3 block, ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override {
+    if (Error e = checkStream(stream))
+      return e;
+    return launchRaw(code, kernelName, grid, block, explicitArgs, stats);
+  }
+  Expected<Stream> createStream() override {
+    std::lock_guard<std::mutex> lock(streamMutex_);
+    uint64_t id = ++lastStream_;
+    streams_.insert(id);
+    return Stream{id};
+  }
+  Error destroyStream(Stream stream) override {
+    std::lock_guard<std::mutex> lock(streamMutex_);
+    if (stream.handle == 0)
+      return Error::success();
+    if (!streams_.erase(stream.handle))
+      return makeError("destroyStream: " + Twine(stream.handle) + " is not a live stream");
+    return Error::success();
+  }
+  Error synchronizeStream(Stream stream) override { return checkStream(stream); }
+
 private:
+  Error checkStream(Stream stream) {
+    std::lock_guard<std::mutex> lock(streamMutex_);
+    if (stream.handle != 0 && !streams_.count(stream.handle))
+      return makeError("stream " + Twine(stream.handle) +
+                       " was not created by this emulator device (or was destroyed)");
+    return Error::success();
+  }
+
   struct LoadedKernel {
     std::unique_ptr<emu::Program> program;
   };
@@ -83,6 +117,9 @@ private:
   emu::DeviceMemory memory_;
   std::mutex mutex_;
   std::map<uint64_t, LoadedImage> images_; // by CodeObject::id()
+  std::mutex streamMutex_;
+  std::set<uint64_t> streams_;
+  uint64_t lastStream_ = 0;
   EmulatorOptions options_;
   std::string environmentError_;
   std::vector<TimingReport> reports_;
