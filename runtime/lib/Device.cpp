@@ -3,6 +3,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <atomic>
 #include <cstring>
 
 using namespace llvm;
@@ -12,7 +13,21 @@ namespace {
 Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
 } // namespace
 
+Device::Device() {
+  static std::atomic<uint64_t> next{1};
+  id_ = next.fetch_add(1);
+}
+
 Device::~Device() = default;
+
+Error Device::checkOwned(StringRef what, const Buffer &buffer) const {
+  if (owns(buffer))
+    return Error::success();
+  return makeError(what + ": the buffer at 0x" + Twine::utohexstr(buffer.address) + " (" +
+                   Twine(buffer.size) + " bytes) belongs to " +
+                   (buffer.device ? "device #" + Twine(buffer.device) : Twine("no device")) +
+                   ", not to this " + kind() + " device (#" + Twine(id_) + ")");
+}
 
 KernelArg KernelArg::f32(float v) {
   uint32_t bits;
@@ -150,6 +165,13 @@ Error Device::launch(const CodeObject &code, StringRef kernelName, Dim3 grid, Di
   auto kernel = code.getKernel(kernelName);
   if (!kernel)
     return kernel.takeError();
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].kind == KernelArg::Kind::Pointer && args[i].device &&
+        !owns(Buffer{args[i].bits, 0, args[i].device}))
+      return makeError("kernel '" + kernelName + "' argument " + Twine(i) +
+                       ": the buffer at 0x" + Twine::utohexstr(args[i].bits) +
+                       " belongs to device #" + Twine(args[i].device) + ", not to this " +
+                       kind() + " device (#" + Twine(id_) + ")");
   auto blob = packKernelArgs(*kernel, args);
   if (!blob)
     return blob.takeError();

@@ -27,15 +27,23 @@ public:
     auto addr = memory_.allocate(bytes);
     if (!addr)
       return addr.takeError();
-    return Buffer{*addr, bytes};
+    return Buffer{*addr, bytes, id()};
   }
-  Error free(Buffer b) override { return memory_.release(b.address); }
+  Error free(Buffer b) override {
+    if (Error e = checkOwned("free", b))
+      return e;
+    return memory_.release(b.address);
+  }
   Error copyTo(Buffer dst, const void *src, uint64_t bytes, uint64_t offset) override {
+    if (Error e = checkOwned("copyTo", dst))
+      return e;
     if (Error e = validateCopy("copyTo", dst, src, bytes, offset))
       return e;
     return memory_.write(dst.address + offset, src, bytes);
   }
   Error copyFrom(void *dst, Buffer src, uint64_t bytes, uint64_t offset) override {
+    if (Error e = checkOwned("copyFrom", src))
+      return e;
     if (Error e = validateCopy("copyFrom", src, dst, bytes, offset))
       return e;
     return memory_.read(src.address + offset, dst, bytes);

@@ -22,10 +22,13 @@
 
 namespace mla::rt {
 
-/// A device allocation. `address` is the device address a kernel uses.
+/// A device allocation. `address` is the device address a kernel uses; `device` is
+/// the id() of the Device that allocated it (0: none), which every use checks, since
+/// another device's memory may hold something unrelated at the same address.
 struct Buffer {
   uint64_t address = 0;
   uint64_t size = 0;
+  uint64_t device = 0;
 };
 
 /// Grid or block extent (x fastest).
@@ -39,8 +42,10 @@ struct KernelArg {
   enum class Kind : uint8_t { Pointer, I32, U32, I64, U64, F32 };
   Kind kind = Kind::U32;
   uint64_t bits = 0; ///< Value bits (f32 as its IEEE bits).
+  /// For a pointer made from a Buffer: its device, checked at launch (0: unchecked).
+  uint64_t device = 0;
 
-  static KernelArg pointer(const Buffer &b) { return {Kind::Pointer, b.address}; }
+  static KernelArg pointer(const Buffer &b) { return {Kind::Pointer, b.address, b.device}; }
   static KernelArg pointer(uint64_t address) { return {Kind::Pointer, address}; }
   static KernelArg i32(int32_t v) { return {Kind::I32, uint64_t(uint32_t(v))}; }
   static KernelArg u32(uint32_t v) { return {Kind::U32, v}; }
@@ -97,6 +102,12 @@ class Device {
 public:
   virtual ~Device();
 
+  /// A process-unique number, stamped on the Buffers this device allocates.
+  uint64_t id() const { return id_; }
+  /// Whether \p buffer is this device's (a device that forwards to another one
+  /// answers for it).
+  virtual bool owns(const Buffer &buffer) const { return buffer.device == id_; }
+
   /// Opens "emu", "hip" or "auto". \p note, when given, receives a sentence
   /// saying which device was chosen and why (e.g. why HIP was not used).
   static llvm::Expected<std::unique_ptr<Device>> open(llvm::StringRef which,
@@ -128,6 +139,14 @@ public:
                                 LaunchStats *stats = nullptr) = 0;
   /// Waits for all launched work (the emulator runs launches synchronously).
   virtual llvm::Error synchronize() = 0;
+
+protected:
+  Device();
+  /// An error naming \p what unless owns(\p buffer).
+  llvm::Error checkOwned(llvm::StringRef what, const Buffer &buffer) const;
+
+private:
+  uint64_t id_;
 };
 
 } // namespace mla::rt
