@@ -114,6 +114,22 @@ Error EmuDevice::launchRaw(const CodeObject &code, StringRef kernelName, Dim3 gr
       img.kernels.erase(kernel.name);
       return prog.takeError();
     }
+    // Registers beyond the descriptor's allocation do not exist on the hardware:
+    // a kernel naming one is rejected rather than reading zeros.
+    const KernelDescriptor &d = kernel.descriptor;
+    const emu::Program &pr = **prog;
+    std::string overrun;
+    if (pr.archVgprRows > d.accumOffset())
+      overrun = "uses v0..v" + std::to_string(pr.archVgprRows - 1) + " but its descriptor " +
+                "gives " + std::to_string(d.accumOffset()) + " architectural VGPRs (accum_offset)";
+    else if (pr.agprRows && d.accumOffset() + pr.agprRows > d.vgprAllocation())
+      overrun = "uses a0..a" + std::to_string(pr.agprRows - 1) + " but its descriptor " +
+                "allocates " + std::to_string(d.vgprAllocation()) +
+                " VGPRs with AGPRs from " + std::to_string(d.accumOffset());
+    if (!overrun.empty()) {
+      img.kernels.erase(kernel.name);
+      return makeError("kernel '" + kernel.name + "' " + overrun);
+    }
     lk.program = std::move(*prog);
     lk.program->imageBase = img.base;
   }
