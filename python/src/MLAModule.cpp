@@ -129,6 +129,18 @@ py::dict kernelInfo(const rt::KernelInfo &k) {
   return d;
 }
 
+/// Only plain numeric dtypes (bool, integers, floats, complex; no fields) may be
+/// copied to or from device memory: the bytes of an object array are Python object
+/// pointers, and writing device bytes into them crashes the interpreter.
+void checkPlainDtype(const py::dtype &dtype, const char *what) {
+  const char kind = dtype.kind();
+  if (std::string("biufc").find(kind) == std::string::npos || dtype.has_fields() ||
+      dtype.itemsize() <= 0)
+    throw py::value_error(std::string(what) + ": expected a plain numeric dtype (bool, " +
+                          "integer, float or complex), got " +
+                          std::string(py::str(static_cast<const py::handle &>(dtype))));
+}
+
 /// A typed kernel argument from Python: a KernelArg, or a Buffer (its pointer).
 rt::KernelArg toKernelArg(const py::handle &item, size_t index) {
   if (py::isinstance<rt::KernelArg>(item))
@@ -528,6 +540,7 @@ PYBIND11_MODULE(_mla, m) {
              py::array a = py::array::ensure(array, py::array::c_style);
              if (!a)
                throw py::value_error("upload: expected an array");
+             checkPlainDtype(a.dtype(), "upload");
              uint64_t bytes = uint64_t(a.nbytes());
              if (!buffer) {
                buffer = std::make_shared<PyBuffer>();
@@ -548,7 +561,9 @@ PYBIND11_MODULE(_mla, m) {
                dims.push_back(shape.cast<py::ssize_t>());
              else
                dims = shape.cast<std::vector<py::ssize_t>>();
-             py::array result(py::dtype::from_args(dtype), dims);
+             py::dtype dt = py::dtype::from_args(dtype);
+             checkPlainDtype(dt, "dtype");
+             py::array result(dt, dims);
              check(d.device->copyFrom(result.mutable_data(), buffer.buffer,
                                       uint64_t(result.nbytes()), offset),
                    true);

@@ -5,6 +5,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 using namespace llvm;
@@ -14,12 +15,26 @@ namespace {
 Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
 } // namespace
 
+Device::Device() {
+  static std::atomic<uint64_t> next{1};
+  id_ = next.fetch_add(1);
+}
+
 Device::~Device() = default;
 
 Error Device::setEmulatorOptions(const EmulatorOptions &) {
   return createStringError(inconvertibleErrorCode(),
                            "device '" + kind() + "' is not the emulator: it has no "
                            "emulator mode (functional/timing)");
+}
+
+Error Device::checkOwned(StringRef what, const Buffer &buffer) const {
+  if (owns(buffer))
+    return Error::success();
+  return makeError(what + ": the buffer at 0x" + Twine::utohexstr(buffer.address) + " (" +
+                   Twine(buffer.size) + " bytes) belongs to " +
+                   (buffer.device ? "device #" + Twine(buffer.device) : Twine("no device")) +
+                   ", not to this " + kind() + " device (#" + Twine(id_) + ")");
 }
 
 KernelArg KernelArg::f32(float v) {
@@ -158,6 +173,13 @@ Error Device::launch(const CodeObject &code, StringRef kernelName, Dim3 grid, Di
   auto kernel = code.getKernel(kernelName);
   if (!kernel)
     return kernel.takeError();
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].kind == KernelArg::Kind::Pointer && args[i].device &&
+        !owns(Buffer{args[i].bits, 0, args[i].device}))
+      return makeError("kernel '" + kernelName + "' argument " + Twine(i) +
+                       ": the buffer at 0x" + Twine::utohexstr(args[i].bits) +
+                       " belongs to device #" + Twine(args[i].device) + ", not to this " +
+                       kind() + " device (#" + Twine(id_) + ")");
   auto blob = packKernelArgs(*kernel, args);
   if (!blob)
     return blob.takeError();

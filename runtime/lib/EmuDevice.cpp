@@ -42,15 +42,23 @@ public:
     auto addr = memory_.allocate(bytes);
     if (!addr)
       return addr.takeError();
-    return Buffer{*addr, bytes};
+    return Buffer{*addr, bytes, id()};
   }
-  Error free(Buffer b) override { return memory_.release(b.address); }
+  Error free(Buffer b) override {
+    if (Error e = checkOwned("free", b))
+      return e;
+    return memory_.release(b.address);
+  }
   Error copyTo(Buffer dst, const void *src, uint64_t bytes, uint64_t offset) override {
+    if (Error e = checkOwned("copyTo", dst))
+      return e;
     if (Error e = validateCopy("copyTo", dst, src, bytes, offset))
       return e;
     return memory_.write(dst.address + offset, src, bytes);
   }
   Error copyFrom(void *dst, Buffer src, uint64_t bytes, uint64_t offset) override {
+    if (Error e = checkOwned("copyFrom", src))
+      return e;
     if (Error e = validateCopy("copyFrom", src, dst, bytes, offset))
       return e;
     return memory_.read(src.address + offset, dst, bytes);
@@ -172,6 +180,22 @@ Error EmuDevice::launchRaw(const CodeObject &code, StringRef kernelName, Dim3 gr
     if (!prog) {
       img.kernels.erase(kernel.name);
       return prog.takeError();
+    }
+    // Registers beyond the descriptor's allocation do not exist on the hardware:
+    // a kernel naming one is rejected rather than reading zeros.
+    const KernelDescriptor &d = kernel.descriptor;
+    const emu::Program &pr = **prog;
+    std::string overrun;
+    if (pr.archVgprRows > d.accumOffset())
+      overrun = "uses v0..v" + std::to_string(pr.archVgprRows - 1) + " but its descriptor " +
+                "gives " + std::to_string(d.accumOffset()) + " architectural VGPRs (accum_offset)";
+    else if (pr.agprRows && d.accumOffset() + pr.agprRows > d.vgprAllocation())
+      overrun = "uses a0..a" + std::to_string(pr.agprRows - 1) + " but its descriptor " +
+                "allocates " + std::to_string(d.vgprAllocation()) +
+                " VGPRs with AGPRs from " + std::to_string(d.accumOffset());
+    if (!overrun.empty()) {
+      img.kernels.erase(kernel.name);
+      return makeError("kernel '" + kernel.name + "' " + overrun);
     }
     lk.program = std::move(*prog);
     lk.program->imageBase = img.base;

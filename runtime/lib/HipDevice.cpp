@@ -71,14 +71,18 @@ public:
     void *p = nullptr;
     if (Error e = check(api_.hipMalloc(&p, bytes), "hipMalloc"))
       return std::move(e);
-    return Buffer{reinterpret_cast<uint64_t>(p), bytes};
+    return Buffer{reinterpret_cast<uint64_t>(p), bytes, id()};
   }
   Error free(Buffer b) override {
+    if (Error e = checkOwned("free", b))
+      return e;
     if (Error e = makeCurrent())
       return e;
     return check(api_.hipFree(reinterpret_cast<void *>(b.address)), "hipFree");
   }
   Error copyTo(Buffer dst, const void *src, uint64_t bytes, uint64_t offset) override {
+    if (Error e = checkOwned("copyTo", dst))
+      return e;
     if (Error e = validateCopy("copyTo", dst, src, bytes, offset))
       return e;
     if (Error e = makeCurrent())
@@ -87,6 +91,8 @@ public:
                                 kHipMemcpyHostToDevice), "hipMemcpy");
   }
   Error copyFrom(void *dst, Buffer src, uint64_t bytes, uint64_t offset) override {
+    if (Error e = checkOwned("copyFrom", src))
+      return e;
     if (Error e = validateCopy("copyFrom", src, dst, bytes, offset))
       return e;
     if (Error e = makeCurrent())

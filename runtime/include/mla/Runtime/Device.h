@@ -28,10 +28,13 @@
 
 namespace mla::rt {
 
-/// A device allocation. `address` is the device address a kernel uses.
+/// A device allocation. `address` is the device address a kernel uses; `device` is
+/// the id() of the Device that allocated it (0: none), which every use checks, since
+/// another device's memory may hold something unrelated at the same address.
 struct Buffer {
   uint64_t address = 0;
   uint64_t size = 0;
+  uint64_t device = 0;
 };
 
 /// An ordered queue of device work. On HIP `handle` is a hipStream_t (0: the null
@@ -51,8 +54,10 @@ struct KernelArg {
   enum class Kind : uint8_t { Pointer, I32, U32, I64, U64, F32 };
   Kind kind = Kind::U32;
   uint64_t bits = 0; ///< Value bits (f32 as its IEEE bits).
+  /// For a pointer made from a Buffer: its device, checked at launch (0: unchecked).
+  uint64_t device = 0;
 
-  static KernelArg pointer(const Buffer &b) { return {Kind::Pointer, b.address}; }
+  static KernelArg pointer(const Buffer &b) { return {Kind::Pointer, b.address, b.device}; }
   static KernelArg pointer(uint64_t address) { return {Kind::Pointer, address}; }
   static KernelArg i32(int32_t v) { return {Kind::I32, uint64_t(uint32_t(v))}; }
   static KernelArg u32(uint32_t v) { return {Kind::U32, v}; }
@@ -108,6 +113,12 @@ llvm::Error validateCopy(llvm::StringRef what, const Buffer &buffer, const void 
 class Device {
 public:
   virtual ~Device();
+
+  /// A process-unique number, stamped on the Buffers this device allocates.
+  uint64_t id() const { return id_; }
+  /// Whether \p buffer is this device's (a device that forwards to another one
+  /// answers for it).
+  virtual bool owns(const Buffer &buffer) const { return buffer.device == id_; }
 
   /// Opens "emu", "hip" (the first gfx950), "hip:N" (HIP device ordinal N, which
   /// must be a gfx950) or "auto" (the first gfx950, else the emulator; the fallback is
@@ -173,6 +184,14 @@ public:
   virtual EmulatorOptions emulatorOptions() const { return {}; }
   /// The reports of the timing-mode launches since the last call, oldest first.
   virtual std::vector<TimingReport> takeTimingReports() { return {}; }
+
+protected:
+  Device();
+  /// An error naming \p what unless owns(\p buffer).
+  llvm::Error checkOwned(llvm::StringRef what, const Buffer &buffer) const;
+
+private:
+  uint64_t id_;
 };
 
 /// A device allocation owned by the caller and freed on destruction (move-only): a
