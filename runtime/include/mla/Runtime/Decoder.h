@@ -17,6 +17,7 @@
 #define MLA_RUNTIME_DECODER_H
 
 #include "mla/Compiler/Compiler.h"
+#include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Runtime/CodeObject.h"
 #include "mla/Runtime/Device.h"
 
@@ -31,8 +32,9 @@
 
 namespace mla::rt {
 
-/// The largest split count the kernels support (kernel.md section 1).
-inline constexpr int kMaxSplits = 64;
+/// The largest split count the kernels support: one attention CTA per CU of the
+/// 256-CU GPU for a single request (kernel::kMaxSplits).
+inline constexpr int kMaxSplits = int(kernel::kMaxSplits);
 
 /// One decode step's inputs, as host arrays (kernel.md section 2).
 struct DecodeInputs {
@@ -91,7 +93,7 @@ llvm::Expected<CompiledKernels> getDecodeKernels(const DecodeConfig &config,
 /// Drops the process-wide memory cache (tests use it to exercise the disk cache).
 void clearDecodeKernelMemoryCache();
 
-/// The split count chosen when a run is given none: the NS in 1..64 minimising an
+/// The split count chosen when a run is given none: the NS in 1..kMaxSplits minimising an
 /// estimated time (attention CTAs over `numCUs` CUs plus the combine), from the
 /// request lengths in `indptr` (docs/decoder.md). `indptr` must be valid.
 int chooseNumSplits(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
