@@ -93,9 +93,9 @@ llvm::Expected<CompiledKernels> getDecodeKernels(const DecodeConfig &config,
 /// Drops the process-wide memory cache (tests use it to exercise the disk cache).
 void clearDecodeKernelMemoryCache();
 
-/// The split count chosen when a run is given none: the NS in 1..kMaxSplits minimising an
-/// estimated time (attention CTAs over `numCUs` CUs plus the combine), from the
-/// request lengths in `indptr` (docs/decoder.md). `indptr` must be valid.
+/// The split count chosen when a run is given none: chooseSplitCount
+/// (mla/Runtime/SplitPolicy.h) with the calibrated cost constants, up to kMaxSplits
+/// (docs/decoder.md). `indptr` must be valid. Defined in SplitPolicy.cpp.
 int chooseNumSplits(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
                     unsigned numCUs);
 
