@@ -38,11 +38,14 @@ from . import runtime
 
 __all__ = [
     "Decoder", "bf16", "from_bf16", "e4m3", "from_e4m3", "reference", "runtime",
-    "compiler_version", "NUM_CUS", "MAX_SPLITS",
+    "compiler_version", "NUM_CUS", "MAX_SPLITS", "COMBINE_SLICES",
 ]
 
 NUM_CUS = _mla.NUM_CUS
 MAX_SPLITS = _mla.MAX_SPLITS
+# Workgroups of the combine kernel per (row, head): each merges 512 / COMBINE_SLICES
+# value columns, so a direct launch of "mla_combine" has rows * heads * COMBINE_SLICES.
+COMBINE_SLICES = _mla.COMBINE_SLICES
 
 
 def compiler_version():

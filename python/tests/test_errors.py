@@ -44,8 +44,8 @@ def cases(p):
         ("indptr_empty", variant(p, indptr=np.zeros(0, np.int32)), {}, r"indptr: must hold"),
         ("scale_nan", variant(p, scale=float("nan")), {}, r"scale: must be finite"),
         ("vscale_inf", variant(p, vscale=float("inf")), {}, r"vscale: must be finite"),
-        ("splits_zero", p, {"num_splits": 0}, r"num_splits: must be in 1\.\.64, got 0"),
-        ("splits_65", p, {"num_splits": 65}, r"num_splits: must be in 1\.\.64, got 65"),
+        ("splits_zero", p, {"num_splits": 0}, r"num_splits: must be in 1\.\.256, got 0"),
+        ("splits_257", p, {"num_splits": 257}, r"num_splits: must be in 1\.\.256, got 257"),
         ("splits_type", p, {"num_splits": 2.5}, r"num_splits: expected an int"),
     ]
 

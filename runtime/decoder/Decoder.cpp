@@ -1,7 +1,7 @@
 //===- Decoder.cpp - The user-facing split-KV MLA decode call -------------===//
 //
-// Argument validation, the split-count heuristic and the two launches (the kernel
-// caches are in KernelCache.cpp). See mla/Runtime/Decoder.h and docs/decoder.md.
+// Argument validation, the plan and the two launches (the kernel caches are in
+// KernelCache.cpp, the split count comes from SplitPolicy.cpp). See mla/Runtime/Decoder.h and docs/decoder.md.
 //
 //===----------------------------------------------------------------------===//
 #include "mla/Runtime/Decoder.h"
@@ -28,59 +28,6 @@ constexpr int64_t kHeadDim = 576;
 constexpr int64_t kValueDim = 512;
 constexpr int64_t kBlockTokens = 128;
 } // namespace
-
-//===----------------------------------------------------------------------===//
-// The split-count heuristic
-//===----------------------------------------------------------------------===//
-
-int mla::rt::chooseNumSplits(ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
-                             unsigned numCUs) {
-  // Cost unit: one 128-token block of one CTA. A CTA also pays a fixed prologue
-  // (Q load and split, first DMA) and epilogue (reduction, stores) of about two
-  // blocks; the combine costs a launch of about four blocks plus a small per-split
-  // term for every output row. The estimate is the larger of the perfect-balance
-  // bound (all work over the CUs, one CTA per CU: the 147 KiB of LDS allow no
-  // second) and the longest CTA; whole waves of CTAs are counted, since a
-  // partially filled last wave leaves CUs idle.
-  constexpr double kCtaOverhead = 2.0, kCombineLaunch = 4.0, kCombinePerSplitRow = 0.01;
-  const int64_t groups = kernel::headGroups(heads, qlen);
-  const int64_t requests = int64_t(indptr.size()) - 1;
-  if (requests <= 0)
-    return 1;
-  double bestTime = 0;
-  int best = 1;
-  for (int ns = 1; ns <= kMaxSplits; ++ns) {
-    double work = 0, longest = 0;
-    bool useless = true; // no request has more than ns - 1 blocks: ns adds only cost
-    for (int64_t b = 0; b < requests; ++b) {
-      int64_t seq = indptr[b + 1] - indptr[b];
-      int64_t blocks = (seq + kBlockTokens - 1) / kBlockTokens;
-      int64_t chunkBlocks = (blocks + ns - 1) / ns; // chunk_b in blocks
-      if (blocks >= ns)
-        useless = false;
-      // Splits with tokens do chunkBlocks (the last maybe fewer); the rest only
-      // pay the overhead.
-      work += double(blocks) + kCtaOverhead * ns;
-      longest = std::max(longest, double(chunkBlocks) + kCtaOverhead);
-    }
-    if (ns > 1 && useless)
-      break; // every request already has a split per block
-    work *= double(groups);
-    double ctas = double(requests) * ns * groups;
-    double waves = std::ceil(ctas / numCUs);
-    double attention = std::max({work / numCUs, longest, waves * kCtaOverhead});
-    double combine = kCombineLaunch + kCombinePerSplitRow * double(requests * qlen) *
-                                          double(heads) * ns / numCUs;
-    double time = attention + combine;
-    // Strictly better by 2 %: ties and noise keep the smaller split count, whose
-    // combine is cheaper and whose partials are smaller.
-    if (ns == 1 || time < bestTime * 0.98) {
-      bestTime = time;
-      best = ns;
-    }
-  }
-  return best;
-}
 
 //===----------------------------------------------------------------------===//
 // Decoder
@@ -254,7 +201,7 @@ Expected<DecodePlan> Decoder::makePlan(ArrayRef<int32_t> indptr, uint64_t slots,
   if (plan.requests > 0) {
     plan.attentionGrid = uint32_t(
         kernel::attentionGridSize(plan.requests, ns, heads, qlen, gfx950::kNumXcds));
-    plan.combineGrid = plan.combine ? uint32_t(plan.rows * heads) : 0;
+    plan.combineGrid = plan.combine ? uint32_t(kernel::combineGridSize(plan.rows, heads)) : 0;
   }
   // Workspace: [o_part, lse_part] when the attention kernel writes partials, then an
   // lse scratch row set for a caller who wants no lse (the kernels always write one).

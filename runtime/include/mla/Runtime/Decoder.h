@@ -27,6 +27,7 @@
 #define MLA_RUNTIME_DECODER_H
 
 #include "mla/Compiler/Compiler.h"
+#include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Runtime/CodeObject.h"
 #include "mla/Runtime/Device.h"
 #include "mla/Runtime/KernelCache.h"
@@ -43,8 +44,9 @@
 
 namespace mla::rt {
 
-/// The largest split count the kernels support (kernel.md section 1).
-inline constexpr int kMaxSplits = 64;
+/// The largest split count the kernels support: one attention CTA per CU of the
+/// 256-CU GPU for a single request (kernel::kMaxSplits).
+inline constexpr int kMaxSplits = int(kernel::kMaxSplits);
 
 /// One decode step's inputs, as host arrays (kernel.md section 2).
 struct DecodeInputs {
@@ -134,9 +136,9 @@ struct DeviceDecodeBuffers {
 /// non-decreasing; the error names the first problem.
 llvm::Error validateIndptr(llvm::ArrayRef<int32_t> indptr);
 
-/// The split count chosen when a run is given none: the NS in 1..64 minimising an
-/// estimated time (attention CTAs over `numCUs` CUs plus the combine), from the
-/// request lengths in `indptr` (docs/decoder.md). `indptr` must be valid.
+/// The split count chosen when a run is given none: chooseSplitCount
+/// (mla/Runtime/SplitPolicy.h) with the calibrated cost constants, up to kMaxSplits
+/// (docs/decoder.md). `indptr` must be valid. Defined in SplitPolicy.cpp.
 int chooseNumSplits(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
                     unsigned numCUs);
 
