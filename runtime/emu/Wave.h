@@ -32,6 +32,7 @@ struct DecodedInst;
 struct Program;
 struct Workgroup;
 struct LaunchState;
+struct WaitStateShadow; // emu/Hazards.cpp
 struct AccessTrace;
 
 constexpr unsigned kWaveSize = 64;
@@ -59,8 +60,9 @@ enum class PendingTarget : uint8_t {
   Vgpr,
   Sgpr,
   Lds,
-  /// On lgkmcnt: the completion of the LDS DMA with vmcnt sequence number `seq`
-  /// (isa::choice::kLdsDmaCountsOnLgkmcnt). Retiring it retires vmcnt up to that DMA.
+  /// On lgkmcnt: the slot an LDS DMA (vmcnt sequence number `seq`) also occupies
+  /// (isa::choice::kLdsDmaCountsOnLgkmcnt). Retiring it writes nothing: only the
+  /// covering vmcnt wait completes the DMA.
   LdsDmaCompletion,
 };
 
@@ -149,6 +151,9 @@ struct Wave {
   PendingQueue lgkmQueue; ///< lgkmcnt (LDS, SMEM, GDS, messages).
   uint64_t vmIssued = 0;  ///< vmcnt operations issued (sequence numbers).
 
+  /// Wait-state history of the hazard detector (emu/Hazards.cpp), created lazily.
+  std::shared_ptr<WaitStateShadow> waitStates;
+
   // --- statistics ------------------------------------------------------------
   std::array<uint64_t, kNumInstClasses> counts{};
   uint64_t instructionsExecuted = 0;
@@ -180,6 +185,21 @@ struct Wave {
   /// Resets everything for a fresh dispatch. Only VGPR rows [0, archRows) and
   /// [kAgprBase, kAgprBase + agprRows) are zeroed (the rows the program names).
   void reset(unsigned archRows = 256, unsigned agprRows = 256);
+};
+
+/// Keeps f32/f64 denormals on the host (clears MXCSR FTZ and DAZ) for its lifetime.
+/// Families whose documented rule does not follow MODE (MFMA, fp8 conversions:
+/// isa::choice::kMfmaFlushDenormals, kConversionsFlushDenormals) run under it, since
+/// applyHostFloatMode() sets the host to the wave's MODE for the ordinary VALU.
+class HostDenormalsKept {
+public:
+  HostDenormalsKept();
+  ~HostDenormalsKept();
+  HostDenormalsKept(const HostDenormalsKept &) = delete;
+  HostDenormalsKept &operator=(const HostDenormalsKept &) = delete;
+
+private:
+  unsigned saved_;
 };
 
 } // namespace mla::emu

@@ -237,7 +237,7 @@ private:
 void CuSim::land(SimWave &s) {
   Wave &w = *s.w;
   bool any = false;
-  // vmcnt first: an lgkmcnt LDS-DMA completion entry retires vmcnt entries up to it.
+  // vmcnt first: an LDS DMA completes with its vmcnt entry (its lgkmcnt slot only counts).
   while (!w.vmQueue.empty() && w.vmQueue.front().readyCycle <= now_) {
     w.retire(Counter::VM, w.vmQueue.size() - 1);
     any = true;
@@ -537,6 +537,7 @@ std::string CuSim::run(ArrayRef<uint32_t> ids) {
     wg.id[1] = (flatId / L_.grid[0]) % L_.grid[1];
     wg.id[2] = flatId / (L_.grid[0] * L_.grid[1]);
     wg.lds.assign(L_.ldsBytes, 0);
+    wg.timed = true;
     beginWorkgroupHazards(wg);
     for (unsigned i = 0; i < wavesPerGroup; ++i) {
       SimWave &s = sims[g * wavesPerGroup + i];
