@@ -586,4 +586,207 @@ TEST(Fidelity, MissingWaitStatesAreReported) {
   }
 }
 
+// ---------------------------------------------- paths mutations left untested --
+
+// isa::choice::kMfmaRequiresFullExec: an MFMA under a partial EXEC is an error.
+TEST(Fidelity, MfmaWithPartialExecIsAnError) {
+  StrictHazards strict;
+  AsmKernel k;
+  k.body = AsmKernel::prologue() + R"(
+    v_mov_b64 v[4:5], 0
+    v_mov_b64 v[6:7], 0
+    v_mov_b64 v[8:9], 0
+    v_mov_b64 v[10:11], 0
+    s_mov_b64 exec, 0xffff
+    s_nop 1
+    v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:11], v[4:11], 0
+    s_nop 15
+    s_endpgm
+  )";
+  std::vector<std::vector<uint32_t>> bufs = {std::vector<uint32_t>(64), std::vector<uint32_t>(64)};
+  const std::string err = runAsm(k, bufs);
+  EXPECT_NE(err.find("MFMA with EXEC != all ones"), std::string::npos) << err;
+}
+
+// s_waitcnt's vmcnt is 6 bits: {simm16[15:14], simm16[3:0]}. With 18 loads outstanding,
+// vmcnt(17) retires only the oldest: its register is ready, the second's is not.
+TEST(Fidelity, VmcntUsesItsHighBits) {
+  StrictHazards strict;
+  std::string loads;
+  for (unsigned i = 0; i < 18; ++i)
+    loads += "global_load_dword v" + std::to_string(10 + i) + ", v1, s[4:5] offset:" +
+             std::to_string(4 * i) + "\n";
+  for (unsigned reader : {10u, 11u}) {
+    AsmKernel k;
+    k.body = AsmKernel::prologue() + "v_lshlrev_b32 v1, 2, v0\n" + loads +
+             "s_waitcnt vmcnt(17)\n v_mov_b32 v2, v" + std::to_string(reader) + R"(
+      s_waitcnt vmcnt(0)
+      global_store_dword v1, v2, s[6:7]
+      s_endpgm
+    )";
+    std::vector<std::vector<uint32_t>> bufs = {iota(64 * 18, 0), std::vector<uint32_t>(64)};
+    const std::string err = runAsm(k, bufs);
+    if (reader == 10) {
+      EXPECT_EQ(err, "");
+      for (unsigned l = 0; l < 64; ++l)
+        EXPECT_EQ(bufs[1][l], l) << "lane " << l;
+    } else {
+      EXPECT_NE(err.find("reads v11"), std::string::npos) << err;
+    }
+  }
+}
+
+// An LDS DMA writes only the LDS slots of lanes active in EXEC
+// (isa::choice::kLdsDmaSkipsExecOffLanes): with EXEC = lanes 0..31 the slots of lanes
+// 32..63 keep what a ds_write put there.
+TEST(Fidelity, LdsDmaWritesOnlyActiveLanes) {
+  StrictHazards strict;
+  AsmKernel k;
+  k.ldsBytes = 256;
+  k.body = AsmKernel::prologue() + R"(
+    v_lshlrev_b32 v1, 2, v0
+    v_mov_b32 v2, 0xdead
+    ds_write_b32 v1, v2
+    s_waitcnt lgkmcnt(0)
+    s_mov_b32 m0, 0
+    s_mov_b64 exec, 0xffffffff
+    global_load_lds_dword v1, s[4:5]
+    s_mov_b64 exec, -1
+    s_waitcnt vmcnt(0)
+    ds_read_b32 v3, v1
+    s_waitcnt lgkmcnt(0)
+    global_store_dword v1, v3, s[6:7]
+    s_endpgm
+  )";
+  std::vector<std::vector<uint32_t>> bufs = {iota(64, 100), std::vector<uint32_t>(64)};
+  ASSERT_EQ(runAsm(k, bufs), "");
+  for (unsigned l = 0; l < 64; ++l)
+    EXPECT_EQ(bufs[1][l], l < 32 ? 100 + l : 0xdeadu) << "lane " << l;
+}
+
+// --------------------------------- scaled MFMA controls, values from the ISA text --
+
+/// A 16x16x128 MFMA kernel: A = v[4:11] (or v[4:7] for fp4), B = v[12:19] filled with
+/// the bytes \p aByte / \p bByte, scales v30 = \p scaleA, v31 = \p scaleB, then
+/// \p mfma; stores D (v[24:27]) to the second buffer, [r * 64 + lane].
+std::vector<uint32_t> runUniformMfma(const std::string &mfma, uint32_t aByte, uint32_t bByte,
+                                     uint32_t scaleA, uint32_t scaleB) {
+  auto splat = [](uint32_t byte) { return byte * 0x01010101u; };
+  AsmKernel k;
+  std::ostringstream os;
+  os << AsmKernel::prologue() << "v_lshlrev_b32 v1, 2, v0\n";
+  for (unsigned r = 0; r < 8; ++r)
+    os << "v_mov_b32 v" << 4 + r << ", 0x" << std::hex << splat(aByte) << "\n"
+       << "v_mov_b32 v" << std::dec << 12 + r << ", 0x" << std::hex << splat(bByte) << std::dec
+       << "\n";
+  os << "v_mov_b32 v30, 0x" << std::hex << scaleA << "\nv_mov_b32 v31, 0x" << scaleB
+     << std::dec << "\ns_nop 1\n"
+     << mfma << "\ns_nop 15\n";
+  for (unsigned r = 0; r < 4; ++r)
+    os << "global_store_dword v1, v" << 24 + r << ", s[6:7] offset:" << 256 * r << "\n";
+  os << "s_endpgm\n";
+  k.body = os.str();
+  std::vector<std::vector<uint32_t>> bufs = {std::vector<uint32_t>(64),
+                                             std::vector<uint32_t>(256, 0xdead)};
+  const std::string err = runAsm(k, bufs);
+  EXPECT_EQ(err, "") << mfma;
+  return bufs[1];
+}
+
+void expectAllEqual(const std::vector<uint32_t> &d, float want, const std::string &what) {
+  for (size_t i = 0; i < d.size(); ++i)
+    ASSERT_EQ(d[i], bitsOf(want)) << what << ": element " << i << " is " << floatOf(d[i]);
+}
+
+// The scale byte of A is op_sel[0] + 2 * op_sel_hi[0], of B op_sel[1] + 2 * op_sel_hi[1];
+// every lane holds the same E8M0 scales, so each of the 4 k blocks is scaled alike.
+// A = B = fp8 1.0 (0x38): D = 128 * 2^(sa - 127) * 2^(sb - 127).
+//   scale A bytes (byte 0 first) 127, 128, 129, 130 = 2^0, 2^1, 2^2, 2^3;
+//   scale B bytes 127, 131, 133, 135 = 2^0, 2^4, 2^6, 2^8.
+TEST(Fidelity, MfmaScaleByteSelectFromOpSelAndOpSelHi) {
+  StrictHazards strict;
+  const uint32_t scaleA = 0x8281807F, scaleB = 0x8785837F;
+  struct Case {
+    const char *modifiers;
+    float want;
+  };
+  const Case cases[] = {
+      {"op_sel:[0,0,0] op_sel_hi:[0,0,0]", 128.0f},                 // bytes 0, 0
+      {"op_sel:[1,0,0] op_sel_hi:[0,1,0]", 128.0f * 2 * 64},        // A byte 1, B byte 2
+      {"op_sel:[0,1,0] op_sel_hi:[1,0,0]", 128.0f * 4 * 16},        // A byte 2, B byte 1
+      {"op_sel:[1,1,0] op_sel_hi:[1,1,0]", 128.0f * 8 * 256},       // bytes 3, 3
+  };
+  for (const Case &c : cases) {
+    std::vector<uint32_t> d = runUniformMfma(
+        std::string("v_mfma_scale_f32_16x16x128_f8f6f4 v[24:27], v[4:11], v[12:19], 0, v30, "
+                    "v31 ") + c.modifiers,
+        0x38, 0x38, scaleA, scaleB);
+    expectAllEqual(d, c.want, c.modifiers);
+  }
+}
+
+// cbsz gives A's format, blgp B's: 0 fp8 (E4M3), 1 bf8 (E5M2), 4 fp4 (E2M1, two per
+// byte). The byte 0x44 is 3.0 in E4M3 (exponent 8, bias 7, mantissa 4/8), 4.0 in E5M2
+// (exponent 17, bias 15) and two fp4 2.0 (exponent 2, bias 1); 0x38 is fp8 1.0.
+// K = 128 products per element.
+TEST(Fidelity, MfmaFormatsFromCbszAndBlgp) {
+  StrictHazards strict;
+  struct Case {
+    const char *mfma;
+    uint32_t aByte, bByte;
+    float want;
+  };
+  const Case cases[] = {
+      {"v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:11], v[12:19], 0", 0x44, 0x38, 128 * 3.0f},
+      {"v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:11], v[12:19], 0 cbsz:1", 0x44, 0x38,
+       128 * 4.0f},
+      {"v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:11], v[12:19], 0 blgp:1", 0x38, 0x44,
+       128 * 4.0f},
+      {"v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:7], v[12:19], 0 cbsz:4", 0x44, 0x38,
+       128 * 2.0f},
+      {"v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:7], v[12:19], 0 cbsz:4 blgp:1", 0x44, 0x44,
+       128 * 8.0f},
+      {"v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:11], v[12:15], 0 cbsz:1 blgp:4", 0x44, 0x44,
+       128 * 8.0f},
+  };
+  for (const Case &c : cases)
+    expectAllEqual(runUniformMfma(c.mfma, c.aByte, c.bByte, 0, 0), c.want, c.mfma);
+}
+
+// v_cvt_sr_fp8_f32 writes its byte into vdst's byte op_sel[3:2] (op_sel:[0,0,b2,b3]),
+// keeping the other three. 1.0 is exact in E4M3 (0x38), so the random bits do not
+// matter; -2.0 is 0xC0 in E5M2 (sign, exponent 16).
+TEST(Fidelity, CvtSrByteSelect) {
+  StrictHazards strict;
+  struct Case {
+    const char *insn;
+    uint32_t want;
+  };
+  const Case cases[] = {
+      {"v_cvt_sr_fp8_f32 v3, v4, v5", 0xAABBCC38u},
+      {"v_cvt_sr_fp8_f32 v3, v4, v5 op_sel:[0,0,1,0]", 0xAABB38DDu},
+      {"v_cvt_sr_fp8_f32 v3, v4, v5 op_sel:[0,0,0,1]", 0xAA38CCDDu},
+      {"v_cvt_sr_fp8_f32 v3, v4, v5 op_sel:[0,0,1,1]", 0x38BBCCDDu},
+      {"v_cvt_sr_bf8_f32 v3, v6, v5 op_sel:[0,0,0,1]", 0xAAC0CCDDu},
+  };
+  for (const Case &c : cases) {
+    AsmKernel k;
+    k.body = AsmKernel::prologue() + R"(
+      v_lshlrev_b32 v1, 2, v0
+      v_mov_b32 v3, 0xaabbccdd
+      v_mov_b32 v4, 1.0
+      v_mov_b32 v6, -2.0
+      v_mul_u32_u24 v5, 0x9e3779b, v0
+    )" + c.insn + R"(
+      global_store_dword v1, v3, s[6:7]
+      s_endpgm
+    )";
+    std::vector<std::vector<uint32_t>> bufs = {std::vector<uint32_t>(64),
+                                               std::vector<uint32_t>(64)};
+    ASSERT_EQ(runAsm(k, bufs), "") << c.insn;
+    for (unsigned l = 0; l < 64; ++l)
+      ASSERT_EQ(bufs[1][l], c.want) << c.insn << " lane " << l;
+  }
+}
+
 } // namespace
