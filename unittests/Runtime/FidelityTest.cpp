@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "AsmKernel.h"
+#include "KernelCompiler.h"
 #include "TestUtil.h"
 #include "emu/Hazards.h"
 
@@ -786,6 +787,138 @@ TEST(Fidelity, CvtSrByteSelect) {
     ASSERT_EQ(runAsm(k, bufs), "") << c.insn;
     for (unsigned l = 0; l < 64; ++l)
       ASSERT_EQ(bufs[1][l], c.want) << c.insn << " lane " << l;
+  }
+}
+
+// ------------------------------------------------------ llc-compiled kernels --
+
+/// E4M3 values of the fp8 codes the compiled MFMA test uses (sign, exponent bias 7,
+/// 3 mantissa bits): exact small values, so every sum of 64 products is exact.
+float e4m3Value(uint8_t code) {
+  switch (code) {
+  case 0x00: return 0.0f;
+  case 0x30: return 0.5f;
+  case 0x38: return 1.0f;
+  case 0x3C: return 1.5f;
+  case 0x40: return 2.0f;
+  case 0xB8: return -1.0f;
+  case 0xC0: return -2.0f;
+  }
+  ADD_FAILURE() << "code " << int(code) << " not in the table";
+  return 0.0f;
+}
+
+// v_mfma_scale_f32_32x32x64_f8f6f4 compiled by llc from the intrinsic (fp8 x fp8, unit
+// scales 0x7F): lane l, byte e of A holds A[l % 32][32 * (e / 16) + 16 * (l / 32) + e % 16]
+// (B likewise with its column), and result register v of lane l is
+// D[8 * (v / 4) + 4 * (l / 32) + v % 4][l % 32]; D is compared with a host matmul.
+TEST(Fidelity, CompiledMfma32x32x64MatchesHostMatmul) {
+  StrictHazards strict;
+  const std::string ir = R"(
+declare <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32>, <8 x i32>, <16 x float>, i32, i32, i32, i32, i32, i32)
+declare i32 @llvm.amdgcn.workitem.id.x()
+define amdgpu_kernel void @mfma32(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %d) {
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  %pa = getelementptr <8 x i32>, ptr addrspace(1) %a, i32 %t
+  %pb = getelementptr <8 x i32>, ptr addrspace(1) %b, i32 %t
+  %va = load <8 x i32>, ptr addrspace(1) %pa
+  %vb = load <8 x i32>, ptr addrspace(1) %pb
+  %r = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %va, <8 x i32> %vb, <16 x float> zeroinitializer, i32 0, i32 0, i32 0, i32 2139062143, i32 0, i32 2139062143)
+  %pd = getelementptr <16 x float>, ptr addrspace(1) %d, i32 %t
+  store <16 x float> %r, ptr addrspace(1) %pd
+  ret void
+}
+)";
+  const uint8_t codes[] = {0x00, 0x30, 0x38, 0x3C, 0x40, 0xB8, 0xC0};
+  uint8_t A[32][64], B[64][32];
+  uint32_t seed = 12345;
+  auto next = [&] { seed = seed * 1664525u + 1013904223u; return codes[(seed >> 16) % 7]; };
+  for (auto &row : A)
+    for (uint8_t &x : row)
+      x = next();
+  for (auto &row : B)
+    for (uint8_t &x : row)
+      x = next();
+  std::vector<uint32_t> a(64 * 8), b(64 * 8);
+  for (unsigned l = 0; l < 64; ++l)
+    for (unsigned e = 0; e < 32; ++e) {
+      const unsigned k = 32 * (e / 16) + 16 * (l / 32) + e % 16;
+      a[l * 8 + e / 4] |= uint32_t(A[l % 32][k]) << (8 * (e % 4));
+      b[l * 8 + e / 4] |= uint32_t(B[k][l % 32]) << (8 * (e % 4));
+    }
+  auto dev = Device::openEmulator();
+  Buffer ba = upload(*dev, a), bb = upload(*dev, b);
+  Buffer bd = upload(*dev, std::vector<uint32_t>(64 * 16, 0xdead));
+  ASSERT_NO_ERROR(dev->launch(compileIR(ir), "mfma32", {1, 1, 1}, {64, 1, 1},
+                              {KernelArg::pointer(ba), KernelArg::pointer(bb),
+                               KernelArg::pointer(bd)}));
+  auto d = download<uint32_t>(*dev, bd, 64 * 16);
+  for (unsigned l = 0; l < 64; ++l)
+    for (unsigned v = 0; v < 16; ++v) {
+      const unsigned i = 8 * (v / 4) + 4 * (l / 32) + v % 4, j = l % 32;
+      float want = 0;
+      for (unsigned k = 0; k < 64; ++k)
+        want += e4m3Value(A[i][k]) * e4m3Value(B[k][j]);
+      ASSERT_EQ(floatOf(d[l * 16 + v]), want) << "D[" << i << "][" << j << "] (lane " << l
+                                              << ", register " << v << ")";
+    }
+}
+
+// v_permlane16_swap / v_permlane32_swap compiled by llc from the intrinsics, whose
+// documented meaning is: permlane16 swaps the odd 16-lane rows of the first operand with
+// the even rows of the second; permlane32 swaps the upper 32 lanes of the first with the
+// lower 32 of the second. Each returns {new first, new second}.
+TEST(Fidelity, CompiledPermlaneSwaps) {
+  StrictHazards strict;
+  const std::string ir = R"(
+declare {i32, i32} @llvm.amdgcn.permlane16.swap(i32, i32, i1, i1)
+declare {i32, i32} @llvm.amdgcn.permlane32.swap(i32, i32, i1, i1)
+declare i32 @llvm.amdgcn.workitem.id.x()
+define amdgpu_kernel void @swaps(ptr addrspace(1) %in, ptr addrspace(1) %out) {
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  %px = getelementptr i32, ptr addrspace(1) %in, i32 %t
+  %t64 = add i32 %t, 64
+  %py = getelementptr i32, ptr addrspace(1) %in, i32 %t64
+  %x = load i32, ptr addrspace(1) %px
+  %y = load i32, ptr addrspace(1) %py
+  %s16 = call {i32, i32} @llvm.amdgcn.permlane16.swap(i32 %x, i32 %y, i1 false, i1 false)
+  %s32 = call {i32, i32} @llvm.amdgcn.permlane32.swap(i32 %x, i32 %y, i1 false, i1 false)
+  %a = extractvalue {i32, i32} %s16, 0
+  %b = extractvalue {i32, i32} %s16, 1
+  %c = extractvalue {i32, i32} %s32, 0
+  %d = extractvalue {i32, i32} %s32, 1
+  %o0 = getelementptr i32, ptr addrspace(1) %out, i32 %t
+  store i32 %a, ptr addrspace(1) %o0
+  %i1 = add i32 %t, 64
+  %o1 = getelementptr i32, ptr addrspace(1) %out, i32 %i1
+  store i32 %b, ptr addrspace(1) %o1
+  %i2 = add i32 %t, 128
+  %o2 = getelementptr i32, ptr addrspace(1) %out, i32 %i2
+  store i32 %c, ptr addrspace(1) %o2
+  %i3 = add i32 %t, 192
+  %o3 = getelementptr i32, ptr addrspace(1) %out, i32 %i3
+  store i32 %d, ptr addrspace(1) %o3
+  ret void
+}
+)";
+  // x[l] = 1000 + l, y[l] = 2000 + l.
+  auto dev = Device::openEmulator();
+  std::vector<uint32_t> in(128);
+  for (unsigned l = 0; l < 64; ++l) {
+    in[l] = 1000 + l;
+    in[64 + l] = 2000 + l;
+  }
+  Buffer bi = upload(*dev, in), bo = upload(*dev, std::vector<uint32_t>(256, 0xdead));
+  ASSERT_NO_ERROR(dev->launch(compileIR(ir), "swaps", {1, 1, 1}, {64, 1, 1},
+                              {KernelArg::pointer(bi), KernelArg::pointer(bo)}));
+  auto o = download<uint32_t>(*dev, bo, 256);
+  for (unsigned l = 0; l < 64; ++l) {
+    const bool oddRow = (l / 16) % 2 == 1;
+    EXPECT_EQ(o[l], oddRow ? 2000 + (l - 16) : 1000 + l) << "permlane16 first, lane " << l;
+    EXPECT_EQ(o[64 + l], oddRow ? 2000 + l : 1000 + (l + 16)) << "permlane16 second, lane " << l;
+    const bool upper = l >= 32;
+    EXPECT_EQ(o[128 + l], upper ? 2000 + (l - 32) : 1000 + l) << "permlane32 first, lane " << l;
+    EXPECT_EQ(o[192 + l], upper ? 2000 + l : 1000 + (l + 32)) << "permlane32 second, lane " << l;
   }
 }
 
