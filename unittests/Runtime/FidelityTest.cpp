@@ -790,6 +790,52 @@ TEST(Fidelity, CvtSrByteSelect) {
   }
 }
 
+// UnknownChoices.h kPermlaneSwapSameRegisterKeepsSecondResult: with vdst == vsrc the
+// second result is written last: permlane32 gives lanes 0..31 the values of lanes
+// 32..63, permlane16 gives the even rows the odd rows' values.
+TEST(Fidelity, PermlaneSwapWithOneRegisterKeepsTheSecondResult) {
+  StrictHazards strict;
+  for (bool rows32 : {true, false}) {
+    AsmKernel k;
+    k.body = AsmKernel::prologue() + R"(
+      v_lshlrev_b32 v1, 2, v0
+      v_add_u32 v3, 1000, v0
+      s_nop 1
+    )" + std::string(rows32 ? "v_permlane32_swap_b32 v3, v3" : "v_permlane16_swap_b32 v3, v3") +
+             R"(
+      global_store_dword v1, v3, s[6:7]
+      s_endpgm
+    )";
+    std::vector<std::vector<uint32_t>> bufs = {std::vector<uint32_t>(64), std::vector<uint32_t>(64)};
+    ASSERT_EQ(runAsm(k, bufs), "");
+    for (unsigned l = 0; l < 64; ++l) {
+      const unsigned from = rows32 ? (l < 32 ? l + 32 : l) : ((l / 16) % 2 == 0 ? l + 16 : l);
+      EXPECT_EQ(bufs[1][l], 1000 + from) << (rows32 ? "permlane32" : "permlane16") << " lane " << l;
+    }
+  }
+}
+
+// UnknownChoices.h kLdsDmaRequiresDwordAlignment: an LDS DMA whose base M0 + offset is
+// not a multiple of 4 is an error naming the address.
+TEST(Fidelity, UnalignedLdsDmaBaseIsAnError) {
+  StrictHazards strict;
+  AsmKernel k;
+  k.ldsBytes = 512;
+  k.body = AsmKernel::prologue() + R"(
+    v_lshlrev_b32 v1, 2, v0
+    s_mov_b32 m0, 2
+    s_nop 0
+    global_load_lds_dword v1, s[4:5]
+    s_waitcnt vmcnt(0)
+    s_endpgm
+  )";
+  std::vector<std::vector<uint32_t>> bufs = {std::vector<uint32_t>(64), std::vector<uint32_t>(64)};
+  const std::string err = runAsm(k, bufs);
+  EXPECT_NE(err.find("LDS destination 2 (M0 0x2 + offset 0) is not 4-byte aligned"),
+            std::string::npos)
+      << err;
+}
+
 // ------------------------------------------------------ llc-compiled kernels --
 
 /// E4M3 values of the fp8 codes the compiled MFMA test uses (sign, exponent bias 7,
