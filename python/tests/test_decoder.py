@@ -10,7 +10,8 @@ def test_import_surface():
     for name in ("Decoder", "bf16", "from_bf16", "e4m3", "from_e4m3", "reference", "runtime"):
         assert hasattr(mla, name), name
     assert mla.NUM_CUS == 256
-    assert mla.MAX_SPLITS == 64
+    assert mla.MAX_SPLITS == 256
+    assert mla.COMBINE_SLICES == 8
 
 
 def test_bf16_round_to_nearest_even():
@@ -95,7 +96,7 @@ def test_default_splits_use_the_heuristic(decoder):
     out, lse = dec(*args_of(p))
     chosen = dec.choose_num_splits(p["indptr"])
     assert dec.last_num_splits == chosen
-    assert 1 <= chosen <= 64
+    assert 1 <= chosen <= mla.MAX_SPLITS
     model_out, model_lse = mla.reference.model(*args_of(p), num_splits=chosen)
     assert bf16_ulp_distance(out, model_out) <= 1.0
 

@@ -425,7 +425,8 @@ const char *verbOf(LdsAccessKind kind) {
 
 bool mla::emu::noteLdsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned bytes,
                              LdsAccessKind kind) {
-  if (bytes == 0 || gMode.load(std::memory_order_relaxed) == HazardMode::Off)
+  if (bytes == 0 || gMode.load(std::memory_order_relaxed) == HazardMode::Off ||
+      w.workgroup->timed)
     return true;
   LdsHazardShadow *shadow = shadowOf(*w.workgroup);
   // With one wave and no LDS DMA nothing can conflict: skip the bookkeeping. Otherwise
@@ -508,7 +509,7 @@ bool mla::emu::noteLdsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned b
 }
 
 bool mla::emu::noteLdsDmaIssue(Wave &w, unsigned lane, uint64_t offset, unsigned bytes) {
-  if (gMode.load(std::memory_order_relaxed) == HazardMode::Off)
+  if (gMode.load(std::memory_order_relaxed) == HazardMode::Off || w.workgroup->timed)
     return true;
   LdsHazardShadow &shadow = activeShadow(*w.workgroup);
   const int16_t wave = int16_t(w.waveInGroup);

@@ -207,6 +207,10 @@ struct Workgroup {
   /// LDS DMA race detector state (emu/Hazards.h), created by the first LDS DMA.
   std::shared_ptr<LdsHazardShadow> ldsHazards;
   uint32_t id[3] = {0, 0, 0};
+  /// Timing mode: the waves interleave in modeled time, so their LDS accesses happen in
+  /// the order the hardware's would and the cross-wave LDS race checks (which assume no
+  /// order between two barriers) do not apply.
+  bool timed = false;
 };
 
 /// Read-only facts of the current dispatch, shared by every wave.

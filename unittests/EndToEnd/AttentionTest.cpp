@@ -115,7 +115,8 @@ DeviceOutputs runOnEmulator(const ref::Problem &problem, int splits, bool wideKv
                         KernelArg::f32(problem.vscale), KernelArg::pointer(oPart),
                         KernelArg::pointer(lsePart), KernelArg::i32(int32_t(requests)),
                         KernelArg::i32(splits)}));
-  check(device->launch(code, "mla_combine", {uint32_t(rows * heads), 1, 1},
+  check(device->launch(code, "mla_combine",
+                       {uint32_t(kernel::combineGridSize(rows, heads)), 1, 1},
                        {uint32_t(kernel::kCombineThreads), 1, 1},
                        {KernelArg::pointer(oPart), KernelArg::pointer(lsePart),
                         KernelArg::pointer(out), KernelArg::pointer(lse),
@@ -195,6 +196,29 @@ TEST(AttentionEndToEnd, KimiK3Tp8OneRequest) {
   ref::Problem problem = ref::makeProblem(spec);
   expectMatchesModel(problem, 1, runOnEmulator(problem, 1));
 }
+
+// Split counts up to the largest: NS = 64 over a 4500-token request (36 splits of 128
+// tokens, the rest empty) and NS = 256 over short ones (almost every split empty), at
+// qlen 2; the combine then reads all 64 / 256 partials of each row.
+class AttentionManySplits : public ::testing::TestWithParam<int> {};
+
+TEST_P(AttentionManySplits, MatchesModel) {
+  const int splits = GetParam();
+  ref::ProblemSpec spec;
+  spec.numHeads = 12;
+  spec.qlen = 2;
+  spec.seqLens = splits == 64 ? std::vector<int>{4500, 1} : std::vector<int>{1000, 0, 300};
+  spec.pageLayout = ref::PageLayout::Shuffled;
+  spec.seed = uint64_t(splits);
+  ref::Problem problem = ref::makeProblem(spec);
+  expectMatchesModel(problem, splits, runOnEmulator(problem, splits));
+}
+
+INSTANTIATE_TEST_SUITE_P(Splits, AttentionManySplits,
+                         ::testing::Values(64, int(kernel::kMaxSplits)),
+                         [](const ::testing::TestParamInfo<int> &info) {
+                           return "NS" + std::to_string(info.param);
+                         });
 
 // F14: a KV pool of more than 4 GiB whose used slots all lie above 4 GiB needs the
 // 64-bit DMA offsets of the wide-KV build. The device pool is backed lazily, so only

@@ -93,8 +93,8 @@ TEST(Decoder, BadArgumentsWriteNothing) {
       {"kv: size", [](ref::Problem &p) { p.kv.push_back(0); }, 1},
       {"scale: must be finite", [](ref::Problem &p) { p.scale = NAN; }, 1},
       {"vscale: must be finite", [](ref::Problem &p) { p.vscale = INFINITY; }, 1},
-      {"num_splits: must be in 1..64, got 65", [](ref::Problem &) {}, 65},
-      {"num_splits: must be in 1..64, got 0", [](ref::Problem &) {}, 0},
+      {"num_splits: must be in 1..256, got 257", [](ref::Problem &) {}, 257},
+      {"num_splits: must be in 1..256, got 0", [](ref::Problem &) {}, 0},
   };
   for (const Case &c : cases) {
     ref::Problem p = good;
