@@ -1,5 +1,6 @@
 # `cmake --install <build>` (component `mla`, the default besides `python`):
-#   include/mla/Runtime/*.h, include/mla/Compiler/Compiler.h   the C++ API
+#   include/mla/Runtime/*.h, include/mla/Compiler/Compiler.h,
+#   include/mla/Kernel/LaunchGeometry.h                         the C++ API
 #   lib/libmla.so                                              compiler + runtime + Decoder
 #   bin/mla-opt, bin/mla-compile, bin/mla-run                  the tools
 #   lib/cmake/mla/mlaConfig.cmake (+ Version, Targets)         find_package(mla)
@@ -25,6 +26,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/mla/Runtime
   FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_SOURCE_DIR}/include/mla/Compiler/Compiler.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla/Compiler COMPONENT mla)
+# The launch geometry (grid sizes, the split cap) that Decoder.h uses.
+install(FILES ${PROJECT_SOURCE_DIR}/include/mla/Kernel/LaunchGeometry.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla/Kernel COMPONENT mla)
 
 install(EXPORT mlaTargets NAMESPACE mla::
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mla COMPONENT mla)

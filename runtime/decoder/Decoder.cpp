@@ -375,17 +375,20 @@ Error Decoder::runHost(const DecodeInputs &in, const DecodePlan &plan, void *out
   if (Error e = device_.synchronizeStream(stream))
     return e;
   // Only now, with every kernel done, are the caller's arrays written.
+  auto allocationAt = [&](uint64_t address) -> const DeviceAllocation & {
+    return *llvm::find_if(owned, [&](const DeviceAllocation &a) { return a.address() == address; });
+  };
   if (plan.partialsOnly) {
     const uint64_t parts = uint64_t(plan.rows) * config_.heads * plan.numSplits;
-    const Buffer workspace{args.workspace, plan.workspaceBytes};
-    if (Error e = device_.copyFrom(out, workspace, parts * kValueDim * 2))
+    const DeviceAllocation &workspace = allocationAt(args.workspace);
+    if (Error e = workspace.download(out, parts * kValueDim * 2))
       return e;
-    return device_.copyFrom(lse, workspace, parts * 4, plan.lsePartOffset);
+    return workspace.download(lse, parts * 4, plan.lsePartOffset);
   }
-  if (Error e = device_.copyFrom(out, {args.out, outBytes}, outBytes))
+  if (Error e = allocationAt(args.out).download(out, outBytes))
     return e;
   if (lse)
-    return device_.copyFrom(lse, {args.lse, lseBytes}, lseBytes);
+    return allocationAt(args.lse).download(lse, lseBytes);
   return Error::success();
 }
 
