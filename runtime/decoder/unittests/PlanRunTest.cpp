@@ -246,8 +246,9 @@ TEST(PlanRun, ChecksWhatItCanInConstantTime) {
   EXPECT_NE(planMessage({1, 3}, 1).find("indptr: indptr[0] must be 0"), std::string::npos);
   EXPECT_NE(planMessage({0, 5, 3}, 1).find("indptr: must be non-decreasing"),
             std::string::npos);
-  EXPECT_NE(planMessage({0, 5}, 65).find("num_splits: must be in 1..64, got 65"),
-            std::string::npos);
+  const std::string tooMany = "num_splits: must be in 1.." + std::to_string(rt::kMaxSplits) +
+                              ", got " + std::to_string(rt::kMaxSplits + 1);
+  EXPECT_NE(planMessage({0, 5}, rt::kMaxSplits + 1).find(tooMany), std::string::npos);
 
   rt::DecodePlan plan = unwrapOrFail(decoder->plan(p.indptr, p.kv.size() / 576, 2));
   Resident r(*device, p);
