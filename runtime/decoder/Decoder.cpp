@@ -302,10 +302,17 @@ Error Decoder::run(const DecodePlan &plan, const DeviceDecodeBuffers &b, Stream 
                {"indptr", b.indptr, uint64_t(plan.requests + 1) * 4},
                {"out", b.out, rows * heads * kValueDim * 2},
                {"lse", b.lse, b.lse.address ? rows * heads * 4 : 0}};
-  for (const auto &s : sizes)
+  for (const auto &s : sizes) {
+    if (s.buffer.address && !device_.owns(s.buffer))
+      return makeError(Twine(s.name) + ": the buffer was not allocated by this decoder's " +
+                       device_.kind() + " device");
     if (s.buffer.size < s.needed)
       return makeError(Twine(s.name) + ": a buffer of " + Twine(s.buffer.size) +
                        " bytes; the plan needs " + Twine(s.needed));
+  }
+  if (b.workspace.address && !device_.owns(b.workspace))
+    return makeError("workspace: the buffer was not allocated by this decoder's " +
+                     device_.kind() + " device");
   DeviceDecodeArgs args;
   args.q = b.q.address;
   args.kv = b.kv.address;

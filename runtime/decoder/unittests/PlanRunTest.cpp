@@ -282,6 +282,13 @@ TEST(PlanRun, ChecksWhatItCanInConstantTime) {
   rt::DeviceDecodeBuffers shortKv = buffers;
   shortKv.kv.size -= 1;
   EXPECT_NE(message(decoder->run(plan, shortKv)).find("kv: a buffer of"), std::string::npos);
+  auto otherDevice = rt::Device::openEmulator();
+  auto foreignOut = unwrapOrFail(rt::DeviceAllocation::allocate(*otherDevice, r.out.size()));
+  rt::DeviceDecodeBuffers wrongDevice = buffers;
+  wrongDevice.out = foreignOut.buffer();
+  EXPECT_NE(message(decoder->run(plan, wrongDevice))
+                .find("out: the buffer was not allocated by this decoder's emu device"),
+            std::string::npos);
   // Every case above is one change away from a good call.
   ASSERT_OK(decoder->run(plan, buffers));
   ASSERT_OK(decoder->run(plan, good));
