@@ -170,6 +170,11 @@ Error mla::rt::validateLaunch(const KernelInfo &kernel, Dim3 grid, Dim3 block) {
 
 Error Device::launch(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
                      ArrayRef<KernelArg> args, LaunchStats *stats) {
+  return launchOn(Stream{}, code, kernelName, grid, block, args, stats);
+}
+
+Error Device::launchOn(Stream stream, const CodeObject &code, StringRef kernelName, Dim3 grid,
+                       Dim3 block, ArrayRef<KernelArg> args, LaunchStats *stats) {
   auto kernel = code.getKernel(kernelName);
   if (!kernel)
     return kernel.takeError();
@@ -180,17 +185,6 @@ Error Device::launch(const CodeObject &code, StringRef kernelName, Dim3 grid, Di
                        ": the buffer at 0x" + Twine::utohexstr(args[i].bits) +
                        " belongs to device #" + Twine(args[i].device) + ", not to this " +
                        kind() + " device (#" + Twine(id_) + ")");
-  auto blob = packKernelArgs(*kernel, args);
-  if (!blob)
-    return blob.takeError();
-  return launchRaw(code, kernelName, grid, block, *blob, stats);
-}
-
-Error Device::launchOn(Stream stream, const CodeObject &code, StringRef kernelName, Dim3 grid,
-                       Dim3 block, ArrayRef<KernelArg> args, LaunchStats *stats) {
-  auto kernel = code.getKernel(kernelName);
-  if (!kernel)
-    return kernel.takeError();
   auto blob = packKernelArgs(*kernel, args);
   if (!blob)
     return blob.takeError();
