@@ -64,6 +64,18 @@
 #include <memory>
 #include <mutex>
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MLA_ADDRESS_SANITIZER
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(MLA_ADDRESS_SANITIZER)
+#define MLA_ADDRESS_SANITIZER
+#endif
+#ifdef MLA_ADDRESS_SANITIZER
+#include <sanitizer/lsan_interface.h>
+#endif
+
 #ifndef MLA_LD_LLD_PATH
 #error "MLA_LD_LLD_PATH must be defined by the build (CMake's MLA_LD_LLD)"
 #endif
@@ -247,9 +259,15 @@ LogicalResult runCodegen(gpu::GPUModuleOp gpuModule, llvm::TargetMachine &tm,
                                                          : "assembly")
            << " files";
   llvm::legacy::PassManager *rawPm = pm.release();
-  if (failed(runGuarded(gpuModule, "code generation",
-                        [&] { rawPm->run(module); })))
-    return failure();
+  {
+#ifdef MLA_ADDRESS_SANITIZER
+    // What the backend holds when it stops is lost on purpose: no leak report.
+    __lsan::ScopedDisabler leaksExpected;
+#endif
+    if (failed(runGuarded(gpuModule, "code generation",
+                          [&] { rawPm->run(module); })))
+      return failure();
+  }
   delete rawPm;
   return success();
 }
