@@ -293,6 +293,10 @@ Expected<KernelInfo> parseKernelMetadata(const MsgNode &map, unsigned index) {
       if (!as)
         return as.takeError();
       arg.addressSpace = *as;
+      auto typeName = a.getString(argMap, ".type_name", false);
+      if (!typeName)
+        return typeName.takeError();
+      arg.typeName = *typeName;
       if (arg.size == 0 && arg.kind != ArgKind::HiddenOther)
         return makeError(where + " has size 0");
       if (uint64_t(arg.offset) + arg.size > info.kernargSegmentSize)

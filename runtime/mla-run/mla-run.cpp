@@ -63,6 +63,11 @@ struct ArgSpec {
   Buffer buffer;
   bool isPointer() const { return kind == In || kind == Out || kind == InOut; }
   unsigned scalarSize() const { return kind == I64 || kind == U64 ? 8 : 4; }
+  KernelArg::Kind argKind() const {
+    return kind == I32 ? KernelArg::Kind::I32 : kind == U32 ? KernelArg::Kind::U32
+         : kind == I64 ? KernelArg::Kind::I64 : kind == U64 ? KernelArg::Kind::U64
+         : kind == F32 ? KernelArg::Kind::F32 : KernelArg::Kind::Pointer;
+  }
 };
 
 ArgSpec parseSpec(StringRef text) {
@@ -198,6 +203,8 @@ int main(int argc, char **argv) {
                                     : "the argument is a value: use i32:, u32:, i64:, u64: or f32:"));
     if (!s.isPointer() && s.scalarSize() != info.size)
       die(what + ": size mismatch (" + Twine(s.scalarSize()) + " bytes given)");
+    if (!s.isPointer() && !argKindMatchesTypeName(s.argKind(), info.typeName))
+      die(what + ": the argument is of type '" + info.typeName + "'");
     if (s.kind == ArgSpec::In || s.kind == ArgSpec::InOut) {
       auto buf = MemoryBuffer::getFile(s.file, false, false);
       if (!buf)
@@ -229,10 +236,7 @@ int main(int argc, char **argv) {
       args.push_back(KernelArg::pointer(s.buffer));
     } else {
       KernelArg a;
-      a.kind = s.kind == ArgSpec::I32 ? KernelArg::Kind::I32
-             : s.kind == ArgSpec::U32 ? KernelArg::Kind::U32
-             : s.kind == ArgSpec::I64 ? KernelArg::Kind::I64
-             : s.kind == ArgSpec::U64 ? KernelArg::Kind::U64 : KernelArg::Kind::F32;
+      a.kind = s.argKind();
       a.bits = s.bits;
       args.push_back(a);
     }
