@@ -5,13 +5,17 @@
 // mla-run --selftest [--device emu|hip|auto] [--selftest-dump DIR]
 //
 // SPEC fills the next explicit kernel argument: in:FILE, out:FILE:BYTES,
-// inout:FILE, i32:V, u32:V, i64:V, u64:V, f32:V. Output files are written only
-// after the launch completed without error. Exit status 0 only on success.
+// inout:FILE, i32:V, u32:V, i64:V, u64:V, f32:V (a value's kind must match the
+// metadata's .type_name when it has one). Output files are written only after the
+// launch completed without error. One buffer holds at most --max-buffer-bytes
+// (default 4 GiB); the code object at most MLA_MAX_INPUT_BYTES (default 256 MiB).
+// Exit status 0 only on success.
 //
 //===----------------------------------------------------------------------===//
 #include "mla/Runtime/CodeObject.h"
 #include "mla/Runtime/Device.h"
 #include "SelfTest.h"
+#include "mla/Support/InputLimits.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -27,6 +31,10 @@ using namespace llvm;
 using namespace mla::rt;
 
 namespace {
+/// Default size limit of one buffer: 4 GiB (a 1 TiB out: is refused up front
+/// rather than failing in the allocator).
+constexpr uint64_t kDefaultMaxBufferBytes = uint64_t(4) << 30;
+
 [[noreturn]] void die(const Twine &msg) {
   errs() << "mla-run: error: " << msg << "\n";
   std::exit(1);
@@ -35,6 +43,7 @@ namespace {
 void usage() {
   errs() << "usage: mla-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]\n"
             "               --arg SPEC ... [--device emu|hip|auto] [--stats]\n"
+            "               [--max-buffer-bytes N (default 4 GiB)]\n"
             "       mla-run --selftest [--device emu|hip|auto] [--selftest-dump DIR]\n"
             "               (hardware self-test of the emulator's MFMA / LDS DMA / transpose /\n"
             "               fp8 instructions; DIR receives the raw inputs and outputs)\n"
@@ -135,6 +144,8 @@ int main(int argc, char **argv) {
   std::vector<ArgSpec> specs;
   bool stats = false, selftest = false;
   std::string selftestDump;
+  // Host memory mla-run holds for one in:/out:/inout: buffer (and the file it writes).
+  uint64_t maxBufferBytes = kDefaultMaxBufferBytes;
   for (int i = 1; i < argc; ++i) {
     StringRef a = argv[i];
     auto value = [&]() -> StringRef {
@@ -148,6 +159,11 @@ int main(int argc, char **argv) {
     else if (a == "--arg") specs.push_back(parseSpec(value()));
     else if (a == "--device") deviceName = value().str();
     else if (a == "--stats") stats = true;
+    else if (a == "--max-buffer-bytes") {
+      StringRef v = value();
+      if (v.getAsInteger(0, maxBufferBytes) || maxBufferBytes == 0)
+        die("--max-buffer-bytes: '" + v + "' is not a positive integer");
+    }
     else if (a == "--selftest") selftest = true;
     else if (a == "--selftest-dump") selftestDump = value().str();
     else if (a == "--help" || a == "-h") { usage(); return 0; }
@@ -205,10 +221,14 @@ int main(int argc, char **argv) {
       die(what + ": size mismatch (" + Twine(s.scalarSize()) + " bytes given)");
     if (!s.isPointer() && !argKindMatchesTypeName(s.argKind(), info.typeName))
       die(what + ": the argument is of type '" + info.typeName + "'");
+    if (s.kind == ArgSpec::Out && s.bytes > maxBufferBytes)
+      die(what + ": " + Twine(s.bytes) + " bytes, more than the limit of " +
+          Twine(maxBufferBytes) + " bytes a buffer (--max-buffer-bytes)");
     if (s.kind == ArgSpec::In || s.kind == ArgSpec::InOut) {
-      auto buf = MemoryBuffer::getFile(s.file, false, false);
+      auto buf = mla::readBoundedFile(s.file, maxBufferBytes, "input file",
+                                      "--max-buffer-bytes");
       if (!buf)
-        die("cannot read '" + s.file + "': " + buf.getError().message());
+        die(toString(buf.takeError()));
       s.data.assign((*buf)->getBufferStart(), (*buf)->getBufferEnd());
       if (s.data.empty())
         die("input file '" + s.file + "' is empty");
@@ -264,6 +284,12 @@ int main(int argc, char **argv) {
     if (ec)
       die("cannot write '" + file + "': " + ec.message());
     os.write(data.data(), data.size());
+    os.close();
+    if (os.has_error()) {
+      std::string why = os.error().message();
+      os.clear_error();
+      die("cannot write '" + file + "': " + why);
+    }
   }
 
   if (stats) {
