@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "mla/Runtime/CodeObject.h"
 #include "mla/Runtime/Device.h"
+#include "ArgParser.h"
 #include "SelfTest.h"
 #include "mla/Support/InputLimits.h"
 
@@ -40,6 +41,12 @@ constexpr uint64_t kDefaultMaxBufferBytes = uint64_t(4) << 30;
   std::exit(1);
 }
 
+template <typename T> T orDie(Expected<T> value) {
+  if (!value)
+    die(toString(value.takeError()));
+  return std::move(*value);
+}
+
 void usage() {
   errs() << "usage: mla-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]\n"
             "               --arg SPEC ... [--device emu|hip|auto] [--stats]\n"
@@ -50,92 +57,6 @@ void usage() {
             "  SPEC: in:FILE | out:FILE:BYTES | inout:FILE | i32:V | u32:V | i64:V | u64:V | f32:V\n";
 }
 
-Dim3 parseDim(StringRef flag, StringRef text) {
-  SmallVector<StringRef, 3> parts;
-  text.split(parts, ',');
-  if (parts.empty() || parts.size() > 3)
-    die(flag + " expects X[,Y,Z], got '" + text + "'");
-  uint32_t v[3] = {1, 1, 1};
-  for (size_t i = 0; i < parts.size(); ++i)
-    if (parts[i].getAsInteger(10, v[i]) || v[i] == 0)
-      die(flag + ": '" + parts[i] + "' is not a positive integer");
-  return {v[0], v[1], v[2]};
-}
-
-struct ArgSpec {
-  enum Kind { In, Out, InOut, I32, U32, I64, U64, F32 } kind;
-  std::string text;
-  std::string file;
-  uint64_t bytes = 0;
-  uint64_t bits = 0;
-  std::vector<char> data; // input contents
-  Buffer buffer;
-  bool isPointer() const { return kind == In || kind == Out || kind == InOut; }
-  unsigned scalarSize() const { return kind == I64 || kind == U64 ? 8 : 4; }
-  KernelArg::Kind argKind() const {
-    return kind == I32 ? KernelArg::Kind::I32 : kind == U32 ? KernelArg::Kind::U32
-         : kind == I64 ? KernelArg::Kind::I64 : kind == U64 ? KernelArg::Kind::U64
-         : kind == F32 ? KernelArg::Kind::F32 : KernelArg::Kind::Pointer;
-  }
-};
-
-ArgSpec parseSpec(StringRef text) {
-  ArgSpec s;
-  s.text = text.str();
-  auto [kind, rest] = text.split(':');
-  if (rest.empty() && !text.contains(':'))
-    die("--arg '" + text + "': expected KIND:VALUE");
-  if (kind == "in" || kind == "inout") {
-    s.kind = kind == "in" ? ArgSpec::In : ArgSpec::InOut;
-    s.file = rest.str();
-    if (s.file.empty())
-      die("--arg '" + text + "': missing file name");
-    return s;
-  }
-  if (kind == "out") {
-    s.kind = ArgSpec::Out;
-    size_t colon = rest.rfind(':');
-    if (colon == StringRef::npos)
-      die("--arg '" + text + "': expected out:FILE:BYTES");
-    s.file = rest.substr(0, colon).str();
-    if (s.file.empty() || rest.substr(colon + 1).getAsInteger(10, s.bytes) || s.bytes == 0)
-      die("--arg '" + text + "': expected out:FILE:BYTES with BYTES > 0");
-    return s;
-  }
-  if (kind == "i32" || kind == "i64") {
-    s.kind = kind == "i32" ? ArgSpec::I32 : ArgSpec::I64;
-    int64_t v;
-    if (rest.getAsInteger(0, v))
-      die("--arg '" + text + "': '" + rest + "' is not an integer");
-    if (s.kind == ArgSpec::I32 && (v < INT32_MIN || v > INT32_MAX))
-      die("--arg '" + text + "': value out of range for i32");
-    s.bits = s.kind == ArgSpec::I32 ? uint64_t(uint32_t(int32_t(v))) : uint64_t(v);
-    return s;
-  }
-  if (kind == "u32" || kind == "u64") {
-    s.kind = kind == "u32" ? ArgSpec::U32 : ArgSpec::U64;
-    uint64_t v;
-    if (rest.getAsInteger(0, v))
-      die("--arg '" + text + "': '" + rest + "' is not an unsigned integer");
-    if (s.kind == ArgSpec::U32 && v > UINT32_MAX)
-      die("--arg '" + text + "': value out of range for u32");
-    s.bits = v;
-    return s;
-  }
-  if (kind == "f32") {
-    s.kind = ArgSpec::F32;
-    std::string str = rest.str();
-    char *end = nullptr;
-    errno = 0;
-    float f = std::strtof(str.c_str(), &end);
-    if (str.empty() || *end || errno == ERANGE)
-      die("--arg '" + text + "': '" + rest + "' is not a float");
-    s.bits = KernelArg::f32(f).bits;
-    return s;
-  }
-  die("--arg '" + text + "': unknown kind '" + kind +
-      "' (expected in, out, inout, i32, u32, i64, u64, f32)");
-}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -154,9 +75,9 @@ int main(int argc, char **argv) {
       return argv[++i];
     };
     if (a == "--kernel") kernelName = value().str();
-    else if (a == "--grid") grid = parseDim("--grid", value());
-    else if (a == "--block") block = parseDim("--block", value());
-    else if (a == "--arg") specs.push_back(parseSpec(value()));
+    else if (a == "--grid") grid = orDie(parseDim("--grid", value()));
+    else if (a == "--block") block = orDie(parseDim("--block", value()));
+    else if (a == "--arg") specs.push_back(orDie(parseArgSpec(value())));
     else if (a == "--device") deviceName = value().str();
     else if (a == "--stats") stats = true;
     else if (a == "--max-buffer-bytes") {
