@@ -68,6 +68,22 @@ uint64_t LaunchStats::instructions() const {
   return n;
 }
 
+bool mla::rt::argKindMatchesTypeName(KernelArg::Kind kind, StringRef typeName) {
+  // OpenCL spellings, which the AMDGPU backend copies from kernel_arg_type.
+  const bool isInt32 = typeName == "int" || typeName == "uint" || typeName == "unsigned int";
+  const bool isInt64 = typeName == "long" || typeName == "ulong" || typeName == "unsigned long";
+  const bool isFloat = typeName == "float";
+  if (!isInt32 && !isInt64 && !isFloat)
+    return true;
+  switch (kind) {
+  case KernelArg::Kind::F32: return isFloat;
+  case KernelArg::Kind::I32: case KernelArg::Kind::U32: return isInt32;
+  case KernelArg::Kind::I64: case KernelArg::Kind::U64: return isInt64;
+  case KernelArg::Kind::Pointer: return false;
+  }
+  return false;
+}
+
 Expected<std::vector<uint8_t>> mla::rt::packKernelArgs(const KernelInfo &kernel,
                                                        ArrayRef<KernelArg> args) {
   std::vector<const KernelArgInfo *> expl = kernel.explicitArgs();
@@ -94,6 +110,9 @@ Expected<std::vector<uint8_t>> mla::rt::packKernelArgs(const KernelInfo &kernel,
     if (arg.size() != info.size)
       return makeError(what + " has size " + Twine(info.size) + " but a " + arg.kindName() +
                        " (" + Twine(arg.size()) + " bytes) was given");
+    if (!isPointerArg && !argKindMatchesTypeName(arg.kind, info.typeName))
+      return makeError(what + " is of type '" + info.typeName + "' but a " + arg.kindName() +
+                       " was given");
     std::memcpy(blob.data() + info.offset, &arg.bits, info.size);
   }
   return blob;
