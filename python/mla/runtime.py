@@ -143,5 +143,15 @@ class Device:
     def synchronize(self):
         self._dev.synchronize()
 
+    def set_mode(self, mode, params=""):
+        """Emulator only: "functional" (the default) or "timing" (the cycle-approximate
+        CU model of docs/timing-model.md; figures it reports are modeled). ``params``
+        overrides timing parameters, "NAME=VALUE,..."."""
+        self._dev.set_mode(mode, params)
+
+    def timing_reports(self):
+        """The reports (dicts) of the timing-mode launches since the last call."""
+        return self._dev.timing_reports()
+
     def __repr__(self):
         return f"Device({self.kind!r}: {self.description})"

@@ -16,6 +16,7 @@
 #include "mla/Runtime/Decoder.h"
 #include "mla/Runtime/Device.h"
 #include "mla/Target/GFX950/GFX950.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -417,7 +418,53 @@ PYBIND11_MODULE(_mla, m) {
            py::arg("buffer"), py::arg("dtype"), py::arg("shape"), py::arg("offset") = 0)
       .def("launch", &launch, py::arg("code_object"), py::arg("kernel"), py::arg("grid"),
            py::arg("block"), py::arg("args"))
-      .def("synchronize", [](PyDevice &d) { check(d.device->synchronize()); });
+      .def("synchronize", [](PyDevice &d) { check(d.device->synchronize()); })
+      .def("set_mode",
+           [](PyDevice &d, const std::string &mode, const std::string &params) {
+             rt::EmulatorOptions options = d.device->emulatorOptions();
+             if (mode == "timing")
+               options.mode = rt::EmulatorMode::Timing;
+             else if (mode == "functional")
+               options.mode = rt::EmulatorMode::Functional;
+             else
+               throw py::value_error("mode: expected 'functional' or 'timing', got '" + mode +
+                                     "'");
+             options.params = rt::TimingParams();
+             if (llvm::Error e = options.params.applyOverrides(params))
+               throw py::value_error(llvm::toString(std::move(e)));
+             check(d.device->setEmulatorOptions(options), true);
+           },
+           py::arg("mode"), py::arg("params") = "")
+      .def("timing_reports", [](PyDevice &d) {
+        py::list result;
+        for (const rt::TimingReport &r : d.device->takeTimingReports()) {
+          py::dict report;
+          report["kernel"] = r.kernel;
+          report["grid_workgroups"] = r.gridWorkgroups;
+          report["simulated_workgroups"] = r.simulatedWorkgroups;
+          report["max_cu_cycles"] = r.maxCuCycles();
+          py::list cus;
+          for (const rt::CuTiming &cu : r.cus)
+            cus.append(cu.cycles);
+          report["cu_cycles"] = cus;
+          py::dict stalls;
+          auto total = r.totalStalls();
+          for (unsigned c = 0; c < rt::kNumStallCauses; ++c)
+            stalls[rt::stallCauseName(rt::StallCause(c))] = total[c];
+          report["stall_cycles"] = stalls;
+          report["hbm_read_bytes"] = r.hbmReadBytes;
+          report["l2_hit_bytes"] = r.l2HitBytes;
+          report["write_bytes"] = r.writeBytes;
+          report["lds_bytes"] = r.ldsBytes;
+          report["lds_conflict_cycles"] = r.ldsConflictCycles;
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          r.print(os, d.device->emulatorOptions().params.clockGHz);
+          report["summary"] = text;
+          result.append(report);
+        }
+        return result;
+      });
 
   // --- Decoder ---
   py::class_<PyDecoder>(m, "Decoder")

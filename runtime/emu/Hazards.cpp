@@ -19,13 +19,15 @@ namespace mla::emu {
 
 /// Per-4-byte-granule history of one workgroup's LDS.
 struct LdsGranule {
-  uint32_t dmaIp = 0;       ///< Instruction index of the last LDS DMA into the granule.
-  uint32_t dmaEpoch = 0;    ///< Barrier epoch in which that DMA completed.
-  uint32_t accessIp = 0;    ///< Last ordinary access (DS instruction).
-  uint32_t accessEpoch = 0; ///< Epoch of that access.
-  int16_t dmaWave = -1;     ///< Wave of the last DMA, -1 when none.
-  int16_t accessWave = -1;  ///< Wave of the last access, -1 when none.
-  uint16_t dmaPending = 0;  ///< DMAs of dmaWave not yet retired by an s_waitcnt.
+  uint32_t writeIp = 0;    ///< Last write: a DS store or an LDS DMA.
+  uint32_t writeEpoch = 0; ///< Barrier epoch of a DS store, or in which the DMA completed.
+  int16_t writeWave = -1;  ///< Wave of the last write, -1 when none.
+  bool writeIsDma = false;
+  uint16_t dmaPending = 0; ///< DMAs of writeWave not yet retired by an s_waitcnt.
+  /// The two most recent reads by different waves ([0] the latest).
+  uint32_t readIp[2] = {0, 0};
+  uint32_t readEpoch[2] = {0, 0};
+  int16_t readWave[2] = {-1, -1};
 };
 
 /// The LDS shadow of one workgroup (kept by Workgroup::ldsHazards, reused across the
@@ -33,7 +35,7 @@ struct LdsGranule {
 struct LdsHazardShadow {
   std::vector<LdsGranule> granules;
   uint32_t epoch = 0; ///< Barriers completed by the workgroup.
-  bool active = false; ///< Recording: the kernel has LDS DMA instructions.
+  bool active = false; ///< Recording: the kernel has LDS DMA or several waves.
   std::unordered_set<uint64_t> reported; ///< Count mode: one report per instruction pair.
 };
 
@@ -85,11 +87,12 @@ bool report(Wave &w, const std::string &message, uint64_t dedupeKey,
   return true;
 }
 
-/// The oldest queued register write of \p target kind overlapping [reg, reg+count).
+/// The oldest queued register write of \p target kind overlapping [reg, reg+count), in
+/// \p only's queue when given, else in either.
 const PendingWrite *findPending(const Wave &w, PendingTarget target, unsigned reg,
-                                unsigned count) {
+                                unsigned count, const PendingQueue *only = nullptr) {
   for (const PendingQueue *q : {&w.vmQueue, &w.lgkmQueue})
-    for (unsigned i = 0; i < q->size(); ++i) {
+    for (unsigned i = 0; i < q->size() && (!only || only == q); ++i) {
       const PendingWrite &p = q->at(i);
       if (p.target == target && reg < unsigned(p.reg) + p.dwords && p.reg < reg + count)
         return &p;
@@ -100,7 +103,7 @@ const PendingWrite *findPending(const Wave &w, PendingTarget target, unsigned re
 /// Checks one operand against the queued writes: nothing when it has none, else the
 /// result of reporting the hazard (false when the wave faulted).
 std::optional<bool> checkOperand(Wave &w, const DecodedInst &in, const Operand &op,
-                                 bool isWrite) {
+                                 bool isWrite, const PendingQueue *only = nullptr) {
   PendingTarget target;
   if (op.kind == OperandKind::Vgpr)
     target = PendingTarget::Vgpr;
@@ -109,7 +112,7 @@ std::optional<bool> checkOperand(Wave &w, const DecodedInst &in, const Operand &
   else
     return std::nullopt;
   const unsigned count = op.count ? op.count : 1;
-  const PendingWrite *p = findPending(w, target, op.reg, count);
+  const PendingWrite *p = findPending(w, target, op.reg, count, only);
   if (!p)
     return std::nullopt;
   std::string message;
@@ -158,6 +161,12 @@ LdsHazardShadow &activeShadow(Workgroup &wg) {
   return *wg.ldsHazards;
 }
 
+/// True when the workgroup has more than one wave (cross-wave races are possible).
+bool hasSeveralWaves(const Wave &w) {
+  const uint32_t *block = w.launch->block;
+  return uint64_t(block[0]) * block[1] * block[2] > kWaveSize;
+}
+
 uint64_t pairKey(unsigned wave, uint32_t ip, uint32_t otherIp) {
   return (uint64_t(wave) << 48) ^ (uint64_t(ip) << 24) ^ otherIp;
 }
@@ -190,13 +199,16 @@ bool mla::emu::checkRegisterHazards(Wave &w, const DecodedInst &in) {
     if (std::optional<bool> reported = checkOperand(w, in, in.old, false))
       return *reported;
   // Memory instructions that queue their own results into a destination with a pending
-  // write of the same counter retire in order; only other writers clobber a result.
-  const bool queuesResult =
-      in.cls == InstClass::VMEM || in.cls == InstClass::DS || in.cls == InstClass::SMEM;
-  if (!queuesResult)
-    for (unsigned i = 0; i < in.numDefs; ++i)
-      if (std::optional<bool> reported = checkOperand(w, in, in.defs[i], true))
-        return *reported;
+  // write of the same counter retire in order; other writers, and loads of the other
+  // counter (the two counters complete in any order), clobber a result.
+  const PendingQueue *otherQueue = nullptr;
+  if (in.cls == InstClass::VMEM)
+    otherQueue = &w.lgkmQueue;
+  else if (in.cls == InstClass::DS || in.cls == InstClass::SMEM)
+    otherQueue = &w.vmQueue;
+  for (unsigned i = 0; i < in.numDefs; ++i)
+    if (std::optional<bool> reported = checkOperand(w, in, in.defs[i], true, otherQueue))
+      return *reported;
   return true;
 }
 
@@ -218,82 +230,163 @@ void mla::emu::noteWorkgroupBarrier(Workgroup &wg) {
     ++shadow->epoch;
 }
 
-bool mla::emu::noteLdsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned bytes) {
-  if (bytes == 0 || gMode.load(std::memory_order_relaxed) == HazardMode::Off)
+namespace {
+/// True when another wave than \p wave wrote granule \p g (a DS store, or a DMA that
+/// completed) in the current barrier epoch.
+bool otherWaveWrote(const LdsGranule &g, int16_t wave, uint32_t epoch) {
+  return g.writeWave >= 0 && g.writeWave != wave && g.writeEpoch == epoch;
+}
+
+/// The slot of a read of granule \p g by another wave than \p wave in \p epoch, or -1.
+int otherWaveRead(const LdsGranule &g, int16_t wave, uint32_t epoch) {
+  for (int r = 0; r < 2; ++r)
+    if (g.readWave[r] >= 0 && g.readWave[r] != wave && g.readEpoch[r] == epoch)
+      return r;
+  return -1;
+}
+
+/// "LDS bytes [0xA, 0xB)": the part of [offset, offset + bytes) in granule \p g.
+void describeRange(llvm::raw_ostream &os, uint64_t offset, unsigned bytes, uint64_t g) {
+  const uint64_t first = std::max(offset, 4 * g), end = std::min(offset + bytes, 4 * g + 4);
+  os << "LDS bytes [0x" << llvm::format_hex_no_prefix(first, 1) << ", 0x"
+     << llvm::format_hex_no_prefix(end, 1) << ")";
+}
+
+const char *verbOf(LdsAccessKind kind) {
+  switch (kind) {
+  case LdsAccessKind::Read: return "reads";
+  case LdsAccessKind::Write: return "writes";
+  case LdsAccessKind::Atomic: return "atomically updates";
+  }
+  return "accesses";
+}
+} // namespace
+
+bool mla::emu::noteLdsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned bytes,
+                             LdsAccessKind kind) {
+  if (bytes == 0 || gMode.load(std::memory_order_relaxed) == HazardMode::Off ||
+      w.workgroup->timed)
     return true;
   LdsHazardShadow *shadow = shadowOf(*w.workgroup);
-  // Without LDS DMA in the kernel nothing can conflict: skip the bookkeeping. With it,
-  // accesses are recorded from the first one on, so that a later DMA into bytes another
-  // wave accessed (write after read) is seen.
+  // With one wave and no LDS DMA nothing can conflict: skip the bookkeeping. Otherwise
+  // accesses are recorded from the first one on, so that a later write or DMA into
+  // bytes another wave accessed (write after read) is seen.
   if (!shadow || !shadow->active) {
-    if (!programHasLdsDma(w.program))
+    if (!programHasLdsDma(w.program) && !hasSeveralWaves(w))
       return true;
     shadow = &activeShadow(*w.workgroup);
   }
   const int16_t wave = int16_t(w.waveInGroup);
+  const uint32_t epoch = shadow->epoch;
   const uint64_t last = std::min<uint64_t>((offset + bytes - 1) / 4, shadow->granules.size() - 1);
   for (uint64_t g = offset / 4; g <= last; ++g) {
     LdsGranule &granule = shadow->granules[g];
-    if (granule.dmaWave >= 0) {
-      const bool pending = granule.dmaPending != 0;
-      const bool unsynchronized = granule.dmaWave != wave && granule.dmaEpoch == shadow->epoch;
-      if (pending || unsynchronized) {
+    // Read after write (and write after write): bytes of a DMA still in flight, or
+    // written by another wave since the last barrier. Atomics are not recorded as
+    // writes (several waves' atomics on the same bytes do not race), so only a plain
+    // write or DMA races with an atomic.
+    const bool pending = granule.writeWave >= 0 && granule.dmaPending != 0;
+    const bool unsynchronized = otherWaveWrote(granule, wave, epoch);
+    if (pending || unsynchronized) {
+      std::string message;
+      llvm::raw_string_ostream os(message);
+      describeInstruction(os, w, w.waveInGroup, w.ip);
+      os << " (lane " << lane << ") " << verbOf(kind) << " ";
+      describeRange(os, offset, bytes, g);
+      os << " written by " << (granule.writeIsDma ? "the LDS DMA of " : "");
+      describeInstruction(os, w, unsigned(granule.writeWave), granule.writeIp);
+      if (pending)
+        os << ", which has not completed (no covering s_waitcnt vmcnt in wave "
+           << granule.writeWave << ")";
+      else if (granule.writeIsDma)
+        os << " with no barrier between that wave's s_waitcnt and this access";
+      else
+        os << " with no barrier in between";
+      if (!report(w, message, pairKey(w.waveInGroup, w.ip, granule.writeIp), shadow))
+        return false;
+    }
+    switch (kind) {
+    case LdsAccessKind::Read:
+      if (granule.readWave[0] != wave) {
+        granule.readWave[1] = granule.readWave[0];
+        granule.readIp[1] = granule.readIp[0];
+        granule.readEpoch[1] = granule.readEpoch[0];
+      }
+      granule.readWave[0] = wave;
+      granule.readIp[0] = w.ip;
+      granule.readEpoch[0] = epoch;
+      break;
+    case LdsAccessKind::Write: {
+      // Write after read: another wave read these bytes since the last barrier.
+      const int r = otherWaveRead(granule, wave, epoch);
+      if (r >= 0) {
         std::string message;
         llvm::raw_string_ostream os(message);
         describeInstruction(os, w, w.waveInGroup, w.ip);
-        os << " (lane " << lane << ") accesses LDS bytes [0x"
-           << llvm::format_hex_no_prefix(4 * g, 1) << ", 0x"
-           << llvm::format_hex_no_prefix(4 * g + 4, 1) << ") written by the LDS DMA of ";
-        describeInstruction(os, w, unsigned(granule.dmaWave), granule.dmaIp);
-        if (pending)
-          os << ", which has not completed (no covering s_waitcnt vmcnt in wave "
-             << granule.dmaWave << ")";
-        else
-          os << " with no barrier between that wave's s_waitcnt and this access";
-        if (!report(w, message, pairKey(w.waveInGroup, w.ip, granule.dmaIp), shadow))
+        os << " (lane " << lane << ") writes ";
+        describeRange(os, offset, bytes, g);
+        os << " that ";
+        describeInstruction(os, w, unsigned(granule.readWave[r]), granule.readIp[r]);
+        os << " read with no barrier in between";
+        if (!report(w, message, pairKey(w.waveInGroup, w.ip, granule.readIp[r]), shadow))
           return false;
       }
+      if (granule.writeWave != wave)
+        granule.dmaPending = 0; // another wave's DMA (its race is reported above)
+      granule.writeWave = wave;
+      granule.writeIp = w.ip;
+      granule.writeEpoch = epoch;
+      granule.writeIsDma = false;
+      break;
     }
-    granule.accessWave = wave;
-    granule.accessIp = w.ip;
-    granule.accessEpoch = shadow->epoch;
+    case LdsAccessKind::Atomic:
+      break; // not recorded: atomics of different waves do not race with each other
+    }
   }
   return true;
 }
 
 bool mla::emu::noteLdsDmaIssue(Wave &w, unsigned lane, uint64_t offset, unsigned bytes) {
-  if (gMode.load(std::memory_order_relaxed) == HazardMode::Off)
+  if (gMode.load(std::memory_order_relaxed) == HazardMode::Off || w.workgroup->timed)
     return true;
   LdsHazardShadow &shadow = activeShadow(*w.workgroup);
   const int16_t wave = int16_t(w.waveInGroup);
+  const uint32_t epoch = shadow.epoch;
   const uint64_t last = std::min<uint64_t>((offset + bytes - 1) / 4, shadow.granules.size() - 1);
   for (uint64_t g = offset / 4; g <= last; ++g) {
     LdsGranule &granule = shadow.granules[g];
-    const bool otherAccess = granule.accessWave >= 0 && granule.accessWave != wave &&
-                             granule.accessEpoch == shadow.epoch;
-    const bool otherDma = granule.dmaWave >= 0 && granule.dmaWave != wave &&
-                          (granule.dmaPending || granule.dmaEpoch == shadow.epoch);
-    if (otherAccess || otherDma) {
+    const int read = otherWaveRead(granule, wave, epoch);
+    // Another wave's write since the last barrier, or its DMA still in flight.
+    const bool otherWrite =
+        granule.writeWave >= 0 && granule.writeWave != wave &&
+        (granule.writeEpoch == epoch || (granule.writeIsDma && granule.dmaPending));
+    if (read >= 0 || otherWrite) {
       std::string message;
       llvm::raw_string_ostream os(message);
       describeInstruction(os, w, w.waveInGroup, w.ip);
-      os << " (lane " << lane << ") starts an LDS DMA into bytes [0x"
-         << llvm::format_hex_no_prefix(4 * g, 1) << ", 0x"
-         << llvm::format_hex_no_prefix(4 * g + 4, 1) << ") that ";
-      if (otherAccess)
-        describeInstruction(os, w, unsigned(granule.accessWave), granule.accessIp);
-      else
-        describeInstruction(os, w, unsigned(granule.dmaWave), granule.dmaIp);
-      os << (otherAccess ? " accessed" : " also writes by DMA")
-         << " with no barrier in between";
-      const uint32_t otherIp = otherAccess ? granule.accessIp : granule.dmaIp;
+      os << " (lane " << lane << ") starts an LDS DMA into ";
+      describeRange(os, offset, bytes, g);
+      os << " that ";
+      uint32_t otherIp;
+      if (otherWrite) {
+        describeInstruction(os, w, unsigned(granule.writeWave), granule.writeIp);
+        os << (granule.writeIsDma ? " also writes by DMA" : " wrote");
+        otherIp = granule.writeIp;
+      } else {
+        describeInstruction(os, w, unsigned(granule.readWave[read]), granule.readIp[read]);
+        os << " read";
+        otherIp = granule.readIp[read];
+      }
+      os << " with no barrier in between";
       if (!report(w, message, pairKey(w.waveInGroup, w.ip, otherIp), &shadow))
         return false;
     }
-    if (granule.dmaWave != wave)
-      granule.dmaPending = 0; // another wave's completed DMA (its race is reported above)
-    granule.dmaWave = wave;
-    granule.dmaIp = w.ip;
+    if (granule.writeWave != wave)
+      granule.dmaPending = 0; // another wave's write (its race is reported above)
+    granule.writeWave = wave;
+    granule.writeIp = w.ip;
+    granule.writeIsDma = true;
+    granule.writeEpoch = epoch;
     ++granule.dmaPending;
   }
   return true;
@@ -314,9 +407,9 @@ void mla::emu::applyLdsDmaWrite(Wave &w, const PendingWrite &p) {
     if (shadow && shadow->active)
       for (uint64_t g = address / 4; g < (address + 4 * p.dwords + 3) / 4; ++g) {
         LdsGranule &granule = shadow->granules[g];
-        if (granule.dmaPending && granule.dmaWave == int16_t(w.waveInGroup) &&
-            --granule.dmaPending == 0)
-          granule.dmaEpoch = shadow->epoch;
+        if (granule.dmaPending && granule.writeIsDma &&
+            granule.writeWave == int16_t(w.waveInGroup) && --granule.dmaPending == 0)
+          granule.writeEpoch = shadow->epoch;
       }
   }
 }

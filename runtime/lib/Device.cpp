@@ -14,6 +14,12 @@ Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorC
 
 Device::~Device() = default;
 
+Error Device::setEmulatorOptions(const EmulatorOptions &) {
+  return createStringError(inconvertibleErrorCode(),
+                           "device '" + kind() + "' is not the emulator: it has no "
+                           "emulator mode (functional/timing)");
+}
+
 KernelArg KernelArg::f32(float v) {
   uint32_t bits;
   std::memcpy(&bits, &v, 4);

@@ -7,6 +7,8 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <utility>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -20,6 +22,18 @@ Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorC
 
 class EmuDevice final : public Device {
 public:
+  EmuDevice() {
+    // MLA_EMU_MODE selects the mode, MLA_EMU_TIMING_PARAMS overrides parameters
+    // (NAME=VALUE,...); a bad value makes every launch fail with the reason.
+    auto mode = emulatorModeFromEnvironment();
+    if (!mode)
+      environmentError_ = toString(mode.takeError());
+    else
+      options_.mode = *mode;
+    if (const char *env = std::getenv("MLA_EMU_TIMING_PARAMS"))
+      if (Error e = options_.params.applyOverrides(env))
+        environmentError_ = "MLA_EMU_TIMING_PARAMS: " + toString(std::move(e));
+  }
   StringRef kind() const override { return "emu"; }
   std::string description() const override { return "gfx950 emulator"; }
 
@@ -41,6 +55,17 @@ public:
     return memory_.read(src.address + offset, dst, bytes);
   }
   Error synchronize() override { return Error::success(); }
+  Error setEmulatorOptions(const EmulatorOptions &options) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    options_ = options;
+    environmentError_.clear();
+    return Error::success();
+  }
+  EmulatorOptions emulatorOptions() const override { return options_; }
+  std::vector<TimingReport> takeTimingReports() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(reports_, {});
+  }
 
   Error launchRaw(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
                   ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override;
@@ -58,6 +83,9 @@ private:
   emu::DeviceMemory memory_;
   std::mutex mutex_;
   std::map<uint64_t, LoadedImage> images_; // by CodeObject::id()
+  EmulatorOptions options_;
+  std::string environmentError_;
+  std::vector<TimingReport> reports_;
 };
 
 Expected<EmuDevice::LoadedImage *> EmuDevice::load(const CodeObject &code) {
@@ -95,6 +123,8 @@ Error EmuDevice::launchRaw(const CodeObject &code, StringRef kernelName, Dim3 gr
                      " bytes of LDS; gfx950 has 163840");
 
   std::lock_guard<std::mutex> lock(mutex_);
+  if (!environmentError_.empty())
+    return makeError(environmentError_);
   auto imgOr = load(code);
   if (!imgOr)
     return imgOr.takeError();
@@ -160,10 +190,17 @@ Error EmuDevice::launchRaw(const CodeObject &code, StringRef kernelName, Dim3 gr
   L.ldsBytes = kernel.groupSegmentFixedSize;
   L.denormMode32 = kernel.descriptor.floatDenormMode32();
   L.denormMode16_64 = kernel.descriptor.floatDenormMode16_64();
+  L.ldsDmaCountsOnLgkmcnt = options_.params.ldsDmaCountsOnLgkmcnt != 0;
 
   auto start = std::chrono::steady_clock::now();
   emu::DispatchOptions options;
+  options.emulator = &options_;
+  TimingReport report;
+  if (options_.mode == EmulatorMode::Timing)
+    options.timingReport = &report;
   Error err = emu::dispatch(L, options, stats);
+  if (!err && options_.mode == EmulatorMode::Timing)
+    reports_.push_back(std::move(report));
   if (stats) {
     stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::sort(stats->waves.begin(), stats->waves.end(),

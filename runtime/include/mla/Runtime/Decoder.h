@@ -8,9 +8,8 @@
 // only after both kernels succeeded, so a bad argument (or a failed launch) leaves
 // them untouched.
 //
-// Code objects are cached in memory (process-wide, keyed by configuration and
-// compiler version) and on disk (see cacheDirectory()); docs/decoder.md describes
-// the cache format and the split-count heuristic.
+// Code objects come from the kernel cache (mla/Runtime/KernelCache.h: memory and
+// disk); docs/decoder.md describes the cache format and the split-count heuristic.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MLA_RUNTIME_DECODER_H
@@ -20,6 +19,7 @@
 #include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Runtime/CodeObject.h"
 #include "mla/Runtime/Device.h"
+#include "mla/Runtime/KernelCache.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
@@ -68,30 +68,6 @@ struct DecodeRunInfo {
   /// Instruction counts of the two launches (filled by the emulator only).
   LaunchStats attentionStats, combineStats;
 };
-
-/// Where a compiled code object came from.
-enum class KernelSource { Compiled, MemoryCache, DiskCache };
-
-/// A compiled configuration: the code object and where it came from.
-struct CompiledKernels {
-  std::shared_ptr<const CodeObject> code;
-  KernelSource source = KernelSource::Compiled;
-  /// A sentence about the cache (e.g. that a corrupt entry was rebuilt); may be empty.
-  std::string note;
-};
-
-/// The disk cache directory: $MLA_CACHE_DIR, else $XDG_CACHE_HOME/mla, else
-/// $HOME/.cache/mla (empty when none of them is set: no disk cache).
-std::string cacheDirectory();
-
-/// Compiles `config` (or finds it in the memory cache, then the disk cache under
-/// `cacheDir`; an empty `cacheDir` disables the disk cache). A disk entry that is
-/// corrupt, truncated or for another key is reported in `note` and rebuilt.
-llvm::Expected<CompiledKernels> getDecodeKernels(const DecodeConfig &config,
-                                                 const std::string &cacheDir);
-
-/// Drops the process-wide memory cache (tests use it to exercise the disk cache).
-void clearDecodeKernelMemoryCache();
 
 /// The split count chosen when a run is given none: chooseSplitCount
 /// (mla/Runtime/SplitPolicy.h) with the calibrated cost constants, up to kMaxSplits

@@ -9,6 +9,7 @@
 #define MLA_RUNTIME_DEVICE_H
 
 #include "mla/Runtime/CodeObject.h"
+#include "mla/Runtime/Timing.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -128,6 +129,14 @@ public:
                                 LaunchStats *stats = nullptr) = 0;
   /// Waits for all launched work (the emulator runs launches synchronously).
   virtual llvm::Error synchronize() = 0;
+
+  /// The emulator's mode (functional or timing) and timing options for the following
+  /// launches (mla/Runtime/Timing.h). An error on a device that is not the emulator.
+  virtual llvm::Error setEmulatorOptions(const EmulatorOptions &options);
+  /// The options in effect (the defaults on a device that is not the emulator).
+  virtual EmulatorOptions emulatorOptions() const { return {}; }
+  /// The reports of the timing-mode launches since the last call, oldest first.
+  virtual std::vector<TimingReport> takeTimingReports() { return {}; }
 };
 
 } // namespace mla::rt
