@@ -218,7 +218,7 @@ Error Decoder::launchAll(const DecodeInputs &in, int numSplits, bool combine,
       args.push_back(KernelArg::pointer(*lseBuf));
     args.push_back(KernelArg::i32(int32_t(rows)));
     args.push_back(KernelArg::i32(numSplits));
-    const uint32_t combineGrid = uint32_t(kernel::combineGridSize(rows, heads));
+    const uint32_t combineGrid = uint32_t(kernel::combineGridSize(rows, heads, numSplits));
     if (info)
       info->combineGrid = combineGrid;
     if (Error e = device_.launch(**code, "mla_combine", {combineGrid, 1, 1},
