@@ -201,7 +201,7 @@ Expected<DecodePlan> Decoder::makePlan(ArrayRef<int32_t> indptr, uint64_t slots,
   if (plan.requests > 0) {
     plan.attentionGrid = uint32_t(
         kernel::attentionGridSize(plan.requests, ns, heads, qlen, gfx950::kNumXcds));
-    plan.combineGrid = plan.combine ? uint32_t(kernel::combineGridSize(plan.rows, heads)) : 0;
+    plan.combineGrid = plan.combine ? uint32_t(kernel::combineGridSize(plan.rows, heads, ns)) : 0;
   }
   // Workspace: [o_part, lse_part] when the attention kernel writes partials, then an
   // lse scratch row set for a caller who wants no lse (the kernels always write one).

@@ -116,7 +116,7 @@ DeviceOutputs runOnEmulator(const ref::Problem &problem, int splits, bool wideKv
                         KernelArg::pointer(lsePart), KernelArg::i32(int32_t(requests)),
                         KernelArg::i32(splits)}));
   check(device->launch(code, "mla_combine",
-                       {uint32_t(kernel::combineGridSize(rows, heads)), 1, 1},
+                       {uint32_t(kernel::combineGridSize(rows, heads, splits)), 1, 1},
                        {uint32_t(kernel::kCombineThreads), 1, 1},
                        {KernelArg::pointer(oPart), KernelArg::pointer(lsePart),
                         KernelArg::pointer(out), KernelArg::pointer(lse),
