@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PerfModel.h"
+#include "mla/Runtime/Decoder.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -111,8 +112,8 @@ int main(int argc, char **argv) {
       StringRef v = value();
       command += " --splits " + v.str();
       int ns;
-      if (v.getAsInteger(10, ns) || ns < 1 || ns > 64)
-        die("--splits '" + v + "': expected 1..64");
+      if (v.getAsInteger(10, ns) || ns < 1 || ns > mla::rt::kMaxSplits)
+        die("--splits '" + v + "': expected 1.." + Twine(mla::rt::kMaxSplits));
       splits = ns;
     } else if (a == "--params") {
       StringRef v = value();
