@@ -161,7 +161,7 @@ int main(int argc, char **argv) {
 
   std::string table;
   raw_string_ostream os(table);
-  os << "| qlen | B | ISL | NS | attention CTAs (classes simulated) | combine CTAs";
+  os << "| qlen | B | ISL | NS | attention CTAs (simulated) | combine CTAs";
   for (int answer : answers)
     os << " | attention us | combine us | total us | TB/s"
        << (answer ? " (DMA on lgkmcnt)" : " (DMA on vmcnt only)");
@@ -208,7 +208,8 @@ int main(int argc, char **argv) {
        << "Produced by `" << command << " --update-doc " << docPath
        << "` (all figures **modeled** by the emulator's timing mode, docs/timing-model.md; "
           "one representative CTA simulated per attention class -- head group, tokens in "
-          "the split, last split or not -- and one CU of combine CTAs; CTAs placed on "
+          "the split, last split or not -- again with the tail's HBM share when the last "
+          "wave of CTAs is partial, and one CU of combine CTAs; CTAs placed on "
        << format("%g", options.params.numCUs) << " CUs in XCD dispatch order). TB/s = "
           "B x ISL x 576 B over the whole call (two launches of "
        << format("%g", options.params.launchOverheadUs)

@@ -190,34 +190,59 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   rt::EmulatorOptions emu;
   emu.mode = rt::EmulatorMode::Timing;
   emu.params = P;
-  emu.params.activeCUs = std::min<double>(P.numCUs, double(grid));
   emu.workgroupsPerCu = 1;
   emu.sample = [&](StringRef, uint64_t) { return sample; };
   emu.l2Sharers = [&](uint32_t, uint64_t line) {
     return line >= kvBegin && line < kvEnd ? double(groups) : 1.0;
   };
-  if (Error e = device->setEmulatorOptions(emu))
-    return std::move(e);
-  setenv("MLA_EMU_THREADS", std::to_string(std::max(1u, options.threads)).c_str(), 1);
+  emu.threads = std::max(1u, options.threads);
   using rt::KernelArg;
-  if (Error e = device->launch(
-          code, "mla_attn", {uint32_t(grid), 1, 1}, {uint32_t(kernel::kAttentionThreads), 1, 1},
-          {KernelArg::pointer(*q), KernelArg::pointer(*kv), KernelArg::pointer(*pages),
-           KernelArg::pointer(*ind), KernelArg::f32(0.0416f), KernelArg::f32(1.0f),
-           KernelArg::pointer(*oPart), KernelArg::pointer(*lsePart),
-           KernelArg::i32(int32_t(c.batch)), KernelArg::i32(splits)}))
-    return std::move(e);
-  std::vector<rt::TimingReport> reports = device->takeTimingReports();
-  if (reports.size() != 1)
-    return makeError("expected one timing report for the attention launch");
-  result.attention = std::move(reports[0]);
-  std::map<uint32_t, uint64_t> cyclesOf;
-  for (const rt::CuTiming &cu : result.attention.cus)
-    for (uint32_t id : cu.workgroups)
-      cyclesOf[id] = cu.cycles;
-  std::map<Key, uint64_t> classCycles;
-  for (auto &[key, bid] : representative)
-    classCycles[key] = cyclesOf[bid];
+  // Simulates the representatives with `activeCUs` CUs sharing HBM; cycles per class.
+  auto simulateAttention =
+      [&](double activeCUs, rt::TimingReport &report) -> Expected<std::map<Key, uint64_t>> {
+    emu.params.activeCUs = activeCUs;
+    if (Error e = device->setEmulatorOptions(emu))
+      return std::move(e);
+    if (Error e = device->launch(
+            code, "mla_attn", {uint32_t(grid), 1, 1},
+            {uint32_t(kernel::kAttentionThreads), 1, 1},
+            {KernelArg::pointer(*q), KernelArg::pointer(*kv), KernelArg::pointer(*pages),
+             KernelArg::pointer(*ind), KernelArg::f32(0.0416f), KernelArg::f32(1.0f),
+             KernelArg::pointer(*oPart), KernelArg::pointer(*lsePart),
+             KernelArg::i32(int32_t(c.batch)), KernelArg::i32(splits)}))
+      return std::move(e);
+    std::vector<rt::TimingReport> reports = device->takeTimingReports();
+    if (reports.size() != 1)
+      return makeError("expected one timing report for the attention launch");
+    report = std::move(reports[0]);
+    std::map<uint32_t, uint64_t> cyclesOf;
+    for (const rt::CuTiming &cu : report.cus)
+      for (uint32_t id : cu.workgroups)
+        cyclesOf[id] = cu.cycles;
+    std::map<Key, uint64_t> cycles;
+    for (auto &[key, bid] : representative)
+      cycles[key] = cyclesOf[bid];
+    return cycles;
+  };
+  auto full = simulateAttention(std::min<double>(P.numCUs, double(grid)), result.attention);
+  if (!full)
+    return full.takeError();
+  std::map<Key, uint64_t> classCycles = std::move(*full);
+  // The last, partial wave of CTAs (when the grid is not a multiple of the CUs) runs on
+  // fewer CUs, each with a larger HBM share: its CTAs take the cycles of a simulation
+  // with that many active CUs.
+  const uint64_t cus = uint64_t(P.numCUs);
+  const uint64_t tailCtas = grid > cus ? grid % cus : 0;
+  const uint64_t tailStart = grid - tailCtas;
+  std::map<Key, uint64_t> tailCycles = classCycles;
+  if (tailCtas) {
+    rt::TimingReport tailReport;
+    auto tail = simulateAttention(double(tailCtas), tailReport);
+    if (!tail)
+      return tail.takeError();
+    tailCycles = std::move(*tail);
+    result.attentionClasses += sample.size();
+  }
   // Attention HBM bytes extrapolated to the grid: each class's simulated CTA counts
   // once per CTA of its class (the report has the sample's total; per-CTA bytes come
   // from its waves' workgroup, so extrapolate by the sample's mean).
@@ -229,7 +254,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   for (unsigned x = 0; x < xcds; ++x) {
     std::vector<uint64_t> durations;
     for (uint64_t bid = x; bid < grid; bid += xcds)
-      durations.push_back(classCycles[keyOf[bid]]);
+      durations.push_back(bid >= tailStart ? tailCycles[keyOf[bid]] : classCycles[keyOf[bid]]);
     attentionEnd = std::max(attentionEnd, scheduleXcd(durations, cusPerXcd));
   }
   result.attentionCycles = attentionEnd;
@@ -238,6 +263,13 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   const uint64_t combineCtas = result.combineCtas;
   rt::EmulatorOptions combineEmu = emu;
   combineEmu.l2Sharers = nullptr;
+  // The partials were written by the attention kernel just before: the combine reads
+  // them from the Infinity Cache (256 MiB; the partials of every case here fit).
+  const uint64_t partBegin = oPart->address, partEnd = oPart->address + oPart->size,
+                 lseBegin = lsePart->address, lseEnd = lsePart->address + lsePart->size;
+  combineEmu.infinityCacheHit = [=](uint64_t line) {
+    return (line >= partBegin && line < partEnd) || (line >= lseBegin && line < lseEnd);
+  };
   combineEmu.params.activeCUs = std::min<double>(P.numCUs, double(combineCtas));
   combineEmu.workgroupsPerCu = 0;
   std::vector<uint32_t> combineSample{0};

@@ -53,7 +53,7 @@ struct PerfResult {
   PerfCase c;
   int splits = 0;
   uint64_t attentionCtas = 0, combineCtas = 0;
-  uint64_t attentionClasses = 0;        ///< Distinct CTA classes = CTAs simulated.
+  uint64_t attentionClasses = 0;        ///< Attention CTAs simulated (classes, x2 with a tail).
   uint64_t combineSimulated = 0;
   unsigned combinePerCu = 0;
   uint64_t attentionCycles = 0;         ///< Slowest XCD, attention launch.

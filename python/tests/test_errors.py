@@ -28,10 +28,10 @@ def cases(p):
     return [
         ("q_heads", variant(p, q=p["q"][:, :8]), {}, r"q: expected shape \[S, 12, 576\]"),
         ("q_rows", variant(p, q=p["q"][:2]), {}, r"q: expected \[S=3"),
-        ("q_dtype", variant(p, q=p["q"].astype(np.int16)), {}, r"q: expected uint16"),
+        ("q_dtype", variant(p, q=p["q"].astype(np.int16)), {}, r"q: expected bfloat16, uint16"),
         ("q_nan", variant(p, q=q_nan), {}, r"q: element .* not finite"),
         ("kv_width", variant(p, kv=p["kv"][:, :512]), {}, r"kv: expected shape"),
-        ("kv_dtype", variant(p, kv=p["kv"].astype(np.float32)), {}, r"kv: expected uint8"),
+        ("kv_dtype", variant(p, kv=p["kv"].astype(np.float32)), {}, r"kv: expected float8_e4m3fn or uint8"),
         ("page_out_of_pool", variant(p, pages=bad_pages), {},
          r"pages: pages\[3\] = %d is outside the KV pool" % slots),
         ("page_negative", variant(p, pages=neg_pages), {}, r"pages: pages\[0\] = -1"),

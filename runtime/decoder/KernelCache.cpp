@@ -1,21 +1,27 @@
 //===- KernelCache.cpp - The decode kernels' memory and disk cache --------===//
 //
-// See mla/Runtime/KernelCache.h and docs/decoder.md.
+// See mla/Runtime/KernelCache.h, docs/decoder.md (format) and docs/robustness.md
+// (trust model).
 //
 //===----------------------------------------------------------------------===//
 #include "mla/Runtime/KernelCache.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace llvm;
 using namespace mla;
@@ -31,7 +37,8 @@ std::string cacheKey(const DecodeConfig &config) {
 }
 
 /// FNV-1a, 64-bit: detects corrupt or truncated cache entries (not an integrity
-/// guarantee against tampering; the cache directory is the user's own).
+/// guarantee against tampering: the cache directory must be the user's own, which
+/// untrustedDirectory() checks).
 uint64_t fnv1a64(const void *data, size_t size, uint64_t hash = 0xcbf29ce484222325ull) {
   const auto *p = static_cast<const uint8_t *>(data);
   for (size_t i = 0; i < size; ++i) {
@@ -91,11 +98,68 @@ Expected<std::vector<uint8_t>> parseEntry(StringRef data, const std::string &key
   return std::vector<uint8_t>(data.bytes_begin(), data.bytes_end());
 }
 
-/// Writes an entry atomically (temporary file, then rename), so a concurrent reader
-/// never sees half an entry. Failure to write is not an error for the caller.
+/// Why the cache directory cannot be trusted with code the process will run, or ""
+/// when it can (or does not exist yet): it must be a directory owned by this user
+/// and writable by nobody else, since whoever can write it chooses our kernels.
+/// Only the directory itself is checked, not its parents.
+std::string untrustedDirectory(const std::string &dir) {
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0)
+    return "";
+  if (!S_ISDIR(st.st_mode))
+    return "cache directory " + dir + " is not a directory";
+  if (st.st_uid != ::geteuid())
+    return "cache directory " + dir + " is owned by another user";
+  if (st.st_mode & (S_IWGRP | S_IWOTH))
+    return "cache directory " + dir + " is writable by other users";
+  return "";
+}
+
+/// Reads a disk entry: only a regular file (never following a symbolic link,
+/// never blocking on a FIFO or device), of at most kMaxCacheEntryBytes, judged by
+/// fstat of the opened file before anything is read. std::nullopt: no entry.
+Expected<std::optional<std::string>> readEntryFile(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT)
+      return std::nullopt;
+    if (errno == ELOOP)
+      return makeError("it is a symbolic link");
+    return makeError(std::strerror(errno));
+  }
+  scope_exit closeFd([fd] { ::close(fd); });
+  struct stat st;
+  if (::fstat(fd, &st) != 0)
+    return makeError(std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return makeError("it is not a regular file");
+  if (uint64_t(st.st_size) > kMaxCacheEntryBytes)
+    return makeError("it is " + Twine(uint64_t(st.st_size)) + " bytes, more than the " +
+                     Twine(kMaxCacheEntryBytes) + "-byte limit");
+  std::string data(size_t(st.st_size), '\0');
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::read(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return makeError(std::strerror(errno));
+    if (n == 0)
+      break; // shrank while reading: parseEntry reports the truncation
+    done += size_t(n);
+  }
+  data.resize(done);
+  return std::optional<std::string>(std::move(data));
+}
+
+/// Writes an entry atomically: a new temporary file with a random name, created
+/// exclusively (O_EXCL never follows a planted symbolic link or opens a FIFO), then
+/// renamed over the entry, so a concurrent reader never sees half an entry. Failure
+/// to write is not an error for the caller: the returned sentence says why.
 std::string writeEntry(const std::string &dir, const std::string &key,
                        ArrayRef<uint8_t> payload) {
-  if (std::error_code ec = sys::fs::create_directories(dir))
+  if (std::error_code ec = sys::fs::create_directories(dir, /*IgnoreExisting=*/true,
+                                                       sys::fs::perms::owner_all))
     return "cannot create cache directory " + dir + ": " + ec.message();
   std::string blob(kMagic, sizeof(kMagic));
   appendLE<uint32_t>(blob, uint32_t(key.size()));
@@ -104,14 +168,28 @@ std::string writeEntry(const std::string &dir, const std::string &key,
   appendLE<uint64_t>(blob, fnv1a64(payload.data(), payload.size(),
                                    fnv1a64(key.data(), key.size())));
   blob.append(reinterpret_cast<const char *>(payload.data()), payload.size());
+  if (blob.size() > kMaxCacheEntryBytes)
+    return "not cached: the entry would be " + std::to_string(blob.size()) +
+           " bytes, more than the " + std::to_string(kMaxCacheEntryBytes) + "-byte limit";
   SmallString<256> path(dir);
   sys::path::append(path, cacheFileName(key));
-  std::string tmp = (path + ".tmp" + Twine(sys::Process::getProcessId())).str();
+  int fd = -1;
+  SmallString<256> tmp;
+  // 16 random hex digits; createUniqueFile opens with O_CREAT | O_EXCL and retries.
+  if (std::error_code ec = sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%%%%%%%%%", fd, tmp,
+                                                     sys::fs::OF_None, 0600))
+    return "cannot create a temporary cache file in " + dir + ": " + ec.message();
+  bool ok = true;
   {
-    std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
-    os.write(blob.data(), std::streamsize(blob.size()));
-    if (!os)
-      return "cannot write cache entry " + tmp;
+    raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os.write(blob.data(), blob.size());
+    os.close();
+    ok = !os.has_error();
+    os.clear_error();
+  }
+  if (!ok) {
+    sys::fs::remove(tmp);
+    return "cannot write cache entry " + std::string(tmp);
   }
   if (std::error_code ec = sys::fs::rename(tmp, path)) {
     sys::fs::remove(tmp);
@@ -166,21 +244,23 @@ Expected<CompiledKernels> mla::rt::getDecodeKernels(const DecodeConfig &config,
     result.source = KernelSource::MemoryCache;
     return result;
   }
-  std::string path;
-  if (!cacheDir.empty()) {
-    SmallString<256> p(cacheDir);
+  std::string dir = cacheDir;
+  if (!dir.empty())
+    if (std::string why = untrustedDirectory(dir); !why.empty()) {
+      result.note = why + "; the disk cache is not used";
+      dir.clear();
+    }
+  if (!dir.empty()) {
+    SmallString<256> p(dir);
     sys::path::append(p, cacheFileName(key));
-    path = std::string(p);
-    if (sys::fs::exists(path)) {
-      auto buffer = MemoryBuffer::getFile(path, /*IsText=*/false,
-                                          /*RequiresNullTerminator=*/false);
-      Expected<std::shared_ptr<const CodeObject>> code = makeError("unreadable");
-      if (buffer) {
-        auto bytes = parseEntry((*buffer)->getBuffer(), key);
-        code = bytes ? loadKernels(*bytes, path) : bytes.takeError();
-      } else {
-        code = makeError(buffer.getError().message());
-      }
+    std::string path(p);
+    auto file = readEntryFile(path);
+    if (!file) {
+      result.note = "cache entry " + path + " is not used (" + toString(file.takeError()) +
+                    "); rebuilt it";
+    } else if (*file) {
+      auto bytes = parseEntry(**file, key);
+      auto code = bytes ? loadKernels(*bytes, path) : bytes.takeError();
       if (code) {
         result.code = *code;
         result.source = KernelSource::DiskCache;
@@ -202,8 +282,8 @@ Expected<CompiledKernels> mla::rt::getDecodeKernels(const DecodeConfig &config,
   result.code = *code;
   result.source = KernelSource::Compiled;
   memoryCache()[key] = result.code;
-  if (!cacheDir.empty()) {
-    std::string why = writeEntry(cacheDir, key, bytes);
+  if (!dir.empty()) {
+    std::string why = writeEntry(dir, key, bytes);
     if (!why.empty())
       result.note += (result.note.empty() ? "" : "; ") + why;
   }

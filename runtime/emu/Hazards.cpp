@@ -2,6 +2,7 @@
 
 #include "emu/Hazards.h"
 #include "emu/Instructions.h"
+#include "emu/isa/WaitStates.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -37,6 +38,22 @@ struct LdsHazardShadow {
   uint32_t epoch = 0; ///< Barriers completed by the workgroup.
   bool active = false; ///< Recording: the kernel has LDS DMA or several waves.
   std::unordered_set<uint64_t> reported; ///< Count mode: one report per instruction pair.
+};
+
+/// Per-wave history for the wait-state checks: a clock of issued wait states and, per
+/// VGPR row (v0..v255, a0..a255), the last VALU and MFMA writes.
+struct WaitStateShadow {
+  uint64_t clock = 0; ///< Wait states issued by the wave (never reset; see checkWaitStates).
+  uint64_t m0WriteEnd = 0; ///< Clock after the last SALU write of M0.
+  uint32_t m0WriteIp = 0;
+  struct Row {
+    uint64_t valuWriteEnd = 0; ///< Clock after the last VALU write of the row.
+    uint64_t mfmaWriteEnd = 0; ///< Clock after the last MFMA writing the row.
+    uint32_t valuIp = 0, mfmaIp = 0;
+    uint16_t mfmaBase = 0;     ///< That MFMA's destination: first row and count.
+    uint8_t mfmaCount = 0, mfmaPasses = 0;
+  };
+  Row rows[kNumVgprs];
 };
 
 } // namespace mla::emu
@@ -132,24 +149,51 @@ std::optional<bool> checkOperand(Wave &w, const DecodedInst &in, const Operand &
 
 LdsHazardShadow *shadowOf(Workgroup &wg) { return wg.ldsHazards.get(); }
 
-/// True when \p program contains an LDS DMA instruction; cached per host thread for the
-/// program last asked about (keyed by its address, instruction array and size).
-bool programHasLdsDma(const Program *program) {
+/// Per-instruction facts of a program the detector needs on every instruction.
+struct ProgramFacts {
+  bool hasLdsDma = false;
+  std::vector<uint8_t> waitStates;   ///< Wait states the instruction counts (s_nop N: N+1).
+  std::vector<uint8_t> mfmaPasses;   ///< MFMA: its passes; else 0.
+  std::vector<uint8_t> permlaneSwap; ///< 1 for v_permlane16_swap / v_permlane32_swap.
+};
+
+/// The facts of \p program; cached per host thread for the program last asked about
+/// (keyed by its address, instruction array and size).
+const ProgramFacts &factsOf(const Program *program) {
   thread_local const Program *cachedProgram = nullptr;
   thread_local const DecodedInst *cachedInsts = nullptr;
   thread_local size_t cachedSize = 0;
-  thread_local bool cachedHasDma = false;
+  thread_local ProgramFacts facts;
   if (program != cachedProgram || program->insts.data() != cachedInsts ||
       program->insts.size() != cachedSize) {
     cachedProgram = program;
     cachedInsts = program->insts.data();
     cachedSize = program->insts.size();
-    cachedHasDma = false;
-    for (const DecodedInst &inst : program->insts)
-      cachedHasDma |= inst.cls == InstClass::DMA;
+    const size_t n = program->insts.size();
+    facts.hasLdsDma = false;
+    facts.waitStates.assign(n, 1);
+    facts.mfmaPasses.assign(n, 0);
+    facts.permlaneSwap.assign(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      const DecodedInst &inst = program->insts[i];
+      const llvm::StringRef name = program->opcodeNames[i];
+      facts.hasLdsDma |= inst.cls == InstClass::DMA;
+      if (name.starts_with("S_NOP") && inst.numImms)
+        facts.waitStates[i] = uint8_t(std::min<int64_t>(inst.imms[0] & 0xf, 15) + 1);
+      if (inst.cls == InstClass::MFMA) {
+        const bool f8f6f4 = name.contains("F8F6F4");
+        const bool bothFp4 = f8f6f4 && inst.aux[0] == 4 && inst.aux[1] == 4;
+        facts.mfmaPasses[i] = uint8_t(isa::waitstates::mfmaPasses(
+            f8f6f4, inst.numDefs && inst.defs[0].count == 16, bothFp4));
+      }
+      facts.permlaneSwap[i] =
+          name.starts_with("V_PERMLANE16_SWAP") || name.starts_with("V_PERMLANE32_SWAP");
+    }
   }
-  return cachedHasDma;
+  return facts;
 }
+
+bool programHasLdsDma(const Program *program) { return factsOf(program).hasLdsDma; }
 
 /// The workgroup's LDS shadow, created and switched on when needed.
 LdsHazardShadow &activeShadow(Workgroup &wg) {
@@ -186,9 +230,126 @@ void mla::emu::resetHazardCounts() {
   gReports.clear();
 }
 
+namespace {
+/// Reports \p in (of wave \p w) issued \p have wait states after \p producerIp where
+/// the ISA requires \p need; returns false when the wave faulted.
+bool reportWaitStates(Wave &w, const DecodedInst &in, const char *what, unsigned reg,
+                      uint32_t producerIp, uint64_t have, unsigned need) {
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  describeInstruction(os, w, w.waveInGroup, in.index);
+  os << " " << what;
+  if (reg != ~0u)
+    os << " " << (reg >= kAgprBase ? "a" : "v") << (reg >= kAgprBase ? reg - kAgprBase : reg);
+  os << " " << have << " wait state" << (have == 1 ? "" : "s") << " after ";
+  describeInstruction(os, w, w.waveInGroup, producerIp);
+  os << "; the ISA requires " << need << " (missing s_nop or independent instructions)";
+  return report(w, message, 0, nullptr);
+}
+
+/// The software-covered dependencies of isa/WaitStates.h for \p in, then records its
+/// writes. Returns false when the wave faulted.
+bool checkWaitStates(Wave &w, const DecodedInst &in) {
+  if (!w.waitStates)
+    w.waitStates = std::make_shared<WaitStateShadow>();
+  WaitStateShadow &ws = *w.waitStates;
+  // A fresh dispatch of this wave: the previous one's writes are long done.
+  if (w.instructionsExecuted == 0)
+    ws.clock += 64;
+  const ProgramFacts &facts = factsOf(w.program);
+  const uint64_t now = ws.clock;
+  namespace W = isa::waitstates;
+
+  // SALU write of M0, then an LDS DMA.
+  if (in.cls == InstClass::DMA && now - ws.m0WriteEnd < W::kSaluM0ToLdsDma &&
+      !reportWaitStates(w, in, "reads M0", ~0u, ws.m0WriteIp, now - ws.m0WriteEnd,
+                        W::kSaluM0ToLdsDma))
+    return false;
+
+  const bool isMfma = in.cls == InstClass::MFMA;
+  const bool isPermlaneSwap = facts.permlaneSwap[in.index];
+  auto checkRows = [&](const Operand &op, bool isWrite, bool isMfmaC) {
+    if (op.kind != OperandKind::Vgpr)
+      return true;
+    const unsigned count = std::max<unsigned>(op.count, 1);
+    for (unsigned reg = op.reg; reg < op.reg + count && reg < kNumVgprs; ++reg) {
+      const WaitStateShadow::Row &row = ws.rows[reg];
+      // An MFMA's result.
+      if (row.mfmaPasses) {
+        unsigned need;
+        if (isMfma && isMfmaC)
+          need = (row.mfmaBase == op.reg && row.mfmaCount == count)
+                     ? 0
+                     : W::mfmaResultToOverlappingC(row.mfmaPasses);
+        else if (isMfma && isWrite)
+          need = 0; // another MFMA's destination: the matrix pipeline keeps the order
+        else
+          need = W::mfmaResultToRead(row.mfmaPasses);
+        const uint64_t have = now - row.mfmaWriteEnd;
+        if (have < need && !reportWaitStates(w, in, isWrite ? "writes" : "reads", reg,
+                                             row.mfmaIp, have, need))
+          return false;
+      }
+      // A VALU write, then an MFMA or a permlane swap reading it.
+      if (!isWrite && (isMfma || isPermlaneSwap)) {
+        const unsigned need = isMfma ? W::kValuToMfma : W::kValuToPermlaneSwap;
+        const uint64_t have = now - row.valuWriteEnd;
+        if (have < need &&
+            !reportWaitStates(w, in, "reads", reg, row.valuIp, have, need))
+          return false;
+      }
+    }
+    return true;
+  };
+  // One report per instruction (the first operand found).
+  for (unsigned i = 0; i < in.numSrcs; ++i)
+    if (!checkRows(in.srcs[i], false, isMfma && i == 2))
+      return false;
+  if (in.hasOld && !checkRows(in.old, false, false))
+    return false;
+  for (unsigned i = 0; i < in.numDefs; ++i)
+    if (!checkRows(in.defs[i], true, false))
+      return false;
+
+  // Record this instruction's writes; the clock then advances past it.
+  const uint64_t end = now + facts.waitStates[in.index];
+  for (unsigned i = 0; i < in.numDefs; ++i) {
+    const Operand &op = in.defs[i];
+    if (op.kind == OperandKind::Sgpr && in.cls == InstClass::SALU &&
+        op.reg <= sreg::M0 && sreg::M0 < op.reg + std::max<unsigned>(op.count, 1)) {
+      ws.m0WriteEnd = end;
+      ws.m0WriteIp = in.index;
+    }
+    if (op.kind != OperandKind::Vgpr)
+      continue;
+    const unsigned count = std::max<unsigned>(op.count, 1);
+    for (unsigned reg = op.reg; reg < op.reg + count && reg < kNumVgprs; ++reg) {
+      WaitStateShadow::Row &row = ws.rows[reg];
+      if (isMfma) {
+        row.mfmaWriteEnd = end;
+        row.mfmaIp = in.index;
+        row.mfmaBase = uint16_t(op.reg);
+        row.mfmaCount = uint8_t(count);
+        row.mfmaPasses = facts.mfmaPasses[in.index];
+      } else {
+        row.mfmaPasses = 0; // overwritten: no MFMA result left in the row
+        if (in.cls == InstClass::VALU) {
+          row.valuWriteEnd = end;
+          row.valuIp = in.index;
+        }
+      }
+    }
+  }
+  ws.clock = end;
+  return true;
+}
+} // namespace
+
 bool mla::emu::checkRegisterHazards(Wave &w, const DecodedInst &in) {
   if (gMode.load(std::memory_order_relaxed) == HazardMode::Off)
     return true;
+  if (!checkWaitStates(w, in))
+    return false;
   if (w.vmQueue.empty() && w.lgkmQueue.empty())
     return true;
   // One report per instruction: the first operand found (sources before results).
@@ -278,6 +439,7 @@ bool mla::emu::noteLdsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned b
   }
   const int16_t wave = int16_t(w.waveInGroup);
   const uint32_t epoch = shadow->epoch;
+  const bool crossWave = !w.launch->timingMode; // see LaunchState::timingMode
   const uint64_t last = std::min<uint64_t>((offset + bytes - 1) / 4, shadow->granules.size() - 1);
   for (uint64_t g = offset / 4; g <= last; ++g) {
     LdsGranule &granule = shadow->granules[g];
@@ -286,7 +448,7 @@ bool mla::emu::noteLdsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned b
     // writes (several waves' atomics on the same bytes do not race), so only a plain
     // write or DMA races with an atomic.
     const bool pending = granule.writeWave >= 0 && granule.dmaPending != 0;
-    const bool unsynchronized = otherWaveWrote(granule, wave, epoch);
+    const bool unsynchronized = crossWave && otherWaveWrote(granule, wave, epoch);
     if (pending || unsynchronized) {
       std::string message;
       llvm::raw_string_ostream os(message);
@@ -318,7 +480,7 @@ bool mla::emu::noteLdsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned b
       break;
     case LdsAccessKind::Write: {
       // Write after read: another wave read these bytes since the last barrier.
-      const int r = otherWaveRead(granule, wave, epoch);
+      const int r = crossWave ? otherWaveRead(granule, wave, epoch) : -1;
       if (r >= 0) {
         std::string message;
         llvm::raw_string_ostream os(message);
@@ -352,14 +514,16 @@ bool mla::emu::noteLdsDmaIssue(Wave &w, unsigned lane, uint64_t offset, unsigned
   LdsHazardShadow &shadow = activeShadow(*w.workgroup);
   const int16_t wave = int16_t(w.waveInGroup);
   const uint32_t epoch = shadow.epoch;
+  const bool crossWave = !w.launch->timingMode; // see LaunchState::timingMode
   const uint64_t last = std::min<uint64_t>((offset + bytes - 1) / 4, shadow.granules.size() - 1);
   for (uint64_t g = offset / 4; g <= last; ++g) {
     LdsGranule &granule = shadow.granules[g];
-    const int read = otherWaveRead(granule, wave, epoch);
+    const int read = crossWave ? otherWaveRead(granule, wave, epoch) : -1;
     // Another wave's write since the last barrier, or its DMA still in flight.
     const bool otherWrite =
         granule.writeWave >= 0 && granule.writeWave != wave &&
-        (granule.writeEpoch == epoch || (granule.writeIsDma && granule.dmaPending));
+        ((crossWave && granule.writeEpoch == epoch) ||
+         (granule.writeIsDma && granule.dmaPending));
     if (read >= 0 || otherWrite) {
       std::string message;
       llvm::raw_string_ostream os(message);

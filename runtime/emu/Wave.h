@@ -32,6 +32,7 @@ struct DecodedInst;
 struct Program;
 struct Workgroup;
 struct LaunchState;
+struct WaitStateShadow; // emu/Hazards.cpp
 struct AccessTrace;
 
 constexpr unsigned kWaveSize = 64;
@@ -149,6 +150,9 @@ struct Wave {
   PendingQueue vmQueue;   ///< vmcnt (vector memory loads and stores).
   PendingQueue lgkmQueue; ///< lgkmcnt (LDS, SMEM, GDS, messages).
   uint64_t vmIssued = 0;  ///< vmcnt operations issued (sequence numbers).
+
+  /// Wait-state history of the hazard detector (emu/Hazards.cpp), created lazily.
+  std::shared_ptr<WaitStateShadow> waitStates;
 
   // --- statistics ------------------------------------------------------------
   std::array<uint64_t, kNumInstClasses> counts{};

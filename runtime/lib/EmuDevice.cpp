@@ -12,6 +12,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <set>
 
 using namespace llvm;
 using namespace mla;
@@ -41,15 +42,23 @@ public:
     auto addr = memory_.allocate(bytes);
     if (!addr)
       return addr.takeError();
-    return Buffer{*addr, bytes};
+    return Buffer{*addr, bytes, id()};
   }
-  Error free(Buffer b) override { return memory_.release(b.address); }
+  Error free(Buffer b) override {
+    if (Error e = checkOwned("free", b))
+      return e;
+    return memory_.release(b.address);
+  }
   Error copyTo(Buffer dst, const void *src, uint64_t bytes, uint64_t offset) override {
+    if (Error e = checkOwned("copyTo", dst))
+      return e;
     if (Error e = validateCopy("copyTo", dst, src, bytes, offset))
       return e;
     return memory_.write(dst.address + offset, src, bytes);
   }
   Error copyFrom(void *dst, Buffer src, uint64_t bytes, uint64_t offset) override {
+    if (Error e = checkOwned("copyFrom", src))
+      return e;
     if (Error e = validateCopy("copyFrom", src, dst, bytes, offset))
       return e;
     return memory_.read(src.address + offset, dst, bytes);
@@ -70,7 +79,40 @@ public:
   Error launchRaw(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
                   ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override;
 
+  // Streams: a launch runs to completion before launchRawOn returns, so every stream
+  // is in order and synchronising one has nothing to wait for. The ids are checked so
+  // that code written against HIP's stream rules fails here too.
+  Error launchRawOn(Stream stream, const CodeObject &code, StringRef kernelName, Dim3 grid,
+                    Dim3 block, ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override {
+    if (Error e = checkStream(stream))
+      return e;
+    return launchRaw(code, kernelName, grid, block, explicitArgs, stats);
+  }
+  Expected<Stream> createStream() override {
+    std::lock_guard<std::mutex> lock(streamMutex_);
+    uint64_t id = ++lastStream_;
+    streams_.insert(id);
+    return Stream{id};
+  }
+  Error destroyStream(Stream stream) override {
+    std::lock_guard<std::mutex> lock(streamMutex_);
+    if (stream.handle == 0)
+      return Error::success();
+    if (!streams_.erase(stream.handle))
+      return makeError("destroyStream: " + Twine(stream.handle) + " is not a live stream");
+    return Error::success();
+  }
+  Error synchronizeStream(Stream stream) override { return checkStream(stream); }
+
 private:
+  Error checkStream(Stream stream) {
+    std::lock_guard<std::mutex> lock(streamMutex_);
+    if (stream.handle != 0 && !streams_.count(stream.handle))
+      return makeError("stream " + Twine(stream.handle) +
+                       " was not created by this emulator device (or was destroyed)");
+    return Error::success();
+  }
+
   struct LoadedKernel {
     std::unique_ptr<emu::Program> program;
   };
@@ -83,6 +125,9 @@ private:
   emu::DeviceMemory memory_;
   std::mutex mutex_;
   std::map<uint64_t, LoadedImage> images_; // by CodeObject::id()
+  std::mutex streamMutex_;
+  std::set<uint64_t> streams_;
+  uint64_t lastStream_ = 0;
   EmulatorOptions options_;
   std::string environmentError_;
   std::vector<TimingReport> reports_;
@@ -135,6 +180,22 @@ Error EmuDevice::launchRaw(const CodeObject &code, StringRef kernelName, Dim3 gr
     if (!prog) {
       img.kernels.erase(kernel.name);
       return prog.takeError();
+    }
+    // Registers beyond the descriptor's allocation do not exist on the hardware:
+    // a kernel naming one is rejected rather than reading zeros.
+    const KernelDescriptor &d = kernel.descriptor;
+    const emu::Program &pr = **prog;
+    std::string overrun;
+    if (pr.archVgprRows > d.accumOffset())
+      overrun = "uses v0..v" + std::to_string(pr.archVgprRows - 1) + " but its descriptor " +
+                "gives " + std::to_string(d.accumOffset()) + " architectural VGPRs (accum_offset)";
+    else if (pr.agprRows && d.accumOffset() + pr.agprRows > d.vgprAllocation())
+      overrun = "uses a0..a" + std::to_string(pr.agprRows - 1) + " but its descriptor " +
+                "allocates " + std::to_string(d.vgprAllocation()) +
+                " VGPRs with AGPRs from " + std::to_string(d.accumOffset());
+    if (!overrun.empty()) {
+      img.kernels.erase(kernel.name);
+      return makeError("kernel '" + kernel.name + "' " + overrun);
     }
     lk.program = std::move(*prog);
     lk.program->imageBase = img.base;
@@ -195,6 +256,7 @@ Error EmuDevice::launchRaw(const CodeObject &code, StringRef kernelName, Dim3 gr
   auto start = std::chrono::steady_clock::now();
   emu::DispatchOptions options;
   options.emulator = &options_;
+  options.threads = options_.threads;
   TimingReport report;
   if (options_.mode == EmulatorMode::Timing)
     options.timingReport = &report;

@@ -1,9 +1,9 @@
 //===- mla-run.cpp - Run one kernel of a code object from raw files ------===//
 //
 // mla-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]
-//         --arg SPEC ... [--device emu|hip|auto] [--stats]
+//         --arg SPEC ... [--device emu|hip|hip:N|auto] [--stats]
 //         [--timing] [--timing-params NAME=V,...] [--timing-params-file FILE]
-// mla-run --selftest [--device emu|hip|auto] [--selftest-dump DIR]
+// mla-run --selftest [--device emu|hip|hip:N|auto] [--selftest-dump DIR]
 //
 // SPEC fills the next explicit kernel argument: in:FILE, out:FILE:BYTES,
 // inout:FILE, i32:V, u32:V, i64:V, u64:V, f32:V. Output files are written only
@@ -35,11 +35,11 @@ namespace {
 
 void usage() {
   errs() << "usage: mla-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]\n"
-            "               --arg SPEC ... [--device emu|hip|auto] [--stats]\n"
+            "               --arg SPEC ... [--device emu|hip|hip:N|auto] [--stats]\n"
             "               [--timing] [--timing-params NAME=V,...] [--timing-params-file FILE]\n"
             "               (--timing: the emulator's timing mode; prints a modeled report,\n"
             "               parameters in docs/timing-model.md)\n"
-            "       mla-run --selftest [--device emu|hip|auto] [--selftest-dump DIR]\n"
+            "       mla-run --selftest [--device emu|hip|hip:N|auto] [--selftest-dump DIR]\n"
             "               (hardware self-test of the emulator's MFMA / LDS DMA / transpose /\n"
             "               fp8 instructions; DIR receives the raw inputs and outputs)\n"
             "  SPEC: in:FILE | out:FILE:BYTES | inout:FILE | i32:V | u32:V | i64:V | u64:V | f32:V\n";

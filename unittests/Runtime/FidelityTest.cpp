@@ -274,8 +274,10 @@ TEST(Fidelity, BufferLoadToLdsFollowsTheRangeRule) {
     v_lshlrev_b32 v1, 2, v0
     v_lshlrev_b32 v5, 4, v0
     s_mov_b32 m0, 0
+    s_nop 0
     buffer_load_dword v1, s[12:15], 0 offen lds
     s_mov_b32 m0, 1024
+    s_nop 0
     buffer_load_dwordx4 v5, s[16:19], 0 offen lds
     s_waitcnt vmcnt(0)
     ds_read_b32 v2, v1
@@ -484,6 +486,96 @@ TEST(Fidelity, CrossWaveLdsRacesBetweenBarriers) {
     AsmKernel k = twoWaveKernel(c.wave0, c.wave1);
     std::vector<std::vector<uint32_t>> bufs = {iota(256, 1), std::vector<uint32_t>(128)};
     const std::string err = runAsm(k, bufs, 128);
+    if (c.expected.empty()) {
+      EXPECT_EQ(err, "") << c.what;
+      continue;
+    }
+    EXPECT_NE(err.find("hazard"), std::string::npos) << c.what << ": " << err;
+    for (const std::string &part : c.expected)
+      EXPECT_NE(err.find(part), std::string::npos) << c.what << ": '" << part << "' in " << err;
+  }
+}
+
+// ------------------------------------------------------------ wait states --
+
+// Dependencies the hardware does not interlock (emu/isa/WaitStates.h): strict mode
+// fails when fewer wait states (s_nop N counts N+1, other instructions 1) separate
+// producer and consumer than required, and the same code with enough is clean.
+TEST(Fidelity, MissingWaitStatesAreReported) {
+  StrictHazards strict;
+  const std::string zeroOperands = R"(
+    v_mov_b64 v[4:5], 0
+    v_mov_b64 v[6:7], 0
+    v_mov_b64 v[8:9], 0
+    v_mov_b64 v[10:11], 0
+    v_mov_b64 v[12:13], 0
+    v_mov_b64 v[14:15], 0
+    v_mov_b64 v[16:17], 0
+    v_mov_b64 v[18:19], 0
+    v_mov_b64 v[20:21], 0
+    v_mov_b64 v[22:23], 0
+    s_nop 1
+  )";
+  struct Case {
+    const char *what, *body;
+    std::vector<std::string> expected; ///< Empty: must run clean.
+  };
+  const Case cases[] = {
+      {"M0 write, LDS DMA", "s_mov_b32 m0, 0\n global_load_lds_dword v1, s[4:5]",
+       {"'global_load_lds_dword v1, s[4:5]' reads M0 0 wait states after wave 0 at PC",
+        "'s_mov_b32 m0, 0'; the ISA requires 1"}},
+      {"M0 write, s_nop 0, LDS DMA",
+       "s_mov_b32 m0, 0\n s_nop 0\n global_load_lds_dword v1, s[4:5]", {}},
+      {"VALU write, permlane swap", "v_mov_b32 v3, v0\n v_permlane32_swap_b32 v3, v4",
+       {"'v_permlane32_swap_b32_e32 v3, v4' reads v3 0 wait states after", "'v_mov_b32_e32 v3, v0'",
+        "requires 2"}},
+      {"VALU write, s_nop 1, permlane swap",
+       "v_mov_b32 v3, v0\n s_nop 1\n v_permlane16_swap_b32 v3, v4", {}},
+      {"16x16x128 fp8 result read after 8 wait states",
+       "v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:11], v[12:19], 0\n s_nop 7\n v_mov_b32 v3, v25",
+       {"'v_mov_b32_e32 v3, v25' reads v25 8 wait states after", "v_mfma_f32_16x16x128_f8f6f4",
+        "requires 12"}},
+      {"16x16x128 fp8 result read after 12",
+       "v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:11], v[12:19], 0\n s_nop 11\n v_mov_b32 v3, v25",
+       {}},
+      {"16x16x128 fp4 result read after 7",
+       "v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:7], v[12:15], 0 cbsz:4 blgp:4\n s_nop 6\n "
+       "v_mov_b32 v3, v24",
+       {"reads v24 7 wait states after", "requires 8"}},
+      {"16x16x128 fp4 result read after 8",
+       "v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:7], v[12:15], 0 cbsz:4 blgp:4\n s_nop 7\n "
+       "v_mov_b32 v3, v24",
+       {}},
+      {"32x32x64 fp8 result stored after 19",
+       "v_mfma_f32_32x32x64_f8f6f4 v[24:39], v[4:11], v[12:19], 0\n s_nop 15\n s_nop 2\n "
+       "global_store_dword v1, v39, s[6:7]",
+       {"'global_store_dword v1, v39, s[6:7]' reads v39 19 wait states after", "requires 20"}},
+      {"32x32x64 fp8 result stored after 20",
+       "v_mfma_f32_32x32x64_f8f6f4 v[24:39], v[4:11], v[12:19], 0\n s_nop 15\n s_nop 3\n "
+       "global_store_dword v1, v39, s[6:7]",
+       {}},
+      {"MFMA result as the next MFMA's A",
+       "v_mfma_f32_16x16x128_f8f6f4 v[4:7], v[4:11], v[12:19], 0\n "
+       "v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:11], v[12:19], 0",
+       {"reads v4 0 wait states after", "requires 12"}},
+      {"back-to-back accumulation into the same C",
+       "v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:11], v[12:19], 0\n "
+       "v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:11], v[12:19], v[24:27]",
+       {}},
+      {"v_accvgpr_write, MFMA", "v_accvgpr_write_b32 a3, 0\n s_nop 0\n "
+       "v_mfma_f32_16x16x128_f8f6f4 a[0:3], v[4:11], v[12:19], a[0:3]",
+       {"reads a3 1 wait state after", "'v_accvgpr_write_b32 a3, 0'", "requires 2"}},
+      {"v_accvgpr_write, s_nop 1, MFMA", "v_accvgpr_write_b32 a3, 0\n s_nop 1\n "
+       "v_mfma_f32_16x16x128_f8f6f4 a[0:3], v[4:11], v[12:19], a[0:3]",
+       {}},
+  };
+  for (const Case &c : cases) {
+    AsmKernel k;
+    k.ldsBytes = 1024;
+    k.body = AsmKernel::prologue() + "v_lshlrev_b32 v1, 2, v0\n" + zeroOperands + c.body +
+             "\n s_nop 15\n s_nop 15\n s_waitcnt vmcnt(0)\n s_endpgm\n";
+    std::vector<std::vector<uint32_t>> bufs = {iota(64, 1), std::vector<uint32_t>(64)};
+    const std::string err = runAsm(k, bufs);
     if (c.expected.empty()) {
       EXPECT_EQ(err, "") << c.what;
       continue;

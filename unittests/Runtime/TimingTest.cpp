@@ -16,10 +16,12 @@
 #include "mla/Runtime/Timing.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -304,6 +306,59 @@ TEST(TimingMemory, GlobalLoadLatencyAndStall) {
   EXPECT_GE(r.report.maxCuCycles(), 1000u + 500); // load latency + store latency
   EXPECT_EQ(r.report.hbmReadBytes, 256u);         // 64 lanes x 4 B = two 128 B lines
   EXPECT_EQ(r.report.writeBytes, 256u);
+}
+
+// Two, three and five waves contending for the CU's vector memory path: each store of
+// 1 KiB holds the 64 B/cycle path for 16 cycles, so the stores serialise.
+TEST(TimingMemory, ContendedVectorMemoryPath) {
+  const std::string body = "v_and_b32_e32 v2, 63, v0\nv_lshlrev_b32_e32 v2, 4, v2\n" +
+                           repeat("global_store_dwordx4 v2, v[4:7], s[10:11]", 8) +
+                           "s_waitcnt vmcnt(0)\n" +
+                           repeat("global_load_dwordx4 v[8:11], v2, s[10:11]", 4);
+  for (unsigned threads : {128u, 192u, 320u}) {
+    TimedRun r = run(body, threads, EmulatorMode::Timing);
+    EXPECT_EQ(r.error, "") << threads;
+    // Every wave's 8 stores of 1 KiB pass the 64 B/cycle path: at least 128 cycles each.
+    EXPECT_GE(r.report.maxCuCycles(), (threads / 64) * 8u * 16) << threads;
+  }
+}
+
+// Several workgroups per CU (bench/emulator's memory_heavy: global -> LDS -> barrier ->
+// LDS -> global, 4 waves a workgroup): the same bytes as the functional mode. Its first
+// run in timing mode stopped with a false deadlock (every pending time had passed but the
+// eligible waves' SIMD had not had its issue opportunity yet).
+TEST(TimingMemory, SeveralWorkgroupsPerCuMatchFunctional) {
+  auto source = llvm::MemoryBuffer::getFile(std::string(MLA_TEST_KERNEL_DIR) +
+                                            "/../../../bench/emulator/memory_heavy.ll");
+  ASSERT_TRUE(bool(source));
+  const CodeObject &code = compileIR((*source)->getBuffer().str());
+  const uint32_t groups = 16, chunks = 4;
+  const uint64_t bytes = uint64_t(groups) * chunks * 256 * 16;
+  std::vector<float> in(bytes / 4);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = float(i % 1000);
+  std::vector<float> results[2];
+  for (int m = 0; m < 2; ++m) {
+    std::unique_ptr<Device> device = Device::openEmulator();
+    EmulatorOptions options;
+    options.mode = m ? EmulatorMode::Timing : EmulatorMode::Functional;
+    ASSERT_FALSE(bool(device->setEmulatorOptions(options)));
+    Buffer I = *device->alloc(bytes), O = *device->alloc(bytes);
+    ASSERT_FALSE(bool(device->copyTo(I, in.data(), bytes)));
+    Error e = device->launch(code, "memory_heavy", {groups, 1, 1}, {256, 1, 1},
+                             {KernelArg::pointer(I), KernelArg::pointer(O),
+                              KernelArg::i32(chunks)});
+    ASSERT_FALSE(bool(e)) << toString(std::move(e));
+    results[m].resize(bytes / 4);
+    ASSERT_FALSE(bool(device->copyFrom(results[m].data(), O, bytes)));
+    if (m) {
+      std::vector<TimingReport> reports = device->takeTimingReports();
+      ASSERT_EQ(reports.size(), 1u);
+      EXPECT_GT(reports[0].workgroupsPerCu, 1u);
+      EXPECT_GT(reports[0].maxCuCycles(), 0u);
+    }
+  }
+  EXPECT_EQ(0, std::memcmp(results[0].data(), results[1].data(), bytes));
 }
 
 // ---- parameters -------------------------------------------------------------------

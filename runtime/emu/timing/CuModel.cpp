@@ -180,7 +180,8 @@ struct Context {
 struct CuResult {
   rt::CuTiming cu;
   std::vector<rt::WaveTiming> waves;
-  uint64_t hbmReadBytes = 0, l2HitBytes = 0, writeBytes = 0, ldsBytes = 0, conflicts = 0;
+  uint64_t hbmReadBytes = 0, l2HitBytes = 0, mallHitBytes = 0, writeBytes = 0, ldsBytes = 0,
+           conflicts = 0;
   std::map<uint64_t, uint64_t> conflictsByPc;
   std::vector<uint64_t> bytesInFlight;
 };
@@ -236,7 +237,7 @@ private:
 void CuSim::land(SimWave &s) {
   Wave &w = *s.w;
   bool any = false;
-  // vmcnt first: an lgkmcnt LDS-DMA completion entry retires vmcnt entries up to it.
+  // vmcnt first: an LDS DMA completes with its vmcnt entry (its lgkmcnt slot only counts).
   while (!w.vmQueue.empty() && w.vmQueue.front().readyCycle <= now_) {
     w.retire(Counter::VM, w.vmQueue.size() - 1);
     any = true;
@@ -333,9 +334,16 @@ void CuSim::timeVmem(SimWave &s, const DecodedInst &in, const InstInfo &info,
     std::sort(lines.begin(), lines.end());
     lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
     double charged = 0;
+    bool mall = false;
     for (uint64_t line : lines) {
       if (!seenLines_.insert(line).second) {
         result_.l2HitBytes += uint64_t(lineBytes);
+        continue;
+      }
+      if (ctx_.options->infinityCacheHit &&
+          ctx_.options->infinityCacheHit(line << ctx_.lineShift)) {
+        result_.mallHitBytes += uint64_t(lineBytes);
+        mall = true;
         continue;
       }
       double sharers = 1;
@@ -354,7 +362,7 @@ void CuSim::timeVmem(SimWave &s, const DecodedInst &in, const InstInfo &info,
       ready = std::max<uint64_t>(start + ta + uint64_t(p_.hbmLatency),
                                  uint64_t(std::ceil(hbmFree_)));
     } else {
-      ready = start + ta + uint64_t(p_.l2HitLatency);
+      ready = start + ta + uint64_t(mall ? p_.mallHitLatency : p_.l2HitLatency);
     }
     if (sampleInFlight_)
       s.inflight.push_back({ready, uint32_t(trace.globalBytes)});
@@ -632,10 +640,12 @@ std::string CuSim::run(ArrayRef<uint32_t> ids) {
     // Nothing happened for a whole issue round: jump to the next event, charging the
     // skipped cycles to each wave's current stall cause.
     if (now_ >= lastEvent_ + period) {
-      uint64_t next = UINT64_MAX;
+      uint64_t next = UINT64_MAX, latestPassed = lastEvent_;
       auto consider = [&](uint64_t t) {
         if (t > now_)
           next = std::min(next, t);
+        else
+          latestPassed = std::max(latestPassed, t);
       };
       for (SimWave &s : sims) {
         if (s.ended)
@@ -654,6 +664,12 @@ std::string CuSim::run(ArrayRef<uint32_t> ids) {
       }
       consider(ldsFree_);
       consider(vmemFree_);
+      // Every pending time has passed: a wave may still issue at its SIMD's next
+      // opportunity. Only a whole round more without any event is a deadlock.
+      if (next == UINT64_MAX && now_ < latestPassed + 2 * period) {
+        ++now_;
+        continue;
+      }
       if (next == UINT64_MAX) {
         // Every wave waits on something nothing will deliver (e.g. a barrier some wave
         // never reaches while others wait on counters): a deadlock in the kernel.
@@ -663,8 +679,14 @@ std::string CuSim::run(ArrayRef<uint32_t> ids) {
             stuck = &s;
             break;
           }
-        stuck->w->fault("timing mode: no wave can make progress (deadlock at a barrier "
-                        "or waitcnt)");
+        std::string state;
+        for (SimWave &s : sims)
+          if (!s.ended)
+            state += " [wave " + std::to_string(s.w->waveInGroup) + " at instruction " +
+                     std::to_string(s.w->ip) + ", waiting on " +
+                     rt::stallCauseName(s.lastCause) + "]";
+        stuck->w->fault("timing mode: no wave can make progress at cycle " + Twine(now_) +
+                        " (deadlock at a barrier or waitcnt):" + state);
         return describeFault(L_, *stuck->w->workgroup, *stuck->w);
       }
       if (next > now_ + 1) {
@@ -821,6 +843,7 @@ Error mla::emu::timing::dispatchTimed(const LaunchState &launch, const DispatchO
       report->waves.insert(report->waves.end(), r.waves.begin(), r.waves.end());
       report->hbmReadBytes += r.hbmReadBytes;
       report->l2HitBytes += r.l2HitBytes;
+      report->mallHitBytes += r.mallHitBytes;
       report->writeBytes += r.writeBytes;
       report->ldsBytes += r.ldsBytes;
       report->ldsConflictCycles += r.conflicts;

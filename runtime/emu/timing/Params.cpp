@@ -75,6 +75,9 @@ const TimingParamInfo kTable[] = {
      "low"},
     {"l2HitLatency", &P::l2HitLatency, "cycles",
      "~120 ns L2 hit latency measured on MI300X by third parties", "low"},
+    {"mallHitLatency", &P::mallHitLatency, "cycles",
+     "~220 ns Infinity Cache hit latency measured on MI300X by third parties; used for "
+     "lines the options declare cached (the combine's reads of the partials)", "low"},
     {"storeLatency", &P::storeLatency, "cycles", "assumption", "low"},
     {"vmemBytesPerCycle", &P::vmemBytesPerCycle, "B/cycle",
      "per-CU vector memory path, 64 B/clk (CDNA3 white paper L1 rate)", "low"},
@@ -213,7 +216,8 @@ void TimingReport::print(raw_ostream &os, double clockGHz) const {
      << "; stall cycles by cause:";
   for (unsigned c = 0; c < kNumStallCauses; ++c)
     os << " " << stallCauseName(StallCause(c)) << " " << stalls[c];
-  os << "\n  bytes: HBM read " << hbmReadBytes << ", L2 hit " << l2HitBytes << ", written "
+  os << "\n  bytes: HBM read " << hbmReadBytes << ", L2 hit " << l2HitBytes
+     << ", Infinity Cache hit " << mallHitBytes << ", written "
      << writeBytes << ", LDS " << ldsBytes << "; LDS bank-conflict cycles "
      << ldsConflictCycles << "\n";
   std::vector<std::pair<uint64_t, uint64_t>> top(ldsConflictCyclesByPc.begin(),

@@ -2,7 +2,12 @@
 //
 // Compiled decode code objects are cached in memory (process-wide, keyed by
 // configuration and compiler version) and on disk (see cacheDirectory());
-// docs/decoder.md describes the entry format.
+// docs/decoder.md describes the entry format, docs/robustness.md the trust model:
+// the directory must be the user's own (owned by them, writable by nobody else);
+// an entry is read only if it is a regular file (no symbolic link, FIFO or device)
+// of at most kMaxCacheEntryBytes, and is checked (key, length, checksum, loader)
+// before use; entries are written through an exclusively created temporary file
+// with a random name.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MLA_RUNTIME_KERNELCACHE_H
@@ -13,10 +18,15 @@
 
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
 namespace mla::rt {
+
+/// The largest disk cache entry read or written (a decode code object is well under
+/// 1 MiB); a larger file is rejected from its size before any byte is read.
+inline constexpr uint64_t kMaxCacheEntryBytes = uint64_t(64) << 20;
 
 /// Where a compiled code object came from.
 enum class KernelSource { Compiled, MemoryCache, DiskCache };
@@ -35,7 +45,9 @@ std::string cacheDirectory();
 
 /// Compiles `config` (or finds it in the memory cache, then the disk cache under
 /// `cacheDir`; an empty `cacheDir` disables the disk cache). A disk entry that is
-/// corrupt, truncated or for another key is reported in `note` and rebuilt.
+/// corrupt, truncated, for another key, too large or not a regular file is reported
+/// in `note` and rebuilt; a directory owned by another user or writable by others
+/// is not used at all (also said in `note`).
 llvm::Expected<CompiledKernels> getDecodeKernels(const DecodeConfig &config,
                                                  const std::string &cacheDir);
 

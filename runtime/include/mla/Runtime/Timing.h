@@ -73,6 +73,7 @@ struct TimingParams {
   double smemLatency = 200;         ///< s_load (kernarg, scalar cache miss to L2).
   double hbmLatency = 800;          ///< Vector load from HBM, issue to data in VGPR/LDS.
   double l2HitLatency = 300;        ///< Vector load that hits L2.
+  double mallHitLatency = 500;      ///< Vector load served by the Infinity Cache (MALL).
   double storeLatency = 500;        ///< Vector store issue to vmcnt decrement.
   double vmemBytesPerCycle = 64;    ///< Per-CU texture-address/L1 path rate.
   double hbmTBps = 8.0;             ///< Peak HBM bandwidth.
@@ -146,6 +147,7 @@ struct TimingReport {
   std::vector<WaveTiming> waves;
   uint64_t hbmReadBytes = 0;   ///< Charged to HBM (lines, after L2 sharing).
   uint64_t l2HitBytes = 0;
+  uint64_t mallHitBytes = 0;   ///< Served by the Infinity Cache (EmulatorOptions).
   uint64_t writeBytes = 0;
   uint64_t ldsBytes = 0;
   uint64_t ldsConflictCycles = 0;
@@ -175,8 +177,14 @@ struct EmulatorOptions {
   /// Timing mode: L2 sharing. For a global line, how many CTAs of one XCD read it at
   /// the same time (each is charged 1/k of its bytes). Null: no sharing.
   std::function<double(uint32_t workgroup, uint64_t line)> l2Sharers;
+  /// Timing mode: whether a line (not yet read by the CU) is served by the Infinity Cache
+  /// (e.g. written by the previous kernel of the same call): mallHitLatency, no HBM
+  /// bandwidth. Null: never.
+  std::function<bool(uint64_t line)> infinityCacheHit;
   /// Workgroups per CU (0: as many as LDS, waves and registers allow).
   unsigned workgroupsPerCu = 0;
+  /// Host threads of a launch, both modes (0: MLA_EMU_THREADS or the number of cores).
+  unsigned threads = 0;
 };
 
 /// The mode named by MLA_EMU_MODE ("timing" or "functional"; unset: functional).
