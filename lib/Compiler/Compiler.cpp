@@ -6,6 +6,7 @@
 #include "mla/Pipelines/Pipelines.h"
 #include "mla/Target/Hsaco/Hsaco.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -68,7 +69,8 @@ std::string mla::decodeModuleSource(const DecodeConfig &config) {
 
 llvm::Expected<mla::DecodeKernels> mla::compileDecodeKernels(const DecodeConfig &config) {
   DialectRegistry registry;
-  registry.insert<MLADialect, arith::ArithDialect, func::FuncDialect, gpu::GPUDialect,
+  registry.insert<MLADialect, amdgpu::AMDGPUDialect, arith::ArithDialect, func::FuncDialect,
+                  gpu::GPUDialect,
                   LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
                   ROCDL::ROCDLDialect, scf::SCFDialect, vector::VectorDialect>();
   registerAllExtensions(registry);
