@@ -1,43 +1,62 @@
 // mla-pipeline-blocks: the block loop of mla-tile-attention double-buffered (F4-F6).
 // RUN: mla-opt %s -split-input-file -verify-diagnostics -pass-pipeline='builtin.module(gpu.module(mla-pipeline-blocks))' | FileCheck %s
 
-// Block 0's page indices and its 9 DMAs into slot 0 before the loop, when there is a block.
+// Before the loop, when there is a block: the page indices of blocks 0 and 1, then
+// block 0's 9 DMAs into slot 0; block 1's indices enter the loop.
 // CHECK-LABEL: gpu.func @attend
 // CHECK-SAME: (%[[G:[^:]*]]: !llvm.ptr<1>, %[[LDS:[^:]*]]: !llvm.ptr<3>, %[[N:[^:]*]]: i32
 // CHECK: %[[C0:.*]] = arith.constant 0 : i32
 // CHECK: %[[ANY:.*]] = arith.cmpi slt, %[[C0]], %[[N]] : i32
-// CHECK: scf.if %[[ANY]] {
+// CHECK: %[[P1:.*]] = scf.if %[[ANY]] -> (i32) {
 // CHECK:   %[[ZERO:.*]] = arith.constant 0 : i32
-// CHECK:   %[[P0:.*]] = mla.load_page_index %[[G]][%{{.*}}] block %[[C0]] of
-// CHECK:   mla.kv_dma %[[G]][%[[P0]]] to %[[LDS]] slot %[[ZERO]] dmas 0 to 9
-// CHECK: }
-// In block b: slot b % 2 is read, the next block's page indices come first, then the wait
-// for this block's DMAs and the barrier that frees the other slot.
-// CHECK: scf.for %[[B:.*]] = %[[C0]] to %[[N]]
+// CHECK:   %[[PAGE0:.*]] = mla.load_page_index %[[G]][%{{.*}}] block %[[C0]] of
+// CHECK:   %[[PAGE1:.*]] = mla.load_page_index %[[G]][%{{.*}}] block %{{.*}} of
+// CHECK:   mla.kv_dma %[[G]][%[[PAGE0]]] to %[[LDS]] slot %[[ZERO]] dmas 0 to 9 {wide_kv}
+// CHECK:   scf.yield %[[PAGE1]]
+// Two blocks an iteration, the loop carrying the next block's page indices.
+// CHECK: scf.for %[[B:.*]] = %[[C0]] to %{{.*}} step %{{.*}} iter_args({{.*}}, %[[NEXT:.*]] = %[[P1]]) -> (f32, f32, vector<4x4xf32>, i32)
+// Block b reads slot b % 2. First the page indices two blocks ahead, then the wait
+// for this block's DMAs leaving that one load in flight (vmcnt(1)), and the barrier.
 // CHECK:   %[[SLOT:.*]] = arith.remui %[[B]], %c2_i32
 // CHECK:   %[[OTHER:.*]] = arith.xori %[[SLOT]], %c1_i32
-// CHECK:   %[[NEXT:.*]] = arith.addi %[[B]], %c1_i32
-// CHECK:   %[[HASNEXT:.*]] = arith.cmpi slt, %[[NEXT]], %[[N]]
-// CHECK:   %[[PN:.*]] = mla.load_page_index %[[G]][%{{.*}}] block %[[NEXT]] of
-// CHECK-NOT: mla.kv_dma
-// CHECK:   mla.kv_wait slot %[[SLOT]] pending 0
+// CHECK:   %[[B1:.*]] = arith.addi %[[B]], %c1_i32
+// CHECK:   %[[HASNEXT:.*]] = arith.cmpi slt, %[[B1]], %[[N]]
+// CHECK:   %[[B2:.*]] = arith.addi %[[B]], %c2_i32
+// CHECK:   %[[AHEAD:.*]] = mla.load_page_index %[[G]][%{{.*}}] block %[[B2]] of
+// CHECK-NEXT: mla.kv_wait slot %[[SLOT]] pending 1
 // CHECK-NEXT: mla.lds_barrier
 // The next block's DMAs in three groups: after QK, after the softmax update, after PV;
 // no barrier closes the block any more.
 // CHECK:   mla.qk_tile %[[LDS]] slot %[[SLOT]]
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
-// CHECK-NEXT:   mla.kv_dma %[[G]][%[[PN]]] to %[[LDS]] slot %[[OTHER]] dmas 0 to 3 {wide_kv}
+// CHECK-NEXT:   mla.kv_dma %[[G]][%[[NEXT]]] to %[[LDS]] slot %[[OTHER]] dmas 0 to 3 {wide_kv}
 // CHECK-NEXT: }
 // CHECK:   mla.softmax_update
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
-// CHECK-NEXT:   mla.kv_dma %[[G]][%[[PN]]] to %[[LDS]] slot %[[OTHER]] dmas 3 to 6 {wide_kv}
+// CHECK-NEXT:   mla.kv_dma %[[G]][%[[NEXT]]] to %[[LDS]] slot %[[OTHER]] dmas 3 to 6 {wide_kv}
 // CHECK-NEXT: }
 // CHECK-NEXT: mla.pv_tile %[[LDS]] slot %[[SLOT]]
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
-// CHECK-NEXT:   mla.kv_dma %[[G]][%[[PN]]] to %[[LDS]] slot %[[OTHER]] dmas 6 to 9 {wide_kv}
+// CHECK-NEXT:   mla.kv_dma %[[G]][%[[NEXT]]] to %[[LDS]] slot %[[OTHER]] dmas 6 to 9 {wide_kv}
 // CHECK-NEXT: }
 // CHECK-NOT: mla.lds_barrier
-// CHECK:   scf.yield
+// The second block of the iteration: its DMAs use the indices the first one loaded.
+// CHECK:   %[[AHEAD2:.*]] = mla.load_page_index
+// CHECK-NEXT: mla.kv_wait slot %{{.*}} pending 1
+// CHECK:   mla.kv_dma %[[G]][%[[AHEAD]]] to %[[LDS]] slot %{{.*}} dmas 0 to 3
+// CHECK:   mla.kv_dma %[[G]][%[[AHEAD]]] to %[[LDS]] slot %{{.*}} dmas 3 to 6
+// CHECK:   mla.kv_dma %[[G]][%[[AHEAD]]] to %[[LDS]] slot %{{.*}} dmas 6 to 9
+// CHECK:   scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[AHEAD2]] : f32, f32, vector<4x4xf32>, i32
+// An odd count's last block: not a loop, no page indices or DMAs after it; its wait
+// leaves nothing in flight.
+// CHECK: scf.if %{{.*}} -> (f32, f32, vector<4x4xf32>, i32) {
+// CHECK-NOT: mla.load_page_index
+// CHECK:   mla.kv_wait slot %{{.*}} pending 0
+// CHECK-NOT: mla.kv_dma
+// CHECK:   mla.pv_tile
+// CHECK-NOT: mla.kv_dma
+// CHECK: } else {
+// CHECK: gpu.return
 gpu.module @m {
   gpu.func @attend(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %n: i32, %i: i32, %f: f32, %v: i1,
                    %qh: vector<4x32xf8E4M3FN>, %ql: vector<4x32xf8E4M3FN>,

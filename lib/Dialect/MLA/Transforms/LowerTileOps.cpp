@@ -159,14 +159,14 @@ public:
     annotate(store, scope, noalias);
   }
   /// A workgroup barrier for LDS (mla.lds_barrier's code; see the file comment).
+  /// Empty asm that clobbers memory: no pass moves a memory access across it.
+  void compilerFence() {
+    LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{}, b.getStringAttr(""),
+                              b.getStringAttr("~{memory}"), b.getUnitAttr(), UnitAttr(),
+                              LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr());
+  }
   void barrier() {
     ROCDL::SWaitcntOp::create(b, loc, gfx950::waitcnt::encodeLgkmcnt(0));
-    auto compilerFence = [&] {
-      LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{}, b.getStringAttr(""),
-                                b.getStringAttr("~{memory}"), b.getUnitAttr(), UnitAttr(),
-                                LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
-                                ArrayAttr());
-    };
     compilerFence();
     ROCDL::SBarrierOp::create(b, loc);
     compilerFence();
@@ -302,6 +302,9 @@ struct LowerKvDma final : TilePattern<KvDmaOp> {
 struct LowerKvWait final : TilePattern<KvWaitOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(KvWaitOp op, PatternRewriter &rewriter) const override {
+    // The count holds for the operations issued before the wait in program order; no
+    // memory access may move across it.
+    Emitter(rewriter, op, state).compilerFence();
     rewriter.replaceOpWithNewOp<amdgpu::MemoryCounterWaitOp>(
         op, /*load=*/rewriter.getI32IntegerAttr(op.getPending()), /*store=*/IntegerAttr(),
         /*ds=*/IntegerAttr(), /*exp=*/IntegerAttr(), /*tensor=*/IntegerAttr());

@@ -8,15 +8,20 @@
 //
 // becomes
 //
-//   if (blocks > 0) { page = load_page_index 0; kv_dma page -> slot 0 [0, 9) }
-//   for b:  slot = b % 2; page' = load_page_index b + 1 (clamped)
+//   if (blocks > 0) { p0 = load_page_index 0; p1 = load_page_index 1;
+//                     kv_dma p0 -> slot 0 [0, 9) }
+//   for b, carrying next = p(b + 1):
+//           slot = b % 2; p(b + 2) = load_page_index b + 2 (clamped into the split)
 //           kv_wait slot pending(N); lds_barrier          -- frees slot ^ 1
-//           qk_tile slot;           if (b + 1 < blocks) kv_dma page' -> slot ^ 1 [0, 3)
-//           mask; softmax_update;   if (b + 1 < blocks) kv_dma page' -> slot ^ 1 [3, 6)
-//           pv_tile slot;           if (b + 1 < blocks) kv_dma page' -> slot ^ 1 [6, 9)
+//           qk_tile slot;           if (b + 1 < blocks) kv_dma next -> slot ^ 1 [0, 3)
+//           mask; softmax_update;   if (b + 1 < blocks) kv_dma next -> slot ^ 1 [3, 6)
+//           pv_tile slot;           if (b + 1 < blocks) kv_dma next -> slot ^ 1 [6, 9)
+//           yield p(b + 2)
 //
-// N counts the vector-memory operations this wave issues between the last DMA into
-// the slot and the wait (the counter is in order, so those may stay in flight).
+// The page indices are loaded two blocks ahead, so the DMAs never wait for them; N
+// counts the vector-memory operations this wave issues between the last DMA into the
+// slot and the wait (the counter is in order, so those may stay in flight): the wait
+// never drains the counter inside the loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +30,7 @@
 #include "mla/Dialect/MLA/Transforms/Passes.h"
 #include "mla/Kernel/AttentionLayout.h"
 
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace mla {
@@ -83,31 +89,139 @@ FailureOr<BlockOps> matchBlock(scf::ForOp loop) {
   return ops;
 }
 
+/// Vector-memory operations a wave issues in `op`, nested ops included (one load per
+/// page-index load, one per LDS DMA instruction).
+unsigned vectorMemoryOps(Operation *op) {
+  unsigned count = 0;
+  op->walk([&](Operation *nested) {
+    if (auto dma = dyn_cast<KvDmaOp>(nested))
+      count += dma.getLast() - dma.getFirst();
+    else if (isa<LoadPageIndexOp>(nested))
+      count += 1;
+  });
+  return count;
+}
+
+/// The vmcnt a wait at the top of the loop body needs for the slot's DMAs issued in the
+/// previous iteration: the vector-memory operations issued after the last of them (the
+/// rest of the previous iteration, then this iteration up to the wait).
+unsigned pendingAtWait(scf::ForOp loop, KvWaitOp wait) {
+  Block *body = loop.getBody();
+  unsigned pending = 0;
+  for (Operation &op : *body) {
+    if (&op == wait.getOperation())
+      break;
+    pending += vectorMemoryOps(&op);
+  }
+  // Back from the end of the body to the op holding the last DMA.
+  for (Operation &op : llvm::reverse(*body)) {
+    bool holdsDma = false;
+    op.walk([&](KvDmaOp) { holdsDma = true; });
+    if (holdsDma)
+      break;
+    pending += vectorMemoryOps(&op);
+  }
+  return pending;
+}
+
+/// Vector-memory operations issued in `block` before `op`.
+unsigned issuedBefore(Block *block, Operation *op) {
+  unsigned count = 0;
+  for (Operation &other : *block) {
+    if (&other == op)
+      break;
+    count += vectorMemoryOps(&other);
+  }
+  return count;
+}
+
+/// Replaces the remainder loop of the unrolled block loop, which runs at most once,
+/// by an scf.if: as a loop it would copy its carried page indices at the back edge, and
+/// that copy waits for their load. The last block needs no further page indices; its
+/// wait counts what is left.
+void lastBlockAsIf(scf::ForOp loop, unsigned pendingAtEndOfMainLoop) {
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  // An assembly comment, so tests on the disassembly can tell this block from the loop.
+  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{},
+                            b.getStringAttr("; mla: last block"), b.getStringAttr(""),
+                            b.getUnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
+                            LLVM::AsmDialectAttr(), ArrayAttr());
+  Value runs = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                     loop.getLowerBound(), loop.getUpperBound());
+  auto once = scf::IfOp::create(b, loc, loop.getResultTypes(), runs,
+                                /*withElseRegion=*/true);
+  IRMapping mapping;
+  mapping.map(loop.getInductionVar(), loop.getLowerBound());
+  mapping.map(loop.getRegionIterArgs(), loop.getInitArgs());
+  b.setInsertionPointToStart(once.thenBlock());
+  for (Operation &op : *loop.getBody())
+    b.clone(op, mapping); // the scf.yield becomes the then-branch's
+  b.setInsertionPointToStart(once.elseBlock());
+  scf::YieldOp::create(b, loc, loop.getInitArgs());
+  Value carriedPages = mapping.lookup(loop.getRegionIterArgs().back());
+  loop.replaceAllUsesWith(once.getResults());
+  loop.erase();
+
+  // There is no block after the last one: no page indices or DMAs for it.
+  Block *body = once.thenBlock();
+  body->walk([](KvDmaOp dma) { dma.erase(); });
+  for (LoadPageIndexOp page : llvm::make_early_inc_range(body->getOps<LoadPageIndexOp>())) {
+    page.getResult().replaceAllUsesWith(carriedPages);
+    page.erase();
+  }
+  for (KvWaitOp wait : body->getOps<KvWaitOp>())
+    wait.setPending(pendingAtEndOfMainLoop + issuedBefore(body, wait));
+}
+
 LogicalResult pipeline(scf::ForOp loop) {
   FailureOr<BlockOps> found = matchBlock(loop);
   if (failed(found))
     return failure();
   BlockOps ops = *found;
   Location loc = loop.getLoc();
-  OpBuilder b(loop);
+  IRRewriter b(loop.getContext());
+  b.setInsertionPoint(loop);
   auto ci = [&](int64_t v) { return IRInt::constant(b, loc, v); };
   auto wrap = [&](Value v) { return IRInt(b, loc, v); };
+  Type i32 = b.getI32Type();
 
-  // Block 0's page indices and DMAs, before the loop (F5).
-  Value hasBlocks = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                          loop.getLowerBound(), loop.getUpperBound());
-  auto prologue = scf::IfOp::create(b, loc, hasBlocks, /*withElseRegion=*/false);
+  // Before the loop: the page indices of blocks 0 and 1 (both loads in flight at once),
+  // then block 0's DMAs into slot 0 (F5). Block 1's indices enter the loop.
+  Value lower = loop.getLowerBound(), upper = loop.getUpperBound();
+  Value hasBlocks = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lower, upper);
+  auto prologue = scf::IfOp::create(b, loc, TypeRange{i32}, hasBlocks,
+                                    /*withElseRegion=*/true);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(prologue.thenBlock());
     IRMapping first;
-    first.map(loop.getInductionVar(), loop.getLowerBound());
+    first.map(loop.getInductionVar(), lower);
     first.map(ops.dma.getSlot(), ci(0)); // block 0 goes to slot 0
-    b.clone(*ops.page, first);
+    Operation *page0 = b.clone(*ops.page, first);
+    IRMapping second;
+    second.map(loop.getInductionVar(), wrap(lower) + 1u);
+    Operation *page1 = b.clone(*ops.page, second);
+    first.map(ops.page.getResult(), page0->getResult(0));
     b.clone(*ops.dma, first);
+    scf::YieldOp::create(b, loc, page1->getResult(0));
+    b.setInsertionPointToStart(prologue.elseBlock());
+    scf::YieldOp::create(b, loc, ValueRange{ci(0)});
   }
 
-  // In the loop: block b reads slot b % 2; the next block's page indices first.
+  // The loop carries the next block's page indices; each iteration loads those of the
+  // block after it, two blocks ahead of the one it computes (F6).
+  auto extended = loop.replaceWithAdditionalYields(
+      b, ValueRange{prologue.getResult(0)}, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &, Location, ArrayRef<BlockArgument>) -> SmallVector<Value> {
+        return {ops.page.getResult()};
+      });
+  if (failed(extended))
+    return loop.emitOpError("mla-pipeline-blocks could not extend the block loop");
+  loop = cast<scf::ForOp>(extended->getOperation());
+  Value nextPages = loop.getRegionIterArgs().back();
+
+  // In the loop: block b reads slot b % 2.
   b.setInsertionPoint(ops.page);
   Value block = loop.getInductionVar();
   Value slot = wrap(block) % 2u;
@@ -115,7 +229,7 @@ LogicalResult pipeline(scf::ForOp loop) {
   Value nextBlock = wrap(block) + 1u;
   Value hasNext = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, nextBlock,
                                         loop.getUpperBound());
-  ops.page.getBlockMutable().assign(nextBlock);
+  ops.page.getBlockMutable().assign(wrap(block) + 2u);
   ops.wait.getSlotMutable().assign(slot);
   ops.qk.getSlotMutable().assign(slot);
   ops.pv.getSlotMutable().assign(slot);
@@ -129,15 +243,29 @@ LogicalResult pipeline(scf::ForOp loop) {
     auto ifNext = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifNext.thenBlock());
-    KvDmaOp::create(b, loc, ops.dma.getLds(), nextSlot, ops.dma.getKv(), ops.page,
+    KvDmaOp::create(b, loc, ops.dma.getLds(), nextSlot, ops.dma.getKv(), nextPages,
                     g * perGroup, (g + 1) * perGroup, ops.dma.getWideKv());
   }
   ops.dma.erase();
   ops.closingBarrier.erase();
 
-  // The wait for slot b % 2 at the top of the loop also covers the next block's page
-  // indices just loaded: the first DMA group needs them anyway.
-  ops.wait.setPending(0);
+  // The wait for slot b % 2 leaves in flight what was issued after its DMAs. In the
+  // first iteration that is one operation more (block 1's indices, loaded before block
+  // 0's DMAs), so the count is safe there too.
+  unsigned pending = pendingAtWait(loop, ops.wait);
+  unsigned issuedAfterLastDma = pending - issuedBefore(loop.getBody(), ops.wait);
+  ops.wait.setPending(pending);
+
+  // Two blocks per iteration (and a remainder loop for an odd count): the page indices
+  // then alternate between two values with disjoint lives, which the register
+  // allocator gives the loop-carried register without a copy. With one block per
+  // iteration, the indices loaded at the top are live together with the carried ones,
+  // and the copy at the back edge would wait for the load (vmcnt(0)) in every block.
+  FailureOr<UnrolledLoopInfo> unrolled = loopUnrollByFactor(loop, 2);
+  if (failed(unrolled))
+    return loop.emitOpError("mla-pipeline-blocks could not unroll the block loop by 2");
+  if (unrolled->epilogueLoopOp)
+    lastBlockAsIf(*unrolled->epilogueLoopOp, issuedAfterLastDma);
   return success();
 }
 

@@ -68,7 +68,8 @@ def MLAPipelineBlocks : Pass<"mla-pipeline-blocks", "::mlir::gpu::GPUModuleOp"> 
     waits for; the closing barrier goes (the top barrier of the next block frees the
     slot).
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::LLVM::LLVMDialect"];
 }
 
 def MLALowerTileOps : Pass<"mla-lower-tile-ops", "::mlir::gpu::GPUModuleOp"> {
