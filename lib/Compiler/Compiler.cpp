@@ -6,6 +6,7 @@
 #include "mla/Pipelines/Pipelines.h"
 #include "mla/Target/Hsaco/Hsaco.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -37,7 +38,8 @@ std::string mla::DecodeConfig::key() const {
 
 const char *mla::compilerVersion() {
   // Bump with every change to the generated code (passes, layout, pipeline options).
-  return "mla-0.2.0-gfx950";
+  // 0.2: the combine's grid by split count; 0.3: the tile-op passes and their block schedule.
+  return "mla-0.3.0-gfx950";
 }
 
 std::string mla::decodeModuleSource(const DecodeConfig &config) {
@@ -68,7 +70,8 @@ std::string mla::decodeModuleSource(const DecodeConfig &config) {
 
 llvm::Expected<mla::DecodeKernels> mla::compileDecodeKernels(const DecodeConfig &config) {
   DialectRegistry registry;
-  registry.insert<MLADialect, arith::ArithDialect, func::FuncDialect, gpu::GPUDialect,
+  registry.insert<MLADialect, amdgpu::AMDGPUDialect, arith::ArithDialect, func::FuncDialect,
+                  gpu::GPUDialect,
                   LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
                   ROCDL::ROCDLDialect, scf::SCFDialect, vector::VectorDialect>();
   registerAllExtensions(registry);

@@ -12,8 +12,13 @@ using namespace mlir;
 void mla::buildMLAToROCDLPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createMLAOutlineKernels());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-  kernels.addPass(createMLALowerAttention());
+  kernels.addPass(createMLATileAttention());
+  kernels.addPass(createMLAPipelineBlocks());
+  kernels.addPass(createMLALowerTileOps());
   kernels.addPass(createMLALowerCombine());
+  ConvertAMDGPUToROCDLPassOptions amdgpu;
+  amdgpu.chipset = options.chip;
+  kernels.addPass(createConvertAMDGPUToROCDLPass(amdgpu));
   kernels.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToROCDLOpsOptions rocdl;
   rocdl.chipset = options.chip;

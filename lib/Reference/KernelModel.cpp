@@ -109,8 +109,10 @@ public:
     float l = 0.0f;
     for (int w = 0; w < kWaves; ++w) // The waves' l summed (F12).
       l += waveL[w];
+    // One reciprocal, then products, as the kernel (v_rcp_f32 is 1 / l).
+    float reciprocal = 1.0f / l;
     for (int d = 0; d < kValueDim; ++d)
-      o[d] = f32ToBf16(problem.vscale * O[d] / l);
+      o[d] = f32ToBf16((problem.vscale * O[d]) * reciprocal);
     lse = (m + std::log2(l) - static_cast<float>(kPLog)) * kLn2;
   }
 

@@ -17,8 +17,9 @@ struct PipelineOptions {
 /// ROCDL dialects, ready for HSACO emission. Equivalent mla-opt command line:
 ///
 ///   mla-opt --mla-outline-kernels
-///     --pass-pipeline='builtin.module(gpu.module(mla-lower-attention, mla-lower-combine, convert-scf-to-cf,
-///        convert-gpu-to-rocdl{chipset=gfx950}),
+///     --pass-pipeline='builtin.module(gpu.module(mla-tile-attention, mla-pipeline-blocks,
+///        mla-lower-tile-ops, mla-lower-combine, convert-amdgpu-to-rocdl{chipset=gfx950},
+///        convert-scf-to-cf, convert-gpu-to-rocdl{chipset=gfx950}),
 ///        reconcile-unrealized-casts)'
 void buildMLAToROCDLPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 

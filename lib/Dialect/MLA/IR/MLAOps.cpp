@@ -1,7 +1,9 @@
 //===- MLAOps.cpp - mla dialect operations --------------------------------===//
 
 #include "mla/Dialect/MLA/IR/MLADialect.h"
+#include "mla/Kernel/AttentionLayout.h"
 #include "mla/Kernel/LaunchGeometry.h"
+#include "mla/Target/GFX950/GFX950.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -145,6 +147,37 @@ static LogicalResult verifyInsideKernel(Operation *op) {
 LogicalResult CtaAttendOp::verify() { return verifyInsideKernel(getOperation()); }
 
 LogicalResult CtaCombineOp::verify() { return verifyInsideKernel(getOperation()); }
+
+LogicalResult KvDmaOp::verify() {
+  if (failed(verifyInsideKernel(getOperation())))
+    return failure();
+  uint32_t first = getFirst(), last = getLast();
+  if (first >= last || last > kernel::layout::kDmasPerTile)
+    return emitOpError() << "DMA range [" << first << ", " << last
+                         << ") must be a non-empty part of the tile's "
+                         << kernel::layout::kDmasPerTile << " DMAs";
+  return success();
+}
+
+// The tile ops are one CTA's work too.
+LogicalResult LoadPageIndexOp::verify() { return verifyInsideKernel(getOperation()); }
+LogicalResult SplitQueryOp::verify() { return verifyInsideKernel(getOperation()); }
+LogicalResult QkTileOp::verify() { return verifyInsideKernel(getOperation()); }
+LogicalResult MaskLogitsOp::verify() { return verifyInsideKernel(getOperation()); }
+LogicalResult SoftmaxUpdateOp::verify() { return verifyInsideKernel(getOperation()); }
+LogicalResult PvTileOp::verify() { return verifyInsideKernel(getOperation()); }
+LogicalResult AttendEpilogueOp::verify() { return verifyInsideKernel(getOperation()); }
+LogicalResult LdsBarrierOp::verify() { return verifyInsideKernel(getOperation()); }
+
+LogicalResult KvWaitOp::verify() {
+  if (failed(verifyInsideKernel(getOperation())))
+    return failure();
+  if (getPending() > int64_t(gfx950::waitcnt::kMaxVmcnt))
+    return emitOpError() << "'pending' " << getPending()
+                         << " exceeds what vmcnt can count ("
+                         << gfx950::waitcnt::kMaxVmcnt << ")";
+  return success();
+}
 
 #define GET_OP_CLASSES
 #include "mla/Dialect/MLA/IR/MLAOps.cpp.inc"

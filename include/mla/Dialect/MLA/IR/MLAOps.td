@@ -147,4 +147,242 @@ def MLA_CtaCombineOp : MLA_Op<"cta_combine"> {
   let hasVerifier = 1;
 }
 
+
+//===----------------------------------------------------------------------===//
+// Tile-level ops of the attention kernel (one CTA, inside a kernel).
+//
+// `mla-tile-attention` expresses an `mla.cta_attend` with these; `mla-pipeline-blocks`
+// schedules their block loop (slots, DMA spread, waits); `mla-lower-tile-ops` lowers
+// each to amdgpu/rocdl. They work on the CTA's LDS (`!llvm.ptr<3>`, the kernel's
+// workgroup buffer, laid out as mla/Kernel/AttentionLayout.h says) and on per-lane
+// register values: every op is executed by all 8 waves of the CTA, and each lane holds
+// its share of the tile as the MFMA operand and accumulator layouts say
+// (docs/attention-kernel.md). The DMA/wait pairing is explicit: a `mla.kv_dma` fills a
+// K slot, a `mla.kv_wait` on the same slot waits for it with the number of later
+// vector-memory operations it leaves in flight.
+//===----------------------------------------------------------------------===//
+
+def MLA_LdsPtr : LLVM_PointerInAddressSpace<3>;
+def MLA_GlobalPtr : LLVM_PointerInAddressSpace<1>;
+// The QK B operands of the 4 latent steps (32 E4M3 bytes a lane each), the rope step's,
+// a 16x16 MFMA accumulator (4 f32 a lane), and the 4 PV accumulators of a wave.
+def MLA_QOperands : FixedVectorOfShapeAndType<[4, 32], F8E4M3FN>;
+def MLA_QRopeOperand : FixedVectorOfLengthAndType<[32], [F8E4M3FN]>,
+    BuildableType<"::mlir::VectorType::get({32}, $_builder.getType<::mlir::Float8E4M3FNType>())">;
+def MLA_Accumulator : FixedVectorOfLengthAndType<[4], [F32]>,
+    BuildableType<"::mlir::VectorType::get({4}, $_builder.getF32Type())">;
+def MLA_OutputAccumulators : FixedVectorOfShapeAndType<[4, 4], F32>;
+
+def MLA_LoadPageIndexOp : MLA_Op<"load_page_index"> {
+  let summary = "Each lane's page index of its token of a block (F5)";
+  let description = [{
+    Lane `(g, n)` of wave `w` loads `pages[request_base + t]` for token
+    `t = min(start + 128 block + 16 w + n, end - 1)` of the split (clamped so that the
+    padding tokens of the last block read a valid slot; the softmax masks them). The
+    result feeds the `mla.kv_dma`s of that block.
+  }];
+  let arguments = (ins
+    Arg<MLA_GlobalPtr, "page table", [MemRead]>:$pages,
+    I32:$request_base,
+    I32:$start,
+    I32:$end,
+    I32:$block
+  );
+  let results = (outs I32:$page);
+  let assemblyFormat = [{
+    $pages `[` $request_base `]` `block` $block `of` `[` $start `,` $end `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def MLA_KvDmaOp : MLA_Op<"kv_dma"> {
+  let summary = "LDS DMA of part of a K block into a slot (F5, F7, F14)";
+  let description = [{
+    DMAs `first` .. `last - 1` (of 9) of each wave's tile of a 128-token K block from
+    the fp8 pool `kv` into K slot `slot` (0 or 1) of `lds`, 16 bytes a lane, each lane
+    loading the source the XOR swizzle puts at its destination. `page` is each lane's
+    result of `mla.load_page_index` for the block. `wide_kv` computes the pool offsets
+    in 64 bits (pools of 4 GiB or more).
+  }];
+  let arguments = (ins
+    Arg<MLA_LdsPtr, "the CTA's LDS", [MemWrite]>:$lds,
+    I32:$slot,
+    Arg<MLA_GlobalPtr, "fp8 K pool", [MemRead]>:$kv,
+    I32:$page,
+    I32Attr:$first,
+    I32Attr:$last,
+    UnitAttr:$wide_kv
+  );
+  let assemblyFormat = [{
+    $kv `[` $page `]` `to` $lds `slot` $slot `dmas` $first `to` $last attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def MLA_KvWaitOp : MLA_Op<"kv_wait"> {
+  let summary = "Wait for this wave's DMAs into a K slot (F6)";
+  let description = [{
+    Waits until this wave's `mla.kv_dma`s into `slot` have landed, leaving at most
+    `pending` vector-memory operations issued after them in flight (an
+    `s_waitcnt vmcnt(pending)`: the counter counts loads and LDS DMAs in issue order).
+    It does not make other waves' DMAs visible: a barrier after it does.
+  }];
+  let arguments = (ins
+    I32:$slot,
+    ConfinedAttr<I32Attr, [IntNonNegative]>:$pending
+  );
+  let assemblyFormat = "`slot` $slot `pending` $pending attr-dict";
+  let hasVerifier = 1;
+}
+
+def MLA_SplitQueryOp : MLA_Op<"split_query"> {
+  let summary = "The lane's query row as fp8 hi + lo QK operands (F8)";
+  let description = [{
+    Loads the lane's share of bf16 query row `query_row`, head `head` (row
+    `query_row * heads + head` of `q`), finds the row's `k = 7 - floor(log2 max|q|)`
+    (0 for an all-zero row) over its four lanes, and splits `q 2^k` into E4M3 `hi` and
+    `lo = e4m3(q 2^k - hi)`, both in the QK operand order of the K slot layout: one
+    32-byte operand per latent step, and the rope step holding `hi` in lanes g < 2 and
+    `lo` in g >= 2. `logit_scale` is `scale log2(e) 2^-k`. A lane whose `row_valid` is
+    false gets zeros (its row is padding).
+  }];
+  let arguments = (ins
+    Arg<MLA_GlobalPtr, "q, bf16 [S, H, 576]", [MemRead]>:$q,
+    F32:$scale,
+    I32:$query_row,
+    I32:$head,
+    I1:$row_valid,
+    ConfinedAttr<I64Attr, [IntMinValue<1>]>:$heads
+  );
+  let results = (outs MLA_QOperands:$q_hi, MLA_QOperands:$q_lo,
+                      MLA_QRopeOperand:$q_rope, F32:$logit_scale);
+  let assemblyFormat = [{
+    $q `[` $query_row `,` $head `]` `valid` $row_valid `scale` $scale attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def MLA_QkTileOp : MLA_Op<"qk_tile"> {
+  let summary = "S^T of the wave's 16 tokens x 16 rows from a K slot (F9)";
+  let description = [{
+    The raw fp8 logits of the wave's tile: 4 latent steps x {hi, lo} and one rope step,
+    9 MFMA 16x16x128 on K read from slot `slot` against the `mla.split_query` operands.
+    The accumulator layout is the MFMA's: element v of lane (g, n) is token
+    `accRow(lane, v)` of the tile, query row n.
+  }];
+  let arguments = (ins
+    Arg<MLA_LdsPtr, "the CTA's LDS", [MemRead]>:$lds,
+    I32:$slot,
+    MLA_QOperands:$q_hi,
+    MLA_QOperands:$q_lo,
+    MLA_QRopeOperand:$q_rope
+  );
+  let results = (outs MLA_Accumulator:$s);
+  let assemblyFormat = [{
+    $lds `slot` $slot `q` `(` $q_hi `,` $q_lo `,` $q_rope `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def MLA_MaskLogitsOp : MLA_Op<"mask_logits"> {
+  let summary = "Scale the logits; mask the block that crosses a bound (F13)";
+  let description = [{
+    `s * logit_scale`, and `-inf` for tokens at or past `end` or past the lane's
+    `causal_bound`. `block_first` is the block's first token; only a block whose last
+    token reaches `end` or passes `first_bound` (the smallest causal bound of the CTA's
+    rows) pays for the mask.
+  }];
+  let arguments = (ins
+    MLA_Accumulator:$s,
+    F32:$logit_scale,
+    I32:$block_first,
+    I32:$end,
+    I32:$first_bound,
+    I32:$causal_bound
+  );
+  let results = (outs MLA_Accumulator:$masked);
+  let assemblyFormat = [{
+    $s `scale` $logit_scale `block` $block_first `end` $end `bounds` `(` $first_bound `,`
+    $causal_bound `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def MLA_SoftmaxUpdateOp : MLA_Op<"softmax_update", [AllTypesMatch<["o", "o_new"]>]> {
+  let summary = "Online softmax step of a block; P hi + lo into LDS (F10)";
+  let description = [{
+    The block's row max over the 8 waves (through LDS), `p = exp2(s - m_new) 2^PLOG`
+    split into E4M3 hi + lo and stored to LDS for the PV tile, and the running row
+    state rescaled: `l = alpha l + sum(p_hi + p_lo)`, `O = alpha O` with
+    `alpha = exp2(m - m_new)`. A row that has seen no visible token keeps `m = -inf`
+    and adds nothing. Ends with a workgroup barrier (P is complete).
+  }];
+  let arguments = (ins
+    Arg<MLA_LdsPtr, "the CTA's LDS", [MemRead, MemWrite]>:$lds,
+    MLA_Accumulator:$s,
+    F32:$m,
+    F32:$l,
+    MLA_OutputAccumulators:$o
+  );
+  let results = (outs F32:$m_new, F32:$l_new, MLA_OutputAccumulators:$o_new);
+  let assemblyFormat = [{
+    $lds `logits` $s `state` `(` $m `,` $l `,` $o `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def MLA_PvTileOp : MLA_Op<"pv_tile", [AllTypesMatch<["o", "o_new"]>]> {
+  let summary = "O^T += V^T P^T for the wave's 64 latents (F11)";
+  let description = [{
+    V^T straight from K slot `slot` with transposing LDS reads (16 per wave), P^T from
+    LDS, 8 MFMA 16x16x128 (4 latent tiles x {P hi, P lo}).
+  }];
+  let arguments = (ins
+    Arg<MLA_LdsPtr, "the CTA's LDS", [MemRead]>:$lds,
+    I32:$slot,
+    MLA_OutputAccumulators:$o
+  );
+  let results = (outs MLA_OutputAccumulators:$o_new);
+  let assemblyFormat = "$lds `slot` $slot `acc` $o attr-dict";
+  let hasVerifier = 1;
+}
+
+def MLA_AttendEpilogueOp : MLA_Op<"attend_epilogue"> {
+  let summary = "Normalise and store the split's partial output and LSE (F12)";
+  let description = [{
+    `l` summed over the waves (through LDS), `o = bf16((vscale O) (1 / l))` stored to
+    `o_part[partial]` and `lse = (m + log2 l - PLOG) ln 2` to `lse_part[partial]` (by
+    wave 0); a row that saw no token stores zeros and `-inf`. `partial` is the index of
+    (query row, head, split) in `lse_part`; padding rows (`row_valid` false) store
+    nothing.
+  }];
+  let arguments = (ins
+    Arg<MLA_LdsPtr, "the CTA's LDS", [MemRead, MemWrite]>:$lds,
+    F32:$m,
+    F32:$l,
+    MLA_OutputAccumulators:$o,
+    F32:$vscale,
+    Arg<MLA_GlobalPtr, "o_part, flat", [MemWrite]>:$o_part,
+    Arg<MLA_GlobalPtr, "lse_part, flat", [MemWrite]>:$lse_part,
+    I32:$partial,
+    I1:$row_valid
+  );
+  let assemblyFormat = [{
+    $lds `state` `(` $m `,` $l `,` $o `)` `vscale` $vscale `into` $o_part `,` $lse_part
+    `[` $partial `]` `valid` $row_valid attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def MLA_LdsBarrierOp : MLA_Op<"lds_barrier"> {
+  let summary = "Workgroup barrier for LDS that leaves vector memory in flight";
+  let description = [{
+    This wave's LDS accesses complete, then all waves meet. Unlike `gpu.barrier`
+    (whose workgroup release fence waits for every outstanding vector-memory
+    operation, vmcnt(0)), it leaves the LDS DMAs of the next block in flight (F6).
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
 #endif // MLA_DIALECT_MLA_IR_MLAOPS_TD

@@ -43,24 +43,55 @@ def MLALowerCombine : Pass<"mla-lower-combine", "::mlir::gpu::GPUModuleOp"> {
                            "::mlir::LLVM::LLVMDialect"];
 }
 
-def MLALowerAttention : Pass<"mla-lower-attention", "::mlir::gpu::GPUModuleOp"> {
-  let summary = "Lower mla.cta_attend to the gfx950 block pipeline (F4-F14)";
+def MLATileAttention : Pass<"mla-tile-attention", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Express mla.cta_attend with the tile-level ops (one block at a time)";
   let description = [{
-    Expands each CTA's split-KV attention into the seed's block pipeline: the per-row Q
-    split into fp8 hi + lo (F8); blocks of 128 tokens with the K rows DMA'd
-    (`rocdl.global.load.lds`, 16 B a lane, XOR-swizzled by the source each lane loads)
-    into one of two LDS slots, block b+1's DMA spread over block b's stages (F4-F7);
-    9 fp8 MFMAs of QK per wave per block (F9); the online softmax with the cross-wave
-    row max and P's hi/lo in LDS (F10); PV with `rocdl.ds.read.tr8.b64` straight from
-    the K slot and 8 MFMAs (F11); the epilogue (F12); the causal mask on the crossing
-    block only (F13); 64-bit DMA offsets for `wide_kv` (F14). LDS accesses carry alias
-    scopes so the backend keeps the DMA in flight; the kernel places its own waits.
-    The layout is mla/Kernel/AttentionLayout.h (docs/attention-kernel.md).
+    Gives each attention kernel its LDS (one workgroup buffer laid out as
+    mla/Kernel/AttentionLayout.h says), computes the CTA's work (the split's token
+    range, the lane's query row, head and causal bound; F2, F13) and expresses the
+    attention as tile ops: `mla.split_query` (F8), then a loop over the split's
+    128-token blocks, each loading its page indices, DMA'ing its K into slot 0, waiting,
+    `mla.qk_tile`, `mla.mask_logits`, `mla.softmax_update`, `mla.pv_tile` and a closing
+    barrier, then `mla.attend_epilogue`. The loop is correct but not overlapped:
+    `mla-pipeline-blocks` schedules it.
+  }];
+  let dependentDialects = ["::mlir::ROCDL::ROCDLDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
+                           "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect"];
+}
+
+def MLAPipelineBlocks : Pass<"mla-pipeline-blocks", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Double-buffer the attention block loop: slots, DMA spread, waits (F4-F6)";
+  let description = [{
+    Rewrites the block loop of `mla-tile-attention`: block 0's page indices and DMAs
+    move before the loop; block b reads slot b % 2 while the next block's DMAs fill the
+    other slot, spread in three groups after the QK tile, the softmax update and the PV
+    tile (F6); the next block's page indices are loaded at the top of the loop; each
+    `mla.kv_wait` gets the count of vector-memory operations issued after the DMAs it
+    waits for; the closing barrier goes (the top barrier of the next block frees the
+    slot).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
+def MLALowerTileOps : Pass<"mla-lower-tile-ops", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower the attention tile ops to amdgpu/rocdl (F5-F14), one pattern per op";
+  let description = [{
+    Each tile op becomes its gfx950 code: every lane-dependent address from the layout
+    functions of mla/Kernel/AttentionLayout.h evaluated on IR values, every chip fact
+    from mla/Target/GFX950/GFX950.h. Upstream `amdgpu` ops where they express what the
+    kernel needs (`amdgpu.mfma` 16x16x128 fp8, `amdgpu.packed_trunc_2xfp8`,
+    `amdgpu.ext_packed_fp8`, `amdgpu.memory_counter_wait`); `rocdl` where they do not
+    (the LDS DMA and the transposing LDS read must carry LLVM alias scopes, which
+    `amdgpu.gather_to_lds` and `amdgpu.transpose_load` cannot: without them the backend
+    waits for every LDS DMA before the next LDS read and the overlap is lost). Run
+    `convert-amdgpu-to-rocdl{chipset=gfx950}` after it.
   }];
   let dependentDialects = ["::mlir::ROCDL::ROCDLDialect", "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
                            "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
-                           "::mlir::math::MathDialect"];
+                           "::mlir::math::MathDialect", "::mlir::amdgpu::AMDGPUDialect"];
 }
 
 #endif // MLA_DIALECT_MLA_TRANSFORMS_PASSES_TD

@@ -1,0 +1,722 @@
+//===- LowerTileOps.cpp - the attention tile ops to amdgpu/rocdl -----------===//
+//
+// Implements mla-lower-tile-ops: one rewrite pattern per tile op (F5-F14 of
+// docs/kernel-contract.md).
+// Every lane-dependent address comes from the layout functions of
+// mla/Kernel/AttentionLayout.h evaluated on IR values (IRInt); every chip fact from
+// mla/Target/GFX950/GFX950.h.
+//
+// Upstream `amdgpu` ops are used where they say exactly what the kernel needs:
+// `amdgpu.mfma` 16x16x128 with fp8 E4M3 operands (v_mfma_f32_16x16x128_f8f6f4 with
+// zero scales), `amdgpu.packed_trunc_2xfp8` / `amdgpu.ext_packed_fp8` (v_cvt_pk_fp8_f32,
+// v_cvt_pk_f32_fp8), `amdgpu.memory_counter_wait` (s_waitcnt vmcnt). `rocdl` stays
+// where they do not:
+//  * the LDS DMA (`amdgpu.gather_to_lds`) and the transposing read
+//    (`amdgpu.transpose_load`) take memrefs and produce accesses without LLVM alias
+//    scopes; the pipeline needs the scopes (slot being filled / slot being read / P /
+//    row exchange), or the backend's waitcnt insertion waits for every LDS DMA before
+//    the next LDS read and the next block's DMA no longer overlaps this block (F6);
+//  * the barrier: `amdgpu.lds_barrier` on gfx950 is a workgroup fence pair around
+//    s_barrier, which the backend turns into a wait for all vector memory (vmcnt(0))
+//    as well, again draining the DMA in flight; `mla.lds_barrier` is lgkmcnt(0) +
+//    s_barrier between compiler-only fences.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IRInt.h"
+
+#include "mla/Dialect/MLA/Transforms/Passes.h"
+#include "mla/Kernel/AttentionLayout.h"
+#include "mla/Target/GFX950/GFX950.h"
+
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+#include <cmath>
+
+namespace mla {
+#define GEN_PASS_DEF_MLALOWERTILEOPS
+#include "mla/Dialect/MLA/Transforms/Passes.h.inc"
+} // namespace mla
+
+using namespace mlir;
+using namespace mla;
+namespace layout = mla::kernel::layout;
+using layout::QPart;
+
+namespace {
+
+/// log2 of the fixed P scale 2^PLOG (the numerics model, docs/numerics.md).
+constexpr int kPLog = 8;
+
+/// The alias scopes of the LDS regions: the slot being filled by DMA, the slot being
+/// read, P, and the cross-wave row max / row sum exchange. Without them the backend
+/// waits for every LDS DMA before the next LDS read, and the DMA overlap is lost.
+struct LdsScopes {
+  ArrayAttr fill, read, p, exchange;
+  ArrayAttr notFill, notRead, notP, notExchange;
+
+  explicit LdsScopes(MLIRContext *ctx) {
+    auto domain = LLVM::AliasScopeDomainAttr::get(ctx, StringAttr::get(ctx, "mla.lds"));
+    auto scope = [&](StringRef what) {
+      return LLVM::AliasScopeAttr::get(domain, StringAttr::get(ctx, what));
+    };
+    Attribute f = scope("slot being filled"), r = scope("slot being read"),
+              pp = scope("P"), x = scope("row exchange");
+    fill = ArrayAttr::get(ctx, {f});
+    read = ArrayAttr::get(ctx, {r});
+    p = ArrayAttr::get(ctx, {pp});
+    exchange = ArrayAttr::get(ctx, {x});
+    notFill = ArrayAttr::get(ctx, {r, pp, x});
+    notRead = ArrayAttr::get(ctx, {f, pp, x});
+    notP = ArrayAttr::get(ctx, {f, r, x});
+    notExchange = ArrayAttr::get(ctx, {f, r, pp});
+  }
+};
+
+/// The lane's place in the CTA, computed once at the kernel's entry.
+struct LaneGeometry {
+  Value wave;  // uniform: tid / 64
+  Value lane;  // tid % 64
+  Value row;   // lane % 16: the query row of the MFMA operands and accumulators
+  Value group; // lane / 16
+};
+
+/// What every pattern shares: the alias scopes and each kernel's lane geometry.
+struct LoweringState {
+  explicit LoweringState(MLIRContext *ctx) : scopes(ctx) {}
+  LdsScopes scopes;
+  DenseMap<Operation *, LaneGeometry> geometry; // by gpu.func
+};
+
+/// Builds the code of one tile op at the rewriter's insertion point.
+class Emitter {
+public:
+  Emitter(PatternRewriter &b, Operation *op, LoweringState &state)
+      : b(b), loc(op->getLoc()), scopes(state.scopes),
+        geo(state.geometry.lookup(op->getParentOfType<gpu::GPUFuncOp>())) {
+    assert(geo.lane && "the lane geometry is built before the patterns run");
+  }
+
+  PatternRewriter &b;
+  Location loc;
+  const LdsScopes &scopes;
+  LaneGeometry geo;
+
+  IRInt ci(int64_t v) { return IRInt::constant(b, loc, v); }
+  IRInt wrap(Value v) { return IRInt(b, loc, v); }
+  Value cf(double v) {
+    return arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(float(v)));
+  }
+  Value toI64(Value v) { return arith::ExtUIOp::create(b, loc, b.getI64Type(), v); }
+  IRInt uniform(Value v) {
+    return wrap(ROCDL::ReadfirstlaneOp::create(b, loc, v.getType(), v));
+  }
+  Value select(Value c, Value x, Value y) { return arith::SelectOp::create(b, loc, c, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value fmax(Value x, Value y) { return arith::MaxNumFOp::create(b, loc, x, y); }
+  Value addf(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value subf(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value mulf(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value extract(Value vector, int64_t i) { return vector::ExtractOp::create(b, loc, vector, i); }
+
+  // Memory.
+  Value ldsAt(Value lds, Value byteOffset) {
+    return LLVM::GEPOp::create(b, loc, lds.getType(), b.getI8Type(), lds,
+                               ValueRange{byteOffset});
+  }
+  Value globalAt(Value base, Value elementIndex, Type element) {
+    return LLVM::GEPOp::create(b, loc, base.getType(), element, base,
+                               ValueRange{elementIndex});
+  }
+  Value loadI32(Value base, Value index) {
+    return LLVM::LoadOp::create(b, loc, b.getI32Type(),
+                                globalAt(base, index, b.getI32Type()));
+  }
+  static void annotate(Operation *access, ArrayAttr scope, ArrayAttr noalias) {
+    auto aliasing = cast<LLVM::AliasAnalysisOpInterface>(access);
+    aliasing.setAliasScopes(scope);
+    aliasing.setNoAliasScopes(noalias);
+  }
+  Value ldsLoad(Value lds, Type type, Value byteOffset, ArrayAttr scope, ArrayAttr noalias) {
+    // Every LDS load of the pipeline reads naturally aligned data (16 B for the
+    // vector<4xi32> operand reads): say so, or the backend splits it into dwords.
+    auto vector = dyn_cast<VectorType>(type);
+    unsigned alignment = vector ? vector.getNumElements() * vector.getElementTypeBitWidth() / 8
+                                : type.getIntOrFloatBitWidth() / 8;
+    auto load = LLVM::LoadOp::create(b, loc, type, ldsAt(lds, byteOffset), alignment);
+    annotate(load, scope, noalias);
+    return load;
+  }
+  void ldsStore(Value lds, Value value, Value byteOffset, ArrayAttr scope,
+                ArrayAttr noalias) {
+    auto store = LLVM::StoreOp::create(b, loc, value, ldsAt(lds, byteOffset), /*alignment=*/4);
+    annotate(store, scope, noalias);
+  }
+  /// A workgroup barrier for LDS (mla.lds_barrier's code; see the file comment).
+  /// Empty asm that clobbers memory: no pass moves a memory access across it.
+  void compilerFence() {
+    LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{}, b.getStringAttr(""),
+                              b.getStringAttr("~{memory}"), b.getUnitAttr(), UnitAttr(),
+                              LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr());
+  }
+  void barrier() {
+    ROCDL::SWaitcntOp::create(b, loc, gfx950::waitcnt::encodeLgkmcnt(0));
+    compilerFence();
+    ROCDL::SBarrierOp::create(b, loc);
+    compilerFence();
+  }
+  Value shuffleXor(Value v, unsigned mask) {
+    auto shuffle = gpu::ShuffleOp::create(b, loc, v, int32_t(mask),
+                                          int32_t(gfx950::kWaveSize), gpu::ShuffleMode::XOR);
+    return shuffle.getShuffleResult();
+  }
+
+  // fp8.
+  /// Four f32 (in E4M3 range) -> four E4M3 codes, each rounded to nearest even
+  /// (v_cvt_pk_fp8_f32, two per instruction).
+  Value packE4M3(ArrayRef<Value> four) {
+    auto f8x4 = VectorType::get({4}, b.getType<Float8E4M3FNType>());
+    Value low = amdgpu::PackedTrunc2xFp8Op::create(b, loc, f8x4, four[0], four[1],
+                                                   /*wordIndex=*/0, /*existing=*/Value());
+    return amdgpu::PackedTrunc2xFp8Op::create(b, loc, f8x4, four[2], four[3],
+                                              /*wordIndex=*/1, low);
+  }
+  /// Four E4M3 codes -> their four exact f32 values.
+  SmallVector<Value, 4> unpackE4M3(Value codes) {
+    auto pair = VectorType::get({2}, b.getF32Type());
+    SmallVector<Value, 4> values;
+    for (int32_t word : {0, 1}) {
+      Value two = amdgpu::ExtPackedFp8Op::create(b, loc, pair, codes, word);
+      values.push_back(extract(two, 0));
+      values.push_back(extract(two, 1));
+    }
+    return values;
+  }
+  /// Four E4M3 codes as one i32 word (byte i = code i).
+  Value word(Value codes) {
+    Value one = vector::BitCastOp::create(b, loc, VectorType::get({1}, b.getI32Type()), codes);
+    return extract(one, 0);
+  }
+  /// 2^e as an f32, for e in [-126, 127] (built from the exponent field).
+  Value pow2(Value exponent) {
+    Value bits = (wrap(exponent) + 127u) * (1u << 23);
+    return arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
+  }
+  /// Concatenates i32 vectors (two vector<4xi32>, four vector<2xi32>, or eight i32)
+  /// into one MFMA operand of 32 E4M3 bytes.
+  Value fp8Operand(ArrayRef<Value> parts) {
+    SmallVector<Value, 8> elements;
+    for (Value part : parts) {
+      auto vector = dyn_cast<VectorType>(part.getType());
+      if (!vector) {
+        elements.push_back(part);
+        continue;
+      }
+      for (int64_t i = 0; i < vector.getNumElements(); ++i)
+        elements.push_back(extract(part, i));
+    }
+    Value words = vector::FromElementsOp::create(b, loc, VectorType::get({8}, b.getI32Type()),
+                                                 elements);
+    return vector::BitCastOp::create(
+        b, loc, VectorType::get({32}, b.getType<Float8E4M3FNType>()), words);
+  }
+  /// One v_mfma_f32_16x16x128_f8f6f4 with E4M3 A and B (unscaled).
+  Value mfma(Value a, Value bOperand, Value acc) {
+    return amdgpu::MFMAOp::create(b, loc, acc.getType(), /*m=*/16, /*n=*/16, /*k=*/128,
+                                  /*blocks=*/1, a, bOperand, acc);
+  }
+};
+
+/// Base of the patterns: access to the shared state.
+template <typename OpT>
+struct TilePattern : OpRewritePattern<OpT> {
+  TilePattern(MLIRContext *ctx, LoweringState &state)
+      : OpRewritePattern<OpT>(ctx), state(state) {}
+  LoweringState &state;
+};
+
+//===----------------------------------------------------------------------===//
+// Data movement (F5-F7, F14)
+//===----------------------------------------------------------------------===//
+
+/// The page index of token 16 w + lane % 16 of the block, clamped into the split so
+/// that padding tokens load a valid row (they are masked out of the softmax).
+struct LowerLoadPageIndex final : TilePattern<LoadPageIndexOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(LoadPageIndexOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    IRInt token = e.wrap(op.getStart()) + e.wrap(op.getBlock()) * layout::kBlockTokens +
+                  e.wrap(e.geo.wave) * layout::kTileTokens + e.wrap(e.geo.row);
+    Value last = arith::SubIOp::create(rewriter, e.loc, op.getEnd(), e.ci(1));
+    Value clamped = arith::MinSIOp::create(rewriter, e.loc, token, last);
+    rewriter.replaceOp(op, e.loadI32(op.getPages(),
+                                     e.wrap(op.getRequestBase()) + e.wrap(clamped)));
+    return success();
+  }
+};
+
+/// DMAs first .. last - 1 of the wave's tile (F5, F7): lane i of DMA j loads what the
+/// layout puts at tile byte 1024 j + 16 i; the token's page index comes from the lane
+/// that loaded it, through ds_bpermute.
+struct LowerKvDma final : TilePattern<KvDmaOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(KvDmaOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    Type i32 = rewriter.getI32Type();
+    IRInt tileBase = e.wrap(op.getSlot()) * layout::kSlotBytes +
+                     e.wrap(e.geo.wave) * layout::kTileBytes;
+    for (unsigned dma = op.getFirst(); dma < op.getLast(); ++dma) {
+      layout::DmaSource<IRInt> src = layout::dmaSourceOfLane(dma, e.wrap(e.geo.lane));
+      Value page = ROCDL::DsBpermuteOp::create(rewriter, e.loc, i32, src.token * 4u,
+                                               op.getPage());
+      Value offset;
+      if (op.getWideKv()) {
+        // F14: pools of 4 GiB or more need 64-bit offsets.
+        Value rowStart = arith::MulIOp::create(
+            rewriter, e.loc, e.toI64(page),
+            arith::ConstantIntOp::create(rewriter, e.loc, layout::kRowBytes, 64));
+        offset = arith::AddIOp::create(rewriter, e.loc, rowStart, e.toI64(src.rowByte));
+      } else {
+        offset = e.toI64(e.wrap(page) * layout::kRowBytes + src.rowByte);
+      }
+      Value source = e.globalAt(op.getKv(), offset, rewriter.getI8Type());
+      Value destination = e.ldsAt(op.getLds(), e.uniform(tileBase + dma * layout::kDmaBytes));
+      auto dmaOp = ROCDL::GlobalLoadLDSOp::create(rewriter, e.loc, source, destination,
+                                                  /*size=*/layout::kUnitBytes, /*offset=*/0,
+                                                  /*aux=*/0, nullptr, nullptr, nullptr);
+      Emitter::annotate(dmaOp, state.scopes.fill, state.scopes.notFill);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// s_waitcnt vmcnt(pending): the counter is in issue order, so the slot's DMAs have
+/// landed once at most `pending` later operations are outstanding.
+struct LowerKvWait final : TilePattern<KvWaitOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(KvWaitOp op, PatternRewriter &rewriter) const override {
+    // The count holds for the operations issued before the wait in program order; no
+    // memory access may move across it.
+    Emitter(rewriter, op, state).compilerFence();
+    rewriter.replaceOpWithNewOp<amdgpu::MemoryCounterWaitOp>(
+        op, /*load=*/rewriter.getI32IntegerAttr(op.getPending()), /*store=*/IntegerAttr(),
+        /*ds=*/IntegerAttr(), /*exp=*/IntegerAttr(), /*tensor=*/IntegerAttr());
+    return success();
+  }
+};
+
+struct LowerLdsBarrier final : TilePattern<LdsBarrierOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(LdsBarrierOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    e.barrier();
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Q split (F8) and QK (F9)
+//===----------------------------------------------------------------------===//
+
+/// The lane's q values of every QK step, split into E4M3 hi + lo of q 2^k with
+/// k = 7 - floor(log2 max|q_row|) (0 for an all-zero row).
+struct LowerSplitQuery final : TilePattern<SplitQueryOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(SplitQueryOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    auto &b = rewriter;
+    Location loc = e.loc;
+    FloatType f32 = b.getF32Type();
+    auto bf16x32 = VectorType::get({32}, b.getBF16Type());
+    auto f32x32 = VectorType::get({32}, f32);
+    IRInt rowElement = (e.wrap(op.getQueryRow()) * unsigned(op.getHeads()) +
+                        e.wrap(op.getHead())) *
+                       layout::kRowBytes;
+    Value rowBase = e.toI64(rowElement);
+
+    SmallVector<Value, 5> values; // f32x32 per QK step
+    Value maxAbs = e.cf(0.0);
+    Value zeros =
+        arith::ConstantOp::create(b, loc, f32x32, DenseElementsAttr::get(f32x32, 0.0f));
+    for (unsigned step = 0; step < layout::kQkSteps; ++step) {
+      Value first = e.toI64(layout::qkOperandFirstDim(step, e.wrap(e.geo.lane)));
+      Value index = arith::AddIOp::create(b, loc, rowBase, first);
+      Value raw = LLVM::LoadOp::create(b, loc, bf16x32,
+                                       e.globalAt(op.getQ(), index, b.getBF16Type()),
+                                       /*alignment=*/16);
+      Value x = arith::ExtFOp::create(b, loc, f32x32, raw);
+      x = e.select(op.getRowValid(), x, zeros);
+      values.push_back(x);
+      Value stepMax = vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXNUMF,
+                                                  math::AbsFOp::create(b, loc, x));
+      maxAbs = e.fmax(maxAbs, stepMax);
+    }
+    // The row's four lanes (g = 0..3) together hold all 576 values.
+    maxAbs = e.fmax(maxAbs, e.shuffleXor(maxAbs, 16));
+    maxAbs = e.fmax(maxAbs, e.shuffleXor(maxAbs, 32));
+
+    // floor(log2 a) from the bits of a (subnormals through the mantissa's leading zeros).
+    IRInt bits = e.wrap(arith::BitcastOp::create(b, loc, b.getI32Type(), maxAbs));
+    IRInt biased = bits / (1u << 23) % 256u;
+    IRInt mantissa = bits % (1u << 23);
+    Value leadingZeros = LLVM::CountLeadingZerosOp::create(b, loc, mantissa.get(), false);
+    Value floorLog2 = e.select(e.cmp(arith::CmpIPredicate::ne, biased, e.ci(0)),
+                               biased - 127u, e.ci(31 - 149) - e.wrap(leadingZeros));
+    Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, maxAbs, e.cf(0.0));
+    Value k = e.select(isZero, e.ci(0), e.ci(7) - e.wrap(floorLog2));
+    // q 2^k and 2^-k c, each as two exact power-of-two products (k may exceed 127).
+    Value kHalf = arith::ShRSIOp::create(b, loc, k, e.ci(1));
+    Value kRest = arith::SubIOp::create(b, loc, k, kHalf);
+    Value negHalf = arith::SubIOp::create(b, loc, e.ci(0), kHalf);
+    Value negRest = arith::SubIOp::create(b, loc, e.ci(0), kRest);
+    Value c = e.mulf(op.getScale(), e.cf(M_LOG2E));
+    Value logitScale = e.mulf(e.mulf(c, e.pow2(negHalf)), e.pow2(negRest));
+    auto splat = [&](Value s) { return vector::BroadcastOp::create(b, loc, f32x32, s); };
+
+    auto operands = VectorType::get({4, 32}, b.getType<Float8E4M3FNType>());
+    Value qHi = arith::ConstantOp::create(b, loc, operands, b.getZeroAttr(operands));
+    Value qLo = qHi, qRope;
+    for (unsigned step = 0; step < layout::kQkSteps; ++step) {
+      Value x = e.mulf(e.mulf(values[step], splat(e.pow2(kHalf))), splat(e.pow2(kRest)));
+      SmallVector<Value, 8> hiWords, loWords;
+      for (int64_t w = 0; w < 8; ++w) {
+        SmallVector<Value, 4> four;
+        for (int64_t i = 0; i < 4; ++i)
+          four.push_back(e.extract(x, 4 * w + i));
+        Value hi = e.packE4M3(four);
+        SmallVector<Value, 4> hiValues = e.unpackE4M3(hi), rest;
+        for (int64_t i = 0; i < 4; ++i)
+          rest.push_back(e.subf(four[i], hiValues[i]));
+        hiWords.push_back(e.word(hi));
+        loWords.push_back(e.word(e.packE4M3(rest)));
+      }
+      Value hi = e.fp8Operand(hiWords), lo = e.fp8Operand(loWords);
+      if (step < layout::kQkLatentSteps) {
+        qHi = vector::InsertOp::create(b, loc, hi, qHi, int64_t(step));
+        qLo = vector::InsertOp::create(b, loc, lo, qLo, int64_t(step));
+      } else {
+        // The rope step multiplies K's rope by q_hi in lanes g < 2 and q_lo in g >= 2.
+        Value loLanes = e.cmp(arith::CmpIPredicate::uge, e.geo.group, e.ci(2));
+        qRope = e.select(loLanes, lo, hi);
+      }
+    }
+    rewriter.replaceOp(op, ValueRange{qHi, qLo, qRope, logitScale});
+    return success();
+  }
+};
+
+/// S^T of the wave's 16 tokens x 16 rows: 4 latent steps x {hi, lo} + the rope.
+struct LowerQkTile final : TilePattern<QkTileOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(QkTileOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    auto f32x4 = VectorType::get({4}, rewriter.getF32Type());
+    auto i32x4 = VectorType::get({4}, rewriter.getI32Type());
+    Value s = arith::ConstantOp::create(rewriter, e.loc, f32x4,
+                                        DenseElementsAttr::get(f32x4, 0.0f));
+    IRInt tileBase = e.wrap(op.getSlot()) * layout::kSlotBytes +
+                     e.wrap(e.geo.wave) * layout::kTileBytes;
+    Value lds = op.getLds();
+    for (unsigned step = 0; step < layout::kQkSteps; ++step) {
+      std::array<IRInt, 2> offsets = layout::qkOperandOffsets(step, e.wrap(e.geo.lane));
+      Value a = e.fp8Operand(
+          {e.ldsLoad(lds, i32x4, tileBase + offsets[0], e.scopes.read, e.scopes.notRead),
+           e.ldsLoad(lds, i32x4, tileBase + offsets[1], e.scopes.read, e.scopes.notRead)});
+      if (step < layout::kQkLatentSteps) {
+        s = e.mfma(a, e.extract(op.getQHi(), step), s);
+        s = e.mfma(a, e.extract(op.getQLo(), step), s);
+      } else {
+        s = e.mfma(a, op.getQRope(), s);
+      }
+    }
+    rewriter.replaceOp(op, s);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Softmax (F10, F13), PV (F11), epilogue (F12)
+//===----------------------------------------------------------------------===//
+
+/// s = S 2^-k c; tokens past the split's end or the row's causal bound get -inf. Only
+/// the block that crosses either bound pays for the mask (F13).
+struct LowerMaskLogits final : TilePattern<MaskLogitsOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(MaskLogitsOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    auto &b = rewriter;
+    Location loc = e.loc;
+    auto f32x4 = VectorType::get({4}, b.getF32Type());
+    Value s = e.mulf(op.getS(), vector::BroadcastOp::create(b, loc, f32x4, op.getLogitScale()));
+    IRInt blockFirst = e.wrap(op.getBlockFirst());
+    IRInt blockLast = blockFirst + (layout::kBlockTokens - 1);
+    Value pastEnd = e.cmp(arith::CmpIPredicate::sge, blockLast, op.getEnd());
+    Value pastBound = e.cmp(arith::CmpIPredicate::sgt, blockLast, op.getFirstBound());
+    Value crossing = arith::OrIOp::create(b, loc, pastEnd, pastBound);
+    auto ifCrossing = scf::IfOp::create(b, loc, TypeRange{f32x4}, crossing,
+                                        /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifCrossing.thenBlock());
+      Value masked = s;
+      for (unsigned v = 0; v < gfx950::mfma16x16x128::kAccVgprs; ++v) {
+        // S^T's accumulator v of lane (g, n) holds row (token) accRow of the tile.
+        IRInt token = blockFirst + e.wrap(e.geo.wave) * layout::kTileTokens +
+                      gfx950::mfma16x16x128::accRow(e.wrap(e.geo.lane), v);
+        Value visible = arith::AndIOp::create(
+            b, loc, e.cmp(arith::CmpIPredicate::slt, token, op.getEnd()),
+            e.cmp(arith::CmpIPredicate::sle, token, op.getCausalBound()));
+        Value value = e.select(visible, e.extract(masked, v), e.cf(-INFINITY));
+        masked = vector::InsertOp::create(b, loc, value, masked, int64_t(v));
+      }
+      scf::YieldOp::create(b, loc, masked);
+      b.setInsertionPointToStart(ifCrossing.elseBlock());
+      scf::YieldOp::create(b, loc, s);
+    }
+    rewriter.replaceOp(op, ifCrossing.getResult(0));
+    return success();
+  }
+};
+
+/// The block's row max over the 8 waves through LDS, P = 2^(s - m) 2^PLOG split into
+/// E4M3 hi + lo into LDS, and the running m, l, O rescaled.
+struct LowerSoftmaxUpdate final : TilePattern<SoftmaxUpdateOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(SoftmaxUpdateOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    auto &b = rewriter;
+    Location loc = e.loc;
+    FloatType f32 = b.getF32Type();
+    auto f32x4 = VectorType::get({4}, f32);
+    unsigned waves = layout::kTilesPerBlock;
+    Value lds = op.getLds();
+    SmallVector<Value, 4> logits;
+    for (int64_t v = 0; v < 4; ++v)
+      logits.push_back(e.extract(op.getS(), v));
+    Value waveMax = e.fmax(e.fmax(logits[0], logits[1]), e.fmax(logits[2], logits[3]));
+    waveMax = e.fmax(waveMax, e.shuffleXor(waveMax, 16));
+    waveMax = e.fmax(waveMax, e.shuffleXor(waveMax, 32));
+
+    // Row n's per-wave maxima are 8 consecutive floats: [n][w].
+    IRInt exchangeSlot =
+        (e.wrap(e.geo.row) * waves + e.wrap(e.geo.wave)) * 4u + layout::kRowMaxOffset;
+    auto ifFirstGroup = scf::IfOp::create(
+        b, loc, e.cmp(arith::CmpIPredicate::eq, e.geo.group, e.ci(0)), false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifFirstGroup.thenBlock());
+      e.ldsStore(lds, waveMax, exchangeSlot, e.scopes.exchange, e.scopes.notExchange);
+    }
+    e.barrier();
+    IRInt rowMaxima = e.wrap(e.geo.row) * (waves * 4u) + layout::kRowMaxOffset;
+    Value blockMax = e.cf(-INFINITY);
+    for (unsigned half = 0; half < 2; ++half) {
+      Value four = e.ldsLoad(lds, f32x4, rowMaxima + half * 16u, e.scopes.exchange,
+                             e.scopes.notExchange);
+      for (int64_t i = 0; i < 4; ++i)
+        blockMax = e.fmax(blockMax, e.extract(four, i));
+    }
+    Value mNew = e.fmax(op.getM(), blockMax);
+    // While nothing is visible (m = -inf) every weight is 0 and nothing changes.
+    Value nothingVisible =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew, e.cf(-INFINITY));
+    Value mUse = e.select(nothingVisible, e.cf(0.0), mNew);
+
+    SmallVector<Value, 4> p, rest;
+    for (Value logit : logits) {
+      Value x = ROCDL::ROCDLExp2::create(b, loc, f32, e.subf(logit, mUse));
+      p.push_back(e.mulf(x, e.cf(double(1 << kPLog))));
+    }
+    Value hiCodes = e.packE4M3(p);
+    SmallVector<Value, 4> hiValues = e.unpackE4M3(hiCodes);
+    for (int64_t i = 0; i < 4; ++i)
+      rest.push_back(e.subf(p[i], hiValues[i]));
+    Value loCodes = e.packE4M3(rest);
+    SmallVector<Value, 4> loValues = e.unpackE4M3(loCodes);
+    // l sums exactly the weights PV multiplies V by.
+    Value tileSum = e.cf(0.0);
+    for (int64_t i = 0; i < 4; ++i)
+      tileSum = e.addf(tileSum, e.addf(hiValues[i], loValues[i]));
+    tileSum = e.addf(tileSum, e.shuffleXor(tileSum, 16));
+    tileSum = e.addf(tileSum, e.shuffleXor(tileSum, 32));
+
+    Value alpha = ROCDL::ROCDLExp2::create(b, loc, f32, e.subf(op.getM(), mUse));
+    Value l = e.addf(e.mulf(alpha, op.getL()), tileSum);
+    Value alphaSplat = vector::BroadcastOp::create(b, loc, f32x4, alpha);
+    Value o = op.getO();
+    for (int64_t tile = 0; tile < layout::kPvTilesPerWave; ++tile)
+      o = vector::InsertOp::create(b, loc, e.mulf(e.extract(o, tile), alphaSplat), o, tile);
+
+    // Lane (g, n) holds tokens accRow(lane, 0 .. 3) of its wave's tile for row n: four
+    // consecutive positions of P's row (the layout test checks it), one dword per part.
+    IRInt firstToken = e.wrap(e.geo.wave) * layout::kTileTokens +
+                       gfx950::mfma16x16x128::accRow(e.wrap(e.geo.lane), 0);
+    e.ldsStore(lds, e.word(hiCodes),
+               layout::pOffset(QPart::Hi, e.wrap(e.geo.row), firstToken) + layout::kPOffset,
+               e.scopes.p, e.scopes.notP);
+    e.ldsStore(lds, e.word(loCodes),
+               layout::pOffset(QPart::Lo, e.wrap(e.geo.row), firstToken) + layout::kPOffset,
+               e.scopes.p, e.scopes.notP);
+    e.barrier();
+    rewriter.replaceOp(op, ValueRange{mNew, l, o});
+    return success();
+  }
+};
+
+/// O^T += V^T P^T for the wave's 64 latents, V^T straight from the slot by transpose
+/// reads, against P's hi and lo.
+struct LowerPvTile final : TilePattern<PvTileOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(PvTileOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    auto i32x4 = VectorType::get({4}, rewriter.getI32Type());
+    auto i32x2 = VectorType::get({2}, rewriter.getI32Type());
+    Value lds = op.getLds();
+    SmallVector<Value, 2> pOperands;
+    for (QPart part : {QPart::Hi, QPart::Lo}) {
+      IRInt at = layout::pOperandOffset(part, e.wrap(e.geo.lane)) + layout::kPOffset;
+      pOperands.push_back(
+          e.fp8Operand({e.ldsLoad(lds, i32x4, at, e.scopes.p, e.scopes.notP),
+                        e.ldsLoad(lds, i32x4, at + 16u, e.scopes.p, e.scopes.notP)}));
+    }
+    IRInt slotBase = e.wrap(op.getSlot()) * layout::kSlotBytes;
+    Value o = op.getO();
+    for (unsigned tile = 0; tile < layout::kPvTilesPerWave; ++tile) {
+      IRInt latentTile = e.wrap(e.geo.wave) * layout::kPvTilesPerWave + tile;
+      SmallVector<Value, 4> reads;
+      for (unsigned read = 0; read < layout::kPvReadsPerTile; ++read) {
+        IRInt at = slotBase + layout::pvTransposeReadOffset(latentTile, read,
+                                                            e.wrap(e.geo.lane));
+        auto tr = ROCDL::ds_read_tr8_b64::create(rewriter, e.loc, i32x2, e.ldsAt(lds, at),
+                                                 nullptr, nullptr, nullptr);
+        Emitter::annotate(tr, e.scopes.read, e.scopes.notRead);
+        reads.push_back(tr);
+      }
+      Value vT = e.fp8Operand(reads);
+      Value acc = e.extract(o, tile);
+      acc = e.mfma(vT, pOperands[0], acc);
+      acc = e.mfma(vT, pOperands[1], acc);
+      o = vector::InsertOp::create(rewriter, e.loc, acc, o, int64_t(tile));
+    }
+    rewriter.replaceOp(op, o);
+    return success();
+  }
+};
+
+/// l summed over the waves, o = (vscale O) (1 / l) to bf16, lse = (m + log2 l - PLOG) ln 2;
+/// a split that saw no token writes o = 0 and lse = -inf.
+struct LowerAttendEpilogue final : TilePattern<AttendEpilogueOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(AttendEpilogueOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    auto &b = rewriter;
+    Location loc = e.loc;
+    FloatType f32 = b.getF32Type();
+    auto f32x4 = VectorType::get({4}, f32);
+    unsigned waves = layout::kTilesPerBlock;
+    Value lds = op.getLds();
+    IRInt sumSlot =
+        (e.wrap(e.geo.row) * waves + e.wrap(e.geo.wave)) * 4u + layout::kRowSumOffset;
+    auto ifFirstGroup = scf::IfOp::create(
+        b, loc, e.cmp(arith::CmpIPredicate::eq, e.geo.group, e.ci(0)), false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifFirstGroup.thenBlock());
+      e.ldsStore(lds, op.getL(), sumSlot, e.scopes.exchange, e.scopes.notExchange);
+    }
+    e.barrier();
+    IRInt rowSums = e.wrap(e.geo.row) * (waves * 4u) + layout::kRowSumOffset;
+    Value l = e.cf(0.0);
+    for (unsigned half = 0; half < 2; ++half) {
+      Value four = e.ldsLoad(lds, f32x4, rowSums + half * 16u, e.scopes.exchange,
+                             e.scopes.notExchange);
+      for (int64_t i = 0; i < 4; ++i)
+        l = e.addf(l, e.extract(four, i));
+    }
+    Value m = op.getM();
+    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m, e.cf(-INFINITY));
+
+    // o_part [S, H, NS, 512], lse_part [S, H, NS]: `partial` indexes lse_part.
+    auto ifValid = scf::IfOp::create(b, loc, op.getRowValid(), /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifValid.thenBlock());
+    Value vscale = vector::BroadcastOp::create(b, loc, f32x4, op.getVscale());
+    // One reciprocal (v_rcp_f32), then products: o = (vscale O) (1 / l), as the model.
+    Value rcpSplat = vector::BroadcastOp::create(b, loc, f32x4,
+                                                 ROCDL::ROCDLRcp::create(b, loc, f32, l));
+    Value zeros = arith::ConstantOp::create(b, loc, f32x4, DenseElementsAttr::get(f32x4, 0.0f));
+    auto bf16x4 = VectorType::get({4}, b.getBF16Type());
+    Value outRow = arith::MulIOp::create(
+        b, loc, e.toI64(op.getPartial()),
+        arith::ConstantIntOp::create(b, loc, layout::kLatentBytes, 64));
+    for (unsigned tile = 0; tile < layout::kPvTilesPerWave; ++tile) {
+      // Accumulator v of lane (g, n) is latent 16 tile' + accRow(lane, v) of row n.
+      Value o = e.mulf(e.mulf(vscale, e.extract(op.getO(), tile)), rcpSplat);
+      o = e.select(empty, zeros, o);
+      Value packed = arith::TruncFOp::create(b, loc, bf16x4, o);
+      IRInt latent = (e.wrap(e.geo.wave) * layout::kPvTilesPerWave + tile) * 16u +
+                     gfx950::mfma16x16x128::accRow(e.wrap(e.geo.lane), 0);
+      Value index = arith::AddIOp::create(b, loc, outRow, e.toI64(latent));
+      LLVM::StoreOp::create(b, loc, packed, e.globalAt(op.getOPart(), index, b.getBF16Type()),
+                            /*alignment=*/8);
+    }
+    Value isWriter =
+        arith::AndIOp::create(b, loc, e.cmp(arith::CmpIPredicate::eq, e.geo.wave, e.ci(0)),
+                              e.cmp(arith::CmpIPredicate::eq, e.geo.group, e.ci(0)));
+    auto ifWriter = scf::IfOp::create(b, loc, isWriter, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifWriter.thenBlock());
+    Value log2l = ROCDL::ROCDLLog::create(b, loc, f32, l);
+    Value lse = e.mulf(e.subf(e.addf(m, log2l), e.cf(double(kPLog))), e.cf(M_LN2));
+    lse = e.select(empty, e.cf(-INFINITY), lse);
+    LLVM::StoreOp::create(b, loc, lse, e.globalAt(op.getLsePart(), e.toI64(op.getPartial()), f32));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct LowerTileOpsPass final : mla::impl::MLALowerTileOpsBase<LowerTileOpsPass> {
+  void runOnOperation() override {
+    gpu::GPUModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    LoweringState state(ctx);
+    // Each kernel with tile ops gets its lane geometry at its entry.
+    module.walk([&](gpu::GPUFuncOp func) {
+      bool hasTileOps = false;
+      func.walk([&](Operation *op) {
+        if (isa<LoadPageIndexOp, KvDmaOp, KvWaitOp, LdsBarrierOp, SplitQueryOp, QkTileOp,
+                MaskLogitsOp, SoftmaxUpdateOp, PvTileOp, AttendEpilogueOp>(op))
+          hasTileOps = true;
+      });
+      if (!hasTileOps)
+        return;
+      OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+      Location loc = func.getLoc();
+      IRInt tid(b, loc, ROCDL::ThreadIdXOp::create(b, loc, b.getI32Type()));
+      Value waveIndex = tid / gfx950::kWaveSize;
+      LaneGeometry geo;
+      geo.wave = ROCDL::ReadfirstlaneOp::create(b, loc, b.getI32Type(), waveIndex);
+      IRInt lane = tid % gfx950::kWaveSize;
+      geo.lane = lane;
+      geo.row = lane % 16u;
+      geo.group = lane / 16u;
+      state.geometry[func] = geo;
+    });
+
+    RewritePatternSet patterns(ctx);
+    patterns.add<LowerLoadPageIndex, LowerKvDma, LowerKvWait, LowerLdsBarrier,
+                 LowerSplitQuery, LowerQkTile, LowerMaskLogits, LowerSoftmaxUpdate,
+                 LowerPvTile, LowerAttendEpilogue>(ctx, state);
+    walkAndApplyPatterns(module, std::move(patterns));
+  }
+};
+
+} // namespace

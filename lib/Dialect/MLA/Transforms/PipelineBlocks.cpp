@@ -1,0 +1,286 @@
+//===- PipelineBlocks.cpp - double-buffer the attention block loop ---------===//
+//
+// Implements mla-pipeline-blocks (F4-F6 of docs/kernel-contract.md) on the block loop that
+// mla-tile-attention builds:
+//
+//   for b:  page = load_page_index b; kv_dma page -> slot 0 [0, 9); kv_wait slot 0;
+//           lds_barrier; ...qk_tile...; mask; softmax_update; pv_tile; lds_barrier
+//
+// becomes
+//
+//   if (blocks > 0) { p0 = load_page_index 0; p1 = load_page_index 1;
+//                     kv_dma p0 -> slot 0 [0, 9) }
+//   for b, carrying next = p(b + 1):
+//           slot = b % 2; p(b + 2) = load_page_index b + 2 (clamped into the split)
+//           kv_wait slot pending(N); lds_barrier          -- frees slot ^ 1
+//           qk_tile slot;           if (b + 1 < blocks) kv_dma next -> slot ^ 1 [0, 3)
+//           mask; softmax_update;   if (b + 1 < blocks) kv_dma next -> slot ^ 1 [3, 6)
+//           pv_tile slot;           if (b + 1 < blocks) kv_dma next -> slot ^ 1 [6, 9)
+//           yield p(b + 2)
+//
+// The page indices are loaded two blocks ahead, so the DMAs never wait for them; N
+// counts the vector-memory operations this wave issues between the last DMA into the
+// slot and the wait (the counter is in order, so those may stay in flight): the wait
+// never drains the counter inside the loop.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IRInt.h"
+
+#include "mla/Dialect/MLA/Transforms/Passes.h"
+#include "mla/Kernel/AttentionLayout.h"
+
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mla {
+#define GEN_PASS_DEF_MLAPIPELINEBLOCKS
+#include "mla/Dialect/MLA/Transforms/Passes.h.inc"
+} // namespace mla
+
+using namespace mlir;
+using namespace mla;
+namespace layout = mla::kernel::layout;
+
+namespace {
+
+/// The ops of one block of mla-tile-attention's loop, in program order.
+struct BlockOps {
+  LoadPageIndexOp page;
+  KvDmaOp dma;
+  KvWaitOp wait;
+  LdsBarrierOp topBarrier;
+  QkTileOp qk;
+  SoftmaxUpdateOp softmax;
+  PvTileOp pv;
+  LdsBarrierOp closingBarrier;
+};
+
+/// Finds the block ops of `loop`, or says what is missing.
+FailureOr<BlockOps> matchBlock(scf::ForOp loop) {
+  BlockOps ops;
+  auto one = [&](auto &slot, StringRef what) -> LogicalResult {
+    using OpT = std::remove_reference_t<decltype(slot)>;
+    auto range = loop.getBody()->getOps<OpT>();
+    if (std::distance(range.begin(), range.end()) != 1)
+      return loop.emitOpError("mla-pipeline-blocks expects exactly one ")
+             << what << " in the block loop";
+    slot = *range.begin();
+    return success();
+  };
+  if (failed(one(ops.page, "mla.load_page_index")) || failed(one(ops.dma, "mla.kv_dma")) ||
+      failed(one(ops.wait, "mla.kv_wait")) || failed(one(ops.qk, "mla.qk_tile")) ||
+      failed(one(ops.softmax, "mla.softmax_update")) || failed(one(ops.pv, "mla.pv_tile")))
+    return failure();
+  SmallVector<LdsBarrierOp> barriers(loop.getBody()->getOps<LdsBarrierOp>());
+  if (barriers.size() != 2)
+    return loop.emitOpError("mla-pipeline-blocks expects the block loop's two "
+                            "mla.lds_barrier (after the wait, after the PV tile)");
+  ops.topBarrier = barriers[0];
+  ops.closingBarrier = barriers[1];
+  if (ops.page.getBlock() != loop.getInductionVar() ||
+      ops.dma.getPage() != ops.page.getResult() || ops.dma.getFirst() != 0 ||
+      ops.dma.getLast() != layout::kDmasPerTile)
+    return loop.emitOpError("mla-pipeline-blocks expects one block's page indices and "
+                            "all its DMAs in the loop, as mla-tile-attention emits them");
+  if (!ops.wait->isBeforeInBlock(ops.topBarrier) || !ops.topBarrier->isBeforeInBlock(ops.qk) ||
+      !ops.pv->isBeforeInBlock(ops.closingBarrier))
+    return loop.emitOpError("mla-pipeline-blocks expects wait, barrier, QK ... PV, barrier");
+  return ops;
+}
+
+/// Vector-memory operations a wave issues in `op`, nested ops included (one load per
+/// page-index load, one per LDS DMA instruction).
+unsigned vectorMemoryOps(Operation *op) {
+  unsigned count = 0;
+  op->walk([&](Operation *nested) {
+    if (auto dma = dyn_cast<KvDmaOp>(nested))
+      count += dma.getLast() - dma.getFirst();
+    else if (isa<LoadPageIndexOp>(nested))
+      count += 1;
+  });
+  return count;
+}
+
+/// The vmcnt a wait at the top of the loop body needs for the slot's DMAs issued in the
+/// previous iteration: the vector-memory operations issued after the last of them (the
+/// rest of the previous iteration, then this iteration up to the wait).
+unsigned pendingAtWait(scf::ForOp loop, KvWaitOp wait) {
+  Block *body = loop.getBody();
+  unsigned pending = 0;
+  for (Operation &op : *body) {
+    if (&op == wait.getOperation())
+      break;
+    pending += vectorMemoryOps(&op);
+  }
+  // Back from the end of the body to the op holding the last DMA.
+  for (Operation &op : llvm::reverse(*body)) {
+    bool holdsDma = false;
+    op.walk([&](KvDmaOp) { holdsDma = true; });
+    if (holdsDma)
+      break;
+    pending += vectorMemoryOps(&op);
+  }
+  return pending;
+}
+
+/// Vector-memory operations issued in `block` before `op`.
+unsigned issuedBefore(Block *block, Operation *op) {
+  unsigned count = 0;
+  for (Operation &other : *block) {
+    if (&other == op)
+      break;
+    count += vectorMemoryOps(&other);
+  }
+  return count;
+}
+
+/// Replaces the remainder loop of the unrolled block loop, which runs at most once,
+/// by an scf.if: as a loop it would copy its carried page indices at the back edge, and
+/// that copy waits for their load. The last block needs no further page indices; its
+/// wait counts what is left.
+void lastBlockAsIf(scf::ForOp loop, unsigned pendingAtEndOfMainLoop) {
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  // An assembly comment, so tests on the disassembly can tell this block from the loop.
+  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{},
+                            b.getStringAttr("; mla: last block"), b.getStringAttr(""),
+                            b.getUnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
+                            LLVM::AsmDialectAttr(), ArrayAttr());
+  Value runs = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                     loop.getLowerBound(), loop.getUpperBound());
+  auto once = scf::IfOp::create(b, loc, loop.getResultTypes(), runs,
+                                /*withElseRegion=*/true);
+  IRMapping mapping;
+  mapping.map(loop.getInductionVar(), loop.getLowerBound());
+  mapping.map(loop.getRegionIterArgs(), loop.getInitArgs());
+  b.setInsertionPointToStart(once.thenBlock());
+  for (Operation &op : *loop.getBody())
+    b.clone(op, mapping); // the scf.yield becomes the then-branch's
+  b.setInsertionPointToStart(once.elseBlock());
+  scf::YieldOp::create(b, loc, loop.getInitArgs());
+  Value carriedPages = mapping.lookup(loop.getRegionIterArgs().back());
+  loop.replaceAllUsesWith(once.getResults());
+  loop.erase();
+
+  // There is no block after the last one: no page indices or DMAs for it.
+  Block *body = once.thenBlock();
+  body->walk([](KvDmaOp dma) { dma.erase(); });
+  for (LoadPageIndexOp page : llvm::make_early_inc_range(body->getOps<LoadPageIndexOp>())) {
+    page.getResult().replaceAllUsesWith(carriedPages);
+    page.erase();
+  }
+  for (KvWaitOp wait : body->getOps<KvWaitOp>())
+    wait.setPending(pendingAtEndOfMainLoop + issuedBefore(body, wait));
+}
+
+LogicalResult pipeline(scf::ForOp loop) {
+  FailureOr<BlockOps> found = matchBlock(loop);
+  if (failed(found))
+    return failure();
+  BlockOps ops = *found;
+  Location loc = loop.getLoc();
+  IRRewriter b(loop.getContext());
+  b.setInsertionPoint(loop);
+  auto ci = [&](int64_t v) { return IRInt::constant(b, loc, v); };
+  auto wrap = [&](Value v) { return IRInt(b, loc, v); };
+  Type i32 = b.getI32Type();
+
+  // Before the loop: the page indices of blocks 0 and 1 (both loads in flight at once),
+  // then block 0's DMAs into slot 0 (F5). Block 1's indices enter the loop.
+  Value lower = loop.getLowerBound(), upper = loop.getUpperBound();
+  Value hasBlocks = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lower, upper);
+  auto prologue = scf::IfOp::create(b, loc, TypeRange{i32}, hasBlocks,
+                                    /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(prologue.thenBlock());
+    IRMapping first;
+    first.map(loop.getInductionVar(), lower);
+    first.map(ops.dma.getSlot(), ci(0)); // block 0 goes to slot 0
+    Operation *page0 = b.clone(*ops.page, first);
+    IRMapping second;
+    second.map(loop.getInductionVar(), wrap(lower) + 1u);
+    Operation *page1 = b.clone(*ops.page, second);
+    first.map(ops.page.getResult(), page0->getResult(0));
+    b.clone(*ops.dma, first);
+    scf::YieldOp::create(b, loc, page1->getResult(0));
+    b.setInsertionPointToStart(prologue.elseBlock());
+    scf::YieldOp::create(b, loc, ValueRange{ci(0)});
+  }
+
+  // The loop carries the next block's page indices; each iteration loads those of the
+  // block after it, two blocks ahead of the one it computes (F6).
+  auto extended = loop.replaceWithAdditionalYields(
+      b, ValueRange{prologue.getResult(0)}, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &, Location, ArrayRef<BlockArgument>) -> SmallVector<Value> {
+        return {ops.page.getResult()};
+      });
+  if (failed(extended))
+    return loop.emitOpError("mla-pipeline-blocks could not extend the block loop");
+  loop = cast<scf::ForOp>(extended->getOperation());
+  Value nextPages = loop.getRegionIterArgs().back();
+
+  // In the loop: block b reads slot b % 2.
+  b.setInsertionPoint(ops.page);
+  Value block = loop.getInductionVar();
+  Value slot = wrap(block) % 2u;
+  Value nextSlot = wrap(slot) ^ 1u;
+  Value nextBlock = wrap(block) + 1u;
+  Value hasNext = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, nextBlock,
+                                        loop.getUpperBound());
+  ops.page.getBlockMutable().assign(wrap(block) + 2u);
+  ops.wait.getSlotMutable().assign(slot);
+  ops.qk.getSlotMutable().assign(slot);
+  ops.pv.getSlotMutable().assign(slot);
+
+  // The next block's DMAs, spread in three groups over this block's stages (F6).
+  unsigned groups = 3, perGroup = layout::kDmasPerTile / groups;
+  static_assert(layout::kDmasPerTile % 3 == 0, "three equal DMA groups");
+  Operation *after[3] = {ops.qk, ops.softmax, ops.pv};
+  for (unsigned g = 0; g < groups; ++g) {
+    b.setInsertionPointAfter(after[g]);
+    auto ifNext = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifNext.thenBlock());
+    KvDmaOp::create(b, loc, ops.dma.getLds(), nextSlot, ops.dma.getKv(), nextPages,
+                    g * perGroup, (g + 1) * perGroup, ops.dma.getWideKv());
+  }
+  ops.dma.erase();
+  ops.closingBarrier.erase();
+
+  // The wait for slot b % 2 leaves in flight what was issued after its DMAs. In the
+  // first iteration that is one operation more (block 1's indices, loaded before block
+  // 0's DMAs), so the count is safe there too.
+  unsigned pending = pendingAtWait(loop, ops.wait);
+  unsigned issuedAfterLastDma = pending - issuedBefore(loop.getBody(), ops.wait);
+  ops.wait.setPending(pending);
+
+  // Two blocks per iteration (and a remainder loop for an odd count): the page indices
+  // then alternate between two values with disjoint lives, which the register
+  // allocator gives the loop-carried register without a copy. With one block per
+  // iteration, the indices loaded at the top are live together with the carried ones,
+  // and the copy at the back edge would wait for the load (vmcnt(0)) in every block.
+  FailureOr<UnrolledLoopInfo> unrolled = loopUnrollByFactor(loop, 2);
+  if (failed(unrolled))
+    return loop.emitOpError("mla-pipeline-blocks could not unroll the block loop by 2");
+  if (unrolled->epilogueLoopOp)
+    lastBlockAsIf(*unrolled->epilogueLoopOp, issuedAfterLastDma);
+  return success();
+}
+
+struct PipelineBlocksPass final : mla::impl::MLAPipelineBlocksBase<PipelineBlocksPass> {
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](KvDmaOp dma) {
+      if (auto loop = dyn_cast<scf::ForOp>(dma->getParentOp()))
+        if (!llvm::is_contained(loops, loop))
+          loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops)
+      if (failed(pipeline(loop)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,185 @@
+//===- TileAttention.cpp - mla.cta_attend to the attention tile ops --------===//
+//
+// Implements mla-tile-attention: one CTA's split-KV attention (F2, F4-F13 of
+// docs/kernel-contract.md)
+// expressed with the tile-level ops of the mla dialect, one 128-token block at a time:
+//
+//   split_query                                   (F8)
+//   for block b:  load_page_index b; kv_dma -> slot 0; kv_wait; lds_barrier
+//                 qk_tile; mask_logits; softmax_update; pv_tile; lds_barrier
+//   attend_epilogue                               (F12)
+//
+// This pass owns the CTA's work decomposition (the split's token range, the lane's
+// query row, head and causal bound) and the LDS buffer; mla-pipeline-blocks overlaps
+// the blocks, mla-lower-tile-ops emits the code of each op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IRInt.h"
+
+#include "mla/Dialect/MLA/Transforms/Passes.h"
+#include "mla/Kernel/AttentionLayout.h"
+#include "mla/Kernel/LaunchGeometry.h"
+#include "mla/Target/GFX950/GFX950.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <cmath>
+
+namespace mla {
+#define GEN_PASS_DEF_MLATILEATTENTION
+#include "mla/Dialect/MLA/Transforms/Passes.h.inc"
+} // namespace mla
+
+using namespace mlir;
+using namespace mla;
+namespace layout = mla::kernel::layout;
+
+namespace {
+
+/// An assembly comment marking a point of the pipeline in the ISA, so tests on the
+/// disassembly can find the block loop (e.g. "; mla: block compute").
+void asmMarker(OpBuilder &b, Location loc, StringRef text) {
+  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{},
+                            b.getStringAttr(("; mla: " + text).str()), b.getStringAttr(""),
+                            b.getUnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
+                            LLVM::AsmDialectAttr(), ArrayAttr());
+}
+
+void tileAttention(CtaAttendOp op, LLVM::GlobalOp ldsGlobal) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  ConfigAttr config = op.getConfig();
+  auto ci = [&](int64_t v) { return IRInt::constant(b, loc, v); };
+  auto wrap = [&](Value v) { return IRInt(b, loc, v); };
+  auto cf = [&](double v) {
+    return arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(float(v)));
+  };
+  auto fromIndex = [&](Value v) {
+    return wrap(arith::IndexCastUIOp::create(b, loc, b.getI32Type(), v));
+  };
+  // A value the same in every lane of the wave, made visible as such (an SGPR).
+  auto uniform = [&](Value v) {
+    return wrap(ROCDL::ReadfirstlaneOp::create(b, loc, v.getType(), v));
+  };
+  auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  };
+  auto loadI32 = [&](Value base, Value index) {
+    Value at = LLVM::GEPOp::create(b, loc, base.getType(), b.getI32Type(), base,
+                                   ValueRange{index});
+    return LLVM::LoadOp::create(b, loc, b.getI32Type(), at).getResult();
+  };
+
+  Value lds = LLVM::AddressOfOp::create(b, loc, ldsGlobal);
+  Value tid = ROCDL::ThreadIdXOp::create(b, loc, b.getI32Type());
+  IRInt lane = wrap(tid) % gfx950::kWaveSize;
+  IRInt row = lane % 16u;
+
+  // The split's token range (kernel-contract.md section 3): chunk =
+  // roundup(ceil(seq / NS), 128); split s covers [s chunk, min((s + 1) chunk, seq)).
+  IRInt request = fromIndex(op.getRequest());
+  IRInt numSplits = uniform(fromIndex(op.getNumSplits()));
+  IRInt split = uniform(fromIndex(op.getSplit()));
+  IRInt requestBase = uniform(loadI32(op.getIndptr(), request));
+  IRInt next = uniform(loadI32(op.getIndptr(), request + 1u));
+  IRInt seq = next - requestBase;
+  IRInt perSplit = (seq + numSplits - 1u) / numSplits;
+  IRInt chunk = (perSplit + (layout::kBlockTokens - 1)) / layout::kBlockTokens *
+                layout::kBlockTokens;
+  IRInt start = split * chunk;
+  IRInt end = wrap(arith::MinSIOp::create(b, loc, start + chunk, seq));
+  Value count = arith::SubIOp::create(b, loc, end, start);
+  Value positive = cmp(arith::CmpIPredicate::sgt, count, ci(0));
+  Value numBlocks = arith::SelectOp::create(
+      b, loc, positive, (wrap(count) + (layout::kBlockTokens - 1)) / layout::kBlockTokens,
+      ci(0));
+
+  // Row n of the tile is head-local hl = n / qlen at position n % qlen (F2).
+  int64_t qlen = config.getQlen(), hpg = kernel::headsPerGroup(qlen);
+  IRInt localHead = row / unsigned(qlen), position = row % unsigned(qlen);
+  IRInt headValue = fromIndex(op.getHeadGroup()) * unsigned(hpg) + localHead;
+  Value rowValid = arith::AndIOp::create(
+      b, loc, cmp(arith::CmpIPredicate::ult, localHead, ci(hpg)),
+      cmp(arith::CmpIPredicate::ult, headValue, ci(config.getHeads())));
+  // Padding rows read row 0 of head 0 (always in bounds), are zeroed, never stored.
+  Value head = arith::SelectOp::create(b, loc, rowValid, headValue, ci(0));
+  IRInt queryRow = request * unsigned(qlen) + position;
+  // Position i sees tokens t <= seq - qlen + i (F13); the CTA's smallest bound is i = 0.
+  IRInt causalBound = seq - unsigned(qlen) + position;
+  IRInt firstBound = seq - unsigned(qlen);
+
+  auto f8 = b.getType<Float8E4M3FNType>();
+  auto qOperands = VectorType::get({4, 32}, f8), qRope = VectorType::get({32}, f8);
+  auto f32x4 = VectorType::get({4}, b.getF32Type());
+  auto f32x4x4 = VectorType::get({4, 4}, b.getF32Type());
+  auto query = SplitQueryOp::create(b, loc, qOperands, qOperands, qRope, b.getF32Type(),
+                                    op.getQ(), op.getScale(), queryRow, head, rowValid,
+                                    b.getI64IntegerAttr(config.getHeads()));
+
+  Value zeros =
+      arith::ConstantOp::create(b, loc, f32x4x4, DenseElementsAttr::get(f32x4x4, 0.0f));
+  SmallVector<Value> init = {cf(-INFINITY), cf(0.0), zeros};
+  auto loop = scf::ForOp::create(b, loc, ci(0), numBlocks, ci(1), init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value block = loop.getInductionVar();
+    Value m = loop.getRegionIterArgs()[0], l = loop.getRegionIterArgs()[1],
+          o = loop.getRegionIterArgs()[2];
+    Value slot = ci(0);
+    Value page = LoadPageIndexOp::create(b, loc, b.getI32Type(), op.getPages(), requestBase, start, end,
+                                         block);
+    KvDmaOp::create(b, loc, lds, slot, op.getKv(), page, 0, layout::kDmasPerTile,
+                    config.getWideKv());
+    KvWaitOp::create(b, loc, slot, 0);
+    LdsBarrierOp::create(b, loc); // every wave's DMAs of the block landed
+    asmMarker(b, loc, "block compute");
+    Value s = QkTileOp::create(b, loc, f32x4, lds, slot, query.getQHi(), query.getQLo(),
+                               query.getQRope());
+    IRInt blockFirst = start + wrap(block) * layout::kBlockTokens;
+    s = MaskLogitsOp::create(b, loc, f32x4, s, query.getLogitScale(), blockFirst, end,
+                             firstBound, causalBound);
+    auto update = SoftmaxUpdateOp::create(b, loc, m.getType(), l.getType(), o.getType(),
+                                          lds, s, m, l, o);
+    Value oNew = PvTileOp::create(b, loc, f32x4x4, lds, slot, update.getONew());
+    LdsBarrierOp::create(b, loc); // every wave is done with the slot
+    scf::YieldOp::create(b, loc, SmallVector<Value>{update.getMNew(), update.getLNew(), oNew});
+  }
+  asmMarker(b, loc, "block loop exit");
+
+  // Partials of (query row, head, split): o_part [S, H, NS, 512], lse_part [S, H, NS].
+  IRInt partial = (queryRow * unsigned(config.getHeads()) + wrap(head)) * numSplits + split;
+  AttendEpilogueOp::create(b, loc, lds, loop.getResult(0), loop.getResult(1),
+                           loop.getResult(2), op.getVscale(), op.getOPart(),
+                           op.getLsePart(), partial, rowValid);
+  op.erase();
+}
+
+struct TileAttentionPass final : mla::impl::MLATileAttentionBase<TileAttentionPass> {
+  void runOnOperation() override {
+    gpu::GPUModuleOp module = getOperation();
+    SmallVector<CtaAttendOp> ops;
+    module.walk([&](CtaAttendOp op) { ops.push_back(op); });
+    for (CtaAttendOp op : ops) {
+      if (op.getConfig().getWspec()) {
+        op.emitOpError("the warp-specialised build (wspec, F15) is not "
+                       "implemented yet; use wspec = false");
+        return signalPassFailure();
+      }
+      auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
+      // The CTA's LDS (F5): one workgroup buffer per kernel, sized by the layout.
+      OpBuilder builder(module.getBody(), module.getBody()->begin());
+      auto type = LLVM::LLVMArrayType::get(builder.getI8Type(), layout::kLdsBytes);
+      auto lds = LLVM::GlobalOp::create(
+          builder, op.getLoc(), type, /*isConstant=*/false, LLVM::Linkage::Internal,
+          ("__mla_lds_" + kernel.getName()).str(), Attribute(), /*alignment=*/16,
+          /*addrSpace=*/3);
+      tileAttention(op, lds);
+    }
+  }
+};
+
+} // namespace

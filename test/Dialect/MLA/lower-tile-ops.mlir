@@ -1,0 +1,182 @@
+// mla-lower-tile-ops: each attention tile op on its own, lowered to amdgpu/rocdl/llvm
+// (one pattern per op). The per-block budget per wave is pinned here at the IR level;
+// test/Target/attention-budget-gfx950.mlir checks it on the ISA.
+// RUN: mla-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(mla-lower-tile-ops))' | FileCheck %s
+
+// The lane geometry is computed once at the kernel's entry: wave (uniform), lane.
+// F5/F7: 3 of the tile's 9 DMAs into the slot being filled, each lane's source row from
+// the page index its token's lane loaded (ds_bpermute), 32-bit offsets page * 576.
+// CHECK-DAG: #[[FILL:.*]] = #llvm.alias_scope<{{.*}}description = "slot being filled">
+// CHECK-DAG: #[[READ:.*]] = #llvm.alias_scope<{{.*}}description = "slot being read">
+// CHECK-DAG: #[[P:.*]] = #llvm.alias_scope<{{.*}}description = "P">
+// CHECK-DAG: #[[X:.*]] = #llvm.alias_scope<{{.*}}description = "row exchange">
+// CHECK-LABEL: gpu.func @dma
+// CHECK: %[[TID:.*]] = rocdl.workitem.id.x
+// CHECK: %[[WAVE:.*]] = rocdl.readfirstlane
+// CHECK: %[[PAGE:.*]] = rocdl.ds_bpermute
+// CHECK: arith.muli %[[PAGE]], %c576_i32{{.*}} : i32
+// CHECK: rocdl.global.load.lds %{{.*}}, %{{.*}}, 16, 0, 0 {alias_scopes = [#[[FILL]]], noalias_scopes = [#[[READ]], #[[P]], #[[X]]]}
+// CHECK-COUNT-2: rocdl.global.load.lds
+// CHECK-NOT: rocdl.global.load.lds
+// The wait is amdgpu's counter wait on vector memory.
+// CHECK: amdgpu.memory_counter_wait load(2)
+// The barrier: lgkmcnt(0) (0xC07F = 49279), s_barrier between compiler-only fences.
+// CHECK: rocdl.s.waitcnt 49279
+// CHECK-NEXT: llvm.inline_asm has_side_effects "", "~{memory}"
+// CHECK-NEXT: rocdl.s.barrier
+// CHECK-NEXT: llvm.inline_asm has_side_effects "", "~{memory}"
+gpu.module @m {
+  gpu.func @dma(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32) kernel {
+    mla.kv_dma %g[%i] to %lds slot %i dmas 3 to 6
+    mla.kv_wait slot %i pending 2
+    mla.lds_barrier
+    gpu.return
+  }
+}
+
+// -----
+
+// F14: the wide-KV build computes DMA offsets in 64 bits (page * 576 as i64).
+// CHECK-LABEL: gpu.func @wide
+// CHECK: %[[PAGE:.*]] = rocdl.ds_bpermute
+// CHECK: %[[PAGE64:.*]] = arith.extui %[[PAGE]] : i32 to i64
+// CHECK: arith.muli %[[PAGE64]], %c576_i64{{.*}} : i64
+// CHECK-COUNT-9: rocdl.global.load.lds
+gpu.module @m {
+  gpu.func @wide(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32) kernel {
+    mla.kv_dma %g[%i] to %lds slot %i dmas 0 to 9 {wide_kv}
+    gpu.return
+  }
+}
+
+// -----
+
+// F8: the row's max |q| over its four lanes, k from its exponent, q 2^k split into
+// E4M3 hi + lo with amdgpu's packed conversions: 5 steps x 8 words x (2 + 2) for hi
+// and lo, 5 x 8 x 2 unpacks of hi.
+// CHECK-LABEL: gpu.func @split
+// CHECK-COUNT-5: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<32xbf16>
+// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c32_i32
+// CHECK: llvm.intr.ctlz
+// CHECK-COUNT-160: amdgpu.packed_trunc_2xfp8
+// CHECK-NOT: amdgpu.packed_trunc_2xfp8
+// CHECK: gpu.return
+gpu.module @m {
+  gpu.func @split(%g: !llvm.ptr<1>, %i: i32, %f: f32, %v: i1) kernel {
+    %qh, %ql, %qr, %ls = mla.split_query %g[%i, %i] valid %v scale %f {heads = 12 : i64}
+    gpu.return
+  }
+}
+
+// -----
+
+// F9: 9 MFMA 16x16x128 fp8 on K read (2 x 16 B a step) from the slot being read.
+// CHECK-LABEL: gpu.func @qk
+// CHECK: llvm.load %{{.*}} {alias_scopes = [#{{.*}}], alignment = 16 : i64, noalias_scopes = [{{.*}}]} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK-COUNT-9: amdgpu.mfma 16x16x128 {{.*}} : vector<32xf8E4M3FN>, vector<32xf8E4M3FN>, vector<4xf32>
+// CHECK-NOT: amdgpu.mfma
+gpu.module @m {
+  gpu.func @qk(%lds: !llvm.ptr<3>, %i: i32, %qh: vector<4x32xf8E4M3FN>,
+               %ql: vector<4x32xf8E4M3FN>, %qr: vector<32xf8E4M3FN>) kernel {
+    %s = mla.qk_tile %lds slot %i q(%qh, %ql, %qr)
+    gpu.return
+  }
+}
+
+// -----
+
+// F13: the logits scaled; the mask (token < end and token <= the row's causal bound) only
+// on the block whose last token reaches the end or passes the smallest bound.
+// CHECK-LABEL: gpu.func @mask
+// CHECK-SAME: %[[S:[^:]*]]: vector<4xf32>, %[[SCALE:[^:]*]]: f32, %[[FIRST:[^:]*]]: i32, %[[END:[^:]*]]: i32, %[[B0:[^:]*]]: i32, %[[BOUND:[^:]*]]: i32
+// CHECK: %[[SPLAT:.*]] = vector.broadcast %[[SCALE]]
+// CHECK: %[[SCALED:.*]] = arith.mulf %[[S]], %[[SPLAT]]
+// CHECK: %[[LAST:.*]] = arith.addi %[[FIRST]], %c127_i32
+// CHECK: %[[PASTEND:.*]] = arith.cmpi sge, %[[LAST]], %[[END]]
+// CHECK: %[[PASTBOUND:.*]] = arith.cmpi sgt, %[[LAST]], %[[B0]]
+// CHECK: %[[CROSSING:.*]] = arith.ori %[[PASTEND]], %[[PASTBOUND]]
+// CHECK: scf.if %[[CROSSING]] -> (vector<4xf32>) {
+// CHECK-COUNT-4: arith.cmpi sle, %{{.*}}, %[[BOUND]]
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[SCALED]]
+gpu.module @m {
+  gpu.func @mask(%s: vector<4xf32>, %scale: f32, %first: i32, %end: i32, %b0: i32,
+                 %bound: i32) kernel {
+    %m = mla.mask_logits %s scale %scale block %first end %end bounds(%b0, %bound)
+    gpu.return
+  }
+}
+
+// -----
+
+// F10: the block row max over the waves through LDS (a barrier between store and
+// load), p = exp2(s - m_new) 2^8 into hi + lo, l and O rescaled by alpha =
+// exp2(m - m_new), P to LDS, a barrier.
+// CHECK-LABEL: gpu.func @softmax
+// CHECK-SAME: %[[M:[^:]*]]: f32, %[[L:[^:]*]]: f32, %[[O:[^:]*]]: vector<4x4xf32>
+// CHECK: llvm.store %{{.*}} {alias_scopes = [#{{.*}}]{{.*}}} : f32, !llvm.ptr<3>
+// CHECK: rocdl.s.barrier
+// CHECK: %[[MNEW:.*]] = arith.maxnumf %[[M]], %{{.*}} : f32
+// CHECK: %[[NONE:.*]] = arith.cmpf oeq, %[[MNEW]], %cst
+// CHECK: %[[MUSE:.*]] = arith.select %[[NONE]], %{{.*}}, %[[MNEW]]
+// CHECK-COUNT-4: rocdl.exp2
+// CHECK: amdgpu.packed_trunc_2xfp8
+// CHECK: %[[DM:.*]] = arith.subf %[[M]], %[[MUSE]]
+// CHECK: %[[ALPHA:.*]] = rocdl.exp2 %[[DM]]
+// CHECK: %[[AL:.*]] = arith.mulf %[[ALPHA]], %[[L]]
+// CHECK: %[[LNEW:.*]] = arith.addf %[[AL]], %{{.*}}
+// CHECK: %[[ASPLAT:.*]] = vector.broadcast %[[ALPHA]]
+// CHECK-COUNT-4: arith.mulf %{{.*}}, %[[ASPLAT]] : vector<4xf32>
+// CHECK: llvm.store %{{.*}} : i32, !llvm.ptr<3>
+// CHECK: llvm.store %{{.*}} : i32, !llvm.ptr<3>
+// CHECK: rocdl.s.barrier
+gpu.module @m {
+  gpu.func @softmax(%lds: !llvm.ptr<3>, %s: vector<4xf32>, %m: f32, %l: f32,
+                    %o: vector<4x4xf32>) kernel {
+    %m2, %l2, %o2 = mla.softmax_update %lds logits %s state(%m, %l, %o)
+    gpu.return
+  }
+}
+
+// -----
+
+// F11: P hi and lo operands (2 x 2 reads), then per latent tile 4 transpose reads of V
+// from the slot being read and 2 MFMAs: 16 reads and 8 MFMAs.
+// CHECK-LABEL: gpu.func @pv
+// CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK-COUNT-4: rocdl.ds.read.tr8.b64 %{{.*}} {alias_scopes = [#{{.*}}]
+// CHECK-COUNT-2: amdgpu.mfma 16x16x128
+// CHECK-COUNT-12: rocdl.ds.read.tr8.b64
+// CHECK-NOT: rocdl.ds.read.tr8.b64
+gpu.module @m {
+  gpu.func @pv(%lds: !llvm.ptr<3>, %i: i32, %o: vector<4x4xf32>) kernel {
+    %o2 = mla.pv_tile %lds slot %i acc %o
+    gpu.return
+  }
+}
+
+// -----
+
+// F12: l over the waves through LDS; valid rows store o = (vscale O) (1 / l) as bf16
+// (one reciprocal, no division; zeros for an empty split); wave 0's first group stores
+// lse = (m + log2 l - 8) ln 2 (-inf when empty).
+// CHECK-LABEL: gpu.func @epilogue
+// CHECK: rocdl.s.barrier
+// CHECK: scf.if
+// CHECK: %[[RCP:.*]] = rocdl.rcp %{{.*}} f32 -> f32
+// CHECK: %[[RSPLAT:.*]] = vector.broadcast %[[RCP]]
+// CHECK-NOT: arith.divf
+// CHECK: arith.mulf %{{.*}}, %[[RSPLAT]] : vector<4xf32>
+// CHECK-NOT: arith.divf
+// CHECK-COUNT-4: arith.truncf %{{.*}} : vector<4xf32> to vector<4xbf16>
+// CHECK: rocdl.log
+// CHECK: arith.select %{{.*}}, %cst{{.*}}, %{{.*}} : f32
+// CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<1>
+gpu.module @m {
+  gpu.func @epilogue(%lds: !llvm.ptr<3>, %g: !llvm.ptr<1>, %i: i32, %f: f32, %v: i1,
+                     %o: vector<4x4xf32>) kernel {
+    mla.attend_epilogue %lds state(%f, %f, %o) vscale %f into %g, %g[%i] valid %v
+    gpu.return
+  }
+}

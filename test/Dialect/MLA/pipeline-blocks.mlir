@@ -1,0 +1,103 @@
+// mla-pipeline-blocks: the block loop of mla-tile-attention double-buffered (F4-F6).
+// RUN: mla-opt %s -split-input-file -verify-diagnostics -pass-pipeline='builtin.module(gpu.module(mla-pipeline-blocks))' | FileCheck %s
+
+// Before the loop, when there is a block: the page indices of blocks 0 and 1, then
+// block 0's 9 DMAs into slot 0; block 1's indices enter the loop.
+// CHECK-LABEL: gpu.func @attend
+// CHECK-SAME: (%[[G:[^:]*]]: !llvm.ptr<1>, %[[LDS:[^:]*]]: !llvm.ptr<3>, %[[N:[^:]*]]: i32
+// CHECK: %[[C0:.*]] = arith.constant 0 : i32
+// CHECK: %[[ANY:.*]] = arith.cmpi slt, %[[C0]], %[[N]] : i32
+// CHECK: %[[P1:.*]] = scf.if %[[ANY]] -> (i32) {
+// CHECK:   %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK:   %[[PAGE0:.*]] = mla.load_page_index %[[G]][%{{.*}}] block %[[C0]] of
+// CHECK:   %[[PAGE1:.*]] = mla.load_page_index %[[G]][%{{.*}}] block %{{.*}} of
+// CHECK:   mla.kv_dma %[[G]][%[[PAGE0]]] to %[[LDS]] slot %[[ZERO]] dmas 0 to 9 {wide_kv}
+// CHECK:   scf.yield %[[PAGE1]]
+// Two blocks an iteration, the loop carrying the next block's page indices.
+// CHECK: scf.for %[[B:.*]] = %[[C0]] to %{{.*}} step %{{.*}} iter_args({{.*}}, %[[NEXT:.*]] = %[[P1]]) -> (f32, f32, vector<4x4xf32>, i32)
+// Block b reads slot b % 2. First the page indices two blocks ahead, then the wait
+// for this block's DMAs leaving that one load in flight (vmcnt(1)), and the barrier.
+// CHECK:   %[[SLOT:.*]] = arith.remui %[[B]], %c2_i32
+// CHECK:   %[[OTHER:.*]] = arith.xori %[[SLOT]], %c1_i32
+// CHECK:   %[[B1:.*]] = arith.addi %[[B]], %c1_i32
+// CHECK:   %[[HASNEXT:.*]] = arith.cmpi slt, %[[B1]], %[[N]]
+// CHECK:   %[[B2:.*]] = arith.addi %[[B]], %c2_i32
+// CHECK:   %[[AHEAD:.*]] = mla.load_page_index %[[G]][%{{.*}}] block %[[B2]] of
+// CHECK-NEXT: mla.kv_wait slot %[[SLOT]] pending 1
+// CHECK-NEXT: mla.lds_barrier
+// The next block's DMAs in three groups: after QK, after the softmax update, after PV;
+// no barrier closes the block any more.
+// CHECK:   mla.qk_tile %[[LDS]] slot %[[SLOT]]
+// CHECK-NEXT: scf.if %[[HASNEXT]] {
+// CHECK-NEXT:   mla.kv_dma %[[G]][%[[NEXT]]] to %[[LDS]] slot %[[OTHER]] dmas 0 to 3 {wide_kv}
+// CHECK-NEXT: }
+// CHECK:   mla.softmax_update
+// CHECK-NEXT: scf.if %[[HASNEXT]] {
+// CHECK-NEXT:   mla.kv_dma %[[G]][%[[NEXT]]] to %[[LDS]] slot %[[OTHER]] dmas 3 to 6 {wide_kv}
+// CHECK-NEXT: }
+// CHECK-NEXT: mla.pv_tile %[[LDS]] slot %[[SLOT]]
+// CHECK-NEXT: scf.if %[[HASNEXT]] {
+// CHECK-NEXT:   mla.kv_dma %[[G]][%[[NEXT]]] to %[[LDS]] slot %[[OTHER]] dmas 6 to 9 {wide_kv}
+// CHECK-NEXT: }
+// CHECK-NOT: mla.lds_barrier
+// The second block of the iteration: its DMAs use the indices the first one loaded.
+// CHECK:   %[[AHEAD2:.*]] = mla.load_page_index
+// CHECK-NEXT: mla.kv_wait slot %{{.*}} pending 1
+// CHECK:   mla.kv_dma %[[G]][%[[AHEAD]]] to %[[LDS]] slot %{{.*}} dmas 0 to 3
+// CHECK:   mla.kv_dma %[[G]][%[[AHEAD]]] to %[[LDS]] slot %{{.*}} dmas 3 to 6
+// CHECK:   mla.kv_dma %[[G]][%[[AHEAD]]] to %[[LDS]] slot %{{.*}} dmas 6 to 9
+// CHECK:   scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[AHEAD2]] : f32, f32, vector<4x4xf32>, i32
+// An odd count's last block: not a loop, no page indices or DMAs after it; its wait
+// leaves nothing in flight.
+// CHECK: scf.if %{{.*}} -> (f32, f32, vector<4x4xf32>, i32) {
+// CHECK-NOT: mla.load_page_index
+// CHECK:   mla.kv_wait slot %{{.*}} pending 0
+// CHECK-NOT: mla.kv_dma
+// CHECK:   mla.pv_tile
+// CHECK-NOT: mla.kv_dma
+// CHECK: } else {
+// CHECK: gpu.return
+gpu.module @m {
+  gpu.func @attend(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %n: i32, %i: i32, %f: f32, %v: i1,
+                   %qh: vector<4x32xf8E4M3FN>, %ql: vector<4x32xf8E4M3FN>,
+                   %qr: vector<32xf8E4M3FN>) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zeros = arith.constant dense<0.0> : vector<4x4xf32>
+    %r:3 = scf.for %b = %c0 to %n step %c1 iter_args(%m = %f, %l = %f, %o = %zeros)
+        -> (f32, f32, vector<4x4xf32>) : i32 {
+      %slot = arith.constant 0 : i32
+      %page = mla.load_page_index %g[%i] block %b of [%i, %i)
+      mla.kv_dma %g[%page] to %lds slot %slot dmas 0 to 9 {wide_kv}
+      mla.kv_wait slot %slot pending 0
+      mla.lds_barrier
+      %s = mla.qk_tile %lds slot %slot q(%qh, %ql, %qr)
+      %sm = mla.mask_logits %s scale %f block %i end %i bounds(%i, %i)
+      %m2, %l2, %o2 = mla.softmax_update %lds logits %sm state(%m, %l, %o)
+      %o3 = mla.pv_tile %lds slot %slot acc %o2
+      mla.lds_barrier
+      scf.yield %m2, %l2, %o3 : f32, f32, vector<4x4xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// A loop that is not mla-tile-attention's block loop is an error, not a wrong schedule.
+gpu.module @m {
+  gpu.func @no_qk_tile(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %n: i32, %i: i32,
+                               %o: vector<4x4xf32>) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    // expected-error@+1 {{'scf.for' op mla-pipeline-blocks expects exactly one mla.qk_tile in the block loop}}
+    scf.for %b = %c0 to %n step %c1 : i32 {
+      %page = mla.load_page_index %g[%i] block %b of [%i, %i)
+      mla.kv_dma %g[%page] to %lds slot %c0 dmas 0 to 9
+      mla.kv_wait slot %c0 pending 0
+      mla.lds_barrier
+      %o3 = mla.pv_tile %lds slot %c0 acc %o
+    }
+    gpu.return
+  }
+}

@@ -1,0 +1,105 @@
+// mla-tile-attention: one CTA's attention as the tile ops, one block at a time (the
+// pipelining is mla-pipeline-blocks'). Pins the CTA's work decomposition (F2, F13) and
+// the order of the block's tile ops.
+// RUN: mla-opt %s -split-input-file -verify-diagnostics -pass-pipeline='builtin.module(gpu.module(mla-tile-attention))' | FileCheck %s
+
+// The LDS of the CTA: two K slots of 72 KiB, P hi | lo, the row exchange.
+// CHECK-LABEL: gpu.module @m
+// CHECK: llvm.mlir.global internal @__mla_lds_mla_attn() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<153088 x i8>
+// CHECK-LABEL: gpu.func @mla_attn
+// CHECK-NOT: mla.cta_attend
+// CHECK: %[[LDS:.*]] = llvm.mlir.addressof @__mla_lds_mla_attn : !llvm.ptr<3>
+// The split's range: chunk = roundup(ceil(seq / NS), 128); end = min(start + chunk, seq).
+// CHECK: %[[SEQ:.*]] = arith.subi
+// CHECK: %[[CHUNK:.*]] = arith.muli %{{.*}}, %c128
+// CHECK: %[[START:.*]] = arith.muli %{{.*}}, %[[CHUNK]] : i32
+// CHECK: %[[STARTCHUNK:.*]] = arith.addi %[[START]], %[[CHUNK]] : i32
+// CHECK: %[[END:.*]] = arith.minsi %[[STARTCHUNK]], %[[SEQ]] : i32
+// qlen 1: row n of the tile is head n of the group; 12 heads, so rows 12..15 are padding.
+// CHECK: %[[GROUP:.*]] = arith.index_castui %arg9 : index to i32
+// CHECK: %[[GROUP16:.*]] = arith.muli %[[GROUP]], %c16
+// CHECK: %[[HEAD:.*]] = arith.addi %[[GROUP16]], %{{.*}} : i32
+// CHECK: arith.cmpi ult, %[[HEAD]], %c12_i32
+// CHECK: %[[QH:[^,]*]], %[[QL:[^,]*]], %[[QR:[^,]*]], %[[LS:[^ ]*]] = mla.split_query %{{.*}}[%{{.*}}, %{{.*}}] valid %{{.*}} scale %{{.*}} {heads = 12 : i64}
+// CHECK: scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[M:.*]] = %cst{{.*}}, %[[L:.*]] = %cst{{.*}}, %[[O:.*]] = %cst{{.*}}) -> (f32, f32, vector<4x4xf32>)
+// CHECK:   %[[PAGE:.*]] = mla.load_page_index %{{.*}}[%{{.*}}] block %[[B]] of[%[[START]], %[[END]])
+// CHECK:   mla.kv_dma %{{.*}}[%[[PAGE]]] to %[[LDS]] slot %[[SLOT:.*]] dmas 0 to 9
+// CHECK-NOT: wide_kv
+// CHECK:   mla.kv_wait slot %[[SLOT]] pending 0
+// CHECK:   mla.lds_barrier
+// CHECK:   "; mla: block compute"
+// CHECK:   %[[S:.*]] = mla.qk_tile %[[LDS]] slot %[[SLOT]] q(%[[QH]], %[[QL]], %[[QR]])
+// CHECK:   %[[MS:.*]] = mla.mask_logits %[[S]] scale %[[LS]] block %{{.*}} end %[[END]] bounds
+// CHECK:   %[[M2:.*]], %[[L2:.*]], %[[O2:.*]] = mla.softmax_update %[[LDS]] logits %[[MS]] state(%[[M]], %[[L]], %[[O]])
+// CHECK:   %[[O3:.*]] = mla.pv_tile %[[LDS]] slot %[[SLOT]] acc %[[O2]]
+// CHECK:   mla.lds_barrier
+// CHECK:   scf.yield %[[M2]], %[[L2]], %[[O3]]
+// CHECK: "; mla: block loop exit"
+// CHECK: mla.attend_epilogue %[[LDS]] state
+gpu.module @m {
+  gpu.func @mla_attn(%q: !llvm.ptr<1>, %kv: !llvm.ptr<1>, %pages: !llvm.ptr<1>,
+                     %indptr: !llvm.ptr<1>, %scale: f32, %vscale: f32, %o: !llvm.ptr<1>,
+                     %l: !llvm.ptr<1>, %request: index, %group: index, %split: index,
+                     %ns: index) kernel {
+    mla.cta_attend request(%request) head_group(%group) split(%split) of %ns q(%q) kv(%kv)
+        pages(%pages) indptr(%indptr) scale(%scale) vscale(%vscale) into o_part(%o)
+        lse_part(%l) {config = #mla.config<>}
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
+}
+
+// -----
+
+// qlen 4 (F2): row n is head-local n / 4 at position n % 4; 4 heads a group; position i
+// sees tokens t <= seq - 4 + i (F13), the CTA's smallest bound is seq - 4.
+// CHECK-LABEL: gpu.func @qlen4
+// CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c64_i32
+// CHECK: %[[ROW:.*]] = arith.remui %[[LANE]], %c16_i32
+// CHECK: %[[SEQ:.*]] = arith.subi
+// CHECK: %[[LOCAL:.*]] = arith.divui %[[ROW]], %c4_i32
+// CHECK: %[[POS:.*]] = arith.remui %[[ROW]], %c4_i32
+// CHECK: arith.muli %{{.*}}, %c4_i32
+// CHECK: arith.cmpi ult, %[[LOCAL]], %c4_i32
+// CHECK: %[[FIRST:.*]] = arith.subi %[[SEQ]], %c4_i32
+// CHECK: %[[BOUND:.*]] = arith.addi %[[FIRST]], %[[POS]]
+// CHECK: mla.mask_logits %{{.*}} bounds(%{{.*}}, %[[BOUND]])
+gpu.module @m {
+  gpu.func @qlen4(%p: !llvm.ptr<1>, %s: f32, %i: index) kernel {
+    mla.cta_attend request(%i) head_group(%i) split(%i) of %i q(%p) kv(%p) pages(%p)
+        indptr(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
+        {config = #mla.config<qlen = 4>}
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
+}
+
+// -----
+
+// F14: the wide-KV build marks its DMAs.
+// CHECK-LABEL: gpu.func @wide
+// CHECK: mla.kv_dma {{.*}} dmas 0 to 9 {wide_kv}
+gpu.module @m {
+  gpu.func @wide(%p: !llvm.ptr<1>, %s: f32, %i: index) kernel {
+    mla.cta_attend request(%i) head_group(%i) split(%i) of %i q(%p) kv(%p) pages(%p)
+        indptr(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
+        {config = #mla.config<wide_kv = true>}
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
+}
+
+// -----
+
+// F15 (the warp-specialised build) is not built yet: a clear error, not a silent
+// plain build.
+gpu.module @m {
+  gpu.func @wspec(%p: !llvm.ptr<1>, %s: f32, %i: index) kernel {
+    // expected-error@+1 {{'mla.cta_attend' op the warp-specialised build (wspec, F15) is not implemented yet; use wspec = false}}
+    mla.cta_attend request(%i) head_group(%i) split(%i) of %i q(%p) kv(%p) pages(%p)
+        indptr(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
+        {config = #mla.config<wspec = true>}
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
+}
