@@ -37,6 +37,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -220,6 +221,9 @@ struct LaunchState {
   unsigned denormMode32 = 3;
   unsigned denormMode16_64 = 3;
   uint64_t instructionLimitPerWave = 0; ///< 0: none.
+  /// Set (e.g. by a SIGINT handler) to stop the launch; polled every 2^16
+  /// instructions of a wave. May be null.
+  const std::atomic<bool> *interrupt = nullptr;
 };
 
 // ----------------------------------------------------------------------------

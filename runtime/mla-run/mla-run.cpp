@@ -9,6 +9,7 @@
 // metadata's .type_name when it has one). Output files are written only after the
 // launch completed without error. One buffer holds at most --max-buffer-bytes
 // (default 4 GiB); the code object at most MLA_MAX_INPUT_BYTES (default 256 MiB).
+// --instruction-limit bounds an emulated wave; Ctrl-C stops a launch cleanly.
 // Exit status 0 only on success.
 //
 //===----------------------------------------------------------------------===//
@@ -51,6 +52,8 @@ void usage() {
   errs() << "usage: mla-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]\n"
             "               --arg SPEC ... [--device emu|hip|auto] [--stats]\n"
             "               [--max-buffer-bytes N (default 4 GiB)]\n"
+            "               [--instruction-limit N (emulator: instructions a wave may run;\n"
+            "                0 = none; default $MLA_EMU_INSTRUCTION_LIMIT or 2^28)]\n"
             "       mla-run --selftest [--device emu|hip|auto] [--selftest-dump DIR]\n"
             "               (hardware self-test of the emulator's MFMA / LDS DMA / transpose /\n"
             "               fp8 instructions; DIR receives the raw inputs and outputs)\n"
@@ -67,6 +70,7 @@ int main(int argc, char **argv) {
   std::string selftestDump;
   // Host memory mla-run holds for one in:/out:/inout: buffer (and the file it writes).
   uint64_t maxBufferBytes = kDefaultMaxBufferBytes;
+  std::optional<uint64_t> instructionLimit;
   for (int i = 1; i < argc; ++i) {
     StringRef a = argv[i];
     auto value = [&]() -> StringRef {
@@ -80,6 +84,13 @@ int main(int argc, char **argv) {
     else if (a == "--arg") specs.push_back(orDie(parseArgSpec(value())));
     else if (a == "--device") deviceName = value().str();
     else if (a == "--stats") stats = true;
+    else if (a == "--instruction-limit") {
+      StringRef v = value();
+      uint64_t n;
+      if (v.getAsInteger(0, n))
+        die("--instruction-limit: '" + v + "' is not a non-negative integer");
+      instructionLimit = n;
+    }
     else if (a == "--max-buffer-bytes") {
       StringRef v = value();
       if (v.getAsInteger(0, maxBufferBytes) || maxBufferBytes == 0)
@@ -163,6 +174,8 @@ int main(int argc, char **argv) {
     die(toString(device.takeError()));
   if (deviceName == "auto")
     errs() << "mla-run: " << note << "\n";
+  if (instructionLimit)
+    (*device)->setInstructionLimit(*instructionLimit);
 
   std::vector<KernelArg> args;
   for (ArgSpec &s : specs) {
