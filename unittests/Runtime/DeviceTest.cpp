@@ -234,8 +234,15 @@ TEST(Launch, SigintStopsALaunchCleanly) {
   dev->setInstructionLimit(0); // only SIGINT ends it
   struct sigaction before;
   ASSERT_EQ(sigaction(SIGINT, nullptr, &before), 0);
-  std::thread interrupter([] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Signal only once the launch has installed its handler (else SIGINT's default
+  // action would end the test process).
+  std::thread interrupter([&before] {
+    for (int i = 0; i < 6000; ++i) {
+      struct sigaction now;
+      if (sigaction(SIGINT, nullptr, &now) == 0 && now.sa_handler != before.sa_handler)
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     ::kill(::getpid(), SIGINT);
   });
   auto start = std::chrono::steady_clock::now();
