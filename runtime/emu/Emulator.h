@@ -14,7 +14,9 @@ struct DispatchOptions {
   unsigned threads = 0;
   /// Instructions one wave may execute before the launch is stopped as a
   /// runaway (0: no limit).
-  uint64_t instructionLimitPerWave = uint64_t(1) << 34;
+  uint64_t instructionLimitPerWave = rt::kDefaultInstructionLimitPerWave;
+  /// When set, stops the launch with rt::LaunchInterrupted (may be null).
+  const std::atomic<bool> *interrupt = nullptr;
   /// Timing mode (emu/timing/CuModel.h) when set with mode Timing; the report of
   /// the launch goes to timingReport.
   const rt::EmulatorOptions *emulator = nullptr;
