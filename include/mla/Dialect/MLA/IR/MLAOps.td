@@ -15,7 +15,7 @@ def MLA_SplitKvDecodeOp : MLA_Op<"split_kv_decode"> {
     against the request's cached tokens `pages[indptr[b] .. indptr[b+1])` of the fp8 latent
     pool `kv`, split into `num_splits` chunks of whole 128-token blocks, and writes each
     split's normalised output to `o_part[row, h, split]` and its natural-log LSE to
-    `lse_part[row, h, split]` (kernel.md section 3). Token `t` is visible to position `i`
+    `lse_part[row, h, split]` (kernel-contract.md section 3). Token `t` is visible to position `i`
     when `t <= seq_b - qlen + i`; a split with no visible token writes `-inf` and zeros.
 
     ```mlir
@@ -53,7 +53,7 @@ def MLA_CombineOp : MLA_Op<"combine"> {
   let description = [{
     `L = ln sum_s exp(lse_part[s])`, `out = sum_s exp(lse_part[s] - L) * o_part[s]`
     (f32, rounded to bf16) and, when given, `lse = L`. A row whose splits are all empty
-    gets `out = 0` and `lse = -inf` (kernel.md section 3).
+    gets `out = 0` and `lse = -inf` (kernel-contract.md section 3).
 
     ```mlir
     mla.combine o_part(%o) lse_part(%l) into out(%out) lse(%lse)
@@ -88,7 +88,7 @@ def MLA_CtaAttendOp : MLA_Op<"cta_attend"> {
     `mla.split_kv_decode`: query rows `request * qlen ..` of heads
     `head_group * hpg .. + hpg` (hpg = floor(16 / qlen)) against the split's tokens, and
     the partials of those rows. Buffers are the kernel's flat global arguments, laid out
-    as kernel.md section 2 says (raw global pointers: the element types are those of
+    as kernel-contract.md section 2 says (raw global pointers: the element types are those of
     section 2); `num_splits` is NS. Only valid inside a `gpu.func`.
   }];
   let arguments = (ins
