@@ -1,6 +1,7 @@
 //===- EmulatorBench.cpp - Emulated wave-instructions per second ----------===//
 //
-// mla-emulator-bench [--threads N] [--hazards strict|off]
+// mla-emulator-bench [--threads N] [--hazards strict|off] [--timing]
+// (--timing: the same kernels in the emulator's timing mode, docs/timing-model.md)
 // Runs a VALU-heavy and a memory-heavy kernel on the emulator and prints
 // wave-instructions/s and lane-ops/s (wave-instructions x 64). Prints figures
 // only; it never passes or fails on time. Results are checked for sanity so a
@@ -50,6 +51,7 @@ void report(StringRef name, const LaunchStats &s, double seconds) {
 } // namespace
 
 int main(int argc, char **argv) {
+  bool timing = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--threads" && i + 1 < argc)
@@ -57,14 +59,22 @@ int main(int argc, char **argv) {
     else if (a == "--hazards" && i + 1 < argc) {
       std::string m = argv[++i];
       mla::emu::setHazardMode(m == "off" ? mla::emu::HazardMode::Off : mla::emu::HazardMode::Strict);
-    } else
-      fail("usage: mla-emulator-bench [--threads N] [--hazards strict|off]");
+    } else if (a == "--timing")
+      timing = true;
+    else
+      fail("usage: mla-emulator-bench [--threads N] [--hazards strict|off] [--timing]");
   }
   std::string dir = MLA_BENCH_KERNEL_DIR;
   auto dev = Device::openEmulator();
+  if (timing) {
+    EmulatorOptions options;
+    options.mode = EmulatorMode::Timing;
+    if (llvm::Error e = dev->setEmulatorOptions(options))
+      fail(llvm::toString(std::move(e)));
+  }
   outs() << "emulator threads: " << (getenv("MLA_EMU_THREADS") ? getenv("MLA_EMU_THREADS") : "all cores")
          << ", hazard checks: " << (mla::emu::hazardMode() == mla::emu::HazardMode::Off ? "off" : "on")
-         << "\n";
+         << ", mode: " << (timing ? "timing" : "functional") << "\n";
 
   {
     auto code = check(CodeObject::loadFile(dir + "/valu_heavy.hsaco"));

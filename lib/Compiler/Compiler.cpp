@@ -38,7 +38,7 @@ std::string mla::DecodeConfig::key() const {
 
 const char *mla::compilerVersion() {
   // Bump with every change to the generated code (passes, layout, pipeline options).
-  return "mla-0.1.0-gfx950";
+  return "mla-0.2.0-gfx950"; // 0.2: the tile-op passes and their block schedule
 }
 
 std::string mla::decodeModuleSource(const DecodeConfig &config) {

@@ -71,6 +71,7 @@ uint8_t encodeMinifloat(float value, const MinifloatFormat &format) {
   const float implicitOne = static_cast<float>(1 << format.mantissaBits);
   if (steps == 2.0f * implicitOne) { // Rounded up into the next binade.
     ++unbiased;
+    ++quantumExponent; // the overflow check below must see the new binade
     steps = implicitOne;
   }
   if (std::ldexp(steps, quantumExponent) > format.maxFinite)

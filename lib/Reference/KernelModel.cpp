@@ -2,13 +2,15 @@
 //
 // Read beside the seed (seed/mla_attn.md): q_split -> splitQueryRow,
 // fp8_split4 -> splitE4M3, stage_block -> SplitRowModel::stageBlock, the CTA
-// epilogue -> SplitRowModel::finish, M1b -> modelCombine. The data movement
+// epilogue -> SplitRowModel::finish, M1b -> modelCombine (in the order of the
+// combine kernel's lanes, LowerCombine.cpp). The data movement
 // (DMA, swizzle, LDS slots) does not change any value and has no counterpart.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mla/Reference/KernelModel.h"
 
+#include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Reference/Codecs.h"
 
 #include <algorithm>
@@ -107,8 +109,10 @@ public:
     float l = 0.0f;
     for (int w = 0; w < kWaves; ++w) // The waves' l summed (F12).
       l += waveL[w];
+    // One reciprocal, then products, as the kernel (v_rcp_f32 is 1 / l).
+    float reciprocal = 1.0f / l;
     for (int d = 0; d < kValueDim; ++d)
-      o[d] = f32ToBf16(problem.vscale * O[d] / l);
+      o[d] = f32ToBf16((problem.vscale * O[d]) * reciprocal);
     lse = (m + std::log2(l) - static_cast<float>(kPLog)) * kLn2;
   }
 
@@ -305,31 +309,46 @@ ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
   ModelOutput result;
   result.out.assign(rows * kValueDim, 0);
   result.lse.assign(rows, kNegInf);
-  std::array<float, kValueDim> acc;
+  // The combine kernel's split groups: group g sums splits g, g + G, g + 2G, ... in
+  // order; the G group sums are then added pairwise, as its lanes' butterfly does.
+  constexpr int kGroups = static_cast<int>(kernel::kCombineSplitLanes);
+  std::array<float, kGroups> groupW;
+  std::vector<std::array<float, kGroups>> groupAcc(kValueDim);
+  auto pairwise = [](std::array<float, kGroups> v) {
+    for (int width = 1; width < kGroups; width *= 2)
+      for (int g = 0; g < kGroups; g += 2 * width)
+        v[g] = v[g] + v[g + width];
+    return v[0];
+  };
   for (size_t r = 0; r < rows; ++r) {
     const float *lse = lsePart.data() + r * numSplits;
-    float maxLse = kNegInf;
-    for (int s = 0; s < numSplits; ++s)
-      maxLse = std::max(maxLse, lse[s]);
-    if (maxLse == kNegInf)
-      continue; // Every split empty: out 0, lse -inf.
     // In base 2, as the combine kernel computes it (v_exp_f32 / v_log_f32 are 2^x and
-    // log2 x): t_s = lse_s log2(e), weights 2^(t_s - max t).
-    const float maxT = maxLse * kLog2E;
-    acc.fill(0.0f);
-    float weightSum = 0.0f;
+    // log2 x): t_s = lse_s log2(e), weights 2^(t_s - max t). fmax ignores a NaN, as the
+    // kernel's max does.
+    float maxT = kNegInf;
+    for (int s = 0; s < numSplits; ++s)
+      maxT = std::fmax(maxT, lse[s] * kLog2E);
+    if (maxT == kNegInf)
+      continue; // Every split empty: out 0, lse -inf.
+    groupW.fill(0.0f);
+    for (auto &column : groupAcc)
+      column.fill(0.0f);
     for (int s = 0; s < numSplits; ++s) {
-      if (lse[s] == kNegInf)
-        continue;
-      const float weight = std::exp2(lse[s] * kLog2E - maxT);
-      weightSum += weight;
+      const float t = lse[s] * kLog2E;
+      if (t == kNegInf)
+        continue; // An empty split adds nothing, whatever its o holds.
+      const float weight = std::exp2(t - maxT);
+      const int g = s % kGroups;
+      groupW[g] += weight;
       const uint16_t *o = oPart.data() + (r * numSplits + s) * kValueDim;
       for (int d = 0; d < kValueDim; ++d)
-        acc[d] += weight * bf16ToF32(o[d]);
+        groupAcc[d][g] += weight * bf16ToF32(o[d]);
     }
+    const float weightSum = pairwise(groupW);
+    const float reciprocal = 1.0f / weightSum; // v_rcp_f32
     uint16_t *out = result.out.data() + r * kValueDim;
     for (int d = 0; d < kValueDim; ++d)
-      out[d] = f32ToBf16(acc[d] / weightSum);
+      out[d] = f32ToBf16(pairwise(groupAcc[d]) * reciprocal);
     result.lse[r] = (maxT + std::log2(weightSum)) * kLn2;
   }
   return result;

@@ -1,17 +1,26 @@
 """mla: split-KV MLA decode attention for AMD gfx950 (MI355X).
 
-The user-facing API (docs/python.md):
+The user-facing API (docs/decoder.md):
 
     import mla
-    dec = mla.Decoder(heads=12, qlen=1, device="auto")
-    out, lse = dec(q, kv, pages, indptr, scale, vscale, num_splits=None)
+    dec = mla.Decoder(heads=12, qlen=1, device="auto")      # "emu", "hip", "hip:N"
+    out, lse = dec(q, kv, pages, indptr, scale, vscale)      # host arrays, validated
 
-* ``q``: bf16 bits as ``uint16`` ``[S, heads, 576]`` (``S = B * qlen``), or ``float32``
-  (rounded to bf16, nearest-even);
-* ``kv``: E4M3FN bits as ``uint8`` ``[slots, 576]``;
+    plan = dec.plan(indptr, slots)                           # once per decode step
+    dec.run(plan, q, kv, pages, indptr, out, lse, scale=s, vscale=v,
+            workspace=ws, stream=handle)                     # per layer, device memory
+
+Host arrays are numpy arrays, CPU torch tensors, or any object with ``__dlpack__`` or
+``__array_interface__``:
+
+* ``q`` ``[S, heads, 576]`` (``S = B * qlen``): ``torch.bfloat16`` (or any bfloat16),
+  ``uint16`` bf16 bits, or ``float32`` (rounded to bf16, nearest-even);
+* ``kv`` ``[slots, 576]``: ``torch.float8_e4m3fn`` (or any float8_e4m3fn) or ``uint8``
+  E4M3FN bits; ``float8_e4m3fnuz`` is refused (gfx950 uses OCP E4M3FN);
 * ``pages``: ``int32`` ``[total_tokens]``; ``indptr``: ``int32`` ``[B + 1]``;
 * returns ``out`` ``float32`` ``[S, heads, 512]`` (bf16 values) and ``lse`` ``float32``
-  ``[S, heads]``.
+  ``[S, heads]`` (natural log), or writes the ``out=`` (bfloat16, uint16 bits or
+  float32) and ``lse=`` (float32) arrays given, in place.
 
 Bad arguments raise ``ValueError`` naming the argument (nothing is computed and no
 ``out=``/``lse=`` array is written); failures of the device or compiler raise
@@ -29,11 +38,14 @@ from . import runtime
 
 __all__ = [
     "Decoder", "bf16", "from_bf16", "e4m3", "from_e4m3", "reference", "runtime",
-    "compiler_version", "NUM_CUS", "MAX_SPLITS",
+    "compiler_version", "NUM_CUS", "MAX_SPLITS", "COMBINE_SLICES",
 ]
 
 NUM_CUS = _mla.NUM_CUS
 MAX_SPLITS = _mla.MAX_SPLITS
+# Workgroups of the combine kernel per (row, head): each merges 512 / COMBINE_SLICES
+# value columns, so a direct launch of "mla_combine" has rows * heads * COMBINE_SLICES.
+COMBINE_SLICES = _mla.COMBINE_SLICES
 
 
 def compiler_version():
@@ -70,9 +82,90 @@ def _as_dtype(array, dtype, name):
     return _np.ascontiguousarray(a)
 
 
+def _int(value, name, lo, hi):
+    """An int in [lo, hi], else ValueError naming the argument (never TypeError)."""
+    if isinstance(value, (bool, _np.bool_)) or not isinstance(value, (int, _np.integer)):
+        raise ValueError(f"{name}: expected an int, got {type(value).__name__}")
+    value = int(value)
+    if not lo <= value <= hi:
+        raise ValueError(f"{name}: {value} is outside [{lo}, {hi}]")
+    return value
+
+
+def _number(value, name):
+    """A real number (not a bool) as a Python float."""
+    if isinstance(value, (bool, _np.bool_)) or not isinstance(
+            value, (int, float, _np.floating, _np.integer)):
+        raise ValueError(f"{name}: expected a number, got {type(value).__name__}")
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"{name}: {value} does not fit a float") from None
+
+
+# Formats the name of a framework's dtype may carry. gfx950's fp8 is OCP E4M3FN; the
+# "fnuz" variants (bias 8, no negative zero: MI300's) would decode to other values.
+_REFUSED_FP8 = ("float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e5m2", "float8_e4m3b11fnuz")
+
+
+def _dtype_name(obj):
+    """The dtype's name without a framework prefix: 'bfloat16', 'float8_e4m3fn', ..."""
+    dtype = getattr(obj, "dtype", None)
+    if dtype is None:
+        return ""
+    name = getattr(dtype, "name", None) if isinstance(dtype, _np.dtype) else None
+    return (name or str(dtype)).split(".")[-1]
+
+
+def _refuse_fnuz(name, dtype_name):
+    if dtype_name in _REFUSED_FP8:
+        raise ValueError(
+            f"{name}: {dtype_name} is not gfx950's fp8 format: the kernel reads OCP "
+            f"E4M3FN (torch.float8_e4m3fn, bias 7); e4m3fnuz is MI300's format (bias 8)")
+
+
+def _host_array(obj, name):
+    """(numpy array, logical dtype name) over a host array-like, without a copy where
+    the memory allows: numpy arrays, CPU tensors through DLPack (bfloat16 arrives as
+    its uint16 bits), objects with __array_interface__. A device tensor is refused."""
+    if isinstance(obj, _np.ndarray):
+        logical = _dtype_name(obj)
+        _refuse_fnuz(name, logical)
+        return obj, logical
+    logical = _dtype_name(obj)
+    _refuse_fnuz(name, logical)
+    if hasattr(obj, "__dlpack__"):
+        if logical == "float8_e4m3fn" and hasattr(obj, "view"):
+            # DLPack has no code for it in the frameworks we know: pass the bits.
+            import torch  # only a torch tensor gets here
+            obj = obj.view(torch.uint8)
+        try:
+            device = obj.__dlpack_device__() if hasattr(obj, "__dlpack_device__") else (1, 0)
+            if device[0] not in (1, 3):  # kDLCPU, kDLCUDAHost
+                raise ValueError(
+                    f"{name}: a device tensor (DLPack device {tuple(device)}); the Decoder "
+                    f"call takes host arrays: use Decoder.plan()/run() for device memory")
+            tensor = _mla.consume_dlpack(obj.__dlpack__())
+            array = tensor.array()
+        except ValueError as e:
+            raise ValueError(f"{name}: {e}") if not str(e).startswith(name) else e
+        except (RuntimeError, BufferError, TypeError) as e:
+            raise ValueError(f"{name}: cannot read the tensor through DLPack: {e}") from None
+        if tensor.code == 4:
+            logical = "bfloat16"
+        elif logical != "float8_e4m3fn":
+            logical = array.dtype.name
+        return array, logical
+    if hasattr(obj, "__array_interface__") or isinstance(obj, (list, tuple)):
+        array = _np.asarray(obj)
+        return array, array.dtype.name
+    raise ValueError(f"{name}: expected an array (numpy, a tensor with __dlpack__, or an "
+                     f"object with __array_interface__), got {type(obj).__name__}")
+
+
 def _index_array(array, name):
     """An int32 1-D array from any integer array whose values fit."""
-    a = _np.asarray(array)
+    a, _ = _host_array(array, name)
     if a.ndim != 1:
         raise ValueError(f"{name}: expected a 1-D array, got shape {a.shape}")
     if not _np.issubdtype(a.dtype, _np.integer):
@@ -84,49 +177,73 @@ def _index_array(array, name):
     return _np.ascontiguousarray(a)
 
 
-def _decode_args(heads, q, kv, pages, indptr, scale, vscale):
-    """Checks dtypes and shapes, and converts q to bf16 bits; returns the arrays."""
-    q = _np.asarray(q)
-    if q.dtype == _np.float32:
+def _q_bits(q, heads):
+    q, logical = _host_array(q, "q")
+    if logical == "bfloat16":
+        q = q.view(_np.uint16)
+    elif q.dtype == _np.float32:
         q = bf16(q)
     elif q.dtype != _np.uint16:
-        raise ValueError(f"q: expected uint16 (bf16 bits) or float32, got {q.dtype.name}")
+        raise ValueError(f"q: expected bfloat16, uint16 (bf16 bits) or float32, got {logical}")
     if q.ndim != 3 or q.shape[1] != heads or q.shape[2] != 576:
         raise ValueError(f"q: expected shape [S, {heads}, 576], got {list(q.shape)}")
-    kv = _np.asarray(kv)
-    if kv.dtype != _np.uint8:
-        raise ValueError(f"kv: expected uint8 (E4M3 bits), got {kv.dtype.name}")
+    return _np.ascontiguousarray(q)
+
+
+def _kv_bits(kv):
+    kv, logical = _host_array(kv, "kv")
+    if logical == "float8_e4m3fn":
+        kv = kv.view(_np.uint8)
+    elif kv.dtype != _np.uint8:
+        raise ValueError(f"kv: expected float8_e4m3fn or uint8 (E4M3FN bits), got {logical}")
     if kv.ndim != 2 or kv.shape[1] != 576:
         raise ValueError(f"kv: expected shape [slots, 576], got {list(kv.shape)}")
+    return _np.ascontiguousarray(kv)
+
+
+def _decode_args(heads, q, kv, pages, indptr, scale, vscale):
+    """Checks dtypes and shapes, and converts q to bf16 bits; returns the arrays."""
+    q = _q_bits(q, heads)
+    kv = _kv_bits(kv)
     pages = _index_array(pages, "pages")
     indptr = _index_array(indptr, "indptr")
     if indptr.size == 0:
         raise ValueError("indptr: must hold B + 1 >= 1 entries, got an empty array")
-    for name, value in (("scale", scale), ("vscale", vscale)):
-        if not isinstance(value, (int, float, _np.floating, _np.integer)):
-            raise ValueError(f"{name}: expected a number, got {type(value).__name__}")
-    return (_np.ascontiguousarray(q), _np.ascontiguousarray(kv), pages, indptr,
-            float(scale), float(vscale))
+    return q, kv, pages, indptr, _number(scale, "scale"), _number(vscale, "vscale")
 
 
 def _check_splits(num_splits):
     if num_splits is None:
         return None
-    if isinstance(num_splits, bool) or not isinstance(num_splits, (int, _np.integer)):
+    if isinstance(num_splits, (bool, _np.bool_)) or not isinstance(num_splits, (int, _np.integer)):
         raise ValueError(f"num_splits: expected an int or None, got {type(num_splits).__name__}")
-    return int(num_splits)
+    # The range itself (1..MAX_SPLITS) is the runtime's check, with its message; an int
+    # beyond C's int is out of that range too.
+    value = int(num_splits)
+    return value if -2**31 <= value < 2**31 else MAX_SPLITS + 1
 
 
-def _check_out(array, shape, name):
+def _out_target(array, shape, name, kinds):
+    """For out=/lse=: (host array to write, its kind) where kind is 'bits' (uint16,
+    written in place), 'float32' (written in place) or 'values' (float32 holding bf16
+    values: filled from the bits after the call)."""
     if array is None:
-        return None
-    if not isinstance(array, _np.ndarray) or array.dtype != _np.float32:
-        raise ValueError(f"{name}: expected a float32 numpy array")
-    if list(array.shape) != list(shape):
-        raise ValueError(f"{name}: expected shape {list(shape)}, got {list(array.shape)}")
-    if not array.flags.writeable:
+        return None, None
+    a, logical = _host_array(array, name)
+    if list(a.shape) != list(shape):
+        raise ValueError(f"{name}: expected shape {list(shape)}, got {list(a.shape)}")
+    if not a.flags.writeable:
         raise ValueError(f"{name}: array is read-only")
-    return array
+    if "bits" in kinds and (logical == "bfloat16" or a.dtype == _np.uint16):
+        kind = "bits"
+    elif a.dtype == _np.float32:
+        kind = "values" if "values" in kinds else "float32"
+    else:
+        allowed = "bfloat16, uint16 (bf16 bits) or float32" if "bits" in kinds else "float32"
+        raise ValueError(f"{name}: expected {allowed}, got {logical}")
+    if kind != "values" and not a.flags.c_contiguous:
+        raise ValueError(f"{name}: must be contiguous to be written in place")
+    return a, kind
 
 
 class Decoder:
@@ -134,19 +251,22 @@ class Decoder:
 
     Compiles the attention and combine kernels on construction (cached in memory and
     in the disk cache, ``$MLA_CACHE_DIR`` / ``$XDG_CACHE_HOME/mla`` / ``~/.cache/mla``).
-    ``device`` is ``"emu"``, ``"hip"``, ``"auto"`` or an ``mla.runtime.Device``.
+    ``device`` is ``"emu"``, ``"hip"``, ``"hip:N"``, ``"auto"`` or an
+    ``mla.runtime.Device``. One Decoder may be used from several threads at once.
     """
 
     def __init__(self, heads=12, qlen=1, device="auto", cache_dir=None):
         if isinstance(device, str):
             device = runtime.Device(device)
         elif not isinstance(device, runtime.Device):
-            raise ValueError("device: expected 'emu', 'hip', 'auto' or an mla.runtime.Device")
-        for name, value in (("heads", heads), ("qlen", qlen)):
-            if isinstance(value, bool) or not isinstance(value, (int, _np.integer)):
-                raise ValueError(f"{name}: expected an int, got {type(value).__name__}")
+            raise ValueError("device: expected 'emu', 'hip', 'hip:N', 'auto' or an "
+                             "mla.runtime.Device")
+        # The runtime's range check (1..128, 1..16) names the argument; beyond C's int
+        # it would not get the value, so that range is checked here.
+        heads = _int(heads, "heads", -2**31, 2**31 - 1)
+        qlen = _int(qlen, "qlen", -2**31, 2**31 - 1)
         self.device = device
-        self._dec = _mla.Decoder(int(heads), int(qlen), device._dev, cache_dir)
+        self._dec = _mla.Decoder(heads, qlen, device._dev, cache_dir)
         #: The number of splits the last call used.
         self.last_num_splits = None
 
@@ -169,33 +289,39 @@ class Decoder:
         return self._dec.cache_note
 
     def choose_num_splits(self, indptr):
-        """The split count used when none is given (docs/decoder.md)."""
+        """The split count used when none is given (docs/decoder.md). ``indptr`` must
+        start at 0 and be non-decreasing."""
         return self._dec.choose_num_splits(_index_array(indptr, "indptr"))
 
     def __call__(self, q, kv, pages, indptr, scale, vscale, num_splits=None, out=None,
                  lse=None):
-        """Runs attention and combine; returns ``(out, lse)`` as float32 arrays.
+        """The host path: validates every argument, runs attention and combine, and
+        returns ``(out, lse)``.
 
-        ``out``/``lse``, when given, are float32 arrays of the result shapes, written
-        only when the whole call succeeds (and returned).
+        Without ``out=``/``lse=`` the results are new float32 arrays (bf16 values, and
+        the natural-log lse). ``out=`` may be a bfloat16 tensor or a uint16 array (the
+        kernel's bf16 written in place, no conversion) or a float32 array (filled with
+        the bf16 values); ``lse=`` a float32 array or tensor. They are written only
+        when the whole call succeeds, and returned.
         """
         args = _decode_args(self.heads, q, kv, pages, indptr, scale, vscale)
         splits = _check_splits(num_splits)
         rows = max(args[3].size - 1, 0) * self.qlen  # S = B * qlen, from indptr
-        out = _check_out(out, (rows, self.heads, 512), "out")
-        lse = _check_out(lse, (rows, self.heads), "lse")
-        out_bits, lse_values, used = self._dec.run(*args, splits)
-        self.last_num_splits = used
-        result = from_bf16(out_bits)
-        if out is not None:
-            out[...] = result
-            result = out
-        if lse is not None:
-            lse[...] = lse_values
-            lse_values = lse
-        return result, lse_values
-
-    run = __call__
+        out_array, out_kind = _out_target(out, (rows, self.heads, 512), "out",
+                                          ("bits", "values"))
+        lse_array, _ = _out_target(lse, (rows, self.heads), "lse", ("float32",))
+        if out_kind == "bits":
+            out_bits = out_array.view(_np.uint16)
+        else:
+            out_bits = _np.empty((rows, self.heads, 512), _np.uint16)
+        lse_values = lse_array if lse_array is not None else _np.empty((rows, self.heads),
+                                                                       _np.float32)
+        self.last_num_splits = self._dec.run_into(*args, splits, out_bits, lse_values)
+        if out is None:
+            return from_bf16(out_bits), lse_values if lse is None else lse
+        if out_kind == "values":
+            out_array[...] = from_bf16(out_bits)
+        return out, (lse if lse is not None else lse_values)
 
     def partials(self, q, kv, pages, indptr, scale, vscale, num_splits=None):
         """Runs the attention kernel only; returns ``(o_part, lse_part)``:
@@ -204,3 +330,99 @@ class Decoder:
         o_bits, lse_part, used = self._dec.partials(*args, _check_splits(num_splits))
         self.last_num_splits = used
         return from_bf16(o_bits), lse_part
+
+    # --- the device path ---
+
+    def plan(self, indptr, slots, num_splits=None):
+        """Plans a decode step (once per step, reused by every layer) from the host copy
+        of ``indptr`` for a KV pool of ``slots`` rows: split count (the heuristic when
+        ``num_splits`` is None, capped at the longest request's 128-token blocks),
+        wide-KV build, grids, ``workspace_bytes``. Returns an ``mla.DecodePlan``."""
+        indptr = _index_array(indptr, "indptr")
+        slots = _int(slots, "slots", 0, 2**63 - 1)
+        return self._dec.plan(indptr, slots, _check_splits(num_splits))
+
+    def workspace_bytes(self, max_requests, max_splits=None):
+        """Workspace bytes covering every plan of up to ``max_requests`` requests and
+        ``max_splits`` splits (allocate once)."""
+        max_requests = _int(max_requests, "max_requests", 0, 4096)
+        max_splits = MAX_SPLITS if max_splits is None else _int(max_splits, "max_splits", 1,
+                                                                 MAX_SPLITS)
+        return self._dec.workspace_bytes(max_requests, max_splits)
+
+    def run(self, plan, q, kv, pages, indptr, out, lse=None, *, scale, vscale=1.0,
+            workspace, workspace_bytes=None, stream=0):
+        """The device path: enqueues attention (and the combine when the plan splits)
+        on ``stream`` and returns without waiting; nothing is allocated, copied or
+        checked per token.
+
+        ``q``, ``kv``, ``pages``, ``indptr``, ``out``, ``lse`` and ``workspace`` are device
+        memory on this decoder's device: ``mla.runtime.Buffer`` objects, device tensors
+        (DLPack device ROCm/CUDA: their data pointer), or int addresses (``lse`` may be
+        None). ``stream`` is an int handle (a ``hipStream_t``; 0 the null stream) or an
+        object with ``cuda_stream``. ``scale = softmax_scale * k_scale``,
+        ``vscale = v_scale``.
+        """
+        if not isinstance(plan, _mla.DecodePlan):
+            raise ValueError(f"plan: expected a plan from Decoder.plan(), got "
+                             f"{type(plan).__name__}")
+        rows, heads = plan.rows, self.heads
+        # (value, name, dtype names a tensor may have, bytes the plan reads or writes)
+        specs = [(q, "q", ("bfloat16", "uint16", "int16"), rows * heads * 576 * 2),
+                 (kv, "kv", ("float8_e4m3fn", "uint8", "int8"), plan.slots * 576),
+                 (pages, "pages", ("int32",), plan.total_tokens * 4),
+                 (indptr, "indptr", ("int32",), (plan.requests + 1) * 4),
+                 (out, "out", ("bfloat16", "uint16", "int16"), rows * heads * 512 * 2)]
+        if lse is not None:
+            specs.append((lse, "lse", ("float32",), rows * heads * 4))
+        addresses = []
+        for value, name, dtypes, need in specs:
+            address, size = _device_address(value, name, sized=True, dtypes=dtypes)
+            if size is not None and size < need:
+                raise ValueError(f"{name}: {size} bytes, the plan needs {need}")
+            addresses.append(address)
+        pointers = addresses[:5]
+        lse_address = 0 if lse is None else addresses[5]
+        ws_address, ws_size = _device_address(workspace, "workspace", sized=True)
+        if workspace_bytes is not None:
+            ws_size = _int(workspace_bytes, "workspace_bytes", 0, 2**64 - 1)
+        if ws_size is None:
+            raise ValueError("workspace_bytes: required with an int workspace address")
+        stream = getattr(stream, "cuda_stream", stream)
+        stream = _int(stream, "stream", 0, 2**64 - 1)
+        self._dec.run_device(plan, *pointers, lse_address, _number(scale, "scale"),
+                             _number(vscale, "vscale"), ws_address, ws_size, stream)
+
+
+DecodePlan = _mla.DecodePlan
+
+
+def _device_address(obj, name, sized=False, dtypes=None):
+    """The device address of a Buffer, a device tensor (whose dtype name must be one of
+    ``dtypes`` when given) or an int (and its size in bytes when ``sized``: None for an
+    int)."""
+    if isinstance(obj, runtime.Buffer):
+        address = obj.address  # ValueError when freed
+        return (address, obj.size) if sized else address
+    if isinstance(obj, (int, _np.integer)) and not isinstance(obj, (bool, _np.bool_)):
+        address = _int(obj, name, 0, 2**64 - 1)
+        return (address, None) if sized else address
+    _refuse_fnuz(name, _dtype_name(obj))
+    device = obj.__dlpack_device__() if hasattr(obj, "__dlpack_device__") else None
+    if device is None or device[0] in (1, 3):
+        raise ValueError(f"{name}: host memory; Decoder.run takes device memory (a Buffer, "
+                         f"a device tensor or an address): use the Decoder call for host "
+                         f"arrays")
+    if hasattr(obj, "is_contiguous") and not obj.is_contiguous():
+        raise ValueError(f"{name}: must be contiguous")
+    if dtypes is not None and _dtype_name(obj) not in dtypes:
+        raise ValueError(f"{name}: expected a tensor of {' or '.join(dtypes)}, got "
+                         f"{_dtype_name(obj) or type(obj).__name__}")
+    if hasattr(obj, "data_ptr"):
+        address = int(obj.data_ptr())
+        size = int(obj.numel()) * int(obj.element_size()) if sized else None
+    else:
+        tensor = _mla.consume_dlpack(obj.__dlpack__())
+        address = tensor.address
+        size = int(_np.prod(tensor.shape)) * tensor.bits // 8 if sized else None
+    return (address, size) if sized else address

@@ -25,30 +25,51 @@ Buffer = _mla.Buffer
 KernelArg = _mla.KernelArg
 
 
+def _int(value, name, lo, hi):
+    """An int in [lo, hi], else ValueError naming the argument (never TypeError)."""
+    if isinstance(value, (bool, _np.bool_)) or not isinstance(value, (int, _np.integer)):
+        raise ValueError(f"{name}: expected an int, got {type(value).__name__}")
+    value = int(value)
+    if not lo <= value <= hi:
+        raise ValueError(f"{name}: {value} is outside [{lo}, {hi}]")
+    return value
+
+
+def _dim3(value, name):
+    """An int or 1 to 3 ints, each in [0, 2^32)."""
+    if isinstance(value, (tuple, list)):
+        if not 1 <= len(value) <= 3:
+            raise ValueError(f"{name}: expected an int or 1 to 3 ints")
+        return [_int(v, name, 0, 2**32 - 1) for v in value]
+    return _int(value, name, 0, 2**32 - 1)
+
+
 def pointer(address):
     """A pointer argument (an int address; a Buffer can be passed as is)."""
     if isinstance(address, Buffer):
         address = address.address
-    return KernelArg.pointer(int(address))
+    return KernelArg.pointer(_int(address, "address", 0, 2**64 - 1))
 
 
 def i32(value):
-    return KernelArg.i32(int(value))
+    return KernelArg.i32(_int(value, "value", -2**31, 2**31 - 1))
 
 
 def u32(value):
-    return KernelArg.u32(int(value))
+    return KernelArg.u32(_int(value, "value", 0, 2**32 - 1))
 
 
 def i64(value):
-    return KernelArg.i64(int(value))
+    return KernelArg.i64(_int(value, "value", -2**63, 2**63 - 1))
 
 
 def u64(value):
-    return KernelArg.u64(int(value))
+    return KernelArg.u64(_int(value, "value", 0, 2**64 - 1))
 
 
 def f32(value):
+    if isinstance(value, (bool, _np.bool_)):
+        raise ValueError("value: expected a number, got bool")
     return KernelArg.f32(float(value))
 
 
@@ -100,13 +121,16 @@ class CodeObject:
 
 
 class Device:
-    """A device: "emu" (the built-in gfx950 emulator), "hip" (a gfx950 through
-    libamdhip64.so) or "auto" (HIP when a gfx950 is present, else the emulator;
-    ``note`` says which and why)."""
+    """A device: "emu" (the built-in gfx950 emulator), "hip" (the first gfx950 through
+    libamdhip64.so), "hip:N" (HIP device ordinal N) or "auto" (HIP when a gfx950 is
+    present, else the emulator, with a warning on stderr; ``note`` says which and why).
+
+    Streams: ``create_stream()`` returns an int handle (a ``hipStream_t`` on HIP), which
+    ``Decoder.run`` and ``synchronize(stream)`` take."""
 
     def __init__(self, kind="auto"):
         if not isinstance(kind, str):
-            raise ValueError("kind: expected 'emu', 'hip' or 'auto'")
+            raise ValueError("kind: expected 'emu', 'hip', 'hip:N' or 'auto'")
         self._dev = _mla.Device(kind)
 
     kind = property(lambda self: self._dev.kind)
@@ -115,33 +139,55 @@ class Device:
 
     def alloc(self, nbytes):
         """Allocates ``nbytes`` of device memory; the Buffer frees it when collected."""
-        if nbytes < 0:
-            raise ValueError("nbytes: must be >= 0")
-        return self._dev.alloc(int(nbytes))
+        return self._dev.alloc(_int(nbytes, "nbytes", 0, 2**64 - 1))
 
     def upload(self, array, buffer=None, offset=0):
         """Copies a numpy array (C order) to the device: into ``buffer`` at ``offset``
         bytes, or into a new Buffer, which is returned."""
-        return self._dev.upload(_np.ascontiguousarray(array), buffer, int(offset))
+        return self._dev.upload(_np.ascontiguousarray(array), buffer,
+                                _int(offset, "offset", 0, 2**64 - 1))
 
     def download(self, buffer, dtype, shape, offset=0):
         """Copies ``shape`` elements of ``dtype`` from ``buffer`` (at ``offset`` bytes)
         into a new numpy array."""
-        return self._dev.download(buffer, _np.dtype(dtype), shape, int(offset))
+        return self._dev.download(buffer, _np.dtype(dtype), shape,
+                                  _int(offset, "offset", 0, 2**64 - 1))
 
     def launch(self, code_object, kernel, grid, block, args):
         """Launches ``kernel`` of ``code_object`` on ``grid`` workgroups of ``block``
         work-items (ints or 1-3 tuples). The emulator runs the launch before
         returning; on HIP, ``synchronize()`` waits for launched work."""
         code = code_object._code if isinstance(code_object, CodeObject) else code_object
+        grid, block = _dim3(grid, "grid"), _dim3(block, "block")
         if isinstance(args, memoryview):
             args = bytes(args)
         elif not isinstance(args, (bytes, bytearray)):
             args = list(args)
         self._dev.launch(code, kernel, grid, block, args)
 
-    def synchronize(self):
-        self._dev.synchronize()
+    def synchronize(self, stream=None):
+        """Waits for all launched work, or for the work on ``stream`` (an int handle)."""
+        if stream is None:
+            self._dev.synchronize()
+        else:
+            self._dev.synchronize_stream(_int(stream, "stream", 0, 2**64 - 1))
+
+    def create_stream(self):
+        """A new stream's int handle (destroy it with destroy_stream)."""
+        return self._dev.create_stream()
+
+    def destroy_stream(self, stream):
+        self._dev.destroy_stream(_int(stream, "stream", 0, 2**64 - 1))
+
+    def set_mode(self, mode, params=""):
+        """Emulator only: "functional" (the default) or "timing" (the cycle-approximate
+        CU model of docs/timing-model.md; figures it reports are modeled). ``params``
+        overrides timing parameters, "NAME=VALUE,..."."""
+        self._dev.set_mode(mode, params)
+
+    def timing_reports(self):
+        """The reports (dicts) of the timing-mode launches since the last call."""
+        return self._dev.timing_reports()
 
     def __repr__(self):
         return f"Device({self.kind!r}: {self.description})"

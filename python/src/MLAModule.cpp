@@ -16,6 +16,7 @@
 #include "mla/Runtime/Decoder.h"
 #include "mla/Runtime/Device.h"
 #include "mla/Target/GFX950/GFX950.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -128,6 +129,18 @@ py::dict kernelInfo(const rt::KernelInfo &k) {
   return d;
 }
 
+/// Only plain numeric dtypes (bool, integers, floats, complex; no fields) may be
+/// copied to or from device memory: the bytes of an object array are Python object
+/// pointers, and writing device bytes into them crashes the interpreter.
+void checkPlainDtype(const py::dtype &dtype, const char *what) {
+  const char kind = dtype.kind();
+  if (std::string("biufc").find(kind) == std::string::npos || dtype.has_fields() ||
+      dtype.itemsize() <= 0)
+    throw py::value_error(std::string(what) + ": expected a plain numeric dtype (bool, " +
+                          "integer, float or complex), got " +
+                          std::string(py::str(static_cast<const py::handle &>(dtype))));
+}
+
 /// A typed kernel argument from Python: a KernelArg, or a Buffer (its pointer).
 rt::KernelArg toKernelArg(const py::handle &item, size_t index) {
   if (py::isinstance<rt::KernelArg>(item))
@@ -237,6 +250,145 @@ py::tuple decoderPartials(PyDecoder &self, const Array<uint16_t> &q, const Array
                         toArray(p.lsePart, {rows, heads, p.numSplits}), p.numSplits);
 }
 
+/// The host path writing into the caller's arrays: `out` bf16 bits (a uint16 view of
+/// a bf16 tensor or a uint16 array), `lse` float32 or None. Written only on success.
+int decoderRunInto(PyDecoder &self, const Array<uint16_t> &q, const Array<uint8_t> &kv,
+                   const Array<int32_t> &pages, const Array<int32_t> &indptr, float scale,
+                   float vscale, std::optional<int> numSplits, py::array out,
+                   std::optional<py::array> lse) {
+  rt::DecodeInputs in = inputs(q, kv, pages, indptr, scale, vscale);
+  auto writable = [](py::array &a, const char *name, const py::dtype &dtype,
+                     const char *dtypeName) {
+    if (!a.dtype().is(dtype) || !(a.flags() & py::array::c_style) || !a.writeable())
+      throw py::value_error(std::string(name) + ": expected a writable C-contiguous " +
+                            dtypeName + " array");
+  };
+  writable(out, "out", py::dtype::of<uint16_t>(), "uint16 (bf16 bits)");
+  if (lse)
+    writable(*lse, "lse", py::dtype::of<float>(), "float32");
+  llvm::MutableArrayRef<uint16_t> outRef(static_cast<uint16_t *>(out.mutable_data()),
+                                         size_t(out.size()));
+  llvm::MutableArrayRef<float> lseRef;
+  if (lse)
+    lseRef = {static_cast<float *>(lse->mutable_data()), size_t(lse->size())};
+  check(self.decoder->validate(in, outRef.size(), lseRef.size(), numSplits), true);
+  rt::DecodeRunInfo info;
+  {
+    py::gil_scoped_release release;
+    check(self.decoder->run(in, outRef, lseRef, numSplits, &info));
+  }
+  return info.numSplits;
+}
+
+py::dict planDict(const rt::DecodePlan &plan) {
+  py::dict d;
+  d["requests"] = plan.requests;
+  d["rows"] = plan.rows;
+  d["total_tokens"] = plan.totalTokens;
+  d["slots"] = plan.slots;
+  d["num_splits"] = plan.numSplits;
+  d["wide_kv"] = plan.wideKv;
+  d["combine"] = plan.combine;
+  d["attention_grid"] = plan.attentionGrid;
+  d["combine_grid"] = plan.combineGrid;
+  d["workspace_bytes"] = plan.workspaceBytes;
+  return d;
+}
+
+//===----------------------------------------------------------------------===//
+// DLPack (the consumer side of the ABI: dlpack.h's DLManagedTensor, version 0.x,
+// which is what `__dlpack__()` returns in a capsule named "dltensor")
+//===----------------------------------------------------------------------===//
+
+struct DLDevice {
+  int32_t deviceType;
+  int32_t deviceId;
+};
+struct DLDataType {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+};
+struct DLTensor {
+  void *data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t *shape;
+  int64_t *strides;
+  uint64_t byteOffset;
+};
+struct DLManagedTensor {
+  DLTensor tensor;
+  void *managerContext;
+  void (*deleter)(DLManagedTensor *);
+};
+
+/// A consumed DLPack tensor; the producer's deleter runs when this goes away (after
+/// every numpy view of it).
+struct PyDLPack {
+  DLManagedTensor *managed = nullptr;
+  ~PyDLPack() {
+    if (managed && managed->deleter)
+      managed->deleter(managed);
+  }
+  const DLTensor &t() const { return managed->tensor; }
+  uint64_t address() const {
+    return reinterpret_cast<uint64_t>(t().data) + t().byteOffset;
+  }
+  std::vector<int64_t> shape() const { return {t().shape, t().shape + t().ndim}; }
+  std::optional<std::vector<int64_t>> strides() const {
+    if (!t().strides)
+      return std::nullopt;
+    return std::vector<int64_t>(t().strides, t().strides + t().ndim);
+  }
+};
+
+std::shared_ptr<PyDLPack> consumeDLPack(py::capsule capsule) {
+  if (std::string(capsule.name() ? capsule.name() : "") != "dltensor")
+    throw py::value_error("expected an unconsumed DLPack capsule named 'dltensor'");
+  auto *managed = static_cast<DLManagedTensor *>(capsule.get_pointer());
+  if (!managed)
+    throw py::value_error("DLPack capsule holds a null tensor");
+  // The capsule is ours now: renaming it stops its destructor from deleting the tensor.
+  if (PyCapsule_SetName(capsule.ptr(), "used_dltensor") != 0)
+    throw py::error_already_set();
+  auto view = std::make_shared<PyDLPack>();
+  view->managed = managed;
+  if (managed->tensor.dtype.lanes != 1)
+    throw py::value_error("DLPack tensor with vector lanes is not supported");
+  return view;
+}
+
+/// A numpy array over a CPU DLPack tensor's memory (no copy). bfloat16 (DLPack code 4)
+/// comes out as its uint16 bits; the other codes as numpy's dtype of that kind/size.
+py::array dlpackArray(const std::shared_ptr<PyDLPack> &view) {
+  const DLTensor &t = view->t();
+  if (t.device.deviceType != 1 && t.device.deviceType != 3) // kDLCPU, kDLCUDAHost
+    throw py::value_error("not a host (CPU) tensor");
+  std::string format;
+  switch (t.dtype.code) {
+  case 0: format = "i"; break; // kDLInt
+  case 1: format = "u"; break; // kDLUInt
+  case 2: format = "f"; break; // kDLFloat
+  case 4: format = "u"; break; // kDLBfloat: its bits
+  case 6: format = "b"; break; // kDLBool
+  default:
+    throw py::value_error("DLPack dtype code " + std::to_string(t.dtype.code) +
+                          " is not supported");
+  }
+  py::dtype dtype(format + std::to_string(t.dtype.bits / 8));
+  std::vector<py::ssize_t> shape(t.shape, t.shape + t.ndim), strides(size_t(t.ndim));
+  py::ssize_t step = dtype.itemsize();
+  for (int i = t.ndim - 1; i >= 0; --i) {
+    strides[size_t(i)] = t.strides ? py::ssize_t(t.strides[i]) * dtype.itemsize() : step;
+    step *= py::ssize_t(t.shape[i]);
+  }
+  // The base keeps the tensor alive as long as the array.
+  py::object base = py::cast(view);
+  return py::array(dtype, shape, strides, reinterpret_cast<void *>(view->address()), base);
+}
+
 //===----------------------------------------------------------------------===//
 // Reference
 //===----------------------------------------------------------------------===//
@@ -263,6 +415,7 @@ PYBIND11_MODULE(_mla, m) {
   m.def("compiler_version", [] { return std::string(compilerVersion()); });
   m.attr("NUM_CUS") = gfx950::kNumCUs;
   m.attr("MAX_SPLITS") = rt::kMaxSplits;
+  m.attr("COMBINE_SLICES") = kernel::kCombineSplitLanes;
 
   // Codecs, element-wise over arrays (the reference's bit-exact conversions).
   m.def("f32_to_bf16", [](const Array<float> &x) {
@@ -365,7 +518,8 @@ PYBIND11_MODULE(_mla, m) {
       .def(py::init([](const std::string &which) {
              auto d = std::make_shared<PyDevice>();
              d->device = std::shared_ptr<rt::Device>(
-                 unwrap(rt::Device::open(which, &d->note), which != "hip"));
+                 unwrap(rt::Device::open(which, &d->note),
+                        which != "hip" && which.rfind("hip:", 0) != 0));
              return d;
            }),
            py::arg("kind") = "auto")
@@ -387,6 +541,7 @@ PYBIND11_MODULE(_mla, m) {
              py::array a = py::array::ensure(array, py::array::c_style);
              if (!a)
                throw py::value_error("upload: expected an array");
+             checkPlainDtype(a.dtype(), "upload");
              uint64_t bytes = uint64_t(a.nbytes());
              if (!buffer) {
                buffer = std::make_shared<PyBuffer>();
@@ -407,7 +562,9 @@ PYBIND11_MODULE(_mla, m) {
                dims.push_back(shape.cast<py::ssize_t>());
              else
                dims = shape.cast<std::vector<py::ssize_t>>();
-             py::array result(py::dtype::from_args(dtype), dims);
+             py::dtype dt = py::dtype::from_args(dtype);
+             checkPlainDtype(dt, "dtype");
+             py::array result(dt, dims);
              check(d.device->copyFrom(result.mutable_data(), buffer.buffer,
                                       uint64_t(result.nbytes()), offset),
                    true);
@@ -416,7 +573,61 @@ PYBIND11_MODULE(_mla, m) {
            py::arg("buffer"), py::arg("dtype"), py::arg("shape"), py::arg("offset") = 0)
       .def("launch", &launch, py::arg("code_object"), py::arg("kernel"), py::arg("grid"),
            py::arg("block"), py::arg("args"))
-      .def("synchronize", [](PyDevice &d) { check(d.device->synchronize()); });
+      .def("synchronize", [](PyDevice &d) { check(d.device->synchronize()); })
+      .def("create_stream", [](PyDevice &d) { return unwrap(d.device->createStream()).handle; })
+      .def("destroy_stream",
+           [](PyDevice &d, uint64_t s) { check(d.device->destroyStream(rt::Stream{s}), true); })
+      .def("synchronize_stream", [](PyDevice &d, uint64_t s) {
+        py::gil_scoped_release release;
+        check(d.device->synchronizeStream(rt::Stream{s}));
+      })
+      .def("set_mode",
+           [](PyDevice &d, const std::string &mode, const std::string &params) {
+             rt::EmulatorOptions options = d.device->emulatorOptions();
+             if (mode == "timing")
+               options.mode = rt::EmulatorMode::Timing;
+             else if (mode == "functional")
+               options.mode = rt::EmulatorMode::Functional;
+             else
+               throw py::value_error("mode: expected 'functional' or 'timing', got '" + mode +
+                                     "'");
+             options.params = rt::TimingParams();
+             if (llvm::Error e = options.params.applyOverrides(params))
+               throw py::value_error(llvm::toString(std::move(e)));
+             check(d.device->setEmulatorOptions(options), true);
+           },
+           py::arg("mode"), py::arg("params") = "")
+      .def("timing_reports", [](PyDevice &d) {
+        py::list result;
+        for (const rt::TimingReport &r : d.device->takeTimingReports()) {
+          py::dict report;
+          report["kernel"] = r.kernel;
+          report["grid_workgroups"] = r.gridWorkgroups;
+          report["simulated_workgroups"] = r.simulatedWorkgroups;
+          report["max_cu_cycles"] = r.maxCuCycles();
+          py::list cus;
+          for (const rt::CuTiming &cu : r.cus)
+            cus.append(cu.cycles);
+          report["cu_cycles"] = cus;
+          py::dict stalls;
+          auto total = r.totalStalls();
+          for (unsigned c = 0; c < rt::kNumStallCauses; ++c)
+            stalls[rt::stallCauseName(rt::StallCause(c))] = total[c];
+          report["stall_cycles"] = stalls;
+          report["hbm_read_bytes"] = r.hbmReadBytes;
+          report["l2_hit_bytes"] = r.l2HitBytes;
+          report["infinity_cache_hit_bytes"] = r.mallHitBytes;
+          report["write_bytes"] = r.writeBytes;
+          report["lds_bytes"] = r.ldsBytes;
+          report["lds_conflict_cycles"] = r.ldsConflictCycles;
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          r.print(os, d.device->emulatorOptions().params.clockGHz);
+          report["summary"] = text;
+          result.append(report);
+        }
+        return result;
+      });
 
   // --- Decoder ---
   py::class_<PyDecoder>(m, "Decoder")
@@ -462,13 +673,84 @@ PYBIND11_MODULE(_mla, m) {
       .def_property_readonly("cache_note",
                              [](const PyDecoder &d) { return d.decoder->kernels().note; })
       .def("run", &decoderRun)
+      .def("run_into", &decoderRunInto)
       .def("partials", &decoderPartials)
       .def("choose_num_splits", [](const PyDecoder &d, const Array<int32_t> &indptr) {
-        if (indptr.size() < 1)
-          throw py::value_error("indptr: must hold B + 1 >= 1 entries");
+        check(rt::validateIndptr(view(indptr)), true);
         return rt::chooseNumSplits(view(indptr), d.decoder->config().heads,
                                    d.decoder->config().qlen, gfx950::kNumCUs);
+      })
+      .def("plan",
+           [](PyDecoder &d, const Array<int32_t> &indptr, uint64_t slots,
+              std::optional<int> numSplits) {
+             // Argument errors first (ValueError); what remains is compilation's.
+             check(rt::validateIndptr(view(indptr)), true);
+             if (numSplits && (*numSplits < 1 || *numSplits > rt::kMaxSplits))
+               throw py::value_error("num_splits: must be in 1.." +
+                                     std::to_string(rt::kMaxSplits) + ", got " +
+                                     std::to_string(*numSplits));
+             llvm::Expected<rt::DecodePlan> plan =
+                 llvm::createStringError(llvm::inconvertibleErrorCode(), "");
+             {
+               py::gil_scoped_release release;
+               plan = d.decoder->plan(view(indptr), slots, numSplits);
+             }
+             return unwrap(std::move(plan));
+           })
+      .def("workspace_bytes",
+           [](const PyDecoder &d, int64_t maxRequests, int maxSplits) {
+             return d.decoder->workspaceBytes(maxRequests, maxSplits);
+           })
+      .def("run_device",
+           [](PyDecoder &d, const rt::DecodePlan &plan, uint64_t q, uint64_t kv, uint64_t pages,
+              uint64_t indptr, uint64_t out, uint64_t lse, float scale, float vscale,
+              uint64_t workspace, uint64_t workspaceBytes, uint64_t stream) {
+             rt::DeviceDecodeArgs a;
+             a.q = q;
+             a.kv = kv;
+             a.pages = pages;
+             a.indptr = indptr;
+             a.out = out;
+             a.lse = lse;
+             a.scale = scale;
+             a.vscale = vscale;
+             a.workspace = workspace;
+             a.workspaceBytes = workspaceBytes;
+             llvm::Error e = llvm::Error::success();
+             {
+               py::gil_scoped_release release;
+               e = d.decoder->run(plan, a, rt::Stream{stream});
+             }
+             // run() checks only its arguments before launching: its errors are the caller's.
+             check(std::move(e), true);
+           });
+  py::class_<rt::DecodePlan>(m, "DecodePlan")
+      .def_readonly("num_splits", &rt::DecodePlan::numSplits)
+      .def_readonly("requests", &rt::DecodePlan::requests)
+      .def_readonly("rows", &rt::DecodePlan::rows)
+      .def_readonly("total_tokens", &rt::DecodePlan::totalTokens)
+      .def_readonly("slots", &rt::DecodePlan::slots)
+      .def_readonly("wide_kv", &rt::DecodePlan::wideKv)
+      .def_readonly("combine", &rt::DecodePlan::combine)
+      .def_readonly("workspace_bytes", &rt::DecodePlan::workspaceBytes)
+      .def("as_dict", &planDict)
+      .def("__repr__", [](const rt::DecodePlan &p) {
+        return "DecodePlan(requests=" + std::to_string(p.requests) +
+               ", num_splits=" + std::to_string(p.numSplits) +
+               (p.combine ? ", combine" : ", attention writes out/lse") +
+               (p.wideKv ? ", wide KV" : "") +
+               ", workspace_bytes=" + std::to_string(p.workspaceBytes) + ")";
       });
+  py::class_<PyDLPack, std::shared_ptr<PyDLPack>>(m, "DLPackTensor")
+      .def_property_readonly("device_type", [](const PyDLPack &v) { return v.t().device.deviceType; })
+      .def_property_readonly("device_id", [](const PyDLPack &v) { return v.t().device.deviceId; })
+      .def_property_readonly("code", [](const PyDLPack &v) { return int(v.t().dtype.code); })
+      .def_property_readonly("bits", [](const PyDLPack &v) { return int(v.t().dtype.bits); })
+      .def_property_readonly("shape", &PyDLPack::shape)
+      .def_property_readonly("strides", &PyDLPack::strides)
+      .def_property_readonly("address", &PyDLPack::address)
+      .def("array", &dlpackArray);
+  m.def("consume_dlpack", &consumeDLPack);
   m.def("cache_directory", &rt::cacheDirectory);
   m.def("clear_memory_cache", &rt::clearDecodeKernelMemoryCache);
 

@@ -10,7 +10,8 @@ def test_import_surface():
     for name in ("Decoder", "bf16", "from_bf16", "e4m3", "from_e4m3", "reference", "runtime"):
         assert hasattr(mla, name), name
     assert mla.NUM_CUS == 256
-    assert mla.MAX_SPLITS == 64
+    assert mla.MAX_SPLITS == 256
+    assert mla.COMBINE_SLICES == 8
 
 
 def test_bf16_round_to_nearest_even():
@@ -95,7 +96,7 @@ def test_default_splits_use_the_heuristic(decoder):
     out, lse = dec(*args_of(p))
     chosen = dec.choose_num_splits(p["indptr"])
     assert dec.last_num_splits == chosen
-    assert 1 <= chosen <= 64
+    assert 1 <= chosen <= mla.MAX_SPLITS
     model_out, model_lse = mla.reference.model(*args_of(p), num_splits=chosen)
     assert bf16_ulp_distance(out, model_out) <= 1.0
 
@@ -122,3 +123,26 @@ def test_out_arrays_are_filled(decoder):
     assert r_out is out and r_lse is lse
     ref_out, ref_lse = dec(*args_of(p), num_splits=2)
     assert np.array_equal(out, ref_out) and np.array_equal(lse, ref_lse)
+
+
+def test_timing_mode_identical_and_reported():
+    """The emulator's timing mode (docs/timing-model.md) gives the same outputs as the
+    functional mode and reports modeled cycles for both launches."""
+    p = mla.reference.make_problem(12, 2, [129, 40], seed=5)
+    functional = mla.Decoder(heads=12, qlen=2, device=mla.runtime.Device("emu"))
+    out_f, lse_f = functional(*args_of(p), num_splits=2)
+    dev = mla.runtime.Device("emu")
+    dev.set_mode("timing", "hbmLatency=900")
+    timed = mla.Decoder(heads=12, qlen=2, device=dev)
+    out_t, lse_t = timed(*args_of(p), num_splits=2)
+    assert np.array_equal(out_f, out_t)
+    assert np.array_equal(lse_f, lse_t)
+    reports = dev.timing_reports()
+    assert [r["kernel"] for r in reports] == ["mla_attn", "mla_combine"]
+    assert all(r["max_cu_cycles"] > 0 for r in reports)
+    assert reports[0]["stall_cycles"]["vmcnt"] > 0
+    assert "modeled" in reports[0]["summary"]
+    with pytest.raises(ValueError, match="unknown timing parameter 'nope'"):
+        dev.set_mode("timing", "nope=1")
+    with pytest.raises(ValueError, match="expected 'functional' or 'timing'"):
+        dev.set_mode("fast")

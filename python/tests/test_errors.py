@@ -28,10 +28,10 @@ def cases(p):
     return [
         ("q_heads", variant(p, q=p["q"][:, :8]), {}, r"q: expected shape \[S, 12, 576\]"),
         ("q_rows", variant(p, q=p["q"][:2]), {}, r"q: expected \[S=3"),
-        ("q_dtype", variant(p, q=p["q"].astype(np.int16)), {}, r"q: expected uint16"),
+        ("q_dtype", variant(p, q=p["q"].astype(np.int16)), {}, r"q: expected bfloat16, uint16"),
         ("q_nan", variant(p, q=q_nan), {}, r"q: element .* not finite"),
         ("kv_width", variant(p, kv=p["kv"][:, :512]), {}, r"kv: expected shape"),
-        ("kv_dtype", variant(p, kv=p["kv"].astype(np.float32)), {}, r"kv: expected uint8"),
+        ("kv_dtype", variant(p, kv=p["kv"].astype(np.float32)), {}, r"kv: expected float8_e4m3fn or uint8"),
         ("page_out_of_pool", variant(p, pages=bad_pages), {},
          r"pages: pages\[3\] = %d is outside the KV pool" % slots),
         ("page_negative", variant(p, pages=neg_pages), {}, r"pages: pages\[0\] = -1"),
@@ -44,8 +44,8 @@ def cases(p):
         ("indptr_empty", variant(p, indptr=np.zeros(0, np.int32)), {}, r"indptr: must hold"),
         ("scale_nan", variant(p, scale=float("nan")), {}, r"scale: must be finite"),
         ("vscale_inf", variant(p, vscale=float("inf")), {}, r"vscale: must be finite"),
-        ("splits_zero", p, {"num_splits": 0}, r"num_splits: must be in 1\.\.64, got 0"),
-        ("splits_65", p, {"num_splits": 65}, r"num_splits: must be in 1\.\.64, got 65"),
+        ("splits_zero", p, {"num_splits": 0}, r"num_splits: must be in 1\.\.256, got 0"),
+        ("splits_257", p, {"num_splits": 257}, r"num_splits: must be in 1\.\.256, got 257"),
         ("splits_type", p, {"num_splits": 2.5}, r"num_splits: expected an int"),
     ]
 

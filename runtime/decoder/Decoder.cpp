@@ -1,7 +1,7 @@
 //===- Decoder.cpp - The user-facing split-KV MLA decode call -------------===//
 //
-// Kernel caches (memory, disk), argument validation, the split-count heuristic and
-// the two launches. See mla/Runtime/Decoder.h and docs/decoder.md.
+// Argument validation, the plan and the two launches (the kernel caches are in
+// KernelCache.cpp, the split count comes from SplitPolicy.cpp). See mla/Runtime/Decoder.h and docs/decoder.md.
 //
 //===----------------------------------------------------------------------===//
 #include "mla/Runtime/Decoder.h"
@@ -10,21 +10,12 @@
 #include "mla/Target/GFX950/GFX950.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <map>
-#include <mutex>
 #include <sstream>
+#include <tuple>
 
 using namespace llvm;
 using namespace mla;
@@ -36,249 +27,7 @@ Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorC
 constexpr int64_t kHeadDim = 576;
 constexpr int64_t kValueDim = 512;
 constexpr int64_t kBlockTokens = 128;
-
-//===----------------------------------------------------------------------===//
-// Kernel caches
-//===----------------------------------------------------------------------===//
-
-/// The cache key: configuration and compiler version, so a compiler change never
-/// reuses stale code.
-std::string cacheKey(const DecodeConfig &config) {
-  return config.key() + ";" + compilerVersion();
-}
-
-/// FNV-1a, 64-bit: detects corrupt or truncated cache entries (not an integrity
-/// guarantee against tampering; the cache directory is the user's own).
-uint64_t fnv1a64(const void *data, size_t size, uint64_t hash = 0xcbf29ce484222325ull) {
-  const auto *p = static_cast<const uint8_t *>(data);
-  for (size_t i = 0; i < size; ++i) {
-    hash ^= p[i];
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
-}
-
-/// Disk entry layout: magic (8 B) | key length (u32 LE) | key | payload length
-/// (u64 LE) | FNV-1a 64 of key and payload (u64 LE) | payload (the code object).
-constexpr char kMagic[8] = {'M', 'L', 'A', 'C', 'O', 'D', 'E', '1'};
-
-std::string cacheFileName(const std::string &key) {
-  std::string name;
-  for (char c : key)
-    name += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_';
-  return name + ".mlaco";
-}
-
-template <typename T> void appendLE(std::string &out, T value) {
-  for (size_t i = 0; i < sizeof(T); ++i)
-    out += char((uint64_t(value) >> (8 * i)) & 0xff);
-}
-template <typename T> bool readLE(StringRef &in, T &value) {
-  if (in.size() < sizeof(T))
-    return false;
-  uint64_t v = 0;
-  for (size_t i = 0; i < sizeof(T); ++i)
-    v |= uint64_t(uint8_t(in[i])) << (8 * i);
-  value = T(v);
-  in = in.drop_front(sizeof(T));
-  return true;
-}
-
-/// Parses a disk entry; the error says what is wrong with it.
-Expected<std::vector<uint8_t>> parseEntry(StringRef data, const std::string &key) {
-  if (data.size() < sizeof(kMagic) || std::memcmp(data.data(), kMagic, sizeof(kMagic)))
-    return makeError("bad magic");
-  data = data.drop_front(sizeof(kMagic));
-  uint32_t keyLength = 0;
-  if (!readLE(data, keyLength) || data.size() < keyLength)
-    return makeError("truncated header");
-  StringRef storedKey = data.take_front(keyLength);
-  data = data.drop_front(keyLength);
-  if (storedKey != key)
-    return makeError("entry is for '" + storedKey + "'");
-  uint64_t length = 0, checksum = 0;
-  if (!readLE(data, length) || !readLE(data, checksum))
-    return makeError("truncated header");
-  if (data.size() != length)
-    return makeError("payload is " + Twine(data.size()) + " bytes, header says " +
-                     Twine(length));
-  uint64_t hash = fnv1a64(data.data(), data.size(), fnv1a64(key.data(), key.size()));
-  if (hash != checksum)
-    return makeError("checksum mismatch");
-  return std::vector<uint8_t>(data.bytes_begin(), data.bytes_end());
-}
-
-/// Writes an entry atomically (temporary file, then rename), so a concurrent reader
-/// never sees half an entry. Failure to write is not an error for the caller.
-std::string writeEntry(const std::string &dir, const std::string &key,
-                       ArrayRef<uint8_t> payload) {
-  if (std::error_code ec = sys::fs::create_directories(dir))
-    return "cannot create cache directory " + dir + ": " + ec.message();
-  std::string blob(kMagic, sizeof(kMagic));
-  appendLE<uint32_t>(blob, uint32_t(key.size()));
-  blob += key;
-  appendLE<uint64_t>(blob, payload.size());
-  appendLE<uint64_t>(blob, fnv1a64(payload.data(), payload.size(),
-                                   fnv1a64(key.data(), key.size())));
-  blob.append(reinterpret_cast<const char *>(payload.data()), payload.size());
-  SmallString<256> path(dir);
-  sys::path::append(path, cacheFileName(key));
-  std::string tmp = (path + ".tmp" + Twine(sys::Process::getProcessId())).str();
-  {
-    std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
-    os.write(blob.data(), std::streamsize(blob.size()));
-    if (!os)
-      return "cannot write cache entry " + tmp;
-  }
-  if (std::error_code ec = sys::fs::rename(tmp, path)) {
-    sys::fs::remove(tmp);
-    return "cannot write cache entry " + std::string(path) + ": " + ec.message();
-  }
-  return "";
-}
-
-std::mutex cacheMutex;
-std::map<std::string, std::shared_ptr<const CodeObject>> &memoryCache() {
-  static std::map<std::string, std::shared_ptr<const CodeObject>> cache;
-  return cache;
-}
-
-/// Loads a code object and checks it holds both decode kernels.
-Expected<std::shared_ptr<const CodeObject>> loadKernels(ArrayRef<uint8_t> bytes,
-                                                        const std::string &description) {
-  auto code = CodeObject::loadFromMemory(bytes, description);
-  if (!code)
-    return code.takeError();
-  for (const char *name : {"mla_attn", "mla_combine"})
-    if (auto k = (*code)->getKernel(name); !k)
-      return k.takeError();
-  return std::shared_ptr<const CodeObject>(std::move(*code));
-}
-
 } // namespace
-
-std::string mla::rt::cacheDirectory() {
-  if (const char *dir = std::getenv("MLA_CACHE_DIR"); dir && *dir)
-    return dir;
-  if (const char *dir = std::getenv("XDG_CACHE_HOME"); dir && *dir)
-    return (Twine(dir) + "/mla").str();
-  if (const char *home = std::getenv("HOME"); home && *home)
-    return (Twine(home) + "/.cache/mla").str();
-  return "";
-}
-
-void mla::rt::clearDecodeKernelMemoryCache() {
-  std::lock_guard<std::mutex> lock(cacheMutex);
-  memoryCache().clear();
-}
-
-Expected<CompiledKernels> mla::rt::getDecodeKernels(const DecodeConfig &config,
-                                                    const std::string &cacheDir) {
-  std::string key = cacheKey(config);
-  // One compilation at a time; a second caller for the same key then hits memory.
-  std::lock_guard<std::mutex> lock(cacheMutex);
-  CompiledKernels result;
-  if (auto it = memoryCache().find(key); it != memoryCache().end()) {
-    result.code = it->second;
-    result.source = KernelSource::MemoryCache;
-    return result;
-  }
-  std::string path;
-  if (!cacheDir.empty()) {
-    SmallString<256> p(cacheDir);
-    sys::path::append(p, cacheFileName(key));
-    path = std::string(p);
-    if (sys::fs::exists(path)) {
-      auto buffer = MemoryBuffer::getFile(path, /*IsText=*/false,
-                                          /*RequiresNullTerminator=*/false);
-      Expected<std::shared_ptr<const CodeObject>> code = makeError("unreadable");
-      if (buffer) {
-        auto bytes = parseEntry((*buffer)->getBuffer(), key);
-        code = bytes ? loadKernels(*bytes, path) : bytes.takeError();
-      } else {
-        code = makeError(buffer.getError().message());
-      }
-      if (code) {
-        result.code = *code;
-        result.source = KernelSource::DiskCache;
-        memoryCache()[key] = result.code;
-        return result;
-      }
-      result.note = "cache entry " + path + " is corrupt (" + toString(code.takeError()) +
-                    "); rebuilt it";
-    }
-  }
-  auto compiled = compileDecodeKernels(config);
-  if (!compiled)
-    return compiled.takeError();
-  ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>(compiled->codeObject.data()),
-                          compiled->codeObject.size());
-  auto code = loadKernels(bytes, config.key());
-  if (!code)
-    return code.takeError();
-  result.code = *code;
-  result.source = KernelSource::Compiled;
-  memoryCache()[key] = result.code;
-  if (!cacheDir.empty()) {
-    std::string why = writeEntry(cacheDir, key, bytes);
-    if (!why.empty())
-      result.note += (result.note.empty() ? "" : "; ") + why;
-  }
-  return result;
-}
-
-//===----------------------------------------------------------------------===//
-// The split-count heuristic
-//===----------------------------------------------------------------------===//
-
-int mla::rt::chooseNumSplits(ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
-                             unsigned numCUs) {
-  // Cost unit: one 128-token block of one CTA. A CTA also pays a fixed prologue
-  // (Q load and split, first DMA) and epilogue (reduction, stores) of about two
-  // blocks; the combine costs a launch of about four blocks plus a small per-split
-  // term for every output row. The estimate is the larger of the perfect-balance
-  // bound (all work over the CUs, one CTA per CU: the 147 KiB of LDS allow no
-  // second) and the longest CTA; whole waves of CTAs are counted, since a
-  // partially filled last wave leaves CUs idle.
-  constexpr double kCtaOverhead = 2.0, kCombineLaunch = 4.0, kCombinePerSplitRow = 0.01;
-  const int64_t groups = kernel::headGroups(heads, qlen);
-  const int64_t requests = int64_t(indptr.size()) - 1;
-  if (requests <= 0)
-    return 1;
-  double bestTime = 0;
-  int best = 1;
-  for (int ns = 1; ns <= kMaxSplits; ++ns) {
-    double work = 0, longest = 0;
-    bool useless = true; // no request has more than ns - 1 blocks: ns adds only cost
-    for (int64_t b = 0; b < requests; ++b) {
-      int64_t seq = indptr[b + 1] - indptr[b];
-      int64_t blocks = (seq + kBlockTokens - 1) / kBlockTokens;
-      int64_t chunkBlocks = (blocks + ns - 1) / ns; // chunk_b in blocks
-      if (blocks >= ns)
-        useless = false;
-      // Splits with tokens do chunkBlocks (the last maybe fewer); the rest only
-      // pay the overhead.
-      work += double(blocks) + kCtaOverhead * ns;
-      longest = std::max(longest, double(chunkBlocks) + kCtaOverhead);
-    }
-    if (ns > 1 && useless)
-      break; // every request already has a split per block
-    work *= double(groups);
-    double ctas = double(requests) * ns * groups;
-    double waves = std::ceil(ctas / numCUs);
-    double attention = std::max({work / numCUs, longest, waves * kCtaOverhead});
-    double combine = kCombineLaunch + kCombinePerSplitRow * double(requests * qlen) *
-                                          double(heads) * ns / numCUs;
-    double time = attention + combine;
-    // Strictly better by 2 %: ties and noise keep the smaller split count, whose
-    // combine is cheaper and whose partials are smaller.
-    if (ns == 1 || time < bestTime * 0.98) {
-      bestTime = time;
-      best = ns;
-    }
-  }
-  return best;
-}
 
 //===----------------------------------------------------------------------===//
 // Decoder
@@ -306,6 +55,7 @@ Expected<std::unique_ptr<Decoder>> Decoder::create(Device &device, const DecodeC
 Expected<const CodeObject *> Decoder::codeFor(bool wideKv) {
   if (wideKv == config_.wideKv)
     return kernels_.code.get();
+  std::lock_guard<std::mutex> lock(mutex_);
   if (!wideKernels_) {
     DecodeConfig wide = config_;
     wide.wideKv = true;
@@ -317,21 +67,51 @@ Expected<const CodeObject *> Decoder::codeFor(bool wideKv) {
   return wideKernels_->code.get();
 }
 
+Error mla::rt::validateIndptr(ArrayRef<int32_t> indptr) {
+  if (indptr.empty())
+    return makeError("indptr: must hold B + 1 >= 1 entries, got an empty array");
+  const int64_t requests = int64_t(indptr.size()) - 1;
+  if (requests > 4096)
+    return makeError("indptr: " + Twine(requests) + " requests; at most 4096 are supported");
+  if (indptr[0] != 0)
+    return makeError("indptr: indptr[0] must be 0, got " + Twine(indptr[0]));
+  for (int64_t b = 0; b < requests; ++b)
+    if (indptr[b + 1] < indptr[b])
+      return makeError("indptr: must be non-decreasing, but indptr[" + Twine(b + 1) +
+                       "] = " + Twine(indptr[b + 1]) + " < indptr[" + Twine(b) +
+                       "] = " + Twine(indptr[b]));
+  return Error::success();
+}
+
+namespace {
+/// The longest request's 128-token block count.
+int64_t longestBlocks(ArrayRef<int32_t> indptr) {
+  int64_t longest = 0;
+  for (size_t b = 0; b + 1 < indptr.size(); ++b)
+    longest = std::max<int64_t>(longest,
+                                (int64_t(indptr[b + 1]) - indptr[b] + kBlockTokens - 1) /
+                                    kBlockTokens);
+  return longest;
+}
+
+uint64_t alignTo256(uint64_t bytes) { return (bytes + 255) & ~uint64_t(255); }
+
+/// Workspace layout for `rows` rows of `heads` heads and `ns` splits: o_part bf16
+/// [S, H, NS, 512], then lse_part f32 [S, H, NS] at a 256-byte boundary.
+uint64_t oPartBytes(int64_t rows, int64_t heads, int ns) {
+  return alignTo256(uint64_t(rows) * heads * ns * kValueDim * 2);
+}
+uint64_t lsePartBytes(int64_t rows, int64_t heads, int ns) {
+  return alignTo256(uint64_t(rows) * heads * ns * 4);
+}
+} // namespace
+
 Error Decoder::validate(const DecodeInputs &in, size_t outElements, size_t lseElements,
                         std::optional<int> numSplits) const {
   const int64_t heads = config_.heads, qlen = config_.qlen;
-  if (in.indptr.empty())
-    return makeError("indptr: must hold B + 1 >= 1 entries, got an empty array");
+  if (Error e = validateIndptr(in.indptr))
+    return e;
   const int64_t requests = int64_t(in.indptr.size()) - 1;
-  if (requests > 4096)
-    return makeError("indptr: " + Twine(requests) + " requests; at most 4096 are supported");
-  if (in.indptr[0] != 0)
-    return makeError("indptr: indptr[0] must be 0, got " + Twine(in.indptr[0]));
-  for (int64_t b = 0; b < requests; ++b)
-    if (in.indptr[b + 1] < in.indptr[b])
-      return makeError("indptr: must be non-decreasing, but indptr[" + Twine(b + 1) +
-                       "] = " + Twine(in.indptr[b + 1]) + " < indptr[" + Twine(b) +
-                       "] = " + Twine(in.indptr[b]));
   if (uint64_t(in.indptr.back()) != in.pages.size())
     return makeError("indptr: indptr[B] = " + Twine(in.indptr.back()) +
                      " must equal the number of pages (" + Twine(in.pages.size()) + ")");
@@ -373,125 +153,240 @@ Error Decoder::validate(const DecodeInputs &in, size_t outElements, size_t lseEl
   return Error::success();
 }
 
-namespace {
-/// Device buffers freed on scope exit.
-class Buffers {
-public:
-  explicit Buffers(Device &device) : device(device) {}
-  ~Buffers() {
-    for (Buffer b : owned)
-      consumeError(device.free(b));
-  }
-  Expected<Buffer> make(const void *data, uint64_t bytes) {
-    // Never a zero-byte allocation: an empty batch still passes valid pointers.
-    auto b = device.alloc(std::max<uint64_t>(bytes, 16));
-    if (!b)
-      return b.takeError();
-    owned.push_back(*b);
-    if (data && bytes)
-      if (Error e = device.copyTo(*b, data, bytes))
-        return std::move(e);
-    return *b;
-  }
+uint64_t Decoder::workspaceBytes(int64_t maxRequests, int maxSplits) const {
+  const int64_t rows = std::max<int64_t>(maxRequests, 0) * config_.qlen;
+  const int ns = std::max(maxSplits, 1);
+  // The largest layout: o_part, lse_part, lse scratch (every smaller plan fits).
+  return oPartBytes(rows, config_.heads, ns) + lsePartBytes(rows, config_.heads, ns) +
+         lsePartBytes(rows, config_.heads, 1);
+}
 
-private:
-  Device &device;
-  std::vector<Buffer> owned;
-};
-} // namespace
+Expected<DecodePlan> Decoder::plan(ArrayRef<int32_t> indptr, uint64_t slots,
+                                   std::optional<int> numSplits) {
+  return makePlan(indptr, slots, numSplits, /*partialsOnly=*/false);
+}
 
-Error Decoder::launchAll(const DecodeInputs &in, int numSplits, bool combine,
-                         std::vector<uint16_t> &oPart, std::vector<float> &lsePart,
-                         std::vector<uint16_t> &out, std::vector<float> &lse,
-                         DecodeRunInfo *info) {
+Expected<DecodePlan> Decoder::makePlan(ArrayRef<int32_t> indptr, uint64_t slots,
+                                       std::optional<int> numSplits, bool partialsOnly) {
+  if (Error e = validateIndptr(indptr))
+    return std::move(e);
+  if (numSplits && (*numSplits < 1 || *numSplits > kMaxSplits))
+    return makeError("num_splits: must be in 1.." + Twine(kMaxSplits) + ", got " +
+                     Twine(*numSplits));
   const int64_t heads = config_.heads, qlen = config_.qlen;
-  const int64_t requests = int64_t(in.indptr.size()) - 1, rows = requests * qlen;
-  const uint64_t slots = in.kv.size() / kHeadDim;
-  const bool wide = config_.wideKv || needsWideKv(slots);
-  auto code = codeFor(wide);
+  DecodePlan plan;
+  plan.requests = int64_t(indptr.size()) - 1;
+  plan.rows = plan.requests * qlen;
+  plan.totalTokens = indptr.back();
+  plan.slots = slots;
+  plan.owner = this;
+  plan.partialsOnly = partialsOnly;
+  // The one split-count choice (the heuristic lives with chooseNumSplits).
+  int ns = numSplits ? *numSplits : chooseNumSplits(indptr, heads, qlen, gfx950::kNumCUs);
+  // Splits past the longest request's block count would see no token (a split covers
+  // at least one 128-token block), so they change nothing but the cost. The partials
+  // path keeps the count it was asked for: its caller sees every split.
+  if (!partialsOnly)
+    ns = int(std::min<int64_t>(ns, std::max<int64_t>(longestBlocks(indptr), 1)));
+  plan.numSplits = ns;
+  plan.combine = ns > 1 && !partialsOnly;
+  plan.wideKv = config_.wideKv || needsWideKv(slots);
+  auto code = codeFor(plan.wideKv);
   if (!code)
     return code.takeError();
-  oPart.assign(rows * heads * numSplits * kValueDim, 0);
-  lsePart.assign(rows * heads * numSplits, 0.0f);
-  if (combine) {
-    out.assign(rows * heads * kValueDim, 0);
-    lse.assign(config_.combineLse ? rows * heads : 0, 0.0f);
+  plan.code = *code;
+  // Load the kernels now, so that run() never does.
+  if (Error e = device_.prepare(*plan.code))
+    return std::move(e);
+  if (plan.requests > 0) {
+    plan.attentionGrid = uint32_t(
+        kernel::attentionGridSize(plan.requests, ns, heads, qlen, gfx950::kNumXcds));
+    plan.combineGrid = plan.combine ? uint32_t(kernel::combineGridSize(plan.rows, heads)) : 0;
   }
-  if (info) {
-    info->numSplits = numSplits;
-    info->wideKv = wide;
+  // Workspace: [o_part, lse_part] when the attention kernel writes partials, then an
+  // lse scratch row set for a caller who wants no lse (the kernels always write one).
+  uint64_t offset = 0;
+  if (plan.combine || partialsOnly) {
+    plan.lsePartOffset = oPartBytes(plan.rows, heads, ns);
+    offset = plan.lsePartOffset + lsePartBytes(plan.rows, heads, ns);
   }
-  if (requests == 0)
-    return Error::success(); // nothing to launch: S = 0
+  plan.lseScratchOffset = offset;
+  plan.workspaceBytes = offset + (partialsOnly ? 0 : lsePartBytes(plan.rows, heads, 1));
+  return plan;
+}
 
-  Buffers buffers(device_);
-  auto q = buffers.make(in.q.data(), in.q.size() * 2);
-  if (!q)
-    return q.takeError();
-  auto kv = buffers.make(in.kv.data(), in.kv.size());
-  if (!kv)
-    return kv.takeError();
-  auto pages = buffers.make(in.pages.data(), in.pages.size() * 4);
-  if (!pages)
-    return pages.takeError();
-  auto indptr = buffers.make(in.indptr.data(), in.indptr.size() * 4);
-  if (!indptr)
-    return indptr.takeError();
-  auto oPartBuf = buffers.make(nullptr, oPart.size() * 2);
-  if (!oPartBuf)
-    return oPartBuf.takeError();
-  auto lsePartBuf = buffers.make(nullptr, lsePart.size() * 4);
-  if (!lsePartBuf)
-    return lsePartBuf.takeError();
+Error Decoder::enqueueAttention(const DecodePlan &plan, const DeviceDecodeArgs &args,
+                                uint64_t oPart, uint64_t lsePart, Stream stream,
+                                DecodeRunInfo *info) const {
+  return device_.launchOn(
+      stream, *plan.code, "mla_attn", {plan.attentionGrid, 1, 1},
+      {uint32_t(kernel::kAttentionThreads), 1, 1},
+      {KernelArg::pointer(args.q), KernelArg::pointer(args.kv), KernelArg::pointer(args.pages),
+       KernelArg::pointer(args.indptr), KernelArg::f32(args.scale), KernelArg::f32(args.vscale),
+       KernelArg::pointer(oPart), KernelArg::pointer(lsePart),
+       KernelArg::i32(int32_t(plan.requests)), KernelArg::i32(plan.numSplits)},
+      info ? &info->attentionStats : nullptr);
+}
 
-  const uint32_t grid = uint32_t(kernel::attentionGridSize(requests, numSplits, heads, qlen,
-                                                           gfx950::kNumXcds));
-  if (info)
-    info->attentionGrid = grid;
-  if (Error e = device_.launch(
-          **code, "mla_attn", {grid, 1, 1}, {uint32_t(kernel::kAttentionThreads), 1, 1},
-          {KernelArg::pointer(*q), KernelArg::pointer(*kv), KernelArg::pointer(*pages),
-           KernelArg::pointer(*indptr), KernelArg::f32(in.scale), KernelArg::f32(in.vscale),
-           KernelArg::pointer(*oPartBuf), KernelArg::pointer(*lsePartBuf),
-           KernelArg::i32(int32_t(requests)), KernelArg::i32(numSplits)},
-          info ? &info->attentionStats : nullptr))
-    return e;
-
-  if (combine) {
-    auto outBuf = buffers.make(nullptr, out.size() * 2);
-    if (!outBuf)
-      return outBuf.takeError();
-    auto lseBuf = buffers.make(nullptr, lse.size() * 4);
-    if (!lseBuf)
-      return lseBuf.takeError();
-    std::vector<KernelArg> args = {KernelArg::pointer(*oPartBuf),
-                                   KernelArg::pointer(*lsePartBuf),
-                                   KernelArg::pointer(*outBuf)};
-    if (config_.combineLse)
-      args.push_back(KernelArg::pointer(*lseBuf));
-    args.push_back(KernelArg::i32(int32_t(rows)));
-    args.push_back(KernelArg::i32(numSplits));
-    const uint32_t combineGrid = uint32_t(rows * heads);
-    if (info)
-      info->combineGrid = combineGrid;
-    if (Error e = device_.launch(**code, "mla_combine", {combineGrid, 1, 1},
-                                 {uint32_t(kernel::kCombineThreads), 1, 1}, args,
-                                 info ? &info->combineStats : nullptr))
-      return e;
-    if (Error e = device_.synchronize())
-      return e;
-    if (Error e = device_.copyFrom(out.data(), *outBuf, out.size() * 2))
-      return e;
-    if (!lse.empty())
-      if (Error e = device_.copyFrom(lse.data(), *lseBuf, lse.size() * 4))
-        return e;
+/// The O(1) checks of a device run (no data is read).
+static Error checkDeviceArgs(const DecodePlan &plan, const DeviceDecodeArgs &args,
+                             bool wantOut) {
+  if (!std::isfinite(args.scale))
+    return makeError("scale: must be finite, got " + Twine(std::to_string(args.scale)));
+  if (!std::isfinite(args.vscale))
+    return makeError("vscale: must be finite, got " + Twine(std::to_string(args.vscale)));
+  if (plan.requests == 0)
     return Error::success();
+  struct {
+    const char *name;
+    uint64_t address;
+    bool needed;
+  } pointers[] = {{"q", args.q, true},
+                  {"kv", args.kv, plan.totalTokens > 0},
+                  {"pages", args.pages, plan.totalTokens > 0},
+                  {"indptr", args.indptr, true},
+                  {"out", args.out, wantOut}};
+  for (const auto &p : pointers)
+    if (p.needed && !p.address)
+      return makeError(Twine(p.name) + ": null device pointer");
+  if (!args.workspace || args.workspaceBytes < plan.workspaceBytes)
+    return makeError("workspace: the plan needs " + Twine(plan.workspaceBytes) +
+                     " bytes, got " + Twine(args.workspaceBytes) +
+                     (args.workspace ? "" : " at a null pointer"));
+  return Error::success();
+}
+
+Error Decoder::run(const DecodePlan &plan, const DeviceDecodeArgs &args, Stream stream,
+                   DecodeRunInfo *info) const {
+  if (plan.owner != this || !plan.code || plan.partialsOnly)
+    return makeError("plan: was not made by this decoder's plan()");
+  if (info) {
+    info->numSplits = plan.numSplits;
+    info->wideKv = plan.wideKv;
+    info->attentionGrid = plan.attentionGrid;
+    info->combineGrid = plan.combineGrid;
   }
-  if (Error e = device_.synchronize())
+  if (args.lse && !config_.combineLse)
+    return makeError("lse: this decoder was built without the combine's lse output");
+  if (Error e = checkDeviceArgs(plan, args, /*wantOut=*/true))
     return e;
-  if (Error e = device_.copyFrom(oPart.data(), *oPartBuf, oPart.size() * 2))
+  if (plan.requests == 0)
+    return Error::success(); // S = 0: nothing to launch
+  const uint64_t lse = args.lse ? args.lse : args.workspace + plan.lseScratchOffset;
+  if (!plan.combine) // NS = 1: o_part and lse_part are out and lse.
+    return enqueueAttention(plan, args, args.out, lse, stream, info);
+  const uint64_t oPart = args.workspace, lsePart = args.workspace + plan.lsePartOffset;
+  if (Error e = enqueueAttention(plan, args, oPart, lsePart, stream, info))
     return e;
-  return device_.copyFrom(lsePart.data(), *lsePartBuf, lsePart.size() * 4);
+  std::vector<KernelArg> combineArgs = {KernelArg::pointer(oPart), KernelArg::pointer(lsePart),
+                                        KernelArg::pointer(args.out)};
+  if (config_.combineLse)
+    combineArgs.push_back(KernelArg::pointer(lse));
+  combineArgs.push_back(KernelArg::i32(int32_t(plan.rows)));
+  combineArgs.push_back(KernelArg::i32(plan.numSplits));
+  return device_.launchOn(stream, *plan.code, "mla_combine", {plan.combineGrid, 1, 1},
+                          {uint32_t(kernel::kCombineThreads), 1, 1}, combineArgs,
+                          info ? &info->combineStats : nullptr);
+}
+
+Error Decoder::run(const DecodePlan &plan, const DeviceDecodeBuffers &b, Stream stream,
+                   DecodeRunInfo *info) const {
+  const uint64_t rows = uint64_t(plan.rows), heads = uint64_t(config_.heads);
+  struct {
+    const char *name;
+    const Buffer &buffer;
+    uint64_t needed;
+  } sizes[] = {{"q", b.q, rows * heads * kHeadDim * 2},
+               {"kv", b.kv, plan.slots * kHeadDim},
+               {"pages", b.pages, uint64_t(plan.totalTokens) * 4},
+               {"indptr", b.indptr, uint64_t(plan.requests + 1) * 4},
+               {"out", b.out, rows * heads * kValueDim * 2},
+               {"lse", b.lse, b.lse.address ? rows * heads * 4 : 0}};
+  for (const auto &s : sizes)
+    if (s.buffer.size < s.needed)
+      return makeError(Twine(s.name) + ": a buffer of " + Twine(s.buffer.size) +
+                       " bytes; the plan needs " + Twine(s.needed));
+  DeviceDecodeArgs args;
+  args.q = b.q.address;
+  args.kv = b.kv.address;
+  args.pages = b.pages.address;
+  args.indptr = b.indptr.address;
+  args.out = b.out.address;
+  args.lse = b.lse.address;
+  args.scale = b.scale;
+  args.vscale = b.vscale;
+  args.workspace = b.workspace.address;
+  args.workspaceBytes = b.workspace.size;
+  return run(plan, args, stream, info);
+}
+
+Error Decoder::runHost(const DecodeInputs &in, const DecodePlan &plan, void *out, void *lse,
+                       DecodeRunInfo *info) {
+  if (info) {
+    info->numSplits = plan.numSplits;
+    info->wideKv = plan.wideKv;
+  }
+  if (plan.requests == 0)
+    return Error::success();
+  std::vector<DeviceAllocation> owned;
+  auto make = [&](const void *data, uint64_t bytes) -> Expected<uint64_t> {
+    auto a = DeviceAllocation::allocate(device_, bytes);
+    if (!a)
+      return a.takeError();
+    if (data && bytes)
+      if (Error e = a->upload(data, bytes))
+        return std::move(e);
+    owned.push_back(std::move(*a));
+    return owned.back().address();
+  };
+  DeviceDecodeArgs args;
+  args.scale = in.scale;
+  args.vscale = in.vscale;
+  const uint64_t outBytes = uint64_t(plan.rows) * config_.heads * kValueDim * 2;
+  const uint64_t lseBytes = uint64_t(plan.rows) * config_.heads * 4;
+  for (auto [field, data, bytes] :
+       {std::tuple<uint64_t *, const void *, uint64_t>{&args.q, in.q.data(), in.q.size() * 2},
+        {&args.kv, in.kv.data(), in.kv.size()},
+        {&args.pages, in.pages.data(), in.pages.size() * 4},
+        {&args.indptr, in.indptr.data(), in.indptr.size() * 4},
+        {&args.workspace, nullptr, plan.workspaceBytes},
+        {&args.out, nullptr, outBytes},
+        {&args.lse, nullptr, lseBytes}}) {
+    if (field == &args.out && plan.partialsOnly)
+      continue;
+    if (field == &args.lse && !lse)
+      continue;
+    auto address = make(data, bytes);
+    if (!address)
+      return address.takeError();
+    *field = *address;
+  }
+  args.workspaceBytes = plan.workspaceBytes;
+  const Stream stream{};
+  if (plan.partialsOnly) {
+    if (Error e = checkDeviceArgs(plan, args, /*wantOut=*/false))
+      return e;
+    if (Error e = enqueueAttention(plan, args, args.workspace,
+                                   args.workspace + plan.lsePartOffset, stream, info))
+      return e;
+  } else if (Error e = run(plan, args, stream, info)) {
+    return e;
+  }
+  if (Error e = device_.synchronizeStream(stream))
+    return e;
+  // Only now, with every kernel done, are the caller's arrays written.
+  if (plan.partialsOnly) {
+    const uint64_t parts = uint64_t(plan.rows) * config_.heads * plan.numSplits;
+    const Buffer workspace{args.workspace, plan.workspaceBytes};
+    if (Error e = device_.copyFrom(out, workspace, parts * kValueDim * 2))
+      return e;
+    return device_.copyFrom(lse, workspace, parts * 4, plan.lsePartOffset);
+  }
+  if (Error e = device_.copyFrom(out, {args.out, outBytes}, outBytes))
+    return e;
+  if (lse)
+    return device_.copyFrom(lse, {args.lse, lseBytes}, lseBytes);
+  return Error::success();
 }
 
 Error Decoder::run(const DecodeInputs &in, MutableArrayRef<uint16_t> out,
@@ -499,17 +394,10 @@ Error Decoder::run(const DecodeInputs &in, MutableArrayRef<uint16_t> out,
                    DecodeRunInfo *info) {
   if (Error e = validate(in, out.size(), lse.size(), numSplits))
     return e;
-  int ns = numSplits ? *numSplits
-                     : chooseNumSplits(in.indptr, config_.heads, config_.qlen, gfx950::kNumCUs);
-  std::vector<uint16_t> oPart, outHost;
-  std::vector<float> lsePart, lseHost;
-  if (Error e = launchAll(in, ns, /*combine=*/true, oPart, lsePart, outHost, lseHost, info))
-    return e;
-  // Only now, with both kernels done, are the caller's arrays written.
-  std::copy(outHost.begin(), outHost.end(), out.begin());
-  if (!lse.empty())
-    std::copy(lseHost.begin(), lseHost.end(), lse.begin());
-  return Error::success();
+  auto plan = this->plan(in.indptr, in.kv.size() / kHeadDim, numSplits);
+  if (!plan)
+    return plan.takeError();
+  return runHost(in, *plan, out.data(), lse.empty() ? nullptr : lse.data(), info);
 }
 
 Expected<DecodePartials> Decoder::partials(const DecodeInputs &in,
@@ -519,14 +407,15 @@ Expected<DecodePartials> Decoder::partials(const DecodeInputs &in,
   // The out size check is moot here: pass the expected one.
   if (Error e = validate(in, rows * config_.heads * kValueDim, 0, numSplits))
     return std::move(e);
+  auto plan = makePlan(in.indptr, in.kv.size() / kHeadDim, numSplits, /*partialsOnly=*/true);
+  if (!plan)
+    return plan.takeError();
   DecodePartials result;
-  result.numSplits =
-      numSplits ? *numSplits
-                : chooseNumSplits(in.indptr, config_.heads, config_.qlen, gfx950::kNumCUs);
-  std::vector<uint16_t> unusedOut;
-  std::vector<float> unusedLse;
-  if (Error e = launchAll(in, result.numSplits, /*combine=*/false, result.oPart,
-                          result.lsePart, unusedOut, unusedLse, info))
+  result.numSplits = plan->numSplits;
+  const uint64_t parts = rows * config_.heads * plan->numSplits;
+  result.oPart.assign(parts * kValueDim, 0);
+  result.lsePart.assign(parts, 0.0f);
+  if (Error e = runHost(in, *plan, result.oPart.data(), result.lsePart.data(), info))
     return std::move(e);
   return result;
 }

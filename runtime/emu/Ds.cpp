@@ -37,7 +37,8 @@ template <unsigned Bytes, bool Sign, unsigned D16> void Read(W &w, const I &in) 
   const uint32_t *old = w.v(in.defs[0].reg);
   for (uint64_t m = exec; m; m &= m - 1) {
     unsigned l = __builtin_ctzll(m);
-    const uint8_t *p = ldsAccess(w, l, ldsAddress(addr[l], offset), Bytes, "LDS read");
+    const uint8_t *p =
+        ldsAccess(w, l, ldsAddress(addr[l], offset), Bytes, "LDS read", LdsAccessKind::Read);
     if (!p)
       return;
     if constexpr (Bytes >= 4) {
@@ -72,8 +73,11 @@ template <unsigned Elem, bool St64> void Read2(W &w, const I &in) {
   pw.laneMask = exec;
   for (uint64_t m = exec; m; m &= m - 1) {
     unsigned l = __builtin_ctzll(m);
-    const uint8_t *p0 = ldsAccess(w, l, ldsAddress(addr[l], off0), Elem, "LDS read2");
-    const uint8_t *p1 = p0 ? ldsAccess(w, l, ldsAddress(addr[l], off1), Elem, "LDS read2") : nullptr;
+    const uint8_t *p0 =
+        ldsAccess(w, l, ldsAddress(addr[l], off0), Elem, "LDS read2", LdsAccessKind::Read);
+    const uint8_t *p1 =
+        p0 ? ldsAccess(w, l, ldsAddress(addr[l], off1), Elem, "LDS read2", LdsAccessKind::Read)
+           : nullptr;
     if (!p1)
       return;
     for (unsigned d = 0; d < edw; ++d) {
@@ -92,7 +96,8 @@ template <unsigned Bytes, bool Hi> void Write(W &w, const I &in) {
   uint64_t exec = w.exec();
   for (uint64_t m = exec; m; m &= m - 1) {
     unsigned l = __builtin_ctzll(m);
-    uint8_t *p = ldsAccess(w, l, ldsAddress(addr[l], offset), Bytes, "LDS write");
+    uint8_t *p =
+        ldsAccess(w, l, ldsAddress(addr[l], offset), Bytes, "LDS write", LdsAccessKind::Write);
     if (!p)
       return;
     if constexpr (Bytes >= 4) {
@@ -114,8 +119,11 @@ template <unsigned Elem, bool St64> void Write2(W &w, const I &in) {
   uint64_t off0 = (uint64_t(in.imms[0]) & 0xff) * scale, off1 = (uint64_t(in.imms[1]) & 0xff) * scale;
   for (uint64_t m = w.exec(); m; m &= m - 1) {
     unsigned l = __builtin_ctzll(m);
-    uint8_t *p0 = ldsAccess(w, l, ldsAddress(addr[l], off0), Elem, "LDS write2");
-    uint8_t *p1 = p0 ? ldsAccess(w, l, ldsAddress(addr[l], off1), Elem, "LDS write2") : nullptr;
+    uint8_t *p0 =
+        ldsAccess(w, l, ldsAddress(addr[l], off0), Elem, "LDS write2", LdsAccessKind::Write);
+    uint8_t *p1 =
+        p0 ? ldsAccess(w, l, ldsAddress(addr[l], off1), Elem, "LDS write2", LdsAccessKind::Write)
+           : nullptr;
     if (!p1)
       return;
     for (unsigned d = 0; d < Elem / 4; ++d) {
@@ -175,7 +183,8 @@ template <AtomicOp Op, bool Rtn> void Atomic(W &w, const I &in) {
   }
   for (uint64_t m = exec; m; m &= m - 1) {
     unsigned l = __builtin_ctzll(m);
-    uint8_t *p = ldsAccess(w, l, ldsAddress(addr[l], offset), 4, "LDS atomic");
+    uint8_t *p =
+        ldsAccess(w, l, ldsAddress(addr[l], offset), 4, "LDS atomic", LdsAccessKind::Atomic);
     if (!p)
       return;
     uint32_t old;
@@ -258,14 +267,16 @@ void mla::emu::registerDsInstructions(InstructionRegistry &r) {
   r.add("DS_WRITE_B96", Write<12, false>, C); r.add("DS_WRITE_B128", Write<16, false>, C);
   r.add("DS_WRITE2_B32", Write2<4, false>, C); r.add("DS_WRITE2_B64", Write2<8, false>, C);
   r.add("DS_WRITE2ST64_B32", Write2<4, true>, C); r.add("DS_WRITE2ST64_B64", Write2<8, true>, C);
-#define ATOM(NAME, OP)                                                                        \
-  r.add("DS_" NAME, Atomic<AtomicOp::OP, false>, C);                                          \
-  r.add("DS_" NAME "_RTN", Atomic<AtomicOp::OP, true>, C);
-  ATOM("ADD_U32", Add) ATOM("SUB_U32", Sub) ATOM("RSUB_U32", Rsub) ATOM("INC_U32", Inc)
-  ATOM("DEC_U32", Dec) ATOM("MIN_I32", MinI) ATOM("MAX_I32", MaxI) ATOM("MIN_U32", MinU)
-  ATOM("MAX_U32", MaxU) ATOM("AND_B32", And) ATOM("OR_B32", Or) ATOM("XOR_B32", Xor)
-  ATOM("MSKOR_B32", Mskor) ATOM("CMPST_B32", Cmpst) ATOM("ADD_F32", AddF32)
-  ATOM("MIN_F32", MinF32) ATOM("MAX_F32", MaxF32)
+// MC names: DS_ADD_U32 and, returning the old value, DS_ADD_RTN_U32.
+#define ATOM(NAME, TYPE, OP)                                                                  \
+  r.add("DS_" NAME "_" TYPE, Atomic<AtomicOp::OP, false>, C);                                 \
+  r.add("DS_" NAME "_RTN_" TYPE, Atomic<AtomicOp::OP, true>, C);
+  ATOM("ADD", "U32", Add) ATOM("SUB", "U32", Sub) ATOM("RSUB", "U32", Rsub)
+  ATOM("INC", "U32", Inc) ATOM("DEC", "U32", Dec) ATOM("MIN", "I32", MinI)
+  ATOM("MAX", "I32", MaxI) ATOM("MIN", "U32", MinU) ATOM("MAX", "U32", MaxU)
+  ATOM("AND", "B32", And) ATOM("OR", "B32", Or) ATOM("XOR", "B32", Xor)
+  ATOM("MSKOR", "B32", Mskor) ATOM("CMPST", "B32", Cmpst) ATOM("ADD", "F32", AddF32)
+  ATOM("MIN", "F32", MinF32) ATOM("MAX", "F32", MaxF32)
 #undef ATOM
   r.add("DS_WRXCHG_RTN_B32", Atomic<AtomicOp::Swap, true>, C);
   r.add("DS_SWIZZLE_B32", Swizzle, C);

@@ -5,6 +5,7 @@
 static_assert(mla::emu::choices::kPackedWorkItemIds && mla::emu::choices::kInitialRegisterValue == 0,
               "initWave packs work-item ids into v0 and zero-fills the register files");
 #include "emu/Hazards.h"
+#include "emu/timing/CuModel.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -46,9 +47,11 @@ struct Worker {
   std::vector<std::unique_ptr<Wave>> waves;
 };
 
+} // namespace
+
 /// Writes the initial SGPRs/VGPRs of wave \p waveIndex of a workgroup
 /// (AMDGPUUsage "Initial Kernel Execution State").
-Error initWave(Wave &w, const LaunchState &L, Workgroup &wg, unsigned waveIndex) {
+Error mla::emu::initWave(Wave &w, const LaunchState &L, Workgroup &wg, unsigned waveIndex) {
   const rt::KernelDescriptor &kd = L.kernel->descriptor;
   w.reset(L.program->archVgprRows, L.program->agprRows);
   {
@@ -130,7 +133,7 @@ Error initWave(Wave &w, const LaunchState &L, Workgroup &wg, unsigned waveIndex)
   return Error::success();
 }
 
-std::string describeFault(const LaunchState &L, const Workgroup &wg, const Wave &w) {
+std::string mla::emu::describeFault(const LaunchState &L, const Workgroup &wg, const Wave &w) {
   std::string msg;
   raw_string_ostream os(msg);
   const DecodedInst &in = L.program->insts[w.ip];
@@ -141,6 +144,7 @@ std::string describeFault(const LaunchState &L, const Workgroup &wg, const Wave 
   return msg;
 }
 
+namespace {
 /// Runs one workgroup to completion. Returns a fault description or "".
 std::string runWorkgroup(const LaunchState &L, Worker &worker, uint32_t flatId,
                          rt::LaunchStats *stats, std::mutex &statsMutex) {
@@ -234,6 +238,11 @@ unsigned defaultThreads() {
 
 Error mla::emu::dispatch(const LaunchState &L, const DispatchOptions &options,
                          rt::LaunchStats *stats) {
+  if (options.emulator && options.emulator->mode == rt::EmulatorMode::Timing) {
+    LaunchState timed = L;
+    timed.timingMode = true;
+    return timing::dispatchTimed(timed, options, stats);
+  }
   uint64_t numGroups = uint64_t(L.grid[0]) * L.grid[1] * L.grid[2];
   if (numGroups == 0)
     return Error::success();

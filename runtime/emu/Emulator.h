@@ -4,6 +4,7 @@
 
 #include "emu/Instructions.h"
 #include "mla/Runtime/Device.h"
+#include "mla/Runtime/Timing.h"
 
 namespace mla::emu {
 
@@ -14,7 +15,16 @@ struct DispatchOptions {
   /// Instructions one wave may execute before the launch is stopped as a
   /// runaway (0: no limit).
   uint64_t instructionLimitPerWave = uint64_t(1) << 34;
+  /// Timing mode (emu/timing/CuModel.h) when set with mode Timing; the report of
+  /// the launch goes to timingReport.
+  const rt::EmulatorOptions *emulator = nullptr;
+  rt::TimingReport *timingReport = nullptr;
 };
+
+/// Writes the initial SGPRs/VGPRs of wave \p waveIndex of \p wg (both modes).
+llvm::Error initWave(Wave &w, const LaunchState &launch, Workgroup &wg, unsigned waveIndex);
+/// "kernel 'K': workgroup (x,y,z) wave W at PC 0x.. 'text': message" for a fault.
+std::string describeFault(const LaunchState &launch, const Workgroup &wg, const Wave &w);
 
 /// Executes \p program for every workgroup of \p grid. The kernarg segment,
 /// dispatch packet and queue must already be in \p memory. Workgroups run on

@@ -19,6 +19,7 @@
 
 #include "emu/Instructions.h"
 #include "emu/isa/Convert.h"
+#include "emu/isa/UnknownChoices.h"
 
 #include "llvm/Support/Error.h"
 
@@ -130,6 +131,9 @@ llvm::Error decodeConvert(DecodedInst &in, const llvm::MCInst &, const llvm::MCI
 
 void execConvert(Wave &w, const DecodedInst &in) {
   const ConvertKind &kind = kindOf(in);
+  // kConversionsFlushDenormals: f32 denormals are kept whatever the wave's MODE.
+  static_assert(!isa::choice::kConversionsFlushDenormals, "execConvert keeps denormals");
+  HostDenormalsKept keepDenormals;
   const uint64_t exec = w.exec();
   uint32_t *dst = w.v(in.defs[0].reg);
   uint32_t *dstHigh = in.defs[0].count > 1 ? w.v(in.defs[0].reg + 1) : nullptr;

@@ -7,7 +7,12 @@
 //   - any LDS access to bytes an LDS DMA of this or another wave has not completed;
 //   - an access by wave B to bytes an LDS DMA of wave A completed without a workgroup
 //     barrier between A's covering s_waitcnt and B's access;
-//   - an LDS DMA issued into bytes another wave accessed since the last barrier.
+//   - an LDS DMA issued into bytes another wave accessed since the last barrier;
+//   - cross-wave LDS races between two barriers: bytes one wave writes (DS store, LDS
+//     DMA) that another wave reads (DS read, transposing read) or writes before the
+//     next barrier, in either order (naming the byte range);
+//   - missing wait states the ISA leaves to software (s_nop / independent instructions):
+//     see checkWaitStates.
 // Strict mode (the default) faults the wave; counting mode records the report and
 // lets the kernel continue; off disables the checks.
 //
@@ -25,6 +30,9 @@ struct Wave;
 struct DecodedInst;
 struct Workgroup;
 struct PendingWrite;
+
+/// How an instruction touches LDS bytes (for the cross-wave race checks).
+enum class LdsAccessKind : uint8_t { Read, Write, Atomic };
 
 /// What a detected hazard does.
 enum class HazardMode : uint8_t {
@@ -55,7 +63,7 @@ void noteWorkgroupBarrier(Workgroup &wg);
 /// An LDS access of \p bytes at \p offset by \p lane of the executing instruction
 /// (called by the DS families through ldsAccess, and by ds_read_b64_tr_*). Returns
 /// false when the wave faulted.
-bool noteLdsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned bytes);
+bool noteLdsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned bytes, LdsAccessKind kind);
 
 /// An LDS DMA lane write of \p bytes at \p offset was queued by the executing
 /// instruction. Returns false when the wave faulted.

@@ -31,7 +31,10 @@
 #ifndef MLA_RUNTIME_EMU_INSTRUCTIONS_H
 #define MLA_RUNTIME_EMU_INSTRUCTIONS_H
 
+#include "emu/Hazards.h"
 #include "emu/Wave.h"
+#include "emu/isa/UnknownChoices.h"
+#include "emu/timing/AccessTrace.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -204,6 +207,10 @@ struct Workgroup {
   /// LDS DMA race detector state (emu/Hazards.h), created by the first LDS DMA.
   std::shared_ptr<LdsHazardShadow> ldsHazards;
   uint32_t id[3] = {0, 0, 0};
+  /// Timing mode: the waves interleave in modeled time, so their LDS accesses happen in
+  /// the order the hardware's would and the cross-wave LDS race checks (which assume no
+  /// order between two barriers) do not apply.
+  bool timed = false;
 };
 
 /// Read-only facts of the current dispatch, shared by every wave.
@@ -220,6 +227,12 @@ struct LaunchState {
   unsigned denormMode32 = 3;
   unsigned denormMode16_64 = 3;
   uint64_t instructionLimitPerWave = 0; ///< 0: none.
+  /// Whether an LDS DMA also counts on lgkmcnt (the timing parameter
+  /// ldsDmaCountsOnLgkmcnt; default isa::choice::kLdsDmaCountsOnLgkmcnt).
+  bool ldsDmaCountsOnLgkmcnt = isa::choice::kLdsDmaCountsOnLgkmcnt;
+  /// Timing mode: the waves' relative progress is modelled, so the hazard detector's
+  /// cross-wave "no barrier in between" checks are off (emu/Hazards.h).
+  bool timingMode = false;
 };
 
 // ----------------------------------------------------------------------------
@@ -301,12 +314,16 @@ inline uint8_t *globalAccess(Wave &w, unsigned lane, uint64_t address, unsigned 
   uint8_t *p = w.memory->translate(address, bytes);
   if (!p)
     faultBadAddress(w, what, lane, address, bytes);
+  else if (w.trace)
+    w.trace->recordGlobal(address, bytes);
   return p;
 }
 
 /// Host pointer into LDS; faults when [offset, offset+bytes) exceeds the
 /// workgroup's LDS allocation.
-uint8_t *ldsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned bytes, const char *what);
+/// \p kind tells the hazard detector whether the access reads, writes or is an atomic.
+uint8_t *ldsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned bytes, const char *what,
+                   LdsAccessKind kind);
 
 } // namespace mla::emu
 

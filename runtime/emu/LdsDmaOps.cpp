@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "emu/BufferResource.h"
 #include "emu/Hazards.h"
 #include "emu/Instructions.h"
 #include "emu/isa/LdsDma.h"
@@ -76,27 +77,6 @@ llvm::Error decodeDma(DecodedInst &in, const llvm::MCInst &, const llvm::MCInstr
   return llvm::Error::success();
 }
 
-/// A V# of gfx9 (the fields the emulator models).
-struct BufferResource {
-  uint64_t base;
-  uint32_t stride;
-  uint32_t numRecords;
-  bool swizzle;
-  bool addTid;
-};
-
-BufferResource readResource(const Wave &w, const Operand &op) {
-  const uint32_t d0 = w.sgpr[op.reg], d1 = w.sgpr[op.reg + 1], d2 = w.sgpr[op.reg + 2],
-                 d3 = w.sgpr[op.reg + 3];
-  BufferResource r;
-  r.base = uint64_t(d0) | (uint64_t(d1 & 0xFFFF) << 32);
-  r.stride = (d1 >> 16) & 0x3FFF;
-  r.swizzle = (d1 >> 31) & 1;
-  r.numRecords = d2;
-  r.addTid = (d3 >> 23) & 1;
-  return r;
-}
-
 std::string hex(uint64_t value) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -118,7 +98,7 @@ void execLdsDma(Wave &w, const DecodedInst &in) {
   const Operand *vaddr = nullptr;
   if (isBuffer(kind.addressing)) {
     const bool hasVaddr = kind.addressing != DmaAddressing::BufferOffset;
-    rsrc = readResource(w, in.srcs[hasVaddr ? 1 : 0]);
+    rsrc = readBufferResource(w, in.srcs[hasVaddr ? 1 : 0]);
     soffset = uint32_t(readScalar(w, in.srcs[hasVaddr ? 2 : 1]));
     vaddr = hasVaddr ? &in.srcs[0] : nullptr;
     if (rsrc.swizzle) {
@@ -128,7 +108,7 @@ void execLdsDma(Wave &w, const DecodedInst &in) {
   }
 
   PendingWrite &pending = w.queue(Counter::VM);
-  if (isa::choice::kLdsDmaCountsOnLgkmcnt) {
+  if (w.launch->ldsDmaCountsOnLgkmcnt) {
     PendingWrite &completion = w.queue(Counter::LGKM);
     completion.target = PendingTarget::LdsDmaCompletion;
     completion.seq = pending.seq;
@@ -150,7 +130,7 @@ void execLdsDma(Wave &w, const DecodedInst &in) {
       return;
     }
     uint8_t laneData[16] = {};
-    bool inRange = true;
+    uint32_t inRange = ~0u; // one bit per dword of the global access
     uint64_t address = 0;
     switch (kind.addressing) {
     case DmaAddressing::Global:
@@ -177,24 +157,44 @@ void execLdsDma(Wave &w, const DecodedInst &in) {
       }
       if (rsrc.addTid)
         index += lane;
-      // Range check (gfx9): raw buffers (stride 0) compare the byte offset, structured
-      // buffers the index, against num_records; soffset is not part of the check.
-      if (rsrc.stride == 0)
-        inRange = offset + globalBytes <= rsrc.numRecords;
-      else
-        inRange = index < rsrc.numRecords;
+      // The MUBUF range rule (emu/BufferResource.h): raw or structured by IDXEN, per
+      // dword of a multi-dword access; soffset is not part of the check.
+      const bool structured =
+          isStructuredAccess(rsrc, kind.addressing == DmaAddressing::BufferIdxen ||
+                                       kind.addressing == DmaAddressing::BufferBothen);
+      const unsigned componentBytes = std::min(globalBytes, 4u);
+      for (unsigned c = 0; c < globalBytes / componentBytes; ++c)
+        if (!bufferComponentInRange(rsrc, structured, index, offset + c * componentBytes,
+                                    componentBytes))
+          inRange &= ~(1u << c);
       address = rsrc.base + soffset + offset + uint64_t(rsrc.stride) * index;
       break;
     }
     }
-    if (inRange) {
+    const unsigned components = globalBytes > 4 ? globalBytes / 4 : 1;
+    const uint32_t allInRange = (1u << components) - 1;
+    if ((inRange & allInRange) == allInRange) {
       const uint8_t *source = globalAccess(w, lane, address, globalBytes, kind.mnemonic);
       if (!source)
         return;
       isa::ldsDmaLaneData(kind.width, source, laneData);
-    } else if (!isa::choice::kLdsDmaOutOfRangeWritesZero) {
+    } else if ((inRange & allInRange) == 0 && !isa::choice::kLdsDmaOutOfRangeWritesZero) {
       pending.laneMask &= ~(uint64_t(1) << lane);
       continue;
+    } else {
+      // Out-of-range dwords read zero (kLdsDmaOutOfRangeWritesZero); the in-range ones
+      // are read from memory.
+      uint8_t source[16] = {};
+      for (unsigned c = 0; c < components; ++c) {
+        if (!(inRange >> c & 1))
+          continue;
+        const unsigned bytes = std::min(globalBytes, 4u);
+        const uint8_t *p = globalAccess(w, lane, address + 4 * c, bytes, kind.mnemonic);
+        if (!p)
+          return;
+        std::memcpy(source + 4 * c, p, bytes);
+      }
+      isa::ldsDmaLaneData(kind.width, source, laneData);
     }
     for (unsigned d = 0; d < ldsBytes / 4; ++d)
       std::memcpy(&pending.data[d * kWaveSize + lane], laneData + 4 * d, 4);
@@ -229,9 +229,12 @@ void execTransposeRead(Wave &w, const DecodedInst &in) {
     w.fault(status.message());
     return;
   }
-  for (unsigned lane = 0; lane < kWaveSize; ++lane)
-    if (!noteLdsAccess(w, lane, laneAddress[lane], 8))
+  for (unsigned lane = 0; lane < kWaveSize; ++lane) {
+    if (w.trace)
+      w.trace->recordLds(lane, laneAddress[lane], 8);
+    if (!noteLdsAccess(w, lane, laneAddress[lane], 8, LdsAccessKind::Read))
       return;
+  }
   // Like every LDS read, the result arrives at the covering s_waitcnt lgkmcnt.
   PendingWrite &p = w.queue(Counter::LGKM);
   p.target = PendingTarget::Vgpr;

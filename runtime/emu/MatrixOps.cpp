@@ -161,6 +161,9 @@ void execMatrix(Wave &w, const DecodedInst &in) {
             "operations");
     return;
   }
+  // kMfmaFlushDenormals: denormals are kept whatever the wave's MODE.
+  static_assert(!isa::choice::kMfmaFlushDenormals, "execMatrix keeps denormals");
+  HostDenormalsKept keepDenormals;
   const MatrixOp op = opOf(in);
   const unsigned accRegs = in.defs[0].count;
   // Per-thread scratch: the operand images are 2-4 KiB each.

@@ -9,6 +9,7 @@
 // but the resulting in-range address must still lie inside an allocation.
 //
 //===----------------------------------------------------------------------===//
+#include "emu/BufferResource.h"
 #include "emu/ValuCommon.h"
 #include "emu/CoreChoices.h"
 
@@ -89,7 +90,9 @@ llvm::Error decodeMem(I &in, const llvm::MCInst &, const llvm::MCInstrDesc &) {
   return llvm::Error::success();
 }
 
-/// Per-lane addressing. Returns false (and faults or marks out-of-range) per lane.
+/// Per-lane addressing. For buffers, \p inRange of address() has one bit per
+/// component (dword of a multi-dword access, else the whole access) inside the
+/// resource's range (emu/BufferResource.h).
 struct Addresser {
   const MemDesc &m;
   const I &in;
@@ -97,8 +100,9 @@ struct Addresser {
   const uint32_t *vaddrLo = nullptr, *vaddrHi = nullptr;
   uint64_t sbase = 0;
   // Buffer resource.
-  uint64_t bufBase = 0;
-  uint32_t stride = 0, numRecords = 0, soffset = 0;
+  BufferResource rsrc;
+  bool structured = false;
+  uint32_t soffset = 0;
 
   Addresser(const MemDesc &m, const I &in, W &w) : m(m), in(in), w(w) {
     unsigned ai = unsigned(in.aux[1]);
@@ -118,21 +122,28 @@ struct Addresser {
         if (m.buf == BufAddr::Bothen)
           vaddrHi = w.v(in.srcs[ai].reg + 1);
       }
-      const Operand &rs = in.srcs[in.aux[3]];
-      uint32_t d0 = readScalarDword(w, rs, 0), d1 = readScalarDword(w, rs, 1);
-      bufBase = uint64_t(d0) | (uint64_t(d1 & 0xffff) << 32);
-      stride = (d1 >> 16) & 0x3fff;
-      numRecords = readScalarDword(w, rs, 2);
+      rsrc = readBufferResource(w, in.srcs[in.aux[3]]);
+      structured = isStructuredAccess(rsrc, m.buf == BufAddr::Idxen || m.buf == BufAddr::Bothen);
       soffset = uint32_t(readScalar(w, in.srcs[in.aux[3] + 1]));
       break;
     }
     }
   }
 
-  /// The byte address for lane \p l. \p inRange is false for buffer accesses
-  /// outside the resource's range.
-  uint64_t address(unsigned l, bool &inRange) const {
-    inRange = true;
+  /// False (after faulting the wave) for a resource the emulator does not model.
+  bool supported() {
+    if (m.seg == Seg::Buffer && rsrc.swizzle) {
+      w.fault("swizzled buffer resources (SWIZZLE_ENABLE) are not modelled by the emulator");
+      return false;
+    }
+    return true;
+  }
+
+  /// The byte address for lane \p l; \p inRange gets one bit per component of
+  /// \p componentBytes that is inside the buffer's range (all bits outside buffers).
+  uint64_t address(unsigned l, uint32_t &inRange, unsigned componentBytes) const {
+    const unsigned components = m.bytes > componentBytes ? m.bytes / componentBytes : 1;
+    inRange = (1u << components) - 1;
     int64_t off = int64_t(in.aux[0]);
     switch (m.seg) {
     case Seg::Global:
@@ -145,12 +156,14 @@ struct Addresser {
       if (m.buf == BufAddr::Offen) voff = vaddrLo[l];
       if (m.buf == BufAddr::Idxen) index = vaddrLo[l];
       if (m.buf == BufAddr::Bothen) { index = vaddrLo[l]; voff = vaddrHi[l]; }
+      if (rsrc.addTid)
+        index += l;
       uint64_t rangeOffset = voff + uint64_t(off);
-      if (stride == 0)
-        inRange = rangeOffset + m.bytes <= numRecords;
-      else
-        inRange = index < numRecords && rangeOffset + m.bytes <= stride;
-      return bufBase + soffset + rangeOffset + uint64_t(stride) * index;
+      const unsigned bytes = std::min<unsigned>(m.bytes, componentBytes);
+      for (unsigned c = 0; c < components; ++c)
+        if (!bufferComponentInRange(rsrc, structured, index, rangeOffset + c * bytes, bytes))
+          inRange &= ~(1u << c);
+      return rsrc.base + soffset + rangeOffset + uint64_t(rsrc.stride) * index;
     }
     }
     return 0;
@@ -163,7 +176,10 @@ uint8_t *resolve(W &w, const MemDesc &m, unsigned l, uint64_t addr, const char *
   if (m.seg == Seg::Flat) {
     uint64_t ldsBase = AddressMap::kSharedApertureBase;
     if (addr - ldsBase < (uint64_t(1) << 32))
-      return ldsAccess(w, l, addr - ldsBase, m.bytes, what);
+      return ldsAccess(w, l, addr - ldsBase, m.bytes, what,
+                       m.kind == Kind::Load    ? LdsAccessKind::Read
+                       : m.kind == Kind::Store ? LdsAccessKind::Write
+                                               : LdsAccessKind::Atomic);
     if (addr - AddressMap::kPrivateApertureBase < (uint64_t(1) << 32)) {
       w.fault(llvm::Twine(what) + " to the private (scratch) aperture at 0x" +
               llvm::Twine::utohexstr(addr) + " (lane " + llvm::Twine(l) +
@@ -177,6 +193,8 @@ uint8_t *resolve(W &w, const MemDesc &m, unsigned l, uint64_t addr, const char *
 void Load(W &w, const I &in) {
   const MemDesc &m = *static_cast<const MemDesc *>(in.data);
   Addresser A(m, in, w);
+  if (!A.supported())
+    return;
   uint64_t exec = w.exec();
   unsigned dwords = m.bytes <= 4 ? 1 : m.bytes / 4;
   const uint32_t *old = w.v(in.defs[0].reg);
@@ -187,14 +205,24 @@ void Load(W &w, const I &in) {
   pw.laneMask = exec;
   for (uint64_t mk = exec; mk; mk &= mk - 1) {
     unsigned l = __builtin_ctzll(mk);
-    bool inRange;
-    uint64_t addr = A.address(l, inRange);
+    uint32_t inRange;
+    uint64_t addr = A.address(l, inRange, 4);
     uint8_t buf[16] = {0};
-    if (inRange) {
+    if (inRange == (1u << dwords) - 1) {
       const uint8_t *p = resolve(w, m, l, addr, "load");
       if (!p)
         return;
       std::memcpy(buf, p, m.bytes);
+    } else {
+      // Part of a multi-dword buffer access is out of range: those dwords read 0.
+      for (unsigned d = 0; d < dwords; ++d) {
+        if (!(inRange >> d & 1))
+          continue;
+        const uint8_t *p = globalAccess(w, l, addr + 4 * d, 4, "load");
+        if (!p)
+          return;
+        std::memcpy(buf + 4 * d, p, 4);
+      }
     }
     if (m.bytes >= 4) {
       for (unsigned d = 0; d < dwords; ++d)
@@ -217,13 +245,28 @@ void Load(W &w, const I &in) {
 void Store(W &w, const I &in) {
   const MemDesc &m = *static_cast<const MemDesc *>(in.data);
   Addresser A(m, in, w);
+  if (!A.supported())
+    return;
   const Operand &data = in.srcs[in.aux[2]];
+  const unsigned dwords = m.bytes <= 4 ? 1 : m.bytes / 4;
   for (uint64_t mk = w.exec(); mk; mk &= mk - 1) {
     unsigned l = __builtin_ctzll(mk);
-    bool inRange;
-    uint64_t addr = A.address(l, inRange);
+    uint32_t inRange;
+    uint64_t addr = A.address(l, inRange, 4);
     if (!inRange)
       continue;
+    if (inRange != (1u << dwords) - 1) {
+      // Part of a multi-dword buffer store is out of range: only the rest is written.
+      for (unsigned d = 0; d < dwords; ++d) {
+        if (!(inRange >> d & 1))
+          continue;
+        uint8_t *p = globalAccess(w, l, addr + 4 * d, 4, "store");
+        if (!p)
+          return;
+        std::memcpy(p, &w.v(data.reg + d)[l], 4);
+      }
+      continue;
+    }
     uint8_t *p = resolve(w, m, l, addr, "store");
     if (!p)
       return;
@@ -284,6 +327,8 @@ template <class T> T atomicCompute(AOp op, T old, T a, T b) {
 template <class T> void AtomicT(W &w, const I &in) {
   const MemDesc &m = *static_cast<const MemDesc *>(in.data);
   Addresser A(m, in, w);
+  if (!A.supported())
+    return;
   const Operand &data = in.srcs[in.aux[2]];
   constexpr unsigned dw = sizeof(T) / 4;
   uint64_t exec = w.exec();
@@ -299,8 +344,8 @@ template <class T> void AtomicT(W &w, const I &in) {
   }
   for (uint64_t mk = exec; mk; mk &= mk - 1) {
     unsigned l = __builtin_ctzll(mk);
-    bool inRange;
-    uint64_t addr = A.address(l, inRange);
+    uint32_t inRange; // atomics: one component, all or nothing
+    uint64_t addr = A.address(l, inRange, sizeof(T));
     T a = 0, b = 0;
     for (unsigned d = 0; d < dw; ++d) {
       a |= T(w.v(data.reg + d)[l]) << (32 * d);

@@ -2,6 +2,7 @@
 #include "emu/Hazards.h"
 #include "emu/Instructions.h"
 #include "emu/CoreChoices.h"
+#include "emu/timing/AccessTrace.h"
 
 static_assert(mla::emu::choices::kLdsOutOfRangeIsError,
               "ldsAccess implements only the error behaviour");
@@ -61,6 +62,11 @@ void Wave::applyHostFloatMode() const {
   _mm_setcsr(csr);
 }
 
+HostDenormalsKept::HostDenormalsKept() : saved_(_mm_getcsr()) {
+  _mm_setcsr(saved_ & ~(0x8000u | 0x0040u));
+}
+HostDenormalsKept::~HostDenormalsKept() { _mm_setcsr(saved_); }
+
 void Wave::reset(unsigned archRows, unsigned agprRows) {
   std::memset(sgpr, 0, sizeof(sgpr));
   archRows = std::min(archRows, kAgprBase);
@@ -104,11 +110,9 @@ static void applyPending(Wave &w, const PendingWrite &p) {
     applyLdsDmaWrite(w, p);
     return;
   case PendingTarget::LdsDmaCompletion:
-    // The DMA completes (vmcnt is in order: so do the operations before it).
-    while (!w.vmQueue.empty() && w.vmQueue.front().seq <= p.seq) {
-      applyPending(w, w.vmQueue.front());
-      w.vmQueue.pop();
-    }
+    // The DMA's lgkmcnt slot only counts (isa::choice::kLdsDmaCountsOnLgkmcnt): an
+    // lgkmcnt wait frees it but completes neither the DMA nor older vmcnt entries; only
+    // a covering vmcnt wait does.
     return;
   }
 }
@@ -160,7 +164,7 @@ void mla::emu::faultBadAddress(Wave &w, const char *what, unsigned lane, uint64_
 }
 
 uint8_t *mla::emu::ldsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned bytes,
-                             const char *what) {
+                             const char *what, LdsAccessKind kind) {
   std::vector<uint8_t> &lds = w.workgroup->lds;
   if (offset > lds.size() || bytes > lds.size() - offset) {
     std::string msg;
@@ -171,7 +175,9 @@ uint8_t *mla::emu::ldsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned b
     w.fault(msg);
     return nullptr;
   }
-  if (!noteLdsAccess(w, lane, offset, bytes))
+  if (w.trace)
+    w.trace->recordLds(lane, offset, bytes);
+  if (!noteLdsAccess(w, lane, offset, bytes, kind))
     return nullptr; // an LDS DMA hazard faulted the wave
   return lds.data() + offset;
 }

@@ -32,6 +32,8 @@ struct DecodedInst;
 struct Program;
 struct Workgroup;
 struct LaunchState;
+struct WaitStateShadow; // emu/Hazards.cpp
+struct AccessTrace;
 
 constexpr unsigned kWaveSize = 64;
 constexpr unsigned kNumVgprs = 512; ///< v0..v255 and a0..a255 (a_i = 256 + i).
@@ -58,8 +60,9 @@ enum class PendingTarget : uint8_t {
   Vgpr,
   Sgpr,
   Lds,
-  /// On lgkmcnt: the completion of the LDS DMA with vmcnt sequence number `seq`
-  /// (isa::choice::kLdsDmaCountsOnLgkmcnt). Retiring it retires vmcnt up to that DMA.
+  /// On lgkmcnt: the slot an LDS DMA (vmcnt sequence number `seq`) also occupies
+  /// (isa::choice::kLdsDmaCountsOnLgkmcnt). Retiring it writes nothing: only the
+  /// covering vmcnt wait completes the DMA.
   LdsDmaCompletion,
 };
 
@@ -74,6 +77,7 @@ struct PendingWrite {
   uint32_t issueIp = 0;    ///< Instruction that queued the operation (hazard reports).
   uint32_t ldsAddress = 0; ///< Lds: LDS byte address of lane 0 (lane stride 4 or 16).
   uint64_t seq = 0;        ///< vmcnt entries: issue order; LdsDmaCompletion: its DMA's.
+  uint64_t readyCycle = 0; ///< Timing mode: the cycle the result lands (emu/timing).
 };
 
 /// A bounded FIFO of outstanding operations for one counter. Slots own their
@@ -139,11 +143,16 @@ struct Wave {
   Workgroup *workgroup = nullptr;
   uint32_t waveInGroup = 0;
   std::unique_ptr<RegionCache> memory;
+  /// Timing mode: records the addresses of the executing instruction (else null).
+  AccessTrace *trace = nullptr;
 
   // --- outstanding memory results --------------------------------------------
   PendingQueue vmQueue;   ///< vmcnt (vector memory loads and stores).
   PendingQueue lgkmQueue; ///< lgkmcnt (LDS, SMEM, GDS, messages).
   uint64_t vmIssued = 0;  ///< vmcnt operations issued (sequence numbers).
+
+  /// Wait-state history of the hazard detector (emu/Hazards.cpp), created lazily.
+  std::shared_ptr<WaitStateShadow> waitStates;
 
   // --- statistics ------------------------------------------------------------
   std::array<uint64_t, kNumInstClasses> counts{};
@@ -176,6 +185,21 @@ struct Wave {
   /// Resets everything for a fresh dispatch. Only VGPR rows [0, archRows) and
   /// [kAgprBase, kAgprBase + agprRows) are zeroed (the rows the program names).
   void reset(unsigned archRows = 256, unsigned agprRows = 256);
+};
+
+/// Keeps f32/f64 denormals on the host (clears MXCSR FTZ and DAZ) for its lifetime.
+/// Families whose documented rule does not follow MODE (MFMA, fp8 conversions:
+/// isa::choice::kMfmaFlushDenormals, kConversionsFlushDenormals) run under it, since
+/// applyHostFloatMode() sets the host to the wave's MODE for the ordinary VALU.
+class HostDenormalsKept {
+public:
+  HostDenormalsKept();
+  ~HostDenormalsKept();
+  HostDenormalsKept(const HostDenormalsKept &) = delete;
+  HostDenormalsKept &operator=(const HostDenormalsKept &) = delete;
+
+private:
+  unsigned saved_;
 };
 
 } // namespace mla::emu

@@ -1,6 +1,8 @@
 //===- CodeObject.cpp - AMDGPU code object loader -------------------------===//
 #include "mla/Runtime/CodeObject.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/ELF.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -20,6 +22,11 @@ constexpr uint64_t kMaxImageSize = uint64_t(1) << 30;
 /// Bytes a loaded image may exceed four times its file size by (zero-filled
 /// segments); anything larger is treated as corrupted.
 constexpr uint64_t kMaxImageSlack = uint64_t(64) << 20;
+/// A kernel's LDS (group segment) on gfx950: 160 KiB a workgroup.
+constexpr uint32_t kMaxLdsBytes = 160 * 1024;
+/// The kernel descriptor's size and the alignment of a kernel's first instruction
+/// (AMDGPUUsage, "Kernel Descriptor": KERNEL_CODE_ENTRY_BYTE_OFFSET).
+constexpr uint64_t kDescriptorBytes = 64, kEntryAlign = 256;
 
 Error makeError(const Twine &msg) {
   return createStringError(inconvertibleErrorCode(), msg);
@@ -372,9 +379,12 @@ Error CodeObject::parse(ArrayRef<uint8_t> bytes) {
   if (!phdrs)
     return phdrs.takeError();
   uint64_t imageSize = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> executable; // file-backed [begin, end)
   for (const auto &ph : *phdrs) {
     if (ph.p_type != ELF::PT_LOAD)
       continue;
+    if (ph.p_flags & ELF::PF_X)
+      executable.push_back({ph.p_vaddr, ph.p_vaddr + ph.p_filesz});
     if (ph.p_filesz > ph.p_memsz)
       return makeError("PT_LOAD segment has p_filesz > p_memsz");
     if (ph.p_vaddr > kMaxImageSize || ph.p_memsz > kMaxImageSize - ph.p_vaddr)
@@ -486,9 +496,43 @@ Error CodeObject::parse(ArrayRef<uint8_t> bytes) {
       return makeError("kernel '" + info->name + "': kernel_code_entry_byte_offset " +
                        Twine(d.kernelCodeEntryByteOffset) + " points outside the image");
     info->codeAddress = uint64_t(entry);
+    // The entry must be the kernel's first instruction: in an executable segment,
+    // 256-byte aligned, never inside a descriptor, and where the kernel's function
+    // symbol (when present) says its code starts, not in the padding after it.
+    std::string entryAt = "kernel '" + info->name + "': kernel_code_entry_byte_offset " +
+                          std::to_string(d.kernelCodeEntryByteOffset) + " gives entry 0x" +
+                          utohexstr(info->codeAddress);
+    if (info->codeAddress % kEntryAlign)
+      return makeError(entryAt + ", which is not " + Twine(kEntryAlign) + "-byte aligned");
+    if (llvm::none_of(executable, [&](const std::pair<uint64_t, uint64_t> &r) {
+          return info->codeAddress >= r.first && info->codeAddress < r.second;
+        }))
+      return makeError(entryAt + ", which is not in an executable segment");
     auto fn = symbols.find(info->name);
-    if (fn != symbols.end() && fn->second.first == info->codeAddress)
+    if (fn != symbols.end() && fn->second.first != info->codeAddress)
+      return makeError(entryAt + ", but the kernel's code starts at 0x" +
+                       utohexstr(fn->second.first));
+    if (fn != symbols.end())
       info->codeSize = fn->second.second;
+    // The descriptor is what the hardware reads: its segment sizes must be the
+    // metadata's, and the LDS must exist.
+    if (d.groupSegmentFixedSize != info->groupSegmentFixedSize)
+      return makeError("kernel '" + info->name + "': descriptor group_segment_fixed_size " +
+                       Twine(d.groupSegmentFixedSize) +
+                       " differs from metadata .group_segment_fixed_size " +
+                       Twine(info->groupSegmentFixedSize));
+    if (d.groupSegmentFixedSize > kMaxLdsBytes)
+      return makeError("kernel '" + info->name + "' needs " + Twine(d.groupSegmentFixedSize) +
+                       " bytes of LDS; gfx950 has " + Twine(kMaxLdsBytes));
+    if (d.privateSegmentFixedSize != info->privateSegmentFixedSize)
+      return makeError("kernel '" + info->name + "': descriptor private_segment_fixed_size " +
+                       Twine(d.privateSegmentFixedSize) +
+                       " differs from metadata .private_segment_fixed_size " +
+                       Twine(info->privateSegmentFixedSize));
+    if (d.accumOffset() > d.vgprAllocation())
+      return makeError("kernel '" + info->name + "': descriptor accum_offset " +
+                       Twine(d.accumOffset()) + " lies beyond its VGPR allocation of " +
+                       Twine(d.vgprAllocation()));
     if (info->codeSize > image_.size() - info->codeAddress)
       return makeError("kernel '" + info->name + "': code size runs past the image");
     if (d.enableWavefrontSize32() || info->wavefrontSize != 64)
@@ -502,5 +546,12 @@ Error CodeObject::parse(ArrayRef<uint8_t> bytes) {
   }
   if (kernels_.empty())
     return makeError("no kernels in 'amdhsa.kernels'");
+  for (const KernelInfo &k : kernels_)
+    for (const KernelInfo &other : kernels_)
+      if (k.codeAddress < other.descriptorAddress + kDescriptorBytes &&
+          other.descriptorAddress < k.codeAddress + std::max<uint64_t>(k.codeSize, 4))
+        return makeError("kernel '" + k.name + "': its code at 0x" + utohexstr(k.codeAddress) +
+                         " overlaps kernel '" + other.name + "''s descriptor at 0x" +
+                         utohexstr(other.descriptorAddress));
   return Error::success();
 }

@@ -2,7 +2,10 @@
 #include "mla/Runtime/Device.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 
 using namespace llvm;
@@ -12,7 +15,27 @@ namespace {
 Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
 } // namespace
 
+Device::Device() {
+  static std::atomic<uint64_t> next{1};
+  id_ = next.fetch_add(1);
+}
+
 Device::~Device() = default;
+
+Error Device::setEmulatorOptions(const EmulatorOptions &) {
+  return createStringError(inconvertibleErrorCode(),
+                           "device '" + kind() + "' is not the emulator: it has no "
+                           "emulator mode (functional/timing)");
+}
+
+Error Device::checkOwned(StringRef what, const Buffer &buffer) const {
+  if (owns(buffer))
+    return Error::success();
+  return makeError(what + ": the buffer at 0x" + Twine::utohexstr(buffer.address) + " (" +
+                   Twine(buffer.size) + " bytes) belongs to " +
+                   (buffer.device ? "device #" + Twine(buffer.device) : Twine("no device")) +
+                   ", not to this " + kind() + " device (#" + Twine(id_) + ")");
+}
 
 KernelArg KernelArg::f32(float v) {
   uint32_t bits;
@@ -150,11 +173,52 @@ Error Device::launch(const CodeObject &code, StringRef kernelName, Dim3 grid, Di
   auto kernel = code.getKernel(kernelName);
   if (!kernel)
     return kernel.takeError();
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].kind == KernelArg::Kind::Pointer && args[i].device &&
+        !owns(Buffer{args[i].bits, 0, args[i].device}))
+      return makeError("kernel '" + kernelName + "' argument " + Twine(i) +
+                       ": the buffer at 0x" + Twine::utohexstr(args[i].bits) +
+                       " belongs to device #" + Twine(args[i].device) + ", not to this " +
+                       kind() + " device (#" + Twine(id_) + ")");
   auto blob = packKernelArgs(*kernel, args);
   if (!blob)
     return blob.takeError();
   return launchRaw(code, kernelName, grid, block, *blob, stats);
 }
+
+Error Device::launchOn(Stream stream, const CodeObject &code, StringRef kernelName, Dim3 grid,
+                       Dim3 block, ArrayRef<KernelArg> args, LaunchStats *stats) {
+  auto kernel = code.getKernel(kernelName);
+  if (!kernel)
+    return kernel.takeError();
+  auto blob = packKernelArgs(*kernel, args);
+  if (!blob)
+    return blob.takeError();
+  return launchRawOn(stream, code, kernelName, grid, block, *blob, stats);
+}
+
+Error Device::launchRawOn(Stream stream, const CodeObject &code, StringRef kernelName,
+                          Dim3 grid, Dim3 block, ArrayRef<uint8_t> explicitArgs,
+                          LaunchStats *stats) {
+  if (stream.handle != 0)
+    return makeError("device '" + kind() + "' has no streams; only the default stream (0) "
+                     "can be used");
+  return launchRaw(code, kernelName, grid, block, explicitArgs, stats);
+}
+
+Error Device::prepare(const CodeObject &) { return Error::success(); }
+
+Expected<Stream> Device::createStream() {
+  return makeError("device '" + kind() + "' has no streams");
+}
+
+Error Device::destroyStream(Stream stream) {
+  if (stream.handle != 0)
+    return makeError("device '" + kind() + "' has no streams");
+  return Error::success();
+}
+
+Error Device::synchronizeStream(Stream) { return synchronize(); }
 
 Expected<std::unique_ptr<Device>> Device::open(StringRef which, std::string *note) {
   if (which == "emu") {
@@ -162,8 +226,17 @@ Expected<std::unique_ptr<Device>> Device::open(StringRef which, std::string *not
       *note = "using the gfx950 emulator";
     return openEmulator();
   }
-  if (which == "hip") {
-    auto dev = openHip();
+  if (which == "hip" || which.starts_with("hip:")) {
+    int ordinal = -1;
+    if (which != "hip") {
+      StringRef digits = which.drop_front(4);
+      unsigned value = 0;
+      if (digits.empty() || digits.getAsInteger(10, value) || value > 1023)
+        return makeError("unknown device '" + which +
+                         "' (expected hip:N with N a HIP device ordinal)");
+      ordinal = int(value);
+    }
+    auto dev = openHip("", ordinal);
     if (!dev)
       return dev.takeError();
     if (note)
@@ -178,9 +251,63 @@ Expected<std::unique_ptr<Device>> Device::open(StringRef which, std::string *not
       return dev;
     }
     std::string why = toString(dev.takeError());
+    // Said loudly: a serving process that meant to use a GPU must not run on the
+    // emulator unnoticed.
+    errs() << "mla: warning: no usable gfx950 GPU (" << why
+           << "); falling back to the gfx950 EMULATOR, which is many orders of magnitude "
+              "slower. Open \"emu\" to choose it explicitly, or \"hip\" to make this an "
+              "error.\n";
     if (note)
       *note = "using the gfx950 emulator (HIP not used: " + why + ")";
     return openEmulator();
   }
-  return makeError("unknown device '" + which + "' (expected emu, hip or auto)");
+  return makeError("unknown device '" + which + "' (expected emu, hip, hip:N or auto)");
+}
+
+Expected<DeviceAllocation> DeviceAllocation::allocate(Device &device, uint64_t bytes) {
+  auto buffer = device.alloc(std::max<uint64_t>(bytes, 16));
+  if (!buffer)
+    return buffer.takeError();
+  DeviceAllocation a;
+  a.device_ = &device;
+  a.buffer_ = *buffer;
+  return a;
+}
+
+DeviceAllocation::~DeviceAllocation() { reset(); }
+
+DeviceAllocation::DeviceAllocation(DeviceAllocation &&other) noexcept
+    : device_(other.device_), buffer_(other.buffer_) {
+  other.device_ = nullptr;
+  other.buffer_ = {};
+}
+
+DeviceAllocation &DeviceAllocation::operator=(DeviceAllocation &&other) noexcept {
+  if (this != &other) {
+    reset();
+    device_ = other.device_;
+    buffer_ = other.buffer_;
+    other.device_ = nullptr;
+    other.buffer_ = {};
+  }
+  return *this;
+}
+
+void DeviceAllocation::reset() {
+  if (device_)
+    consumeError(device_->free(buffer_));
+  device_ = nullptr;
+  buffer_ = {};
+}
+
+Error DeviceAllocation::upload(const void *src, uint64_t bytes, uint64_t offset) {
+  if (!device_)
+    return makeError("upload into an empty DeviceAllocation");
+  return device_->copyTo(buffer_, src, bytes, offset);
+}
+
+Error DeviceAllocation::download(void *dst, uint64_t bytes, uint64_t offset) const {
+  if (!device_)
+    return makeError("download from an empty DeviceAllocation");
+  return device_->copyFrom(dst, buffer_, bytes, offset);
 }

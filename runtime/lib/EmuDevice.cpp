@@ -7,9 +7,12 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <utility>
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <set>
 
 using namespace llvm;
 using namespace mla;
@@ -20,6 +23,18 @@ Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorC
 
 class EmuDevice final : public Device {
 public:
+  EmuDevice() {
+    // MLA_EMU_MODE selects the mode, MLA_EMU_TIMING_PARAMS overrides parameters
+    // (NAME=VALUE,...); a bad value makes every launch fail with the reason.
+    auto mode = emulatorModeFromEnvironment();
+    if (!mode)
+      environmentError_ = toString(mode.takeError());
+    else
+      options_.mode = *mode;
+    if (const char *env = std::getenv("MLA_EMU_TIMING_PARAMS"))
+      if (Error e = options_.params.applyOverrides(env))
+        environmentError_ = "MLA_EMU_TIMING_PARAMS: " + toString(std::move(e));
+  }
   StringRef kind() const override { return "emu"; }
   std::string description() const override { return "gfx950 emulator"; }
 
@@ -27,25 +42,77 @@ public:
     auto addr = memory_.allocate(bytes);
     if (!addr)
       return addr.takeError();
-    return Buffer{*addr, bytes};
+    return Buffer{*addr, bytes, id()};
   }
-  Error free(Buffer b) override { return memory_.release(b.address); }
+  Error free(Buffer b) override {
+    if (Error e = checkOwned("free", b))
+      return e;
+    return memory_.release(b.address);
+  }
   Error copyTo(Buffer dst, const void *src, uint64_t bytes, uint64_t offset) override {
+    if (Error e = checkOwned("copyTo", dst))
+      return e;
     if (Error e = validateCopy("copyTo", dst, src, bytes, offset))
       return e;
     return memory_.write(dst.address + offset, src, bytes);
   }
   Error copyFrom(void *dst, Buffer src, uint64_t bytes, uint64_t offset) override {
+    if (Error e = checkOwned("copyFrom", src))
+      return e;
     if (Error e = validateCopy("copyFrom", src, dst, bytes, offset))
       return e;
     return memory_.read(src.address + offset, dst, bytes);
   }
   Error synchronize() override { return Error::success(); }
+  Error setEmulatorOptions(const EmulatorOptions &options) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    options_ = options;
+    environmentError_.clear();
+    return Error::success();
+  }
+  EmulatorOptions emulatorOptions() const override { return options_; }
+  std::vector<TimingReport> takeTimingReports() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(reports_, {});
+  }
 
   Error launchRaw(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
                   ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override;
 
+  // Streams: a launch runs to completion before launchRawOn returns, so every stream
+  // is in order and synchronising one has nothing to wait for. The ids are checked so
+  // that code written against HIP's stream rules fails here too.
+  Error launchRawOn(Stream stream, const CodeObject &code, StringRef kernelName, Dim3 grid,
+                    Dim3 block, ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override {
+    if (Error e = checkStream(stream))
+      return e;
+    return launchRaw(code, kernelName, grid, block, explicitArgs, stats);
+  }
+  Expected<Stream> createStream() override {
+    std::lock_guard<std::mutex> lock(streamMutex_);
+    uint64_t id = ++lastStream_;
+    streams_.insert(id);
+    return Stream{id};
+  }
+  Error destroyStream(Stream stream) override {
+    std::lock_guard<std::mutex> lock(streamMutex_);
+    if (stream.handle == 0)
+      return Error::success();
+    if (!streams_.erase(stream.handle))
+      return makeError("destroyStream: " + Twine(stream.handle) + " is not a live stream");
+    return Error::success();
+  }
+  Error synchronizeStream(Stream stream) override { return checkStream(stream); }
+
 private:
+  Error checkStream(Stream stream) {
+    std::lock_guard<std::mutex> lock(streamMutex_);
+    if (stream.handle != 0 && !streams_.count(stream.handle))
+      return makeError("stream " + Twine(stream.handle) +
+                       " was not created by this emulator device (or was destroyed)");
+    return Error::success();
+  }
+
   struct LoadedKernel {
     std::unique_ptr<emu::Program> program;
   };
@@ -58,6 +125,12 @@ private:
   emu::DeviceMemory memory_;
   std::mutex mutex_;
   std::map<uint64_t, LoadedImage> images_; // by CodeObject::id()
+  std::mutex streamMutex_;
+  std::set<uint64_t> streams_;
+  uint64_t lastStream_ = 0;
+  EmulatorOptions options_;
+  std::string environmentError_;
+  std::vector<TimingReport> reports_;
 };
 
 Expected<EmuDevice::LoadedImage *> EmuDevice::load(const CodeObject &code) {
@@ -95,6 +168,8 @@ Error EmuDevice::launchRaw(const CodeObject &code, StringRef kernelName, Dim3 gr
                      " bytes of LDS; gfx950 has 163840");
 
   std::lock_guard<std::mutex> lock(mutex_);
+  if (!environmentError_.empty())
+    return makeError(environmentError_);
   auto imgOr = load(code);
   if (!imgOr)
     return imgOr.takeError();
@@ -105,6 +180,22 @@ Error EmuDevice::launchRaw(const CodeObject &code, StringRef kernelName, Dim3 gr
     if (!prog) {
       img.kernels.erase(kernel.name);
       return prog.takeError();
+    }
+    // Registers beyond the descriptor's allocation do not exist on the hardware:
+    // a kernel naming one is rejected rather than reading zeros.
+    const KernelDescriptor &d = kernel.descriptor;
+    const emu::Program &pr = **prog;
+    std::string overrun;
+    if (pr.archVgprRows > d.accumOffset())
+      overrun = "uses v0..v" + std::to_string(pr.archVgprRows - 1) + " but its descriptor " +
+                "gives " + std::to_string(d.accumOffset()) + " architectural VGPRs (accum_offset)";
+    else if (pr.agprRows && d.accumOffset() + pr.agprRows > d.vgprAllocation())
+      overrun = "uses a0..a" + std::to_string(pr.agprRows - 1) + " but its descriptor " +
+                "allocates " + std::to_string(d.vgprAllocation()) +
+                " VGPRs with AGPRs from " + std::to_string(d.accumOffset());
+    if (!overrun.empty()) {
+      img.kernels.erase(kernel.name);
+      return makeError("kernel '" + kernel.name + "' " + overrun);
     }
     lk.program = std::move(*prog);
     lk.program->imageBase = img.base;
@@ -160,10 +251,18 @@ Error EmuDevice::launchRaw(const CodeObject &code, StringRef kernelName, Dim3 gr
   L.ldsBytes = kernel.groupSegmentFixedSize;
   L.denormMode32 = kernel.descriptor.floatDenormMode32();
   L.denormMode16_64 = kernel.descriptor.floatDenormMode16_64();
+  L.ldsDmaCountsOnLgkmcnt = options_.params.ldsDmaCountsOnLgkmcnt != 0;
 
   auto start = std::chrono::steady_clock::now();
   emu::DispatchOptions options;
+  options.emulator = &options_;
+  options.threads = options_.threads;
+  TimingReport report;
+  if (options_.mode == EmulatorMode::Timing)
+    options.timingReport = &report;
   Error err = emu::dispatch(L, options, stats);
+  if (!err && options_.mode == EmulatorMode::Timing)
+    reports_.push_back(std::move(report));
   if (stats) {
     stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::sort(stats->waves.begin(), stats->waves.end(),

@@ -41,12 +41,16 @@ struct HipApi {
 
 class HipDevice final : public Device {
 public:
-  HipDevice(HipApi api, std::string arch) : api_(api), arch_(std::move(arch)) {}
+  HipDevice(HipApi api, int ordinal, std::string arch, std::string libraryNote)
+      : api_(api), ordinal_(ordinal), arch_(std::move(arch)),
+        libraryNote_(std::move(libraryNote)) {}
   ~HipDevice() override {
     // The library stays loaded: HIP does not support being unloaded.
   }
   StringRef kind() const override { return "hip"; }
-  std::string description() const override { return "HIP device " + arch_; }
+  std::string description() const override {
+    return "HIP device " + std::to_string(ordinal_) + " (" + arch_ + ")" + libraryNote_;
+  }
 
   Error check(int status, StringRef what) const {
     if (status == 0)
@@ -54,71 +58,184 @@ public:
     const char *msg = api_.hipGetErrorString ? api_.hipGetErrorString(status) : nullptr;
     return makeError(what + " failed: HIP error " + Twine(status) + (msg ? Twine(" (") + msg + ")" : ""));
   }
+  /// HIP's current device is per host thread: every entry point makes this one current,
+  /// so a Device opened on one thread works on any other (hipSetDevice neither
+  /// allocates nor synchronises).
+  Error makeCurrent() const {
+    return check(api_.hipSetDevice(ordinal_), "hipSetDevice(" + std::to_string(ordinal_) + ")");
+  }
 
   Expected<Buffer> alloc(uint64_t bytes) override {
+    if (Error e = makeCurrent())
+      return std::move(e);
     void *p = nullptr;
     if (Error e = check(api_.hipMalloc(&p, bytes), "hipMalloc"))
       return std::move(e);
-    return Buffer{reinterpret_cast<uint64_t>(p), bytes};
+    return Buffer{reinterpret_cast<uint64_t>(p), bytes, id()};
   }
-  Error free(Buffer b) override { return check(api_.hipFree(reinterpret_cast<void *>(b.address)), "hipFree"); }
+  Error free(Buffer b) override {
+    if (Error e = checkOwned("free", b))
+      return e;
+    if (Error e = makeCurrent())
+      return e;
+    return check(api_.hipFree(reinterpret_cast<void *>(b.address)), "hipFree");
+  }
   Error copyTo(Buffer dst, const void *src, uint64_t bytes, uint64_t offset) override {
+    if (Error e = checkOwned("copyTo", dst))
+      return e;
     if (Error e = validateCopy("copyTo", dst, src, bytes, offset))
+      return e;
+    if (Error e = makeCurrent())
       return e;
     return check(api_.hipMemcpy(reinterpret_cast<void *>(dst.address + offset), src, bytes,
                                 kHipMemcpyHostToDevice), "hipMemcpy");
   }
   Error copyFrom(void *dst, Buffer src, uint64_t bytes, uint64_t offset) override {
+    if (Error e = checkOwned("copyFrom", src))
+      return e;
     if (Error e = validateCopy("copyFrom", src, dst, bytes, offset))
+      return e;
+    if (Error e = makeCurrent())
       return e;
     return check(api_.hipMemcpy(dst, reinterpret_cast<void *>(src.address + offset), bytes,
                                 kHipMemcpyDeviceToHost), "hipMemcpy");
   }
-  Error synchronize() override { return check(api_.hipDeviceSynchronize(), "hipDeviceSynchronize"); }
+  Error synchronize() override {
+    if (Error e = makeCurrent())
+      return e;
+    return check(api_.hipDeviceSynchronize(), "hipDeviceSynchronize");
+  }
+
+  Expected<Stream> createStream() override {
+    if (Error e = makeCurrent())
+      return std::move(e);
+    void *stream = nullptr;
+    if (Error e = check(api_.hipStreamCreate(&stream), "hipStreamCreate"))
+      return std::move(e);
+    return Stream{reinterpret_cast<uint64_t>(stream)};
+  }
+  Error destroyStream(Stream stream) override {
+    if (stream.handle == 0)
+      return Error::success();
+    if (Error e = makeCurrent())
+      return e;
+    return check(api_.hipStreamDestroy(reinterpret_cast<void *>(stream.handle)),
+                 "hipStreamDestroy");
+  }
+  Error synchronizeStream(Stream stream) override {
+    if (Error e = makeCurrent())
+      return e;
+    return check(api_.hipStreamSynchronize(reinterpret_cast<void *>(stream.handle)),
+                 "hipStreamSynchronize");
+  }
+
+  Error prepare(const CodeObject &code) override {
+    if (Error e = makeCurrent())
+      return e;
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const KernelInfo &k : code.kernels())
+      if (auto f = function(code, k.name); !f)
+        return f.takeError();
+    return Error::success();
+  }
 
   Error launchRaw(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
                   ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override {
+    return launchRawOn(Stream{}, code, kernelName, grid, block, explicitArgs, stats);
+  }
+
+  Error launchRawOn(Stream stream, const CodeObject &code, StringRef kernelName, Dim3 grid,
+                    Dim3 block, ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override {
     (void)stats; // instruction statistics exist only on the emulator
     auto kernel = code.getKernel(kernelName);
     if (!kernel)
       return kernel.takeError();
     if (Error e = validateLaunch(*kernel, grid, block))
       return e;
-    std::lock_guard<std::mutex> lock(mutex_);
-    void *&module = modules_[code.id()];
-    if (!module)
-      if (Error e = check(api_.hipModuleLoadData(&module, code.fileBytes().data()),
-                          "hipModuleLoadData"))
-        return e;
-    void *function = nullptr;
-    if (Error e = check(api_.hipModuleGetFunction(&function, module, kernel->name.c_str()),
-                        "hipModuleGetFunction"))
+    if (Error e = makeCurrent())
       return e;
+    void *fn = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto f = function(code, kernel->name);
+      if (!f)
+        return f.takeError();
+      fn = *f;
+    }
+    // HIP copies the argument buffer when the launch is enqueued.
     std::vector<uint8_t> args(explicitArgs.begin(), explicitArgs.end());
     size_t size = args.size();
     void *extra[] = {kLaunchParamBufferPointer, args.data(), kLaunchParamBufferSize, &size,
                      kLaunchParamEnd};
-    return check(api_.hipModuleLaunchKernel(function, grid.x, grid.y, grid.z, block.x, block.y,
-                                            block.z, 0, nullptr, nullptr, extra),
+    return check(api_.hipModuleLaunchKernel(fn, grid.x, grid.y, grid.z, block.x, block.y,
+                                            block.z, 0, reinterpret_cast<void *>(stream.handle),
+                                            nullptr, extra),
                  "hipModuleLaunchKernel");
   }
 
 private:
+  /// The function handle of \p name in \p code, loading the module on first use.
+  /// Called with mutex_ held.
+  Expected<void *> function(const CodeObject &code, const std::string &name) {
+    void *&fn = functions_[{code.id(), name}];
+    if (fn)
+      return fn;
+    void *&module = modules_[code.id()];
+    if (!module)
+      if (Error e = check(api_.hipModuleLoadData(&module, code.fileBytes().data()),
+                          "hipModuleLoadData"))
+        return std::move(e);
+    if (Error e = check(api_.hipModuleGetFunction(&fn, module, name.c_str()),
+                        "hipModuleGetFunction"))
+      return std::move(e);
+    return fn;
+  }
+
   HipApi api_;
+  int ordinal_;
   std::string arch_;
+  std::string libraryNote_;
   std::mutex mutex_;
   std::map<uint64_t, void *> modules_;
+  std::map<std::pair<uint64_t, std::string>, void *> functions_;
 };
 } // namespace
 
-Expected<std::unique_ptr<Device>> Device::openHip(StringRef library) {
+/// The architecture string ("gfx...") in a hipDeviceProp_t buffer, or "".
+static std::string archOf(const HipApi &api, int device) {
+  std::vector<char> props(kDevicePropBufferSize, 0);
+  if (api.hipGetDevicePropertiesR0600(props.data(), device))
+    return "";
+  for (size_t i = 0; i + 3 < props.size(); ++i)
+    if (std::memcmp(&props[i], "gfx", 3) == 0)
+      return std::string(&props[i], strnlen(&props[i], props.size() - i));
+  return "";
+}
+
+Expected<std::unique_ptr<Device>> Device::openHip(StringRef library, int ordinal) {
   std::string path = library.str();
+  std::string libraryNote;
+  HipApi api;
   if (path.empty()) {
     const char *env = std::getenv("MLA_HIP_LIBRARY");
-    path = env && *env ? env : "libamdhip64.so";
+    if (env && *env) {
+      path = env;
+    } else {
+      // Bind to the HIP runtime the process already uses (a framework such as PyTorch
+      // loaded it), so that streams and device pointers are that runtime's.
+      for (const char *name : {"libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6",
+                               "libamdhip64.so.5"})
+        if ((api.handle = dlopen(name, RTLD_NOW | RTLD_NOLOAD))) {
+          path = name;
+          libraryNote = ", the HIP runtime already loaded in the process";
+          break;
+        }
+      if (!api.handle)
+        path = "libamdhip64.so";
+    }
   }
-  HipApi api;
-  api.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!api.handle)
+    api.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!api.handle) {
     const char *err = dlerror();
     return makeError("cannot load the HIP runtime '" + path + "': " + (err ? err : "unknown error"));
@@ -142,23 +259,28 @@ Expected<std::unique_ptr<Device>> Device::openHip(StringRef library) {
     return fail("hipGetDeviceCount failed with HIP error " + Twine(s) + " (no GPU?)");
   if (count <= 0)
     return fail("HIP reports no GPU devices");
+  auto open = [&](int d, const std::string &arch) -> Expected<std::unique_ptr<Device>> {
+    if (int s = api.hipSetDevice(d))
+      return fail("hipSetDevice(" + Twine(d) + ") failed with HIP error " + Twine(s));
+    return std::unique_ptr<Device>(new HipDevice(api, d, arch, libraryNote));
+  };
+  if (ordinal >= 0) {
+    if (ordinal >= count)
+      return fail("HIP device " + Twine(ordinal) + " does not exist (" + Twine(count) +
+                  " device(s): ordinals 0.." + Twine(count - 1) + ")");
+    std::string arch = archOf(api, ordinal);
+    if (!StringRef(arch).starts_with("gfx950"))
+      return fail("HIP device " + Twine(ordinal) + " is " +
+                  (arch.empty() ? std::string("of unknown architecture") : arch) +
+                  ", not a gfx950");
+    return open(ordinal, arch);
+  }
   std::vector<std::string> seen;
   for (int d = 0; d < count; ++d) {
-    std::vector<char> props(kDevicePropBufferSize, 0);
-    if (api.hipGetDevicePropertiesR0600(props.data(), d))
-      continue;
-    std::string arch;
-    for (size_t i = 0; i + 3 < props.size(); ++i)
-      if (std::memcmp(&props[i], "gfx", 3) == 0) {
-        arch.assign(&props[i], strnlen(&props[i], props.size() - i));
-        break;
-      }
+    std::string arch = archOf(api, d);
     seen.push_back(arch.empty() ? "unknown" : arch);
-    if (StringRef(arch).starts_with("gfx950")) {
-      if (int s = api.hipSetDevice(d))
-        return fail("hipSetDevice(" + Twine(d) + ") failed with HIP error " + Twine(s));
-      return std::unique_ptr<Device>(new HipDevice(api, arch));
-    }
+    if (StringRef(arch).starts_with("gfx950"))
+      return open(d, arch);
   }
   std::string list;
   for (const std::string &s : seen)

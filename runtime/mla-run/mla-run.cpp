@@ -1,8 +1,9 @@
 //===- mla-run.cpp - Run one kernel of a code object from raw files ------===//
 //
 // mla-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]
-//         --arg SPEC ... [--device emu|hip|auto] [--stats]
-// mla-run --selftest [--device emu|hip|auto] [--selftest-dump DIR]
+//         --arg SPEC ... [--device emu|hip|hip:N|auto] [--stats]
+//         [--timing] [--timing-params NAME=V,...] [--timing-params-file FILE]
+// mla-run --selftest [--device emu|hip|hip:N|auto] [--selftest-dump DIR]
 //
 // SPEC fills the next explicit kernel argument: in:FILE, out:FILE:BYTES,
 // inout:FILE, i32:V, u32:V, i64:V, u64:V, f32:V. Output files are written only
@@ -34,8 +35,11 @@ namespace {
 
 void usage() {
   errs() << "usage: mla-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]\n"
-            "               --arg SPEC ... [--device emu|hip|auto] [--stats]\n"
-            "       mla-run --selftest [--device emu|hip|auto] [--selftest-dump DIR]\n"
+            "               --arg SPEC ... [--device emu|hip|hip:N|auto] [--stats]\n"
+            "               [--timing] [--timing-params NAME=V,...] [--timing-params-file FILE]\n"
+            "               (--timing: the emulator's timing mode; prints a modeled report,\n"
+            "               parameters in docs/timing-model.md)\n"
+            "       mla-run --selftest [--device emu|hip|hip:N|auto] [--selftest-dump DIR]\n"
             "               (hardware self-test of the emulator's MFMA / LDS DMA / transpose /\n"
             "               fp8 instructions; DIR receives the raw inputs and outputs)\n"
             "  SPEC: in:FILE | out:FILE:BYTES | inout:FILE | i32:V | u32:V | i64:V | u64:V | f32:V\n";
@@ -128,8 +132,8 @@ int main(int argc, char **argv) {
   std::string codePath, kernelName, deviceName = "emu";
   std::optional<Dim3> grid, block;
   std::vector<ArgSpec> specs;
-  bool stats = false, selftest = false;
-  std::string selftestDump;
+  bool stats = false, selftest = false, timing = false;
+  std::string selftestDump, timingParams, timingParamsFile;
   for (int i = 1; i < argc; ++i) {
     StringRef a = argv[i];
     auto value = [&]() -> StringRef {
@@ -143,6 +147,9 @@ int main(int argc, char **argv) {
     else if (a == "--arg") specs.push_back(parseSpec(value()));
     else if (a == "--device") deviceName = value().str();
     else if (a == "--stats") stats = true;
+    else if (a == "--timing") timing = true;
+    else if (a == "--timing-params") timingParams = value().str();
+    else if (a == "--timing-params-file") timingParamsFile = value().str();
     else if (a == "--selftest") selftest = true;
     else if (a == "--selftest-dump") selftestDump = value().str();
     else if (a == "--help" || a == "-h") { usage(); return 0; }
@@ -215,6 +222,18 @@ int main(int argc, char **argv) {
     die(toString(device.takeError()));
   if (deviceName == "auto")
     errs() << "mla-run: " << note << "\n";
+  EmulatorOptions emuOptions = (*device)->emulatorOptions();
+  if (timing)
+    emuOptions.mode = EmulatorMode::Timing;
+  if (!timingParamsFile.empty())
+    if (Error e = emuOptions.params.applyFile(timingParamsFile))
+      die(toString(std::move(e)));
+  if (!timingParams.empty())
+    if (Error e = emuOptions.params.applyOverrides(timingParams))
+      die(toString(std::move(e)));
+  if (timing || !timingParams.empty() || !timingParamsFile.empty())
+    if (Error e = (*device)->setEmulatorOptions(emuOptions))
+      die(toString(std::move(e)));
 
   std::vector<KernelArg> args;
   for (ArgSpec &s : specs) {
@@ -262,6 +281,8 @@ int main(int argc, char **argv) {
     os.write(data.data(), data.size());
   }
 
+  for (const TimingReport &r : (*device)->takeTimingReports())
+    r.print(outs(), emuOptions.params.clockGHz);
   if (stats) {
     outs() << "kernel " << kernelName << ": " << launchStats.workgroups << " workgroups, "
            << launchStats.waves.size() << " waves, " << launchStats.instructions()

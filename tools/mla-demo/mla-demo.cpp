@@ -67,8 +67,8 @@ Options:
   --lengths a,b,.. explicit request lengths (overrides --batch and --max-len)
   --heads N        query heads (default 12: Kimi-K3 at TP8)
   --qlen a,b,..    query positions per request to run (default 1,2,4)
-  --splits N|auto  KV splits, 1..64 (default auto: the Decoder's heuristic for 256 CUs)
-  --device D       emu, hip or auto (default auto: HIP with a gfx950, else the emulator)
+  --splits N|auto  KV splits, 1..256 (default auto: the Decoder's heuristic for 256 CUs)
+  --device D       emu, hip, hip:N or auto (default auto: HIP with a gfx950, else the emulator)
   --seed N         data seed (default 2026)
   --no-exact       skip the comparison with exact (f64) attention
   --check          exit with status 1 when a result is outside its bound (the table

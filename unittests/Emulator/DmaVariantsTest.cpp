@@ -127,7 +127,7 @@ TEST(LdsDma, DmaIntoBytesAnotherWaveReadIsAHazard) {
   ASSERT_TRUE(bool(r.error)) << "the write-after-read race was not reported";
   const std::string message = llvm::toString(std::move(r.error));
   EXPECT_NE(message.find("wave 1 at PC"), std::string::npos) << message;
-  EXPECT_NE(message.find("starts an LDS DMA into bytes [0x0, 0x4) that wave 0 at PC"),
+  EXPECT_NE(message.find("starts an LDS DMA into LDS bytes [0x0, 0x4) that wave 0 at PC"),
             std::string::npos)
       << message;
   EXPECT_NE(message.find("ds_read_b128"), std::string::npos) << message;

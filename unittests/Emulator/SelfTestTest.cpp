@@ -41,6 +41,7 @@ public:
   llvm::StringRef kind() const override { return "emu"; }
   std::string description() const override { return "emulator with one flipped bit"; }
   llvm::Expected<Buffer> alloc(uint64_t bytes) override { return inner->alloc(bytes); }
+  bool owns(const Buffer &buffer) const override { return inner->owns(buffer); }
   llvm::Error free(Buffer buffer) override { return inner->free(buffer); }
   llvm::Error copyTo(Buffer dst, const void *src, uint64_t bytes, uint64_t offset) override {
     return inner->copyTo(dst, src, bytes, offset);

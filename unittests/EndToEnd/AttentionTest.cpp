@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <map>
 
 using namespace mla;
@@ -66,13 +67,16 @@ struct DeviceOutputs {
 /// `firstSlot` > 0 the pool's rows are placed at slots firstSlot.. of a larger pool
 /// (lazily backed on the device) and the page table is shifted to match.
 DeviceOutputs runOnEmulator(const ref::Problem &problem, int splits, bool wideKv = false,
-                            int64_t firstSlot = 0) {
+                            int64_t firstSlot = 0,
+                            const rt::EmulatorOptions *emulatorOptions = nullptr) {
   DecodeConfig config;
   config.heads = problem.numHeads;
   config.qlen = problem.qlen;
   config.wideKv = wideKv;
   const rt::CodeObject &code = kernelsFor(config);
   std::unique_ptr<rt::Device> device = rt::Device::openEmulator();
+  if (emulatorOptions)
+    check(device->setEmulatorOptions(*emulatorOptions));
 
   ref::ProblemView view = problem.view();
   const int64_t rows = view.numQueryRows(), heads = problem.numHeads;
@@ -111,11 +115,19 @@ DeviceOutputs runOnEmulator(const ref::Problem &problem, int splits, bool wideKv
                         KernelArg::f32(problem.vscale), KernelArg::pointer(oPart),
                         KernelArg::pointer(lsePart), KernelArg::i32(int32_t(requests)),
                         KernelArg::i32(splits)}));
-  check(device->launch(code, "mla_combine", {uint32_t(rows * heads), 1, 1},
+  check(device->launch(code, "mla_combine",
+                       {uint32_t(kernel::combineGridSize(rows, heads)), 1, 1},
                        {uint32_t(kernel::kCombineThreads), 1, 1},
                        {KernelArg::pointer(oPart), KernelArg::pointer(lsePart),
                         KernelArg::pointer(out), KernelArg::pointer(lse),
                         KernelArg::i32(int32_t(rows)), KernelArg::i32(splits)}));
+  if (emulatorOptions && emulatorOptions->mode == rt::EmulatorMode::Timing) {
+    // Both launches really ran in timing mode: each left a report with modeled cycles.
+    std::vector<rt::TimingReport> reports = device->takeTimingReports();
+    EXPECT_EQ(reports.size(), 2u);
+    for (const rt::TimingReport &report : reports)
+      EXPECT_GT(report.maxCuCycles(), 0u) << report.kernel;
+  }
   check(device->copyFrom(result.oPart.data(), oPart, result.oPart.size() * 2));
   check(device->copyFrom(result.lsePart.data(), lsePart, result.lsePart.size() * 4));
   check(device->copyFrom(result.out.data(), out, result.out.size() * 2));
@@ -185,6 +197,29 @@ TEST(AttentionEndToEnd, KimiK3Tp8OneRequest) {
   expectMatchesModel(problem, 1, runOnEmulator(problem, 1));
 }
 
+// Split counts up to the largest: NS = 64 over a 4500-token request (36 splits of 128
+// tokens, the rest empty) and NS = 256 over short ones (almost every split empty), at
+// qlen 2; the combine then reads all 64 / 256 partials of each row.
+class AttentionManySplits : public ::testing::TestWithParam<int> {};
+
+TEST_P(AttentionManySplits, MatchesModel) {
+  const int splits = GetParam();
+  ref::ProblemSpec spec;
+  spec.numHeads = 12;
+  spec.qlen = 2;
+  spec.seqLens = splits == 64 ? std::vector<int>{4500, 1} : std::vector<int>{1000, 0, 300};
+  spec.pageLayout = ref::PageLayout::Shuffled;
+  spec.seed = uint64_t(splits);
+  ref::Problem problem = ref::makeProblem(spec);
+  expectMatchesModel(problem, splits, runOnEmulator(problem, splits));
+}
+
+INSTANTIATE_TEST_SUITE_P(Splits, AttentionManySplits,
+                         ::testing::Values(64, int(kernel::kMaxSplits)),
+                         [](const ::testing::TestParamInfo<int> &info) {
+                           return "NS" + std::to_string(info.param);
+                         });
+
 // F14: a KV pool of more than 4 GiB whose used slots all lie above 4 GiB needs the
 // 64-bit DMA offsets of the wide-KV build. The device pool is backed lazily, so only
 // the touched rows cost memory; the model sees the same rows compacted.
@@ -223,3 +258,47 @@ INSTANTIATE_TEST_SUITE_P(HeadsQlen, AttentionShapes,
                            return "H" + std::to_string(std::get<0>(info.param)) + "_Q" +
                                   std::to_string(std::get<1>(info.param));
                          });
+
+// Timing mode (docs/timing-model.md) runs the same instruction semantics with results
+// landing after their modeled latency: the race-free kernels must give bit-identical
+// outputs in both modes, under both answers to the LDS-DMA counter question. A subset
+// of the matrix (Kimi-K3's 12 heads, every qlen, one and three splits) keeps it fast.
+class AttentionTimingMode
+    : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
+
+TEST_P(AttentionTimingMode, BitIdenticalToFunctional) {
+  auto [qlen, splits, dmaOnLgkmcnt] = GetParam();
+  ref::ProblemSpec spec;
+  spec.numHeads = 12;
+  spec.qlen = qlen;
+  spec.seqLens = {1, 127, 0, 129, 700, std::max(qlen - 1, 0)};
+  spec.pageLayout = ref::PageLayout::Shuffled;
+  spec.seed = uint64_t(qlen * 10 + splits);
+  ref::Problem problem = ref::makeProblem(spec);
+  // The functional reference keeps the default answer (the DMA counts on lgkmcnt):
+  // LLVM's waits are only correct under it (emulator-fidelity.md). Timing mode's
+  // vmcnt-only answer gives the DMA an lgkmcnt slot that completes at issue, so the
+  // kernel's waits keep their meaning (docs/timing-model.md).
+  rt::EmulatorOptions functional, timing;
+  timing.mode = rt::EmulatorMode::Timing;
+  timing.params.ldsDmaCountsOnLgkmcnt = dmaOnLgkmcnt;
+  DeviceOutputs a = runOnEmulator(problem, splits, false, 0, &functional);
+  DeviceOutputs b = runOnEmulator(problem, splits, false, 0, &timing);
+  EXPECT_EQ(a.oPart, b.oPart);
+  EXPECT_EQ(a.out, b.out);
+  ASSERT_EQ(a.lsePart.size(), b.lsePart.size());
+  EXPECT_EQ(0, std::memcmp(a.lsePart.data(), b.lsePart.data(), a.lsePart.size() * 4));
+  ASSERT_EQ(a.lse.size(), b.lse.size());
+  EXPECT_EQ(0, std::memcmp(a.lse.data(), b.lse.data(), a.lse.size() * 4));
+  expectMatchesModel(problem, splits, b);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    QlenSplitsDmaCounter, AttentionTimingMode,
+    ::testing::Combine(::testing::Values(1, 2, 4), ::testing::Values(1, 3),
+                       ::testing::Values(0, 1)),
+    [](const ::testing::TestParamInfo<std::tuple<int, int, int>> &info) {
+      return "Q" + std::to_string(std::get<0>(info.param)) + "_NS" +
+             std::to_string(std::get<1>(info.param)) + "_DmaLgkm" +
+             std::to_string(std::get<2>(info.param));
+    });

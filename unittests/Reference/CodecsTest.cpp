@@ -9,7 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -260,4 +262,126 @@ TEST(Bf16Test, SubnormalsRoundLikeNormals) {
   EXPECT_EQ(f32ToBf16(floatOf(0x00018000u)), 0x0002); // Tie to even 2.
   EXPECT_EQ(f32ToBf16(floatOf(0x00008001u)), 0x0001);
   EXPECT_EQ(bitsOf(bf16ToF32(0x0001)), 0x00010000u);
+}
+
+//===----------------------------------------------------------------------===//
+// Every codec against an independent formulation: the nearest representable value
+// by search over the format's value table, ties to the even code, with the
+// format's overflow rule as one more "value" just beyond the largest finite one.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct FormatTable {
+  std::vector<std::pair<double, int>> positive; ///< Finite values, ascending, from 0.
+  double beyondMax;  ///< The next value the exponent range would give after the max.
+  int beyondMaxCode; ///< The code a value rounding to beyondMax gets.
+  bool beyondMaxIsEven; ///< Whether beyondMax's would-be code has an even mantissa.
+  int signBit;
+};
+
+FormatTable tableOf(double (*definition)(int), int codes, int signBit, double beyondMax,
+                    int beyondMaxCode, bool beyondMaxIsEven) {
+  FormatTable t{{}, beyondMax, beyondMaxCode, beyondMaxIsEven, signBit};
+  for (int code = 0; code < codes; ++code)
+    if (std::isfinite(definition(code)))
+      t.positive.push_back({definition(code), code});
+  return t;
+}
+
+/// The expected code of finite `x` by nearest search with ties to even.
+int expectedCode(const FormatTable &t, float x) {
+  const double m = std::fabs(double(x));
+  const int sign = std::signbit(x) ? t.signBit : 0;
+  auto it = std::lower_bound(t.positive.begin(), t.positive.end(), m,
+                             [](const std::pair<double, int> &v, double m) { return v.first < m; });
+  if (it != t.positive.end() && it->first == m)
+    return sign | it->second;
+  double lo, hi;
+  int loCode, hiCode;
+  bool hiEven;
+  if (it == t.positive.end()) {
+    lo = t.positive.back().first, loCode = t.positive.back().second;
+    hi = t.beyondMax, hiCode = t.beyondMaxCode, hiEven = t.beyondMaxIsEven;
+  } else {
+    lo = std::prev(it)->first, loCode = std::prev(it)->second;
+    hi = it->first, hiCode = it->second, hiEven = (hiCode & 1) == 0;
+  }
+  const double below = m - lo, above = hi - m;
+  if (m > hi) // beyond even the virtual next value: overflow
+    return sign | t.beyondMaxCode;
+  if (below < above)
+    return sign | loCode;
+  if (above < below)
+    return sign | hiCode;
+  return sign | (hiEven ? hiCode : loCode);
+}
+
+/// Checks `encode` at every value of the table, every midpoint, just below every
+/// power of two and the 16 f32 neighbours on each side of each, both signs; then a
+/// stride through all f32.
+template <typename Code>
+void checkAgainstTable(const FormatTable &t, Code (*encode)(float)) {
+  std::vector<double> points;
+  for (size_t i = 0; i < t.positive.size(); ++i) {
+    double next = i + 1 < t.positive.size() ? t.positive[i + 1].first : t.beyondMax;
+    points.push_back(t.positive[i].first);
+    points.push_back((t.positive[i].first + next) / 2);
+  }
+  points.push_back(t.beyondMax);
+  // Just below every power of two (where rounding up changes the binade).
+  for (int e = -149; e <= 127; ++e)
+    for (int k = 0; k <= 10; ++k)
+      if (double p = std::ldexp(1.0, e) * (1 - std::ldexp(1.0, -k - 1)) * 2; double(float(p)) == p)
+        points.push_back(p);
+  int failures = 0;
+  auto check = [&](float x) {
+    if (!std::isfinite(x) || failures > 20)
+      return;
+    int want = expectedCode(t, x), got = int(encode(x));
+    if (want != got) {
+      ++failures;
+      ADD_FAILURE() << "encode(" << x << " = 0x" << std::hex << bitsOf(x) << ") = 0x" << got
+                    << ", nearest-even gives 0x" << want;
+    }
+  };
+  for (double p : points) {
+    float f = float(p);
+    if (!std::isfinite(f))
+      continue; // bf16's 2^128
+    ASSERT_EQ(double(f), p) << "table point not exact in f32";
+    for (float sign : {1.0f, -1.0f}) {
+      float down = sign * f, up = sign * f;
+      check(down);
+      for (int i = 0; i < 16; ++i) {
+        down = std::nextafter(down, -sign * kInfF);
+        up = std::nextafter(up, sign * kInfF);
+        check(down);
+        check(up);
+      }
+    }
+  }
+  for (uint64_t bits = 0; bits <= 0xFFFFFFFFull; bits += 997)
+    check(floatOf(uint32_t(bits)));
+}
+
+} // namespace
+
+TEST(CodecsTest, E4M3MatchesNearestEvenSearchNearEveryBoundary) {
+  // Beyond 448 the exponent range would give 480 (S.1111.111, odd): 464 ties to 448
+  // and anything larger is the NaN code. |x| in [496, 512) used to encode as -0.
+  checkAgainstTable(tableOf(e4m3Definition, 0x80, 0x80, 480.0, 0x7F, false), f32ToE4M3);
+  EXPECT_EQ(f32ToE4M3(500.0f), 0x7F);
+  EXPECT_EQ(f32ToE4M3(-511.0f), 0xFF);
+}
+
+TEST(CodecsTest, E5M2MatchesNearestEvenSearchNearEveryBoundary) {
+  // Beyond 57344 lies 65536 = Inf (S.11111.00, even): 61440 ties to Inf.
+  checkAgainstTable(tableOf(e5m2Definition, 0x80, 0x80, 65536.0, 0x7C, true), f32ToE5M2);
+}
+
+TEST(CodecsTest, Bf16MatchesNearestEvenSearchNearEveryBoundary) {
+  // Beyond bf16's max lies 2^128 = Inf (even).
+  checkAgainstTable(tableOf(bf16Definition, 0x8000, 0x8000, std::ldexp(1.0, 128), 0x7F80, true),
+                    f32ToBf16);
 }

@@ -4,6 +4,7 @@
 #include "emu/Instructions.h"
 
 #include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Object/ELF.h"
 
 #include <random>
 
@@ -167,5 +168,91 @@ TEST(CodeObject, RandomCorruptionsNeverCrash) {
   }
   EXPECT_GT(failed, 0u);
   EXPECT_GT(loaded, 0u); // most flips hit padding or code bytes
+}
+} // namespace
+
+namespace {
+/// The file offset of vadd's kernel descriptor (mapped through the PT_LOAD headers).
+size_t descriptorFileOffset(const std::vector<uint8_t> &bytes) {
+  auto co = CodeObject::loadFromMemory(bytes, "vadd");
+  EXPECT_TRUE(bool(co));
+  if (!co) {
+    llvm::consumeError(co.takeError());
+    return 0;
+  }
+  uint64_t kd = (*co)->kernels()[0].descriptorAddress;
+  auto elf = llvm::object::ELFFile<llvm::object::ELF64LE>::create(
+      llvm::StringRef(reinterpret_cast<const char *>(bytes.data()), bytes.size()));
+  EXPECT_TRUE(bool(elf));
+  for (const auto &ph : cantFail(elf->program_headers()))
+    if (ph.p_type == llvm::ELF::PT_LOAD && kd >= ph.p_vaddr && kd + 64 <= ph.p_vaddr + ph.p_filesz)
+      return size_t(ph.p_offset + (kd - ph.p_vaddr));
+  ADD_FAILURE() << "descriptor not in a file-backed segment";
+  return 0;
+}
+
+template <typename T> std::vector<uint8_t> withField(size_t at, T value) {
+  std::vector<uint8_t> b = vaddBytes();
+  std::memcpy(b.data() + at, &value, sizeof(T));
+  return b;
+}
+
+TEST(CodeObject, DescriptorEntryMustBeTheKernelsFirstInstruction) {
+  const size_t kd = descriptorFileOffset(vaddBytes());
+  int64_t entry;
+  std::memcpy(&entry, vaddBytes().data() + kd + 16, 8);
+  // At the descriptor itself (offset 0), 256 bytes into the padding after the code,
+  // and 4 bytes into the code.
+  std::string e = loadError(withField<int64_t>(kd + 16, 0));
+  EXPECT_NE(e.find("kernel_code_entry_byte_offset 0 gives entry 0x"), std::string::npos) << e;
+  e = loadError(withField<int64_t>(kd + 16, entry + 256));
+  EXPECT_NE(e.find("but the kernel's code starts at 0x"), std::string::npos) << e;
+  e = loadError(withField<int64_t>(kd + 16, entry + 4));
+  EXPECT_NE(e.find("which is not 256-byte aligned"), std::string::npos) << e;
+}
+
+TEST(CodeObject, DescriptorSegmentSizesAreChecked) {
+  const size_t kd = descriptorFileOffset(vaddBytes());
+  // A 4 GiB LDS request in the descriptor (the metadata says 0).
+  std::string e = loadError(withField<uint32_t>(kd + 0, 0xFFFFFFFFu));
+  EXPECT_NE(e.find("descriptor group_segment_fixed_size 4294967295 differs from metadata "
+                   ".group_segment_fixed_size 0"),
+            std::string::npos)
+      << e;
+  e = loadError(withField<uint32_t>(kd + 4, 1u << 20));
+  EXPECT_NE(e.find("descriptor private_segment_fixed_size 1048576 differs"), std::string::npos)
+      << e;
+  // ACCUM_OFFSET (rsrc3 [5:0]) 256 beyond an allocation of 8 VGPRs (rsrc1 [5:0] = 0).
+  std::vector<uint8_t> b = vaddBytes();
+  b[kd + 44] |= 63;
+  b[kd + 48] &= ~63;
+  e = loadError(b);
+  EXPECT_NE(e.find("descriptor accum_offset 256 lies beyond its VGPR allocation of 8"),
+            std::string::npos)
+      << e;
+}
+
+TEST(CodeObject, KernelMayNotUseVgprsBeyondItsDescriptor) {
+  const size_t kd = descriptorFileOffset(vaddBytes());
+  auto dev = Device::openEmulator();
+  std::vector<float> a(64, 1.0f);
+  Buffer A = upload(*dev, a), B = upload(*dev, a), C = upload(*dev, a);
+  std::vector<KernelArg> args = {KernelArg::pointer(A), KernelArg::pointer(B),
+                                 KernelArg::pointer(C), KernelArg::i32(64)};
+  auto good = CodeObject::loadFromMemory(vaddBytes(), "vadd");
+  ASSERT_TRUE(bool(good));
+  ASSERT_NO_ERROR(dev->launch(**good, "vadd", {1, 1, 1}, {64, 1, 1}, args));
+  const unsigned used = (*good)->kernels()[0].vgprCount;
+  ASSERT_GT(used, 4u) << "the test needs a kernel using more than 4 VGPRs";
+  // ACCUM_OFFSET 0 -> 4 architectural VGPRs: vadd's v4.. do not exist.
+  std::vector<uint8_t> b = vaddBytes();
+  b[kd + 44] &= ~63;
+  auto small = CodeObject::loadFromMemory(b, "vadd-4-vgprs");
+  ASSERT_TRUE(bool(small)) << llvm::toString(small.takeError());
+  std::string e = errorText(dev->launch(**small, "vadd", {1, 1, 1}, {64, 1, 1}, args));
+  EXPECT_NE(e.find("kernel 'vadd' uses v0..v"), std::string::npos) << e;
+  EXPECT_NE(e.find("but its descriptor gives 4 architectural VGPRs (accum_offset)"),
+            std::string::npos)
+      << e;
 }
 } // namespace

@@ -165,4 +165,33 @@ TEST(Launch, GeometryAndRawArguments) {
                 .find("needs 28 bytes of explicit arguments, 8 given"),
             std::string::npos);
 }
+TEST(Device, BufferOfAnotherDeviceIsRejected) {
+  // Two devices hand out the same addresses: using one's buffer with the other used
+  // to read and write the other's unrelated memory (and could free its allocation).
+  auto one = Device::openEmulator(), other = Device::openEmulator();
+  Buffer mine = upload(*one, std::vector<float>(64, 1.0f));
+  Buffer theirs = upload(*other, std::vector<float>(64, 2.0f));
+  ASSERT_EQ(mine.address, theirs.address) << "the test needs colliding addresses";
+  std::vector<float> host(64, 7.0f);
+  EXPECT_NE(errorText(other->copyTo(mine, host.data(), 256)).find("copyTo: the buffer at 0x"),
+            std::string::npos);
+  EXPECT_NE(errorText(other->copyFrom(host.data(), mine, 256)).find("belongs to device #"),
+            std::string::npos);
+  EXPECT_NE(errorText(other->free(mine)).find("free: the buffer"), std::string::npos);
+  EXPECT_EQ(download<float>(*other, theirs, 64), std::vector<float>(64, 2.0f));
+  EXPECT_EQ(download<float>(*one, mine, 64), std::vector<float>(64, 1.0f));
+  const CodeObject &co = compileIR(readKernelSource("vector_add.ll"));
+  Buffer out = unwrap(other->alloc(256));
+  EXPECT_NE(errorText(other->launch(co, "vadd", {1, 1, 1}, {64, 1, 1},
+                                    {KernelArg::pointer(mine), KernelArg::pointer(theirs),
+                                     KernelArg::pointer(out), KernelArg::i32(64)}))
+                .find("kernel 'vadd' argument 0: the buffer at 0x"),
+            std::string::npos);
+  // A buffer not from any device (hand-made) is rejected too.
+  EXPECT_NE(errorText(one->copyTo(Buffer{mine.address, 256}, host.data(), 4))
+                .find("belongs to no device"),
+            std::string::npos);
+  ASSERT_NO_ERROR(one->free(mine));
+  ASSERT_NO_ERROR(other->free(theirs));
+}
 } // namespace

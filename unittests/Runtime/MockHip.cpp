@@ -30,5 +30,8 @@ int hipModuleGetFunction(void **, void *, const char *) { return 1; }
 int hipModuleLaunchKernel(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                           unsigned, void *, void **, void **) { return 1; }
 int hipDeviceSynchronize() { return 0; }
+int hipStreamCreate(void **) { return 1; }
+int hipStreamDestroy(void *) { return 0; }
+int hipStreamSynchronize(void *) { return 0; }
 const char *hipGetErrorString(int) { return "mock error"; }
 }

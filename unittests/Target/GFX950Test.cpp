@@ -2,7 +2,7 @@
 //
 // Exhaustive bijection checks of every lane/register map over all lanes and
 // bytes, plus spot checks against the worked examples and tables of the ISA
-// reference (shared/reference/gfx950-isa.md), written out here as literals
+// reference (docs/gfx950-isa.md), written out here as literals
 // rather than recomputed with the header's formulas, and waitcnt immediates
 // taken from `llvm-mc -arch=amdgcn -mcpu=gfx950 -show-encoding`.
 //

@@ -18,8 +18,20 @@ namespace mla::kernel {
 inline constexpr int64_t kRowsPerCta = 16;
 /// Threads of an attention CTA: 8 waves of 64.
 inline constexpr int64_t kAttentionThreads = 512;
-/// Threads of a combine CTA: one wave; each lane takes 8 of the 512 value columns.
+/// Threads of a combine CTA: one wave.
 inline constexpr int64_t kCombineThreads = 64;
+/// Splits a combine wave reads at once: its 64 lanes are 8 column groups x 8 split
+/// groups (lane = 8 * columnGroup + splitGroup). Split group g takes splits g, g + 8, ...
+/// of the row; the groups' sums are then added across lanes. It is also the number of
+/// combine CTAs per (row, head): each takes 512 / 8 = 64 value columns (one 128-byte
+/// line of every split's o_part row).
+inline constexpr int64_t kCombineSplitLanes = 8;
+/// Value columns one combine CTA merges.
+inline constexpr int64_t kCombineColumns = 512 / kCombineSplitLanes;
+/// The largest split count: one attention CTA per CU of a 256-CU MI355X for one request
+/// and one head group. The combine holds a row's loads in registers, kMaxSplits /
+/// kCombineSplitLanes per lane, so the bound is also the combine's.
+inline constexpr int64_t kMaxSplits = 256;
 
 /// Heads one CTA owns: floor(16 / qlen) (F2).
 constexpr int64_t headsPerGroup(int64_t qlen) { return kRowsPerCta / qlen; }
@@ -34,6 +46,13 @@ constexpr int64_t attentionGridSize(int64_t requests, int64_t splits, int64_t he
                                     int64_t qlen, int64_t xcds) {
   int64_t units = requests * splits;
   return (units + xcds - 1) / xcds * xcds * headGroups(heads, qlen);
+}
+
+/// Workgroups of the combine launch: one per (row, head, column slice); workgroup
+/// `bid` serves slice `bid mod kCombineSplitLanes` of (row, head) number
+/// `bid / kCombineSplitLanes` (= row * heads + head).
+constexpr int64_t combineGridSize(int64_t rows, int64_t heads) {
+  return rows * heads * kCombineSplitLanes;
 }
 
 /// What one attention CTA serves.

@@ -1,7 +1,7 @@
 //===- UnknownChoices.h - Emulator choices where the gfx950 reference is silent -===//
 //
 // Every behaviour of the "part 2" instructions (matrix, LDS DMA, transpose read, fp8
-// conversions) that /work/shared/reference/gfx950-isa.md marks [UNKNOWN] is decided here,
+// conversions) that docs/gfx950-isa.md marks UNKNOWN is decided here,
 // once, as a named constant. docs/emulator-fidelity.md ("Part 2 instructions") lists the
 // same choices; the hardware self-test records what a real MI355X does for each of them.
 //
@@ -103,14 +103,23 @@ inline constexpr bool kLdsDmaDwordx3WritesPad = false;
 /// zeros to its LDS slot, as an ordinary out-of-range buffer load returns zeros.
 inline constexpr bool kLdsDmaOutOfRangeWritesZero = true;
 
+/// A raw buffer access (IDXEN = 0) is checked per dword component (atomics and
+/// sub-dword accesses as one component, the ISA's range-check notes): a component in
+/// range lies wholly below num_records. A component that straddles num_records (starts
+/// below it, ends past it) is treated as out of range: it reads 0 and is not written.
+/// Whether the hardware compares the component's first or last byte is [UNKNOWN].
+/// Used by the ordinary buffer instructions and by buffer_load ... lds.
+inline constexpr bool kRawBufferStraddleIsOutOfRange = true;
+
 /// sbyte / sshort are sign-extended to 32 bits in LDS (the reference says [INF]).
 inline constexpr bool kLdsDmaSignExtends = true;
 
 /// An LDS DMA (global_load_lds_*, buffer_load_* lds) is counted on lgkmcnt as well
-/// as vmcnt, and an s_waitcnt on either counter that covers it completes it. The ISA
-/// reference (3.3) only names vmcnt; LLVM 22's waitcnt insertion counts the DMA on
-/// lgkmcnt too (after `ds_bpermute; global_load_lds` it waits lgkmcnt(1) for the
-/// bpermute), and code it generates is only correct under that model.
+/// as vmcnt, but only an s_waitcnt vmcnt that covers it completes it (and, vmcnt being
+/// in order, every older vmcnt entry); an lgkmcnt wait only frees its lgkmcnt slot.
+/// The ISA reference (3.3) only names vmcnt; LLVM 22's waitcnt insertion counts the DMA
+/// on lgkmcnt too (after `ds_bpermute; global_load_lds` it waits lgkmcnt(1) for the
+/// bpermute), and code it generates is only correct if the DMA occupies an lgkmcnt slot.
 inline constexpr bool kLdsDmaCountsOnLgkmcnt = true;
 
 // ---- VALU extras ------------------------------------------------------------

@@ -136,11 +136,32 @@ func.func @f(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>, %p: memref<
 
 // -----
 
-func.func @f(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<?x12x65x512xbf16>, %l: memref<?x12x?xf32>, %ns: index) {
-  // expected-error@+1 {{'mla.split_kv_decode' op the split count (NS) must be in 1..64, got 65}}
+// NS is capped at 256 (one attention CTA per CU of the 256-CU GPU for one request).
+func.func @f(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<?x12x257x512xbf16>, %l: memref<?x12x?xf32>, %ns: index) {
+  // expected-error@+1 {{'mla.split_kv_decode' op the split count (NS) must be in 1..256, got 257}}
   mla.split_kv_decode q(%q) kv(%kv) pages(%p) indptr(%i) scale(%s) vscale(%s)
       splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<>}
-      : memref<?x12x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>, memref<?x12x65x512xbf16>, memref<?x12x?xf32>
+      : memref<?x12x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>, memref<?x12x257x512xbf16>, memref<?x12x?xf32>
+  return
+}
+
+// -----
+
+func.func @f(%o: memref<?x12x257x512xbf16>, %l: memref<?x12x257xf32>, %out: memref<?x12x512xbf16>) {
+  // expected-error@+1 {{'mla.combine' op the split count (NS) must be in 1..256, got 257}}
+  mla.combine o_part(%o) lse_part(%l) into out(%out) {config = #mla.config<>}
+      : memref<?x12x257x512xbf16>, memref<?x12x257xf32>, memref<?x12x512xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>) {
+  %ns = arith.constant 257 : index
+  // expected-error@+1 {{'mla.split_kv_decode' op 'splits' must be in 1..256, got 257}}
+  mla.split_kv_decode q(%q) kv(%kv) pages(%p) indptr(%i) scale(%s) vscale(%s)
+      splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<>}
+      : memref<?x12x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>, memref<?x12x?x512xbf16>, memref<?x12x?xf32>
   return
 }
 
@@ -178,7 +199,7 @@ func.func @f(%q: memref<6x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>, %p: memref<
 
 func.func @f(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>) {
   %ns = arith.constant 0 : index
-  // expected-error@+1 {{'mla.split_kv_decode' op 'splits' must be in 1..64, got 0}}
+  // expected-error@+1 {{'mla.split_kv_decode' op 'splits' must be in 1..256, got 0}}
   mla.split_kv_decode q(%q) kv(%kv) pages(%p) indptr(%i) scale(%s) vscale(%s)
       splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<>}
       : memref<?x12x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>, memref<?x12x?x512xbf16>, memref<?x12x?xf32>
@@ -254,7 +275,7 @@ func.func @f(%o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf16>, %out: memref<?
 
 func.func @f(%o: !llvm.ptr<1>, %row: index) {
   // expected-error@+1 {{'mla.cta_combine' op must be inside a gpu.func kernel (it is one CTA's work)}}
-  mla.cta_combine row(%row) head(%row) of %row o_part(%o) lse_part(%o) into out(%o)
+  mla.cta_combine row(%row) head(%row) slice(%row) of %row o_part(%o) lse_part(%o) into out(%o)
       {config = #mla.config<>} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
   return
 }

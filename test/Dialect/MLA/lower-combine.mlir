@@ -1,48 +1,106 @@
-// mla-lower-combine: one 64-lane CTA per (row, head); each lane accumulates 8 of the 512
-// value columns over the splits with base-2 weights relative to the row's max LSE.
+// mla-lower-combine: one 64-lane CTA per 64-column slice of a (row, head). Lane 8 c + g
+// reads columns 8 c .. 8 c + 7 of the slice from splits g, g + 8, ..., g + 248 (32
+// slots); all loads are issued, in nested uniform branches (slot j's inside slot
+// j - 1's), before any is used. Then the max, the weights and sums in base 2, DPP
+// butterflies across the 8 split groups, one reciprocal.
 // RUN: mla-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(mla-lower-combine))' | FileCheck %s
 
 // CHECK-LABEL: gpu.func @combine
 // CHECK-NOT: mla.cta_combine
 // CHECK-DAG: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG: %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
 // CHECK-DAG: %[[LN2:.*]] = arith.constant 0.693147182 : f32
-// The base of this (row, head)'s splits: (row * 12 + head) * NS.
+// CHECK: %[[NS:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK: %[[LAST:.*]] = arith.subi %[[NS]], %{{.*}} : i32
+// The (row, head)'s partials start at (row * 12 + head) * NS (lse) and * 512 (o).
 // CHECK: %[[RH:.*]] = arith.addi
-// CHECK: %[[BASE:.*]] = arith.muli %[[RH]], %[[NS:.*]] : index
-// Pass 1: m = max over splits of lse * log2(e).
-// CHECK: %[[M:.*]] = scf.for %{{.*}} = %{{.*}} to %[[NS]] step %{{.*}} iter_args(%[[MI:.*]] = %[[NEGINF]]) -> (f32)
+// CHECK: %[[BASE:.*]] = arith.muli %[[RH]], %{{.*}} : index
+// CHECK: %[[LSEROW:.*]] = llvm.getelementptr %{{.*}} -> !llvm.ptr<1>, f32
+// CHECK: %[[OROW:.*]] = llvm.getelementptr %{{.*}} -> !llvm.ptr<1>, bf16
+// CHECK: %[[LANE:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK: %[[G:.*]] = arith.remui %[[LANE]], %{{.*}} : i32
+// The slice's columns: slice * 64 + 8 * (lane / 8).
+// CHECK: %[[COL:.*]] = arith.addi
+//
+// Slot 0 loads split min(g, NS - 1), then slot 1 (split g + 8) inside it, ..., slot 31.
+// CHECK: %[[USED0:.*]] = arith.cmpi ult, %{{.*}}, %[[NS]] : i32
+// CHECK: %[[SLOTS:.*]]:64 = scf.if %[[USED0]] -> (vector<8xbf16>, f32,
+// CHECK:   %[[S0:.*]] = arith.minui %{{.*}}, %[[LAST]] : i32
+// CHECK:   llvm.getelementptr %[[LSEROW]]
 // CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> f32
-// CHECK:   arith.mulf %{{.*}}, %[[LOG2E]]
-// CHECK:   arith.maxnumf %[[MI]]
-// CHECK: %[[EMPTY:.*]] = arith.cmpf oeq, %[[M]], %[[NEGINF]]
-// CHECK: %[[MSAFE:.*]] = arith.select %[[EMPTY]], %{{.*}}, %[[M]]
-// CHECK: %[[LANE:.*]] = gpu.thread_id x
-// Pass 2: weights 2^(t - m) and the weighted sum of 8 bf16 columns per lane.
-// CHECK: %[[ACC:.*]]:2 = scf.for %{{.*}} iter_args(%[[A:.*]] = %{{.*}}, %[[SUM:.*]] = %{{.*}}) -> (vector<8xf32>, f32)
-// CHECK:   %[[W:.*]] = rocdl.exp2 %{{.*}} f32 -> f32
+// CHECK:   arith.muli %[[S0]]
+// CHECK:   llvm.getelementptr %[[OROW]]
 // CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> vector<8xbf16>
-// CHECK:   arith.extf %{{.*}} : vector<8xbf16> to vector<8xf32>
-// CHECK:   %[[PROD:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<8xf32>
-// CHECK:   arith.addf %[[A]], %[[PROD]] : vector<8xf32>
-// CHECK:   arith.addf %[[SUM]], %[[W]]
-// CHECK: %[[SOME:.*]] = arith.cmpf ogt, %[[ACC]]#1
-// CHECK: %[[Q:.*]] = arith.divf %[[ACC]]#0
-// CHECK: arith.select %[[SOME]], %[[Q]]
-// CHECK: arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
-// CHECK: llvm.store %{{.*}} : vector<8xbf16>, !llvm.ptr<1>
-// Lane 0 stores lse = (m + log2 sum) ln 2, or -inf when every split is empty.
-// CHECK: %[[IS0:.*]] = arith.cmpi eq, %[[LANE]]
+// CHECK:   %[[C8:.*]] = arith.constant 8 : i32
+// CHECK:   arith.cmpi ult, %[[C8]], %[[NS]] : i32
+// CHECK:   scf.if
+// CHECK-COUNT-30: scf.if
+// CHECK:   arith.constant 248 : i32
+// CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> vector<8xbf16>
+// CHECK-NOT: scf.if
+// CHECK: } else {
+// CHECK:   scf.yield
+//
+// 1. m = max over the lane's valid splits of lse * log2(e) (nothing is loaded any more),
+// then over the 8 split groups.
+// CHECK-NOT: llvm.load
+// CHECK: arith.mulf %[[SLOTS]]#1, %[[LOG2E]]
+// CHECK: arith.select %{{.*}}, %{{.*}}, %[[NEGINF]]
+// CHECK: arith.maxnumf %[[NEGINF]]
+// CHECK-NOT: llvm.load
+// CHECK: %[[D1:.*]] = amdgpu.dpp %[[LM:.*]] %[[LM]] quad_perm([1 : i32, 0 : i32, 3 : i32, 2 : i32]) : f32
+// CHECK: %[[M1:.*]] = arith.maxnumf %[[LM]], %[[D1]]
+// CHECK: %[[D2:.*]] = amdgpu.dpp %[[M1]] %[[M1]] quad_perm([2 : i32, 3 : i32, 0 : i32, 1 : i32]) : f32
+// CHECK: %[[M2:.*]] = arith.maxnumf %[[M1]], %[[D2]]
+// CHECK: %[[D3:.*]] = amdgpu.dpp %[[M2]] %[[M2]] row_half_mirror : f32
+// CHECK: %[[M:.*]] = arith.maxnumf %[[M2]], %[[D3]]
+// CHECK: %[[EMPTY:.*]] = arith.cmpf oeq, %[[M]], %[[NEGINF]]
+// CHECK: %[[MSAFE:.*]] = arith.select %[[EMPTY]], %[[ZERO]], %[[M]]
+//
+// 2. Per slot: w = 2^(t - m); W += w; acc += w * o (no fma); an empty split is skipped.
+// CHECK: %[[T:.*]] = arith.mulf %[[SLOTS]]#1, %[[LOG2E]]
+// CHECK: %[[ARG:.*]] = arith.subf %[[T]], %[[MSAFE]]
+// CHECK: %[[W:.*]] = rocdl.exp2 %[[ARG]] f32 -> f32
+// CHECK: %[[O:.*]] = arith.extf %[[SLOTS]]#0 : vector<8xbf16> to vector<8xf32>
+// CHECK: %[[WV:.*]] = vector.broadcast %[[W]]
+// CHECK: %[[PROD:.*]] = arith.mulf %[[WV]], %[[O]] : vector<8xf32>
+// CHECK: %[[ACC:.*]] = arith.addf %{{.*}}, %[[PROD]] : vector<8xf32>
+// CHECK: %[[SUM:.*]] = arith.addf %[[ZERO]], %[[W]] : f32
+// CHECK: %[[VALID:.*]] = arith.cmpi ult, %{{.*}}, %[[NS]] : i32
+// CHECK: %[[NONEMPTY:.*]] = arith.cmpf une, %[[T]], %[[NEGINF]]
+// CHECK: %[[TAKE:.*]] = arith.andi %[[VALID]], %[[NONEMPTY]]
+// CHECK: arith.select %[[TAKE]], %[[SUM]], %[[ZERO]]
+// CHECK: arith.select %[[TAKE]], %[[ACC]]
+// CHECK-COUNT-31: rocdl.exp2
+// CHECK-NOT: rocdl.exp2
+//
+// 3. W and each of the 8 columns summed over the split groups: 3 DPP steps each.
+// CHECK-COUNT-27: amdgpu.dpp
+// CHECK-NOT: amdgpu.dpp
+// 4. out = acc * (1 / W), 0 when every split is empty; split group 0 stores it.
+// CHECK: %[[R:.*]] = rocdl.rcp %[[WSUM:.*]] f32 -> f32
+// CHECK: %[[RV:.*]] = vector.broadcast %[[R]]
+// CHECK: %[[Q:.*]] = arith.mulf %{{.*}}, %[[RV]] : vector<8xf32>
+// CHECK: %[[OUT:.*]] = arith.select %[[EMPTY]], %{{.*}}, %[[Q]]
+// CHECK: %[[BF:.*]] = arith.truncf %[[OUT]] : vector<8xf32> to vector<8xbf16>
+// CHECK: %[[IS0:.*]] = arith.cmpi eq, %[[G]]
 // CHECK: scf.if %[[IS0]]
-// CHECK:   %[[LOG:.*]] = rocdl.log %[[ACC]]#1 f32 -> f32
-// CHECK:   %[[T:.*]] = arith.addf %[[MSAFE]], %[[LOG]]
-// CHECK:   %[[LSE:.*]] = arith.mulf %[[T]], %[[LN2]]
-// CHECK:   arith.select %[[EMPTY]], %[[NEGINF]], %[[LSE]]
-// CHECK:   llvm.store %{{.*}} : f32, !llvm.ptr<1>
+// CHECK:   llvm.store %[[BF]], %{{.*}} : vector<8xbf16>, !llvm.ptr<1>
+// Lane 0 of slice 0 stores lse = (m + log2 W) ln 2, or -inf when every split is empty.
+// CHECK: %[[WRITER:.*]] = arith.andi
+// CHECK: scf.if %[[WRITER]]
+// CHECK:   %[[LOG:.*]] = rocdl.log %[[WSUM]] f32 -> f32
+// CHECK:   %[[TOT:.*]] = arith.addf %[[MSAFE]], %[[LOG]]
+// CHECK:   %[[LSE:.*]] = arith.mulf %[[TOT]], %[[LN2]]
+// CHECK:   %[[LSEV:.*]] = arith.select %[[EMPTY]], %[[NEGINF]], %[[LSE]]
+// CHECK:   llvm.store %[[LSEV]], %{{.*}} : f32, !llvm.ptr<1>
 gpu.module @m {
   gpu.func @combine(%o: !llvm.ptr<1>, %l: !llvm.ptr<1>, %out: !llvm.ptr<1>, %lse: !llvm.ptr<1>,
-                    %row: index, %head: index, %ns: index) kernel {
-    mla.cta_combine row(%row) head(%head) of %ns o_part(%o) lse_part(%l) into out(%out) lse(%lse)
+                    %row: index, %head: index, %slice: index, %ns: index) kernel {
+    mla.cta_combine row(%row) head(%head) slice(%slice) of %ns o_part(%o) lse_part(%l)
+        into out(%out) lse(%lse)
         {config = #mla.config<>} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
     gpu.return
   }
@@ -57,9 +115,9 @@ gpu.module @m {
 // CHECK-NOT: llvm.store
 gpu.module @m {
   gpu.func @no_lse(%o: !llvm.ptr<1>, %l: !llvm.ptr<1>, %out: !llvm.ptr<1>,
-                   %row: index, %head: index, %ns: index) kernel {
-    mla.cta_combine row(%row) head(%head) of %ns o_part(%o) lse_part(%l) into out(%out)
-        {config = #mla.config<>} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+                   %row: index, %head: index, %slice: index, %ns: index) kernel {
+    mla.cta_combine row(%row) head(%head) slice(%slice) of %ns o_part(%o) lse_part(%l)
+        into out(%out) {config = #mla.config<>} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
     gpu.return
   }
 }

@@ -158,12 +158,17 @@ gpu.module @m {
 
 // -----
 
-// F12: l over the waves through LDS; valid rows store o = vscale O / l as bf16 (zeros
-// for an empty split); wave 0's first group stores lse = (m + log2 l - 8) ln 2 (-inf
-// when empty).
+// F12: l over the waves through LDS; valid rows store o = (vscale O) (1 / l) as bf16
+// (one reciprocal, no division; zeros for an empty split); wave 0's first group stores
+// lse = (m + log2 l - 8) ln 2 (-inf when empty).
 // CHECK-LABEL: gpu.func @epilogue
 // CHECK: rocdl.s.barrier
 // CHECK: scf.if
+// CHECK: %[[RCP:.*]] = rocdl.rcp %{{.*}} f32 -> f32
+// CHECK: %[[RSPLAT:.*]] = vector.broadcast %[[RCP]]
+// CHECK-NOT: arith.divf
+// CHECK: arith.mulf %{{.*}}, %[[RSPLAT]] : vector<4xf32>
+// CHECK-NOT: arith.divf
 // CHECK-COUNT-4: arith.truncf %{{.*}} : vector<4xf32> to vector<4xbf16>
 // CHECK: rocdl.log
 // CHECK: arith.select %{{.*}}, %cst{{.*}}, %{{.*}} : f32

@@ -49,3 +49,21 @@ func.func @combine(%o: memref<?x8x?x512xbf16>, %l: memref<?x8x?xf32>,
       : memref<?x8x?x512xbf16>, memref<?x8x?xf32>, memref<?x8x512xbf16>
   return
 }
+
+// The largest split count, 256, verifies (257 does not: invalid.mlir).
+// CHECK-LABEL: func.func @most_splits
+// CHECK: mla.split_kv_decode {{.*}} memref<?x12x256x512xbf16>, memref<?x12x256xf32>
+// CHECK: mla.combine {{.*}} memref<?x12x256x512xbf16>, memref<?x12x256xf32>, memref<?x12x512xbf16>
+func.func @most_splits(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>,
+                       %pages: memref<?xi32>, %indptr: memref<?xi32>, %scale: f32,
+                       %o: memref<?x12x256x512xbf16>, %l: memref<?x12x256xf32>,
+                       %out: memref<?x12x512xbf16>) {
+  %ns = arith.constant 256 : index
+  mla.split_kv_decode q(%q) kv(%kv) pages(%pages) indptr(%indptr) scale(%scale)
+      vscale(%scale) splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<>}
+      : memref<?x12x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>,
+        memref<?x12x256x512xbf16>, memref<?x12x256xf32>
+  mla.combine o_part(%o) lse_part(%l) into out(%out) {config = #mla.config<>}
+      : memref<?x12x256x512xbf16>, memref<?x12x256xf32>, memref<?x12x512xbf16>
+  return
+}

@@ -1,6 +1,6 @@
 // mla-outline-kernels: each problem op becomes a kernel of a gpu.module named after its
-// function, with the CTA decomposition of F1-F3 (attention) or one CTA per (row, head)
-// (combine); the host function is erased.
+// function, with the CTA decomposition of F1-F3 (attention) or one CTA per column slice
+// of a (row, head) (combine); the host function is erased.
 // RUN: mla-opt %s -split-input-file -mla-outline-kernels -verify-diagnostics | FileCheck %s
 
 // CHECK: module attributes {gpu.container_module}
@@ -29,11 +29,15 @@
 // CHECK: gpu.return
 // CHECK: gpu.func @mla_combine(%[[CO:.*]]: !llvm.ptr<1>, %[[CL:.*]]: !llvm.ptr<1>, %[[OUT:.*]]: !llvm.ptr<1>, %[[LSE:.*]]: !llvm.ptr<1>, %[[ROWS:.*]]: i32, %[[CNS:.*]]: i32) kernel
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
-// CHECK: %[[H:.*]] = arith.constant 12 : index
+// Workgroup (row * 12 + head) * 8 + slice: 8 column slices of 64 per (row, head).
+// CHECK-DAG: %[[H:.*]] = arith.constant 12 : index
+// CHECK-DAG: %[[SLICES:.*]] = arith.constant 8 : index
 // CHECK: %[[CBID:.*]] = gpu.block_id x
-// CHECK: %[[ROW:.*]] = arith.divui %[[CBID]], %[[H]]
-// CHECK: %[[HEAD:.*]] = arith.remui %[[CBID]], %[[H]]
-// CHECK: mla.cta_combine row(%[[ROW]]) head(%[[HEAD]]) of %{{.*}} o_part(%[[CO]]) lse_part(%[[CL]]) into out(%[[OUT]]) lse(%[[LSE]])
+// CHECK: %[[SLICE:.*]] = arith.remui %[[CBID]], %[[SLICES]]
+// CHECK: %[[RH:.*]] = arith.divui %[[CBID]], %[[SLICES]]
+// CHECK: %[[ROW:.*]] = arith.divui %[[RH]], %[[H]]
+// CHECK: %[[HEAD:.*]] = arith.remui %[[RH]], %[[H]]
+// CHECK: mla.cta_combine row(%[[ROW]]) head(%[[HEAD]]) slice(%[[SLICE]]) of %{{.*}} o_part(%[[CO]]) lse_part(%[[CL]]) into out(%[[OUT]]) lse(%[[LSE]])
 func.func @tp8_q4(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>,
                   %pages: memref<?xi32>, %indptr: memref<?xi32>, %scale: f32, %vscale: f32,
                   %ns: index, %o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>,

@@ -95,7 +95,7 @@ gpu.module @m {
 // plain build.
 gpu.module @m {
   gpu.func @wspec(%p: !llvm.ptr<1>, %s: f32, %i: index) kernel {
-    // expected-error@+1 {{'mla.cta_attend' op the warp-specialised build (wspec, kernel.md F15) is not implemented yet; use wspec = false}}
+    // expected-error@+1 {{'mla.cta_attend' op the warp-specialised build (wspec, F15) is not implemented yet; use wspec = false}}
     mla.cta_attend request(%i) head_group(%i) split(%i) of %i q(%p) kv(%p) pages(%p)
         indptr(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
         {config = #mla.config<wspec = true>}

@@ -14,7 +14,7 @@
 //
 // Lowering code calls these functions; it never re-derives `lane / 16` style
 // arithmetic inline. Sources are cited per fact; "ISA ref" is
-// shared/reference/gfx950-isa.md of the project, whose labels ([SRC], [EXP],
+// docs/gfx950-isa.md of the project, whose labels ([SRC], [EXP],
 // [IMPL]) say how each fact is known.
 //
 // Not here: the XOR swizzle of K rows in LDS (kernel.md F7, the seed's `sig`

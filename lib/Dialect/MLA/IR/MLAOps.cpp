@@ -2,6 +2,7 @@
 
 #include "mla/Dialect/MLA/IR/MLADialect.h"
 #include "mla/Kernel/AttentionLayout.h"
+#include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Target/GFX950/GFX950.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -65,8 +66,10 @@ static LogicalResult verifyPartials(Operation *op, ConfigAttr config,
   if (failed(rows.add("o_part", oPart, 0)) || failed(rows.add("lse_part", lsePart, 0)) ||
       failed(splits.add("o_part", oPart, 2)) || failed(splits.add("lse_part", lsePart, 2)))
     return failure();
-  if (std::optional<int64_t> ns = splits.get(); ns && (*ns < 1 || *ns > 64))
-    return op->emitOpError() << "the split count (NS) must be in 1..64, got " << *ns;
+  if (std::optional<int64_t> ns = splits.get();
+      ns && (*ns < 1 || *ns > kernel::kMaxSplits))
+    return op->emitOpError() << "the split count (NS) must be in 1.." << kernel::kMaxSplits
+                             << ", got " << *ns;
   return success();
 }
 
@@ -102,8 +105,9 @@ LogicalResult SplitKvDecodeOp::verify() {
   APInt ns;
   if (matchPattern(getNumSplits(), m_ConstantInt(&ns))) {
     int64_t n = ns.getSExtValue();
-    if (n < 1 || n > 64)
-      return emitOpError() << "'splits' must be in 1..64, got " << n;
+    if (n < 1 || n > kernel::kMaxSplits)
+      return emitOpError() << "'splits' must be in 1.." << kernel::kMaxSplits << ", got "
+                           << n;
     if (std::optional<int64_t> fromShape = splits.get(); fromShape && *fromShape != n)
       return emitOpError() << "'splits' is " << n << " but the partials hold "
                            << *fromShape << " splits";

@@ -1,20 +1,38 @@
-//===- LowerCombine.cpp - mla.cta_combine to scf/arith/vector/rocdl -------===//
+//===- LowerCombine.cpp - mla.cta_combine to scf/arith/vector/amdgpu/rocdl -===//
 //
-// Implements mla-lower-combine. One 64-lane CTA merges the NS partials of one
-// (row, head): every lane computes the split weights (they are a handful of scalars) and
-// then accumulates its own 8 of the 512 value columns.
+// Implements mla-lower-combine. One 64-lane CTA merges one 64-column slice of the NS
+// partials of one (row, head). Its lanes are 8 column groups x 8 split groups
+// (kernel::kCombineSplitLanes): lane `8 c + g` reads columns `8 c .. 8 c + 7` of the
+// slice from splits g, g + 8, g + 16, ... So that no load waits for another, every
+// load of the row is issued first (a lane holds at most kMaxSplits / 8 = 32 partial
+// rows and their lse in registers), then the lanes compute:
+//
+//   1. t_s = lse_s log2(e); m = max_s t_s: a max over the lane's splits, then over the
+//      8 split groups with DPP (quad_perm, row_half_mirror);
+//   2. w_s = 2^(t_s - m); per lane W_g = sum of its w_s and acc_g = sum of its w_s o_s,
+//      in split order (product and sum rounded separately, no fma), skipping empty
+//      splits (lse -inf);
+//   3. W and acc summed over the split groups pairwise with DPP:
+//      ((g0 + g1) + (g2 + g3)) + ((g4 + g5) + (g6 + g7));
+//   4. out = acc * (1 / W) (one v_rcp_f32), lse = (m + log2 W) ln 2.
+//
+// A slot past the row's last split is skipped by a uniform branch; the partly used slot
+// loads an in-bounds split and discards it. The reference model (KernelModel.cpp,
+// modelCombine) follows these steps in this order, so the two agree bit for bit.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mla/Dialect/MLA/Transforms/Passes.h"
 #include "mla/Kernel/LaunchGeometry.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <cmath>
+#include <functional>
 
 namespace mla {
 #define GEN_PASS_DEF_MLALOWERCOMBINE
@@ -26,14 +44,29 @@ using namespace mla;
 
 namespace {
 
-/// Value columns each lane of the combine CTA accumulates.
+/// Value columns each lane accumulates (one 16-byte load of bf16).
 constexpr int64_t kColumnsPerLane = 8;
+/// Split groups of a wave and the splits each lane holds at most.
+constexpr int64_t kSplitGroups = kernel::kCombineSplitLanes;
+constexpr int64_t kSlotsPerLane = kernel::kMaxSplits / kSplitGroups;
+static_assert(kernel::kMaxSplits % kSplitGroups == 0);
+static_assert(kernel::kCombineThreads / kSplitGroups * kColumnsPerLane ==
+                  kernel::kCombineColumns,
+              "the column groups of a wave cover the CTA's column slice");
+static_assert(kSplitGroups == 2 || kSplitGroups == 4 || kSplitGroups == 8 ||
+                  kSplitGroups == 16,
+              "the split groups are the low lane bits, reduced within a DPP row");
 
-/// The address of element `index` (an index value) of a `element`-typed global buffer.
+/// The address of element `index` (an index or i32 value) of a `element`-typed global
+/// buffer.
 static Value elementAddress(OpBuilder &b, Location loc, Value base, Value index,
                             Type element) {
-  Value i64Index = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
-  return LLVM::GEPOp::create(b, loc, base.getType(), element, base, ValueRange{i64Index});
+  // An index becomes an i64 offset; an i32 offset (unsigned, a lane's offset within a
+  // row) is zero-extended, so the backend can keep the base in SGPRs.
+  Value offset = index.getType().isIndex()
+                     ? Value(arith::IndexCastOp::create(b, loc, b.getI64Type(), index))
+                     : Value(arith::ExtUIOp::create(b, loc, b.getI64Type(), index));
+  return LLVM::GEPOp::create(b, loc, base.getType(), element, base, ValueRange{offset});
 }
 
 /// Loads a `type` value at element `index` of a buffer of `element` (default: `type`).
@@ -49,88 +82,204 @@ static void storeElement(OpBuilder &b, Location loc, Value value, Value base, Va
   LLVM::StoreOp::create(b, loc, value, elementAddress(b, loc, base, index, element));
 }
 
+/// Combines `value` over the kSplitGroups lanes `8 c + g` of its column group with
+/// `combine`: butterfly steps across lane bit 0 (quad_perm [1,0,3,2]), bit 1 (quad_perm
+/// [2,3,0,1]), bit 2 (row_half_mirror: after two steps the four lanes of a quad agree,
+/// so lane 7 - i holds the other quad's value) and bit 3 (row_mirror, likewise). Every
+/// lane of the group ends with the same bits: ((v0 + v1) + (v2 + v3)) + ... .
+static Value reduceOverSplitGroups(ImplicitLocOpBuilder &b, Value value,
+                                   function_ref<Value(Value, Value)> combine) {
+  auto quadPerm = [&](ArrayRef<int32_t> perm) {
+    return b.getI32ArrayAttr(SmallVector<int32_t>(perm));
+  };
+  struct Step {
+    amdgpu::DPPPerm kind;
+    Attribute argument;
+  };
+  const Step steps[] = {{amdgpu::DPPPerm::quad_perm, quadPerm({1, 0, 3, 2})},
+                        {amdgpu::DPPPerm::quad_perm, quadPerm({2, 3, 0, 1})},
+                        {amdgpu::DPPPerm::row_half_mirror, Attribute()},
+                        {amdgpu::DPPPerm::row_mirror, Attribute()}};
+  for (int64_t width = 2, i = 0; width <= kSplitGroups; width *= 2, ++i) {
+    Value other = amdgpu::DPPOp::create(b, value.getType(), value, value, steps[i].kind,
+                                        steps[i].argument);
+    value = combine(value, other);
+  }
+  return value;
+}
+
 static void lowerCombine(CtaCombineOp op) {
   ImplicitLocOpBuilder b(op.getLoc(), op);
   ConfigAttr config = op.getConfig();
   int64_t width = config.getLatent();
-  assert(width == kernel::kCombineThreads * kColumnsPerLane &&
+  assert(width == kernel::kCombineColumns * kernel::kCombineSplitLanes &&
          "the verifier fixes the value width to 512");
 
   FloatType f32 = b.getF32Type();
+  Type bf16 = b.getBF16Type(), i32 = b.getI32Type();
   auto cstF = [&](double v) -> Value {
     return arith::ConstantFloatOp::create(b, b.getLoc(), f32, APFloat(float(v)));
   };
   auto cstI = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, v); };
-  Value zero = cstI(0), one = cstI(1);
+  auto cst32 = [](OpBuilder &nb, Location loc, int64_t v) -> Value {
+    return arith::ConstantIntOp::create(nb, loc, nb.getI32Type(), v);
+  };
   Value negInf = cstF(-INFINITY), fzero = cstF(0.0);
   Value log2e = cstF(M_LOG2E), ln2 = cstF(M_LN2);
+  auto accType = VectorType::get({kColumnsPerLane}, f32);
+  auto inType = VectorType::get({kColumnsPerLane}, bf16);
+  Value zeros = arith::ConstantOp::create(b, accType, DenseElementsAttr::get(accType, 0.0f));
 
+  // This (row, head)'s partials: NS lse values and NS rows of 512 values. The row bases
+  // are uniform; a lane's offsets within them fit 32 bits (NS * 512 <= 2^17).
   Value splits = op.getNumSplits();
+  Value splits32 = arith::IndexCastUIOp::create(b, i32, splits);
+  Value lastSplit = arith::SubIOp::create(b, splits32, cst32(b, b.getLoc(), 1));
   Value rowHead = arith::AddIOp::create(
       b, arith::MulIOp::create(b, op.getRow(), cstI(config.getHeads())), op.getHead());
   Value lseBase = arith::MulIOp::create(b, rowHead, splits);
+  Value lseRow = elementAddress(b, b.getLoc(), op.getLsePart(), lseBase, f32);
+  Value oRow = elementAddress(b, b.getLoc(), op.getOPart(),
+                              arith::MulIOp::create(b, lseBase, cstI(width)), bf16);
+  Value lane = arith::IndexCastUIOp::create(
+      b, i32, gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+  Value group = arith::RemUIOp::create(b, lane, cst32(b, b.getLoc(), kSplitGroups));
+  Value columnGroup = arith::DivUIOp::create(b, lane, cst32(b, b.getLoc(), kSplitGroups));
+  Value column = arith::AddIOp::create(
+      b,
+      arith::MulIOp::create(b, arith::IndexCastUIOp::create(b, i32, op.getSlice()),
+                            cst32(b, b.getLoc(), kernel::kCombineColumns)),
+      arith::MulIOp::create(b, columnGroup, cst32(b, b.getLoc(), kColumnsPerLane)));
 
-  // The split LSEs in base 2: t_s = lse_s * log2(e).
-  auto loadT = [&](OpBuilder &nb, Location loc, Value s) -> Value {
-    Value idx = arith::AddIOp::create(nb, loc, lseBase, s);
-    Value lse = loadElement(nb, loc, f32, op.getLsePart(), idx);
-    return arith::MulFOp::create(nb, loc, lse, log2e);
+  // Slot j of a lane is split j * 8 + g. Some lane uses the slot iff j * 8 < NS, a
+  // uniform test; the lane's own split may lie past the row's last (`valid` false),
+  // then it reads the last split instead, in bounds, and ignores it.
+  auto slotSplit = [&](OpBuilder &nb, Location loc, int64_t j) -> Value {
+    return arith::AddIOp::create(nb, loc, cst32(nb, loc, j * kSplitGroups), group);
+  };
+  auto slotValid = [&](OpBuilder &nb, Location loc, int64_t j) -> Value {
+    return arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ult, slotSplit(nb, loc, j),
+                                 splits32);
+  };
+  // Runs `body` on the used slots 0, 1, ... in nested uniform branches: slot j + 1's
+  // branch sits inside slot j's, so a row with few splits skips the rest with one
+  // branch and no slot test stays live across the phases. `state` is threaded through.
+  using SlotBody =
+      function_ref<SmallVector<Value>(OpBuilder &, Location, int64_t, ValueRange)>;
+  std::function<SmallVector<Value>(OpBuilder &, Location, int64_t, ValueRange, SlotBody)>
+      forUsedSlots = [&](OpBuilder &nb, Location loc, int64_t j, ValueRange state,
+                         SlotBody body) -> SmallVector<Value> {
+    if (j == kSlotsPerLane)
+      return SmallVector<Value>(state);
+    Value used = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ult,
+                                       cst32(nb, loc, j * kSplitGroups), splits32);
+    auto branch = scf::IfOp::create(
+        nb, loc, used,
+        [&](OpBuilder &tb, Location tl) {
+          SmallVector<Value> next = body(tb, tl, j, state);
+          scf::YieldOp::create(tb, tl, forUsedSlots(tb, tl, j + 1, next, body));
+        },
+        [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, state); });
+    return SmallVector<Value>(branch.getResults());
   };
 
-  // m = max_s t_s (-inf when every split is empty).
-  auto maxLoop = scf::ForOp::create(
-      b, zero, splits, one, ValueRange{negInf},
-      [&](OpBuilder &nb, Location loc, Value s, ValueRange iter) {
-        Value t = loadT(nb, loc, s);
-        scf::YieldOp::create(nb, loc, arith::MaxNumFOp::create(nb, loc, iter[0], t).getResult());
+  // All loads first: slot j's 8 partial values (bf16) and lse. The split index is
+  // clamped with a min, not a select on `valid`, so no per-lane test is shared with the
+  // later phases. A slot no lane uses holds poison: only used slots are read later.
+  SmallVector<Value> loadState;
+  Value noO = LLVM::PoisonOp::create(b, inType), noLse = LLVM::PoisonOp::create(b, f32);
+  for (int64_t j = 0; j < kSlotsPerLane; ++j)
+    loadState.append({noO, noLse});
+  loadState = forUsedSlots(
+      b, b.getLoc(), 0, loadState,
+      [&](OpBuilder &nb, Location loc, int64_t j, ValueRange state) {
+        Value split = arith::MinUIOp::create(nb, loc, slotSplit(nb, loc, j), lastSplit);
+        Value lse = loadElement(nb, loc, f32, lseRow, split);
+        Value offset = arith::AddIOp::create(
+            nb, loc, arith::MulIOp::create(nb, loc, split, cst32(nb, loc, width)), column);
+        Value o = loadElement(nb, loc, inType, oRow, offset, bf16);
+        SmallVector<Value> next(state);
+        next[2 * j] = o;
+        next[2 * j + 1] = lse;
+        return next;
       });
-  Value m = maxLoop.getResult(0);
+  auto slotT = [&](OpBuilder &nb, Location loc, int64_t j) -> Value {
+    return arith::MulFOp::create(nb, loc, loadState[2 * j + 1], log2e);
+  };
+
+  // 1. m = max_s t_s (-inf when every split is empty).
+  Value laneMax = forUsedSlots(
+      b, b.getLoc(), 0, ValueRange{negInf},
+      [&](OpBuilder &nb, Location loc, int64_t j, ValueRange state) -> SmallVector<Value> {
+        Value t = slotT(nb, loc, j);
+        Value valid = slotValid(nb, loc, j);
+        Value tValid = arith::SelectOp::create(nb, loc, valid, t, negInf);
+        return {arith::MaxNumFOp::create(nb, loc, state[0], tValid)};
+      })[0];
+  Value m = reduceOverSplitGroups(
+      b, laneMax, [&](Value x, Value y) { return arith::MaxNumFOp::create(b, x, y); });
   // Weights are taken relative to a finite m so an all-empty row gives 0, not NaN.
   Value allEmpty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, m, negInf);
   Value mSafe = arith::SelectOp::create(b, allEmpty, fzero, m);
 
-  // acc = sum_s 2^(t_s - m) o_s over this lane's columns; sum = sum_s 2^(t_s - m).
-  auto accType = VectorType::get({kColumnsPerLane}, f32);
-  auto inType = VectorType::get({kColumnsPerLane}, b.getBF16Type());
-  Value lane = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
-  Value column = arith::MulIOp::create(b, lane, cstI(kColumnsPerLane));
-  Value accInit = arith::ConstantOp::create(b, accType, DenseElementsAttr::get(accType, 0.0f));
-  auto sumLoop = scf::ForOp::create(
-      b, zero, splits, one, ValueRange{accInit, fzero},
-      [&](OpBuilder &nb, Location loc, Value s, ValueRange iter) {
-        Value t = loadT(nb, loc, s);
-        Value w = ROCDL::ROCDLExp2::create(nb, loc, f32,
-                                           arith::SubFOp::create(nb, loc, t, mSafe));
-        Value part = arith::AddIOp::create(nb, loc, lseBase, s);
-        Value offset = arith::AddIOp::create(
-            nb, loc, arith::MulIOp::create(nb, loc, part, cstI(width)), column);
-        Value o = loadElement(nb, loc, inType, op.getOPart(), offset, b.getBF16Type());
-        Value oF32 = arith::ExtFOp::create(nb, loc, accType, o);
+  // 2. This lane's W_g = sum w_s and acc_g = sum w_s o_s over its splits, in order.
+  SmallVector<Value> sums = forUsedSlots(
+      b, b.getLoc(), 0, ValueRange{fzero, zeros},
+      [&](OpBuilder &nb, Location loc, int64_t j, ValueRange state) -> SmallVector<Value> {
+        Value t = slotT(nb, loc, j);
+        Value w =
+            ROCDL::ROCDLExp2::create(nb, loc, f32, arith::SubFOp::create(nb, loc, t, mSafe));
+        Value oF32 = arith::ExtFOp::create(nb, loc, accType, loadState[2 * j]);
         Value wVec = vector::BroadcastOp::create(nb, loc, accType, w);
         // Product and sum rounded separately (no fma), as the reference model does.
-        Value acc = arith::AddFOp::create(nb, loc, iter[0],
+        Value acc = arith::AddFOp::create(nb, loc, state[1],
                                           arith::MulFOp::create(nb, loc, wVec, oF32));
-        Value sum = arith::AddFOp::create(nb, loc, iter[1], w);
-        scf::YieldOp::create(nb, loc, ValueRange{acc, sum});
+        Value sum = arith::AddFOp::create(nb, loc, state[0], w);
+        // An empty split (lse -inf) adds nothing, whatever its o holds; a NaN lse is
+        // taken, so it reaches the result.
+        Value valid = slotValid(nb, loc, j);
+        Value nonEmpty = arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::UNE, t, negInf);
+        Value taken = arith::AndIOp::create(nb, loc, valid, nonEmpty);
+        return {arith::SelectOp::create(nb, loc, taken, sum, state[0]),
+                arith::SelectOp::create(nb, loc, taken, acc, state[1])};
       });
-  Value acc = sumLoop.getResult(0), sum = sumLoop.getResult(1);
+  Value laneSum = sums[0], laneAcc = sums[1];
 
-  // out = acc / sum, or 0 when no split saw a token.
-  Value hasWeight = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, sum, fzero);
-  Value quotient = arith::DivFOp::create(b, acc, vector::BroadcastOp::create(b, accType, sum));
-  Value zeros = arith::ConstantOp::create(b, accType, DenseElementsAttr::get(accType, 0.0f));
-  Value out = arith::SelectOp::create(b, hasWeight, quotient, zeros);
+  // 3. Summed over the split groups.
+  auto add = [&](Value x, Value y) -> Value { return arith::AddFOp::create(b, x, y); };
+  Value sum = reduceOverSplitGroups(b, laneSum, add);
+  SmallVector<Value> accColumns;
+  for (int64_t c = 0; c < kColumnsPerLane; ++c)
+    accColumns.push_back(
+        reduceOverSplitGroups(b, vector::ExtractOp::create(b, laneAcc, c), add));
+  Value acc = vector::FromElementsOp::create(b, accType, accColumns);
+
+  // 4. out = acc * (1 / W), or 0 when no split saw a token; split group 0 stores it.
+  Value reciprocal = ROCDL::ROCDLRcp::create(b, f32, sum);
+  Value quotient = arith::MulFOp::create(b, acc,
+                                         vector::BroadcastOp::create(b, accType, reciprocal));
+  Value out = arith::SelectOp::create(b, allEmpty, zeros, quotient);
   Value outBf16 = arith::TruncFOp::create(b, inType, out);
-  Value outOffset = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, rowHead, cstI(width)), column);
-  storeElement(b, b.getLoc(), outBf16, op.getOut(), outOffset, b.getBF16Type());
-
-  // lse = (m + log2 sum) ln 2, written by lane 0; -inf when every split is empty.
-  if (Value lseOut = op.getLse()) {
-    Value isLane0 = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, zero);
-    auto ifLane0 = scf::IfOp::create(b, isLane0, /*withElseRegion=*/false);
+  Value isGroup0 = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, group,
+                                         cst32(b, b.getLoc(), 0));
+  auto ifGroup0 = scf::IfOp::create(b, isGroup0, /*withElseRegion=*/false);
+  {
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifLane0.thenBlock());
+    b.setInsertionPointToStart(ifGroup0.thenBlock());
+    Value outRow = elementAddress(b, b.getLoc(), op.getOut(),
+                                  arith::MulIOp::create(b, rowHead, cstI(width)), bf16);
+    storeElement(b, b.getLoc(), outBf16, outRow, column, bf16);
+  }
+
+  // lse = (m + log2 W) ln 2, written by lane 0 of slice 0; -inf when every split is empty.
+  if (Value lseOut = op.getLse()) {
+    Value isLane0 =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, cst32(b, b.getLoc(), 0));
+    Value isSlice0 = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, op.getSlice(), cstI(0));
+    Value isWriter = arith::AndIOp::create(b, isLane0, isSlice0);
+    auto ifWriter = scf::IfOp::create(b, isWriter, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifWriter.thenBlock());
     Value log2Sum = ROCDL::ROCDLLog::create(b, f32, sum);
     Value total = arith::MulFOp::create(b, arith::AddFOp::create(b, mSafe, log2Sum), ln2);
     Value lse = arith::SelectOp::create(b, allEmpty, negInf, total);

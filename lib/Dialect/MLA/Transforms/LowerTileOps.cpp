@@ -1,6 +1,7 @@
 //===- LowerTileOps.cpp - the attention tile ops to amdgpu/rocdl -----------===//
 //
-// Implements mla-lower-tile-ops: one rewrite pattern per tile op (kernel.md F5-F14).
+// Implements mla-lower-tile-ops: one rewrite pattern per tile op (F5-F14 of
+// docs/kernel-contract.md).
 // Every lane-dependent address comes from the layout functions of
 // mla/Kernel/AttentionLayout.h evaluated on IR values (IRInt); every chip fact from
 // mla/Target/GFX950/GFX950.h.
@@ -611,7 +612,7 @@ struct LowerPvTile final : TilePattern<PvTileOp> {
   }
 };
 
-/// l summed over the waves, o = vscale O / l to bf16, lse = (m + log2 l - PLOG) ln 2;
+/// l summed over the waves, o = (vscale O) (1 / l) to bf16, lse = (m + log2 l - PLOG) ln 2;
 /// a split that saw no token writes o = 0 and lse = -inf.
 struct LowerAttendEpilogue final : TilePattern<AttendEpilogueOp> {
   using TilePattern::TilePattern;
@@ -649,7 +650,9 @@ struct LowerAttendEpilogue final : TilePattern<AttendEpilogueOp> {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifValid.thenBlock());
     Value vscale = vector::BroadcastOp::create(b, loc, f32x4, op.getVscale());
-    Value lSplat = vector::BroadcastOp::create(b, loc, f32x4, l);
+    // One reciprocal (v_rcp_f32), then products: o = (vscale O) (1 / l), as the model.
+    Value rcpSplat = vector::BroadcastOp::create(b, loc, f32x4,
+                                                 ROCDL::ROCDLRcp::create(b, loc, f32, l));
     Value zeros = arith::ConstantOp::create(b, loc, f32x4, DenseElementsAttr::get(f32x4, 0.0f));
     auto bf16x4 = VectorType::get({4}, b.getBF16Type());
     Value outRow = arith::MulIOp::create(
@@ -657,8 +660,7 @@ struct LowerAttendEpilogue final : TilePattern<AttendEpilogueOp> {
         arith::ConstantIntOp::create(b, loc, layout::kLatentBytes, 64));
     for (unsigned tile = 0; tile < layout::kPvTilesPerWave; ++tile) {
       // Accumulator v of lane (g, n) is latent 16 tile' + accRow(lane, v) of row n.
-      Value o = arith::DivFOp::create(b, loc, e.mulf(vscale, e.extract(op.getO(), tile)),
-                                      lSplat);
+      Value o = e.mulf(e.mulf(vscale, e.extract(op.getO(), tile)), rcpSplat);
       o = e.select(empty, zeros, o);
       Value packed = arith::TruncFOp::create(b, loc, bf16x4, o);
       IRInt latent = (e.wrap(e.geo.wave) * layout::kPvTilesPerWave + tile) * 16u +

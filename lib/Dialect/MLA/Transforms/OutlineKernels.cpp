@@ -2,7 +2,8 @@
 //
 // Implements mla-outline-kernels: every function of mla problem ops becomes a gpu.module
 // with one kernel per op. The kernel's body decodes its workgroup id into the CTA's work
-// (F1-F3 for the attention, one (row, head) for the combine) and holds the CTA-level op.
+// (F1-F3 for the attention, one column slice of one (row, head) for the combine) and
+// holds the CTA-level op.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,7 +92,8 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
 }
 
 /// Outlines `op` into the combine kernel: arguments (o_part, lse_part, out, [lse],
-/// num_rows, num_splits); workgroup `row * H + head` merges that (row, head).
+/// num_rows, num_splits); workgroup `(row * H + head) * kCombineSplitLanes + slice`
+/// merges that column slice of that (row, head) (kernel::combineGridSize).
 static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp module,
                            StringRef name) {
   Location loc = op.getLoc();
@@ -109,9 +111,12 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
   unsigned sizes = hasLse ? 4 : 3;
   Value heads = arith::ConstantIndexOp::create(b, loc, config.getHeads());
+  Value slices = arith::ConstantIndexOp::create(b, loc, kernel::kCombineSplitLanes);
   Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value row = arith::DivUIOp::create(b, loc, bid, heads);
-  Value head = arith::RemUIOp::create(b, loc, bid, heads);
+  Value slice = arith::RemUIOp::create(b, loc, bid, slices);
+  Value rowHead = arith::DivUIOp::create(b, loc, bid, slices);
+  Value row = arith::DivUIOp::create(b, loc, rowHead, heads);
+  Value head = arith::RemUIOp::create(b, loc, rowHead, heads);
   Value rows = indexFromI32(b, loc, entry.getArgument(sizes));
   Value splits = indexFromI32(b, loc, entry.getArgument(sizes + 1));
   Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows);
@@ -121,7 +126,7 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
     b.setInsertionPointToStart(ifActive.thenBlock());
     CtaCombineOp::create(b, loc, entry.getArgument(0), entry.getArgument(1),
                          entry.getArgument(2), hasLse ? entry.getArgument(3) : Value(),
-                         row, head, splits, config);
+                         row, head, slice, splits, config);
   }
   gpu::ReturnOp::create(b, loc);
 }

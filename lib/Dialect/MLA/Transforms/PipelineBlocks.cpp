@@ -1,6 +1,6 @@
 //===- PipelineBlocks.cpp - double-buffer the attention block loop ---------===//
 //
-// Implements mla-pipeline-blocks (kernel.md F4-F6) on the block loop that
+// Implements mla-pipeline-blocks (F4-F6 of docs/kernel-contract.md) on the block loop that
 // mla-tile-attention builds:
 //
 //   for b:  page = load_page_index b; kv_dma page -> slot 0 [0, 9); kv_wait slot 0;

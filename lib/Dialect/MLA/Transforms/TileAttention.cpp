@@ -1,6 +1,7 @@
 //===- TileAttention.cpp - mla.cta_attend to the attention tile ops --------===//
 //
-// Implements mla-tile-attention: one CTA's split-KV attention (kernel.md F2, F4-F13)
+// Implements mla-tile-attention: one CTA's split-KV attention (F2, F4-F13 of
+// docs/kernel-contract.md)
 // expressed with the tile-level ops of the mla dialect, one 128-token block at a time:
 //
 //   split_query                                   (F8)
@@ -77,8 +78,8 @@ void tileAttention(CtaAttendOp op, LLVM::GlobalOp ldsGlobal) {
   IRInt lane = wrap(tid) % gfx950::kWaveSize;
   IRInt row = lane % 16u;
 
-  // The split's token range (kernel.md section 3): chunk = roundup(ceil(seq / NS), 128);
-  // split s covers [s chunk, min((s + 1) chunk, seq)).
+  // The split's token range (kernel-contract.md section 3): chunk =
+  // roundup(ceil(seq / NS), 128); split s covers [s chunk, min((s + 1) chunk, seq)).
   IRInt request = fromIndex(op.getRequest());
   IRInt numSplits = uniform(fromIndex(op.getNumSplits()));
   IRInt split = uniform(fromIndex(op.getSplit()));
@@ -164,7 +165,7 @@ struct TileAttentionPass final : mla::impl::MLATileAttentionBase<TileAttentionPa
     module.walk([&](CtaAttendOp op) { ops.push_back(op); });
     for (CtaAttendOp op : ops) {
       if (op.getConfig().getWspec()) {
-        op.emitOpError("the warp-specialised build (wspec, kernel.md F15) is not "
+        op.emitOpError("the warp-specialised build (wspec, F15) is not "
                        "implemented yet; use wspec = false");
         return signalPassFailure();
       }

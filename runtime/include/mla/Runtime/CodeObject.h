@@ -87,6 +87,9 @@ struct KernelDescriptor {
   unsigned enableVgprWorkitemId() const { return (computePgmRsrc2 >> 11) & 3; }
   /// ACCUM_OFFSET (gfx90a+): first AGPR in the unified VGPR file is 4*(value+1).
   unsigned accumOffset() const { return ((computePgmRsrc3 & 63) + 1) * 4; }
+  /// GRANULATED_WORKITEM_VGPR_COUNT (gfx90a+, wave64): the unified file's
+  /// allocation, architectural VGPRs and AGPRs together, in granules of 8.
+  unsigned vgprAllocation() const { return ((computePgmRsrc1 & 63) + 1) * 8; }
   bool enableSgprPrivateSegmentBuffer() const { return kernelCodeProperties & 1; }
   bool enableSgprDispatchPtr() const { return (kernelCodeProperties >> 1) & 1; }
   bool enableSgprQueuePtr() const { return (kernelCodeProperties >> 2) & 1; }

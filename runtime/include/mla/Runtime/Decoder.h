@@ -1,38 +1,52 @@
 //===- Decoder.h - The user-facing split-KV MLA decode call ------*- C++ -*-===//
 //
 // A Decoder owns the compiled attention and combine kernels of one configuration
-// (heads, qlen) and runs them on a Device: the serving stack's one call per decode
-// step. Inputs and outputs are HOST arrays (kernel.md section 2 layouts); each run
-// uploads the inputs, launches both kernels and downloads the results. Every argument
-// is validated before anything is launched, and the caller's outputs are written
-// only after both kernels succeeded, so a bad argument (or a failed launch) leaves
-// them untouched.
+// (heads, qlen) and runs them on a Device. Two entry points:
 //
-// Code objects are cached in memory (process-wide, keyed by configuration and
-// compiler version) and on disk (see cacheDirectory()); docs/decoder.md describes
-// the cache format and the split-count heuristic.
+// - The device path, for a serving engine: plan() once per decode step (from the
+//   host copy of indptr: split count, wide-KV build, grids, workspace size), then
+//   run(plan, device pointers, stream) for every layer. run() enqueues the attention
+//   kernel (and the combine when the plan splits) on the caller's stream and returns:
+//   it allocates no device memory, copies nothing, does not synchronise and checks
+//   no per-token data (the caller owns the inputs' validity), so it can be captured
+//   in a HIP graph.
+// - The host path (run(DecodeInputs, ...)), for tests, the emulator and the demo:
+//   host arrays in kernel.md section 2's layouts, every argument validated (every
+//   page index too) before anything is launched, then built on the device path
+//   (upload, plan, run, synchronise, download). A bad argument or a failed launch
+//   leaves the caller's outputs untouched.
+//
+// Thread safety: a Decoder (and its Device) may be used from several threads at
+// once; plans are immutable values.
+//
+// Code objects come from the kernel cache (mla/Runtime/KernelCache.h: memory and
+// disk); docs/decoder.md describes the cache format and the split-count heuristic.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MLA_RUNTIME_DECODER_H
 #define MLA_RUNTIME_DECODER_H
 
 #include "mla/Compiler/Compiler.h"
+#include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Runtime/CodeObject.h"
 #include "mla/Runtime/Device.h"
+#include "mla/Runtime/KernelCache.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace mla::rt {
 
-/// The largest split count the kernels support (kernel.md section 1).
-inline constexpr int kMaxSplits = 64;
+/// The largest split count the kernels support: one attention CTA per CU of the
+/// 256-CU GPU for a single request (kernel::kMaxSplits).
+inline constexpr int kMaxSplits = int(kernel::kMaxSplits);
 
 /// One decode step's inputs, as host arrays (kernel.md section 2).
 struct DecodeInputs {
@@ -67,33 +81,64 @@ struct DecodeRunInfo {
   LaunchStats attentionStats, combineStats;
 };
 
-/// Where a compiled code object came from.
-enum class KernelSource { Compiled, MemoryCache, DiskCache };
-
-/// A compiled configuration: the code object and where it came from.
-struct CompiledKernels {
-  std::shared_ptr<const CodeObject> code;
-  KernelSource source = KernelSource::Compiled;
-  /// A sentence about the cache (e.g. that a corrupt entry was rebuilt); may be empty.
-  std::string note;
+/// One decode step's plan: what the batch's request lengths fix, reused by every
+/// layer of the step. Made by Decoder::plan(); a plain value.
+struct DecodePlan {
+  int64_t requests = 0;    ///< B
+  int64_t rows = 0;        ///< S = B * qlen
+  int64_t totalTokens = 0; ///< indptr[B]: the page table's length
+  uint64_t slots = 0;      ///< KV pool rows the plan was made for (picks the wide-KV build)
+  int numSplits = 1;       ///< NS
+  bool wideKv = false;     ///< the 64-bit-offset build (slots * 576 >= 2^32)
+  /// NS > 1: the attention kernel writes partials into the workspace and the combine
+  /// writes out/lse. NS = 1: the attention kernel writes out and lse directly (its
+  /// o_part [S, H, 1, 512] bf16 and natural-log lse_part [S, H, 1] are out's and
+  /// lse's layouts; an empty request gives 0 and -inf, the combine's answer too).
+  bool combine = false;
+  uint32_t attentionGrid = 0, combineGrid = 0;
+  /// Device scratch that run() needs: o_part [S, H, NS, 512] bf16 at 0 and lse_part
+  /// [S, H, NS] f32 at lsePartOffset when the plan combines, then room for an lse
+  /// [S, H] at lseScratchOffset (used when the caller passes none).
+  uint64_t workspaceBytes = 0;
+  uint64_t lsePartOffset = 0;
+  uint64_t lseScratchOffset = 0;
+  /// Set only on Decoder::partials()'s internal plans, which run() refuses.
+  bool partialsOnly = false;
+  /// The kernels, owned by the Decoder that made the plan.
+  const CodeObject *code = nullptr;
+  const void *owner = nullptr;
 };
 
-/// The disk cache directory: $MLA_CACHE_DIR, else $XDG_CACHE_HOME/mla, else
-/// $HOME/.cache/mla (empty when none of them is set: no disk cache).
-std::string cacheDirectory();
+/// Device addresses of one run (kernel.md section 2 layouts), all on the decoder's
+/// device. run() reads them as given; nothing is checked beyond non-null.
+struct DeviceDecodeArgs {
+  uint64_t q = 0;      ///< bf16 [S, heads, 576]
+  uint64_t kv = 0;     ///< E4M3FN [slots, 576], slots as planned
+  uint64_t pages = 0;  ///< int32 [totalTokens], each in [0, slots)
+  uint64_t indptr = 0; ///< int32 [B + 1], the values the plan was made from
+  uint64_t out = 0;    ///< bf16 [S, heads, 512]
+  uint64_t lse = 0;    ///< f32 [S, heads] natural log, or 0 (not wanted)
+  float scale = 0.0f;  ///< softmax_scale * k_scale
+  float vscale = 1.0f; ///< v_scale
+  uint64_t workspace = 0;      ///< at least plan.workspaceBytes
+  uint64_t workspaceBytes = 0; ///< the workspace's size
+};
 
-/// Compiles `config` (or finds it in the memory cache, then the disk cache under
-/// `cacheDir`; an empty `cacheDir` disables the disk cache). A disk entry that is
-/// corrupt, truncated or for another key is reported in `note` and rebuilt.
-llvm::Expected<CompiledKernels> getDecodeKernels(const DecodeConfig &config,
-                                                 const std::string &cacheDir);
+/// The same arguments as the runtime's buffers (address and size), so that run() can
+/// also check every size against the plan (still O(1)). `lse.address == 0`: none.
+struct DeviceDecodeBuffers {
+  Buffer q, kv, pages, indptr, out, lse, workspace;
+  float scale = 0.0f;
+  float vscale = 1.0f;
+};
 
-/// Drops the process-wide memory cache (tests use it to exercise the disk cache).
-void clearDecodeKernelMemoryCache();
+/// Checks indptr's structure: B + 1 >= 1 entries, B <= 4096, indptr[0] = 0,
+/// non-decreasing; the error names the first problem.
+llvm::Error validateIndptr(llvm::ArrayRef<int32_t> indptr);
 
-/// The split count chosen when a run is given none: the NS in 1..64 minimising an
-/// estimated time (attention CTAs over `numCUs` CUs plus the combine), from the
-/// request lengths in `indptr` (docs/decoder.md). `indptr` must be valid.
+/// The split count chosen when a run is given none: chooseSplitCount
+/// (mla/Runtime/SplitPolicy.h) with the calibrated cost constants, up to kMaxSplits
+/// (docs/decoder.md). `indptr` must be valid. Defined in SplitPolicy.cpp.
 int chooseNumSplits(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
                     unsigned numCUs);
 
@@ -131,6 +176,32 @@ public:
                                           std::optional<int> numSplits = std::nullopt,
                                           DecodeRunInfo *info = nullptr);
 
+  /// Plans one decode step from the host copy of `indptr` (checked: B + 1 >= 1
+  /// entries, indptr[0] = 0, non-decreasing, B <= 4096) for a KV pool of `slots`
+  /// rows. `numSplits` omitted: chooseNumSplits() for 256 CUs. The split count is
+  /// capped at the longest request's 128-token block count (at least 1): further
+  /// splits would be empty and only cost CTAs and workspace, and the result is the
+  /// same. Loads the kernels onto the device (compiling the wide-KV build on first
+  /// use), so that run() loads nothing.
+  llvm::Expected<DecodePlan> plan(llvm::ArrayRef<int32_t> indptr, uint64_t slots,
+                                  std::optional<int> numSplits = std::nullopt);
+
+  /// The workspace that covers every plan of up to `maxRequests` requests and
+  /// `maxSplits` splits (allocate it once).
+  uint64_t workspaceBytes(int64_t maxRequests, int maxSplits = kMaxSplits) const;
+
+  /// Enqueues the step on `stream`: the attention kernel, then the combine when the
+  /// plan splits. Returns without waiting; allocates, copies and synchronises
+  /// nothing. Checked: the plan is this decoder's, the pointers are non-null, the
+  /// workspace is large enough, the scales are finite (O(1)); the data are not.
+  llvm::Error run(const DecodePlan &plan, const DeviceDecodeArgs &args, Stream stream = {},
+                  DecodeRunInfo *info = nullptr) const;
+  /// run() on the runtime's buffers: also checks that each buffer holds what the plan
+  /// reads or writes (q [S, H, 576] bf16, kv the plan's slots, pages indptr[B] int32,
+  /// indptr B + 1, out [S, H, 512] bf16, lse [S, H] f32), naming the first short one.
+  llvm::Error run(const DecodePlan &plan, const DeviceDecodeBuffers &buffers,
+                  Stream stream = {}, DecodeRunInfo *info = nullptr) const;
+
   /// Whether a pool of `slots` token rows needs the wide-KV build (slots * 576 >= 2^32).
   static bool needsWideKv(uint64_t slots);
 
@@ -138,15 +209,22 @@ private:
   Decoder(Device &device, const DecodeConfig &config, std::string cacheDir)
       : device_(device), config_(config), cacheDir_(std::move(cacheDir)) {}
   llvm::Expected<const CodeObject *> codeFor(bool wideKv);
-  llvm::Error launchAll(const DecodeInputs &in, int numSplits, bool combine,
-                        std::vector<uint16_t> &oPart, std::vector<float> &lsePart,
-                        std::vector<uint16_t> &out, std::vector<float> &lse,
-                        DecodeRunInfo *info);
+  llvm::Expected<DecodePlan> makePlan(llvm::ArrayRef<int32_t> indptr, uint64_t slots,
+                                      std::optional<int> numSplits, bool partialsOnly);
+  llvm::Error enqueueAttention(const DecodePlan &plan, const DeviceDecodeArgs &args,
+                               uint64_t oPart, uint64_t lsePart, Stream stream,
+                               DecodeRunInfo *info) const;
+  /// The host path: uploads, runs, synchronises and downloads into `out`/`lse` (the
+  /// combined result) or `oPart`/`lsePart` (the plan's partials).
+  llvm::Error runHost(const DecodeInputs &in, const DecodePlan &plan, void *out, void *lse,
+                      DecodeRunInfo *info);
 
   Device &device_;
   DecodeConfig config_;
   std::string cacheDir_;
   CompiledKernels kernels_;
+  /// Guards wideKernels_, which the first wide plan fills.
+  std::mutex mutex_;
   std::optional<CompiledKernels> wideKernels_;
 };
 

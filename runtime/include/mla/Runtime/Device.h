@@ -1,14 +1,20 @@
 //===- Device.h - Devices that run code objects -------------------*- C++ -*-===//
 //
 // A Device allocates device memory, copies to and from it and launches
-// kernels of a CodeObject. Two implementations: the built-in gfx950 emulator
-// ("emu") and HIP ("hip", libamdhip64.so loaded with dlopen at run time).
+// kernels of a CodeObject, in order on a Stream. Two implementations: the built-in
+// gfx950 emulator ("emu": launches run before the call returns, so every stream is
+// trivially in order) and HIP ("hip" / "hip:N", libamdhip64.so loaded with dlopen at
+// run time; a Stream is a hipStream_t).
+//
+// Thread safety: every member function may be called from several threads at once
+// (the emulator serialises launches; HIP makes the device current on each call).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MLA_RUNTIME_DEVICE_H
 #define MLA_RUNTIME_DEVICE_H
 
 #include "mla/Runtime/CodeObject.h"
+#include "mla/Runtime/Timing.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -22,10 +28,19 @@
 
 namespace mla::rt {
 
-/// A device allocation. `address` is the device address a kernel uses.
+/// A device allocation. `address` is the device address a kernel uses; `device` is
+/// the id() of the Device that allocated it (0: none), which every use checks, since
+/// another device's memory may hold something unrelated at the same address.
 struct Buffer {
   uint64_t address = 0;
   uint64_t size = 0;
+  uint64_t device = 0;
+};
+
+/// An ordered queue of device work. On HIP `handle` is a hipStream_t (0: the null
+/// stream); on the emulator an id from createStream() (0: the default stream).
+struct Stream {
+  uint64_t handle = 0;
 };
 
 /// Grid or block extent (x fastest).
@@ -39,8 +54,10 @@ struct KernelArg {
   enum class Kind : uint8_t { Pointer, I32, U32, I64, U64, F32 };
   Kind kind = Kind::U32;
   uint64_t bits = 0; ///< Value bits (f32 as its IEEE bits).
+  /// For a pointer made from a Buffer: its device, checked at launch (0: unchecked).
+  uint64_t device = 0;
 
-  static KernelArg pointer(const Buffer &b) { return {Kind::Pointer, b.address}; }
+  static KernelArg pointer(const Buffer &b) { return {Kind::Pointer, b.address, b.device}; }
   static KernelArg pointer(uint64_t address) { return {Kind::Pointer, address}; }
   static KernelArg i32(int32_t v) { return {Kind::I32, uint64_t(uint32_t(v))}; }
   static KernelArg u32(uint32_t v) { return {Kind::U32, v}; }
@@ -97,15 +114,26 @@ class Device {
 public:
   virtual ~Device();
 
-  /// Opens "emu", "hip" or "auto". \p note, when given, receives a sentence
-  /// saying which device was chosen and why (e.g. why HIP was not used).
+  /// A process-unique number, stamped on the Buffers this device allocates.
+  uint64_t id() const { return id_; }
+  /// Whether \p buffer is this device's (a device that forwards to another one
+  /// answers for it).
+  virtual bool owns(const Buffer &buffer) const { return buffer.device == id_; }
+
+  /// Opens "emu", "hip" (the first gfx950), "hip:N" (HIP device ordinal N, which
+  /// must be a gfx950) or "auto" (the first gfx950, else the emulator; the fallback is
+  /// also reported on stderr, since the emulator is many orders of magnitude slower).
+  /// \p note, when given, receives a sentence saying which device was chosen and why
+  /// (e.g. why HIP was not used).
   static llvm::Expected<std::unique_ptr<Device>> open(llvm::StringRef which,
                                                        std::string *note = nullptr);
   /// The emulator device.
   static std::unique_ptr<Device> openEmulator();
-  /// The HIP device, loading \p library ("libamdhip64.so" if empty; the
-  /// MLA_HIP_LIBRARY environment variable overrides the default).
-  static llvm::Expected<std::unique_ptr<Device>> openHip(llvm::StringRef library = "");
+  /// The HIP device of ordinal \p ordinal (-1: the first gfx950). The HIP runtime is
+  /// \p library when given, else $MLA_HIP_LIBRARY, else the libamdhip64 already
+  /// loaded in the process (e.g. by a framework), else "libamdhip64.so".
+  static llvm::Expected<std::unique_ptr<Device>> openHip(llvm::StringRef library = "",
+                                                         int ordinal = -1);
 
   /// "emu" or "hip".
   virtual llvm::StringRef kind() const = 0;
@@ -122,12 +150,76 @@ public:
   /// Launches \p kernelName with typed arguments.
   llvm::Error launch(const CodeObject &code, llvm::StringRef kernelName, Dim3 grid, Dim3 block,
                      llvm::ArrayRef<KernelArg> args, LaunchStats *stats = nullptr);
-  /// Launches with a caller-laid-out blob of the explicit arguments.
+  /// Launches with a caller-laid-out blob of the explicit arguments (default stream).
   virtual llvm::Error launchRaw(const CodeObject &code, llvm::StringRef kernelName, Dim3 grid,
                                 Dim3 block, llvm::ArrayRef<uint8_t> explicitArgs,
                                 LaunchStats *stats = nullptr) = 0;
   /// Waits for all launched work (the emulator runs launches synchronously).
   virtual llvm::Error synchronize() = 0;
+
+  /// Launches \p kernelName with typed arguments on \p stream, without waiting.
+  llvm::Error launchOn(Stream stream, const CodeObject &code, llvm::StringRef kernelName,
+                       Dim3 grid, Dim3 block, llvm::ArrayRef<KernelArg> args,
+                       LaunchStats *stats = nullptr);
+  /// Launches on \p stream with a caller-laid-out blob of the explicit arguments.
+  /// Allocates no device memory and does not synchronise. The default implementation
+  /// accepts only the default stream (0) and calls launchRaw().
+  virtual llvm::Error launchRawOn(Stream stream, const CodeObject &code,
+                                  llvm::StringRef kernelName, Dim3 grid, Dim3 block,
+                                  llvm::ArrayRef<uint8_t> explicitArgs,
+                                  LaunchStats *stats = nullptr);
+  /// Loads \p code onto the device now (HIP: the module and its functions), so that
+  /// no later launch of it loads anything. The default does nothing.
+  virtual llvm::Error prepare(const CodeObject &code);
+  /// Creates a stream (the default implementation: an error, no streams).
+  virtual llvm::Expected<Stream> createStream();
+  /// Destroys a stream made by createStream().
+  virtual llvm::Error destroyStream(Stream stream);
+  /// Waits for the work launched on \p stream (the default: synchronize()).
+  virtual llvm::Error synchronizeStream(Stream stream);
+  /// The emulator's mode (functional or timing) and timing options for the following
+  /// launches (mla/Runtime/Timing.h). An error on a device that is not the emulator.
+  virtual llvm::Error setEmulatorOptions(const EmulatorOptions &options);
+  /// The options in effect (the defaults on a device that is not the emulator).
+  virtual EmulatorOptions emulatorOptions() const { return {}; }
+  /// The reports of the timing-mode launches since the last call, oldest first.
+  virtual std::vector<TimingReport> takeTimingReports() { return {}; }
+
+protected:
+  Device();
+  /// An error naming \p what unless owns(\p buffer).
+  llvm::Error checkOwned(llvm::StringRef what, const Buffer &buffer) const;
+
+private:
+  uint64_t id_;
+};
+
+/// A device allocation owned by the caller and freed on destruction (move-only): a
+/// KV pool, page table or workspace that stays resident across calls.
+class DeviceAllocation {
+public:
+  DeviceAllocation() = default;
+  /// Allocates max(bytes, 16) bytes (never a zero-byte allocation, so an empty
+  /// array still has a valid address).
+  static llvm::Expected<DeviceAllocation> allocate(Device &device, uint64_t bytes);
+  ~DeviceAllocation();
+  DeviceAllocation(DeviceAllocation &&other) noexcept;
+  DeviceAllocation &operator=(DeviceAllocation &&other) noexcept;
+  DeviceAllocation(const DeviceAllocation &) = delete;
+  DeviceAllocation &operator=(const DeviceAllocation &) = delete;
+
+  const Buffer &buffer() const { return buffer_; }
+  uint64_t address() const { return buffer_.address; }
+  uint64_t size() const { return buffer_.size; }
+  /// Copies host -> device at `offset` bytes.
+  llvm::Error upload(const void *src, uint64_t bytes, uint64_t offset = 0);
+  /// Copies device -> host from `offset` bytes.
+  llvm::Error download(void *dst, uint64_t bytes, uint64_t offset = 0) const;
+
+private:
+  void reset();
+  Device *device_ = nullptr;
+  Buffer buffer_;
 };
 
 } // namespace mla::rt

@@ -119,12 +119,13 @@ def MLA_CtaAttendOp : MLA_Op<"cta_attend"> {
 }
 
 def MLA_CtaCombineOp : MLA_Op<"cta_combine"> {
-  let summary = "One CTA of the combine: merge the splits of one (row, head)";
+  let summary = "One CTA of the combine: merge one column slice of one (row, head)";
   let description = [{
     Merges the `num_splits` partials of query row `row`, head `head` of a `mla.combine`
-    into `out` (and `lse` when given). Buffers are the kernel's flat global arguments
-    (raw global pointers to bf16 o_part and out, f32 lse_part and lse).
-    Only valid inside a `gpu.func`.
+    into `out` (and `lse` when given), for the value columns of column slice `slice`
+    (`kernel::kCombineColumns` columns from `slice * kCombineColumns`); slice 0 writes
+    the lse. Buffers are the kernel's flat global arguments (raw global pointers to
+    bf16 o_part and out, f32 lse_part and lse). Only valid inside a `gpu.func`.
   }];
   let arguments = (ins
     Arg<LLVM_PointerInAddressSpace<1>, "o_part, flat", [MemRead]>:$o_part,
@@ -133,11 +134,12 @@ def MLA_CtaCombineOp : MLA_Op<"cta_combine"> {
     Arg<Optional<LLVM_PointerInAddressSpace<1>>, "lse, flat", [MemWrite]>:$lse,
     Index:$row,
     Index:$head,
+    Index:$slice,
     Index:$num_splits,
     MLA_ConfigAttr:$config
   );
   let assemblyFormat = [{
-    `row` `(` $row `)` `head` `(` $head `)` `of` $num_splits
+    `row` `(` $row `)` `head` `(` $head `)` `slice` `(` $slice `)` `of` $num_splits
     `o_part` `(` $o_part `)` `lse_part` `(` $lse_part `)` `into` `out` `(` $out `)`
     (`lse` `(` $lse^ `)`)? attr-dict
     `:` type($o_part) `,` type($lse_part) `,` type($out) (`,` type($lse)^)?
@@ -348,7 +350,7 @@ def MLA_PvTileOp : MLA_Op<"pv_tile", [AllTypesMatch<["o", "o_new"]>]> {
 def MLA_AttendEpilogueOp : MLA_Op<"attend_epilogue"> {
   let summary = "Normalise and store the split's partial output and LSE (F12)";
   let description = [{
-    `l` summed over the waves (through LDS), `o = bf16(vscale O / l)` stored to
+    `l` summed over the waves (through LDS), `o = bf16((vscale O) (1 / l))` stored to
     `o_part[partial]` and `lse = (m + log2 l - PLOG) ln 2` to `lse_part[partial]` (by
     wave 0); a row that saw no token stores zeros and `-inf`. `partial` is the index of
     (query row, head, split) in `lse_part`; padding rows (`row_valid` false) store

@@ -26,16 +26,19 @@ def MLAOutlineKernels : Pass<"mla-outline-kernels", "::mlir::ModuleOp"> {
 }
 
 def MLALowerCombine : Pass<"mla-lower-combine", "::mlir::gpu::GPUModuleOp"> {
-  let summary = "Lower mla.cta_combine to scf/arith/vector/llvm and rocdl math";
+  let summary = "Lower mla.cta_combine to scf/arith/vector/amdgpu/llvm and rocdl math";
   let description = [{
-    Each of the CTA's 64 lanes takes 8 of the 512 value columns of one (row, head):
-    `m = max_s lse_s`, `L = m + ln sum_s exp(lse_s - m)`, `out = sum_s exp(lse_s - L) o_s`
-    accumulated in f32 and rounded to bf16; lane 0 writes `lse = L`. When every split is
-    empty (`m = -inf`) the row gets `out = 0`, `lse = -inf`. Exponentials use
-    `rocdl.exp2`/`rocdl.log` on pre-scaled arguments (no device libraries).
+    One 64-lane CTA merges one 64-column slice of one (row, head): lane `8 c + g` takes
+    columns `8 c .. 8 c + 7` of the slice from splits `g, g + 8, ...`. Every partial load
+    of the row is issued before the first is used. With `t_s = lse_s log2(e)`:
+    `m = max_s t_s`, `W = sum_s 2^(t_s - m)`, `out = (sum_s 2^(t_s - m) o_s) * (1 / W)`
+    accumulated in f32 (each lane in split order, then the 8 split groups pairwise with
+    DPP) and rounded to bf16; lane 0 of slice 0 writes `lse = (m + log2 W) ln 2`. When
+    every split is empty (`m = -inf`) the row gets `out = 0`, `lse = -inf`. Exponentials
+    use `rocdl.exp2`/`rocdl.log`, the reciprocal `rocdl.rcp` (no device libraries).
   }];
   let dependentDialects = ["::mlir::ROCDL::ROCDLDialect", "::mlir::arith::ArithDialect",
-                           "::mlir::scf::SCFDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::amdgpu::AMDGPUDialect",
                            "::mlir::vector::VectorDialect", "::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect"];
 }

@@ -1,10 +1,11 @@
-//===- Decoder.cpp - .text -> Program via LLVM's AMDGPU disassembler ------===//
+//===- InstructionDecoder.cpp - .text -> Program via the AMDGPU disassembler ===//
 #include "emu/Instructions.h"
 #include "mla/Runtime/CodeObject.h"
 
 #include "llvm/MC/MCAsmInfo.h"
 #include "llvm/MC/MCContext.h"
 #include "llvm/MC/MCDisassembler/MCDisassembler.h"
+#include "llvm/MC/MCExpr.h"
 #include "llvm/MC/MCInst.h"
 #include "llvm/MC/MCInstPrinter.h"
 #include "llvm/MC/MCInstrInfo.h"
@@ -16,6 +17,7 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include <algorithm>
+#include <map>
 #include <mutex>
 
 extern "C" void LLVMInitializeAMDGPUTargetInfo();
@@ -254,6 +256,165 @@ const char *mla::emu::instClassName(InstClass c) {
   return "?";
 }
 
+namespace {
+/// One decoded instruction before it is placed in the Program.
+struct DecodedAt {
+  DecodedInst in;
+  std::string text, mcName;
+};
+
+/// Instructions after which control never reaches the next address.
+bool endsControlFlow(StringRef mcName) {
+  for (StringRef name : {"S_ENDPGM", "S_BRANCH", "S_SETPC_B64", "S_TRAP", "S_CODE_END",
+                         "S_SETHALT"})
+    if (stripSubtargetSuffixes(mcName) == name)
+      return true;
+  return false;
+}
+} // namespace
+
+/// Decodes the instruction at \p pc (which must end before \p end).
+static Expected<DecodedAt> decodeAt(McContext &m, const InstructionRegistry &registry,
+                                    ArrayRef<uint8_t> image, const rt::KernelInfo &kernel,
+                                    uint64_t start, uint64_t pc, uint64_t end) {
+  MCInst mi;
+  uint64_t size = 0;
+  ArrayRef<uint8_t> bytes = image.slice(pc, end - pc);
+  auto status = m.disassembler->getInstruction(mi, size, bytes, pc, nulls());
+  if (status != MCDisassembler::Success)
+    return makeError("kernel '" + kernel.name + "': cannot decode the instruction at 0x" +
+                     Twine::utohexstr(pc) + " (offset " + Twine(pc - start) + ")");
+  const MCInstrDesc &desc = m.mii->get(mi.getOpcode());
+  StringRef mcName = m.mii->getName(mi.getOpcode());
+  std::string text;
+  {
+    raw_string_ostream os(text);
+    m.printer->printInst(&mi, pc, "", *m.sti, os);
+  }
+  StringRef trimmed = StringRef(text).trim();
+  auto fail = [&](const Twine &why) {
+    return makeError("kernel '" + kernel.name + "' at 0x" + Twine::utohexstr(pc) + ": '" +
+                     trimmed + "' (" + mcName + "): " + why);
+  };
+  const InstructionDef *def = registry.lookup(mcName);
+  if (!def)
+    return fail("instruction not implemented by the emulator");
+
+  DecodedInst in;
+  in.exec = def->exec;
+  in.data = def->data;
+  in.cls = def->cls;
+  in.address = pc;
+  in.size = uint8_t(size);
+  in.mcOpcode = uint16_t(mi.getOpcode());
+  in.enc = splitOpcodeName(mcName).second;
+
+  unsigned numDefs = desc.getNumDefs();
+  uint8_t pendingMods = 0;
+  bool havePendingMods = false, sourcesHaveModifiers = false;
+  for (unsigned i = 0; i < mi.getNumOperands(); ++i) {
+    const MCOperand &o = mi.getOperand(i);
+    bool inDesc = i < desc.getNumOperands();
+    int rc = inDesc ? desc.operands()[i].RegClass : -1;
+    Operand op;
+    if (o.isReg()) {
+      unsigned r = o.getReg();
+      if (r >= m.registers.size() || m.registers[r].kind == OperandKind::None)
+        return fail("register " + Twine(m.mri->getName(r)) + " is not supported");
+      op = m.registers[r];
+    } else if (o.isImm()) {
+      op.kind = OperandKind::Imm;
+      op.count = 1;
+      op.imm = o.getImm();
+    } else if (o.isSFPImm()) {
+      op.kind = OperandKind::Imm;
+      op.count = 1;
+      op.imm = int64_t(o.getSFPImm());
+    } else if (o.isDFPImm()) {
+      op.kind = OperandKind::Imm;
+      op.count = 2;
+      op.imm = int64_t(o.getDFPImm());
+    } else if (int64_t value; o.isExpr() && o.getExpr()->evaluateAsAbsolute(value)) {
+      // A literal the disassembler keeps as an expression: `lit(0x0)`, a 32-bit
+      // literal whose value is also an inline constant.
+      op.kind = OperandKind::Imm;
+      op.count = 1;
+      op.imm = value;
+    } else {
+      return fail("operand " + Twine(i) + " is an unresolved expression");
+    }
+    if (i < numDefs) {
+      if (in.numDefs == 2)
+        return fail("more than two results");
+      in.defs[in.numDefs++] = op;
+      continue;
+    }
+    bool isValue = o.isReg() || rc != -1;
+    if (isValue && in.enc == Encoding::DPP && inDesc && !in.hasOld &&
+        desc.getOperandConstraint(i, MCOI::TIED_TO) == 0) {
+      in.old = op;
+      in.hasOld = true;
+      continue;
+    }
+    if (isValue) {
+      if (in.numSrcs == 6)
+        return fail("more than six sources");
+      in.srcMods[in.numSrcs] = havePendingMods ? pendingMods : 0;
+      in.srcs[in.numSrcs++] = op;
+      havePendingMods = false;
+      continue;
+    }
+    // A pure immediate: a source modifier when a value operand follows.
+    bool nextIsValue = false;
+    if (i + 1 < mi.getNumOperands()) {
+      const MCOperand &n = mi.getOperand(i + 1);
+      int nrc = i + 1 < desc.getNumOperands() ? desc.operands()[i + 1].RegClass : -1;
+      nextIsValue = n.isReg() || nrc != -1;
+    }
+    // Modifier operands precede either every source of an instruction or
+    // none: the first source decides (v_fmamk_f32 has a literal K between
+    // two sources that must not be taken as a modifier).
+    bool startsModifiers = in.numSrcs == 0 && in.numImms == 0 && in.numDefs + in.hasOld > 0;
+    if (nextIsValue && !havePendingMods && in.numImms == 0 &&
+        (startsModifiers || sourcesHaveModifiers)) {
+      pendingMods = uint8_t(op.imm);
+      havePendingMods = true;
+      sourcesHaveModifiers = true;
+      continue;
+    }
+    if (in.numImms == 8)
+      return fail("more than eight immediates");
+    in.imms[in.numImms++] = op.imm;
+  }
+  in.numExplicitSrcs = in.numSrcs;
+  // VALU instructions with an implicit VCC carry/mask (e32, DPP, SDWA forms).
+  if (mcName.starts_with("V_")) {
+    if (hasImplicit(desc.implicit_uses(), *m.mri, "VCC") && in.numSrcs < 4) {
+      Operand vcc;
+      vcc.kind = OperandKind::Sgpr;
+      vcc.reg = sreg::VccLo;
+      vcc.count = 2;
+      in.srcMods[in.numSrcs] = 0;
+      in.srcs[in.numSrcs++] = vcc;
+    }
+    if (hasImplicit(desc.implicit_defs(), *m.mri, "VCC") && in.numDefs < 2) {
+      Operand vcc;
+      vcc.kind = OperandKind::Sgpr;
+      vcc.reg = sreg::VccLo;
+      vcc.count = 2;
+      in.defs[in.numDefs++] = vcc;
+    }
+  }
+  if (def->decode)
+    if (Error e = def->decode(in, mi, desc))
+      return fail(toString(std::move(e)));
+  DecodedAt out;
+  out.in = in;
+  out.text = trimmed.str();
+  out.mcName = mcName.str();
+  return std::move(out);
+}
+
 Expected<std::unique_ptr<Program>> mla::emu::decodeProgram(ArrayRef<uint8_t> image,
                                                            const rt::KernelInfo &kernel) {
   McContext &m = mcState();
@@ -274,142 +435,62 @@ Expected<std::unique_ptr<Program>> mla::emu::decodeProgram(ArrayRef<uint8_t> ima
                      " exceeds the emulator's limit of " + Twine(kMaxCodeBytes) + " bytes");
   end = std::min(end, start + kMaxCodeBytes);
 
+  // With a symbol size every instruction of the extent is decoded (so an unsupported
+  // one is reported at load time even if it is not reached). Without one (hand-written
+  // code objects), the extent is unknown: decode on demand from the descriptor's entry
+  // point, following fall-through and direct branch targets, so that data, padding
+  // or other functions after the kernel are never decoded. Indirect jump targets
+  // (s_setpc_b64 / s_swappc_b64) are then not decoded; a jump to one faults at run time.
+  std::vector<DecodedAt> decoded;
+  if (kernel.codeSize) {
+    for (uint64_t pc = start; pc < end;) {
+      Expected<DecodedAt> one = decodeAt(m, registry, image, kernel, start, pc, end);
+      if (!one)
+        return one.takeError();
+      pc += one->in.size;
+      decoded.push_back(std::move(*one));
+    }
+  } else {
+    std::map<uint64_t, DecodedAt> byAddress;
+    std::vector<uint64_t> work = {start};
+    while (!work.empty()) {
+      uint64_t pc = work.back();
+      work.pop_back();
+      if (byAddress.count(pc))
+        continue;
+      if (pc < start || pc >= end)
+        return makeError("kernel '" + kernel.name + "': control flow reaches 0x" +
+                         Twine::utohexstr(pc) + ", outside the code the emulator may decode");
+      // An address inside an already decoded instruction is not an instruction.
+      auto next = byAddress.upper_bound(pc);
+      if (next != byAddress.begin() &&
+          std::prev(next)->first + std::prev(next)->second.in.size > pc)
+        return makeError("kernel '" + kernel.name + "': control flow reaches 0x" +
+                         Twine::utohexstr(pc) + ", the middle of an instruction");
+      Expected<DecodedAt> one = decodeAt(m, registry, image, kernel, start, pc, end);
+      if (!one)
+        return one.takeError();
+      if (next != byAddress.end() && pc + one->in.size > next->first)
+        return makeError("kernel '" + kernel.name + "': the instruction at 0x" +
+                         Twine::utohexstr(pc) + " overlaps the one at 0x" +
+                         Twine::utohexstr(next->first));
+      if (!endsControlFlow(one->mcName))
+        work.push_back(pc + one->in.size);
+      if (one->in.target == -2)
+        work.push_back(one->in.aux[0]);
+      byAddress.emplace(pc, std::move(*one));
+    }
+    for (auto &entry : byAddress)
+      decoded.push_back(std::move(entry.second));
+  }
+
   auto program = std::make_unique<Program>();
   program->codeStart = start;
-  program->indexByDword.assign((end - start + 3) / 4, -1);
-  bool sawEndpgm = false;
-  uint64_t pc = start;
-  while (pc < end) {
-    MCInst mi;
-    uint64_t size = 0;
-    ArrayRef<uint8_t> bytes = image.slice(pc, end - pc);
-    auto status = m.disassembler->getInstruction(mi, size, bytes, pc, nulls());
-    if (status != MCDisassembler::Success) {
-      // Without a symbol size, padding after the last s_endpgm ends the code.
-      if (!kernel.codeSize && sawEndpgm)
-        break;
-      return makeError("kernel '" + kernel.name + "': cannot decode the instruction at 0x" +
-                       Twine::utohexstr(pc) + " (offset " + Twine(pc - start) + ")");
-    }
-    const MCInstrDesc &desc = m.mii->get(mi.getOpcode());
-    StringRef mcName = m.mii->getName(mi.getOpcode());
-    std::string text;
-    {
-      raw_string_ostream os(text);
-      m.printer->printInst(&mi, pc, "", *m.sti, os);
-    }
-    StringRef trimmed = StringRef(text).trim();
-    auto fail = [&](const Twine &why) {
-      return makeError("kernel '" + kernel.name + "' at 0x" + Twine::utohexstr(pc) + ": '" +
-                       trimmed + "' (" + mcName + "): " + why);
-    };
-    const InstructionDef *def = registry.lookup(mcName);
-    if (!def)
-      return fail("instruction not implemented by the emulator");
-
-    DecodedInst in;
-    in.exec = def->exec;
-    in.data = def->data;
-    in.cls = def->cls;
-    in.address = pc;
-    in.size = uint8_t(size);
-    in.mcOpcode = uint16_t(mi.getOpcode());
+  program->codeEnd = decoded.empty() ? start : decoded.back().in.address + decoded.back().in.size;
+  program->indexByDword.assign((program->codeEnd - start + 3) / 4, -1);
+  for (DecodedAt &one : decoded) {
+    DecodedInst &in = one.in;
     in.index = uint32_t(program->insts.size());
-    in.enc = splitOpcodeName(mcName).second;
-
-    unsigned numDefs = desc.getNumDefs();
-    uint8_t pendingMods = 0;
-    bool havePendingMods = false, sourcesHaveModifiers = false;
-    for (unsigned i = 0; i < mi.getNumOperands(); ++i) {
-      const MCOperand &o = mi.getOperand(i);
-      bool inDesc = i < desc.getNumOperands();
-      int rc = inDesc ? desc.operands()[i].RegClass : -1;
-      Operand op;
-      if (o.isReg()) {
-        unsigned r = o.getReg();
-        if (r >= m.registers.size() || m.registers[r].kind == OperandKind::None)
-          return fail("register " + Twine(m.mri->getName(r)) + " is not supported");
-        op = m.registers[r];
-      } else if (o.isImm()) {
-        op.kind = OperandKind::Imm;
-        op.count = 1;
-        op.imm = o.getImm();
-      } else if (o.isSFPImm()) {
-        op.kind = OperandKind::Imm;
-        op.count = 1;
-        op.imm = int64_t(o.getSFPImm());
-      } else if (o.isDFPImm()) {
-        op.kind = OperandKind::Imm;
-        op.count = 2;
-        op.imm = int64_t(o.getDFPImm());
-      } else {
-        return fail("operand " + Twine(i) + " is an unresolved expression");
-      }
-      if (i < numDefs) {
-        if (in.numDefs == 2)
-          return fail("more than two results");
-        in.defs[in.numDefs++] = op;
-        continue;
-      }
-      bool isValue = o.isReg() || rc != -1;
-      if (isValue && in.enc == Encoding::DPP && inDesc && !in.hasOld &&
-          desc.getOperandConstraint(i, MCOI::TIED_TO) == 0) {
-        in.old = op;
-        in.hasOld = true;
-        continue;
-      }
-      if (isValue) {
-        if (in.numSrcs == 6)
-          return fail("more than six sources");
-        in.srcMods[in.numSrcs] = havePendingMods ? pendingMods : 0;
-        in.srcs[in.numSrcs++] = op;
-        havePendingMods = false;
-        continue;
-      }
-      // A pure immediate: a source modifier when a value operand follows.
-      bool nextIsValue = false;
-      if (i + 1 < mi.getNumOperands()) {
-        const MCOperand &n = mi.getOperand(i + 1);
-        int nrc = i + 1 < desc.getNumOperands() ? desc.operands()[i + 1].RegClass : -1;
-        nextIsValue = n.isReg() || nrc != -1;
-      }
-      // Modifier operands precede either every source of an instruction or
-      // none: the first source decides (v_fmamk_f32 has a literal K between
-      // two sources that must not be taken as a modifier).
-      bool startsModifiers = in.numSrcs == 0 && in.numImms == 0 && in.numDefs + in.hasOld > 0;
-      if (nextIsValue && !havePendingMods && in.numImms == 0 &&
-          (startsModifiers || sourcesHaveModifiers)) {
-        pendingMods = uint8_t(op.imm);
-        havePendingMods = true;
-        sourcesHaveModifiers = true;
-        continue;
-      }
-      if (in.numImms == 8)
-        return fail("more than eight immediates");
-      in.imms[in.numImms++] = op.imm;
-    }
-    in.numExplicitSrcs = in.numSrcs;
-    // VALU instructions with an implicit VCC carry/mask (e32, DPP, SDWA forms).
-    if (mcName.starts_with("V_")) {
-      if (hasImplicit(desc.implicit_uses(), *m.mri, "VCC") && in.numSrcs < 4) {
-        Operand vcc;
-        vcc.kind = OperandKind::Sgpr;
-        vcc.reg = sreg::VccLo;
-        vcc.count = 2;
-        in.srcMods[in.numSrcs] = 0;
-        in.srcs[in.numSrcs++] = vcc;
-      }
-      if (hasImplicit(desc.implicit_defs(), *m.mri, "VCC") && in.numDefs < 2) {
-        Operand vcc;
-        vcc.kind = OperandKind::Sgpr;
-        vcc.reg = sreg::VccLo;
-        vcc.count = 2;
-        in.defs[in.numDefs++] = vcc;
-      }
-    }
-    if (def->decode)
-      if (Error e = def->decode(in, mi, desc))
-        return fail(toString(std::move(e)));
     auto noteRows = [&](const Operand &op) {
       if (op.kind != OperandKind::Vgpr)
         return;
@@ -425,16 +506,11 @@ Expected<std::unique_ptr<Program>> mla::emu::decodeProgram(ArrayRef<uint8_t> ima
       noteRows(in.srcs[i]);
     if (in.hasOld)
       noteRows(in.old);
-
-    if (mcName.starts_with("S_ENDPGM"))
-      sawEndpgm = true;
-    program->indexByDword[(pc - start) / 4] = int32_t(program->insts.size());
+    program->indexByDword[(in.address - start) / 4] = int32_t(program->insts.size());
     program->insts.push_back(in);
-    program->text.push_back(trimmed.str());
-    program->opcodeNames.push_back(mcName.str());
-    pc += size;
+    program->text.push_back(std::move(one.text));
+    program->opcodeNames.push_back(std::move(one.mcName));
   }
-  program->codeEnd = pc;
   program->archVgprRows = std::max(program->archVgprRows, 1u); // v0: work-item ids
   if (program->insts.empty())
     return makeError("kernel '" + kernel.name + "' has no instructions");

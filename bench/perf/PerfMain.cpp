@@ -1,0 +1,235 @@
+//===- PerfMain.cpp - mla-perf: the modeled MI355X decode table -----------===//
+//
+// mla-perf [--case qlen=Q,B=N,isl=T[,splits=NS]]... [--splits NS]
+//          [--params NAME=V,...] [--params-file FILE] [--dma-lgkmcnt 0|1|both]
+//          [--threads N] [--report] [--update-doc FILE]
+//
+// Without --case: the Kimi-K3 TP8 table (qlen 1, 2, 4; B 64..448 at ISL 8K; B 1, 4, 8
+// at 32K and 128K). Every figure is modeled by the emulator's timing mode
+// (docs/timing-model.md); --update-doc rewrites the marked section of FILE
+// (docs/performance.md) with the table, the command and the parameter table.
+//
+//===----------------------------------------------------------------------===//
+#include "PerfModel.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <ctime>
+#include <string>
+#include <vector>
+
+using namespace llvm;
+using namespace mla;
+using namespace mla::perf;
+
+namespace {
+[[noreturn]] void die(const Twine &msg) {
+  errs() << "mla-perf: error: " << msg << "\n";
+  std::exit(1);
+}
+
+void usage(raw_ostream &os) {
+  os << "usage: mla-perf [--case qlen=Q,B=N,isl=T[,splits=NS]]... [--splits NS]\n"
+        "                [--params NAME=V,...] [--params-file FILE] [--dma-lgkmcnt 0|1|both]\n"
+        "                [--threads N] [--report] [--update-doc FILE]\n"
+        "                [--update-param-doc FILE]\n"
+        "Prints the modeled MI355X time of decode calls (emulator timing mode; every\n"
+        "figure is modeled). Without --case: the Kimi-K3 TP8 table. Parameters:\n"
+        "docs/timing-model.md.\n";
+}
+
+std::vector<PerfCase> defaultCases() {
+  std::vector<PerfCase> cases;
+  for (int64_t qlen : {1, 2, 4}) {
+    for (int64_t b : {64, 128, 256, 448}) {
+      PerfCase c;
+      c.qlen = qlen, c.batch = b, c.isl = 8192;
+      cases.push_back(c);
+    }
+    for (int64_t isl : {32768, 131072})
+      for (int64_t b : {1, 4, 8}) {
+        PerfCase c;
+        c.qlen = qlen, c.batch = b, c.isl = isl;
+        cases.push_back(c);
+      }
+  }
+  return cases;
+}
+
+/// Replaces the text between \p begin and \p end markers of \p path with \p section
+/// (markers included in \p section); appends it when the markers are missing.
+void replaceSection(const std::string &path, const std::string &begin, const std::string &end,
+                    const std::string &section, const std::string &heading) {
+  auto buffer = MemoryBuffer::getFile(path);
+  if (!buffer)
+    die("cannot read '" + path + "': " + buffer.getError().message());
+  std::string doc = (*buffer)->getBuffer().str();
+  size_t b = doc.find(begin), e = doc.find(end);
+  if (b != std::string::npos && e != std::string::npos && e > b)
+    doc = doc.substr(0, b) + section + doc.substr(e + end.size());
+  else
+    doc += "\n" + heading + "\n\n" + section + "\n";
+  std::error_code ec;
+  raw_fd_ostream f(path, ec);
+  if (ec)
+    die("cannot write '" + path + "': " + ec.message());
+  f << doc;
+}
+
+std::string islText(int64_t isl) {
+  return isl % 1024 == 0 ? std::to_string(isl / 1024) + "K" : std::to_string(isl);
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<PerfCase> cases;
+  std::optional<int> splits;
+  PerfOptions options;
+  std::vector<int> answers{1, 0};
+  std::string docPath, paramDocPath;
+  bool printReports = false;
+  std::string command = "mla-perf";
+  for (int i = 1; i < argc; ++i) {
+    StringRef a = argv[i];
+    auto value = [&]() -> StringRef {
+      if (i + 1 >= argc)
+        die(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--case") {
+      StringRef v = value();
+      command += " --case " + v.str();
+      auto c = PerfCase::parse(v);
+      if (!c)
+        die(toString(c.takeError()));
+      cases.push_back(*c);
+    } else if (a == "--splits") {
+      StringRef v = value();
+      command += " --splits " + v.str();
+      int ns;
+      if (v.getAsInteger(10, ns) || ns < 1 || ns > 64)
+        die("--splits '" + v + "': expected 1..64");
+      splits = ns;
+    } else if (a == "--params") {
+      StringRef v = value();
+      command += " --params " + v.str();
+      if (Error e = options.params.applyOverrides(v))
+        die(toString(std::move(e)));
+    } else if (a == "--params-file") {
+      StringRef v = value();
+      command += " --params-file " + v.str();
+      if (Error e = options.params.applyFile(v))
+        die(toString(std::move(e)));
+    } else if (a == "--dma-lgkmcnt") {
+      StringRef v = value();
+      command += " --dma-lgkmcnt " + v.str();
+      if (v == "both") answers = {1, 0};
+      else if (v == "1") answers = {1};
+      else if (v == "0") answers = {0};
+      else die("--dma-lgkmcnt '" + v + "': expected 0, 1 or both");
+    } else if (a == "--threads") {
+      StringRef v = value();
+      if (v.getAsInteger(10, options.threads) || options.threads == 0)
+        die("--threads '" + v + "': expected a positive integer");
+    } else if (a == "--report") {
+      printReports = true;
+    } else if (a == "--update-doc") {
+      docPath = value().str();
+    } else if (a == "--update-param-doc") {
+      paramDocPath = value().str();
+    } else if (a == "--help" || a == "-h") {
+      usage(outs());
+      return 0;
+    } else {
+      usage(errs());
+      die("unknown option '" + a + "'");
+    }
+  }
+  // --update-param-doc alone only writes the parameter table.
+  const bool paramsOnly = cases.empty() && !paramDocPath.empty() && docPath.empty();
+  if (cases.empty() && !paramsOnly)
+    cases = defaultCases();
+  if (splits)
+    for (PerfCase &c : cases)
+      c.splits = splits;
+
+  std::string table;
+  raw_string_ostream os(table);
+  os << "| qlen | B | ISL | NS | attention CTAs (simulated) | combine CTAs";
+  for (int answer : answers)
+    os << " | attention us | combine us | total us | TB/s"
+       << (answer ? " (DMA on lgkmcnt)" : " (DMA on vmcnt only)");
+  os << " | host s |\n|---|---|---|---|---|---";
+  for (size_t i = 0; i < answers.size(); ++i)
+    os << "|---|---|---|---";
+  os << "|---|\n";
+  outs() << "modeled MI355X decode calls (emulator timing mode; launch overhead "
+         << format("%g", options.params.launchOverheadUs) << " us per kernel)\n";
+  for (const PerfCase &c : cases) {
+    std::string row;
+    raw_string_ostream rs(row);
+    double host = 0;
+    for (size_t k = 0; k < answers.size(); ++k) {
+      PerfOptions o = options;
+      o.params.ldsDmaCountsOnLgkmcnt = answers[k];
+      auto r = modelDecodeCall(c, o);
+      if (!r)
+        die("case " + c.str() + ": " + toString(r.takeError()));
+      host += r->simSeconds;
+      if (k == 0)
+        rs << "| " << c.qlen << " | " << c.batch << " | " << islText(c.isl) << " | "
+           << r->splits << " | " << r->attentionCtas << " (" << r->attentionClasses << ") | "
+           << r->combineCtas;
+      rs << format(" | %.1f | %.1f | %.1f | %.2f", r->attentionUs, r->combineUs, r->totalUs,
+                   r->tbps);
+      if (printReports) {
+        errs() << "case " << c.str() << ", ldsDmaCountsOnLgkmcnt=" << answers[k] << ":\n";
+        r->attention.print(errs(), o.params.clockGHz);
+        r->combine.print(errs(), o.params.clockGHz);
+      }
+    }
+    rs << format(" | %.1f |\n", host);
+    outs() << row;
+    outs().flush();
+    os << row;
+  }
+
+  if (!docPath.empty()) {
+    const std::string begin = "<!-- mla-perf:begin -->", end = "<!-- mla-perf:end -->";
+    std::string section;
+    raw_string_ostream ss(section);
+    ss << begin << "\n"
+       << "Produced by `" << command << " --update-doc " << docPath
+       << "` (all figures **modeled** by the emulator's timing mode, docs/timing-model.md; "
+          "one representative CTA simulated per attention class -- head group, tokens in "
+          "the split, last split or not -- again with the tail's HBM share when the last "
+          "wave of CTAs is partial, and one CU of combine CTAs; CTAs placed on "
+       << format("%g", options.params.numCUs) << " CUs in XCD dispatch order). TB/s = "
+          "B x ISL x 576 B over the whole call (two launches of "
+       << format("%g", options.params.launchOverheadUs)
+       << " us overhead each, attention, combine). \"DMA on lgkmcnt\" and \"DMA on vmcnt "
+          "only\" are the two answers to the open LDS-DMA counter question; \"host s\" is "
+          "the simulation time of both on one core.\n\n"
+       << table << "\nParameters (docs/timing-model.md gives the sources):\n\n";
+    mla::rt::printTimingParamTable(ss, options.params);
+    ss << end;
+    replaceSection(docPath, begin, end, section, "## Modeled MI355X decode (timing mode)");
+    outs() << "mla-perf: wrote the table into " << docPath << "\n";
+  }
+  if (!paramDocPath.empty()) {
+    const std::string begin = "<!-- timing-params:begin -->",
+                      end = "<!-- timing-params:end -->";
+    std::string section;
+    raw_string_ostream ss(section);
+    ss << begin << "\n";
+    mla::rt::printTimingParamTable(ss, options.params);
+    ss << end;
+    replaceSection(paramDocPath, begin, end, section, "## Parameters");
+    outs() << "mla-perf: wrote the parameter table into " << paramDocPath << "\n";
+  }
+  return 0;
+}

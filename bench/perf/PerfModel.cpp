@@ -1,0 +1,325 @@
+//===- PerfModel.cpp - Modeled MI355X time of one decode call -------------===//
+//
+// Rules (docs/timing-model.md "Whole-GPU estimate"):
+//  - dispatch: flat workgroup ids go round robin over the XCDs (id mod numXcds); each
+//    XCD's dispatcher starts its workgroups in id order on whichever of its CUs frees
+//    first (numCUs / numXcds CUs, workgroupsPerCu each);
+//  - a CTA's time is the timing-mode simulation of its class's representative, run
+//    with the CU's share of HBM bandwidth (peak * efficiency / CUs the launch occupies);
+//  - L2: the G head-group CTAs of one (request, split) unit run at the same time on
+//    one XCD (F3) and read the same KV lines: each line crosses from HBM once, so each
+//    CTA is charged 1/G of its KV lines; q, page-table and output lines are not shared;
+//  - the call is: launch overhead, attention, launch overhead, combine.
+//
+//===----------------------------------------------------------------------===//
+#include "PerfModel.h"
+
+#include "mla/Kernel/LaunchGeometry.h"
+#include "mla/Reference/Problem.h"
+#include "mla/Runtime/Decoder.h"
+#include "mla/Runtime/Device.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <queue>
+#include <tuple>
+
+using namespace llvm;
+using namespace mla;
+using namespace mla::perf;
+
+namespace {
+Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
+
+constexpr uint64_t kBytesPerToken = 576;
+
+/// Greedy list scheduling of one XCD: CTAs in dispatch order onto `slots` slots;
+/// returns the finish time of the last.
+uint64_t scheduleXcd(const std::vector<uint64_t> &durations, unsigned slots) {
+  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> free;
+  for (unsigned i = 0; i < slots; ++i)
+    free.push(0);
+  uint64_t end = 0;
+  for (uint64_t d : durations) {
+    uint64_t start = free.top();
+    free.pop();
+    free.push(start + d);
+    end = std::max(end, start + d);
+  }
+  return end;
+}
+} // namespace
+
+Expected<PerfCase> PerfCase::parse(StringRef text) {
+  PerfCase c;
+  SmallVector<StringRef, 6> items;
+  text.split(items, ',', -1, false);
+  bool haveB = false, haveQ = false, haveIsl = false;
+  for (StringRef item : items) {
+    auto [key, value] = item.split('=');
+    key = key.trim();
+    value = value.trim();
+    int64_t scale = 1;
+    if (value.ends_with_insensitive("k")) {
+      scale = 1024;
+      value = value.drop_back();
+    }
+    int64_t v;
+    if (!item.contains('=') || value.getAsInteger(10, v) || v < 0)
+      return makeError("case '" + text + "': '" + item + "' is not KEY=NUMBER");
+    v *= scale;
+    if (key == "qlen") c.qlen = v, haveQ = true;
+    else if (key == "B" || key == "b" || key == "batch") c.batch = v, haveB = true;
+    else if (key == "isl") c.isl = v, haveIsl = true;
+    else if (key == "splits" || key == "ns") c.splits = int(v);
+    else if (key == "heads") c.heads = v;
+    else
+      return makeError("case '" + text + "': unknown key '" + key +
+                       "' (qlen, B, isl, splits, heads)");
+  }
+  if (!haveB || !haveQ || !haveIsl)
+    return makeError("case '" + text + "' needs qlen=, B= and isl=");
+  if (c.qlen < 1 || c.qlen > 16 || c.batch < 1 || c.isl < 1 || c.heads < 1)
+    return makeError("case '" + text + "': qlen must be 1..16 and B, isl, heads positive");
+  if (c.splits && (*c.splits < 1 || *c.splits > rt::kMaxSplits))
+    return makeError("case '" + text + "': splits must be 1.." + Twine(rt::kMaxSplits));
+  return c;
+}
+
+std::string PerfCase::str() const {
+  std::string s = "qlen=" + std::to_string(qlen) + ",B=" + std::to_string(batch) +
+                  ",isl=" + std::to_string(isl);
+  if (splits)
+    s += ",splits=" + std::to_string(*splits);
+  if (heads != 12)
+    s += ",heads=" + std::to_string(heads);
+  return s;
+}
+
+Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOptions &options) {
+  auto startClock = std::chrono::steady_clock::now();
+  PerfResult result;
+  result.c = c;
+  const rt::TimingParams &P = options.params;
+  const unsigned xcds = unsigned(std::max(1.0, P.numXcds));
+  const unsigned cusPerXcd = unsigned(std::max(1.0, P.numCUs / xcds));
+  if (c.isl > (int64_t(1) << 24) || c.batch * c.isl > (int64_t(1) << 31) - 1)
+    return makeError("case " + c.str() + ": too many tokens for the int32 page table");
+
+  DecodeConfig config;
+  config.heads = c.heads;
+  config.qlen = c.qlen;
+  auto kernels = rt::getDecodeKernels(config, options.cacheDir ? *options.cacheDir
+                                                               : rt::cacheDirectory());
+  if (!kernels)
+    return kernels.takeError();
+  const rt::CodeObject &code = *kernels->code;
+
+  std::vector<int32_t> indptr(c.batch + 1);
+  for (int64_t b = 0; b <= c.batch; ++b)
+    indptr[b] = int32_t(b * c.isl);
+  const int splits = c.splits ? *c.splits
+                              : rt::chooseNumSplits(indptr, c.heads, c.qlen,
+                                                    unsigned(P.numCUs));
+  result.splits = splits;
+  const int64_t groups = kernel::headGroups(c.heads, c.qlen);
+  const int64_t rows = c.batch * c.qlen;
+  const uint64_t grid = uint64_t(kernel::attentionGridSize(c.batch, splits, c.heads, c.qlen, xcds));
+  result.attentionCtas = grid;
+  result.combineCtas = uint64_t(rows * c.heads);
+
+  // Device buffers. Every request's page table names slots 0..isl-1 (the KV content
+  // does not change the timing; within one CTA every token is a distinct line).
+  std::unique_ptr<rt::Device> device = rt::Device::openEmulator();
+  auto alloc = [&](uint64_t bytes) { return device->alloc(std::max<uint64_t>(bytes, 64)); };
+  auto q = alloc(uint64_t(rows) * c.heads * kBytesPerToken * 2);
+  auto kv = alloc(uint64_t(c.isl) * kBytesPerToken);
+  auto pages = alloc(uint64_t(c.batch) * c.isl * 4);
+  auto ind = alloc(indptr.size() * 4);
+  auto oPart = alloc(uint64_t(rows) * c.heads * splits * 512 * 2);
+  auto lsePart = alloc(uint64_t(rows) * c.heads * splits * 4);
+  auto out = alloc(uint64_t(rows) * c.heads * 512 * 2);
+  auto lse = alloc(uint64_t(rows) * c.heads * 4);
+  for (auto *b : {&q, &kv, &pages, &ind, &oPart, &lsePart, &out, &lse})
+    if (!*b)
+      return b->takeError();
+  {
+    std::vector<uint16_t> qHost(uint64_t(rows) * c.heads * kBytesPerToken, 0x3F80); // 1.0
+    if (Error e = device->copyTo(*q, qHost.data(), qHost.size() * 2))
+      return std::move(e);
+    std::vector<uint8_t> kvHost(uint64_t(c.isl) * kBytesPerToken);
+    for (size_t i = 0; i < kvHost.size(); ++i)
+      kvHost[i] = uint8_t(0x30 + (i * 7) % 16); // small positive E4M3 values
+    if (Error e = device->copyTo(*kv, kvHost.data(), kvHost.size()))
+      return std::move(e);
+    std::vector<int32_t> pageHost(uint64_t(c.batch) * c.isl);
+    for (size_t i = 0; i < pageHost.size(); ++i)
+      pageHost[i] = int32_t(i % uint64_t(c.isl));
+    if (Error e = device->copyTo(*pages, pageHost.data(), pageHost.size() * 4))
+      return std::move(e);
+    if (Error e = device->copyTo(*ind, indptr.data(), indptr.size() * 4))
+      return std::move(e);
+  }
+
+  // Attention CTA classes: (head group, tokens of the split, last split of its request).
+  using Key = std::tuple<int64_t, int64_t, bool>;
+  std::map<Key, uint32_t> representative;
+  std::vector<Key> keyOf(grid);
+  for (uint64_t bid = 0; bid < grid; ++bid) {
+    Key key{-1, 0, false}; // a padding CTA past the last unit
+    if (auto work = kernel::ctaOfWorkgroup(int64_t(bid), c.batch, splits, c.heads, c.qlen, xcds)) {
+      ref::TokenRange range = ref::splitTokens(int(c.isl), splits, int(work->split));
+      key = Key{work->headGroup, std::max(0, range.end - range.begin),
+                work->split == splits - 1 || range.end >= c.isl};
+    }
+    keyOf[bid] = key;
+    representative.emplace(key, uint32_t(bid));
+  }
+  std::vector<uint32_t> sample;
+  for (auto &[key, bid] : representative)
+    sample.push_back(bid);
+  std::sort(sample.begin(), sample.end());
+  result.attentionClasses = sample.size();
+
+  const uint64_t kvBegin = kv->address, kvEnd = kv->address + kv->size;
+  rt::EmulatorOptions emu;
+  emu.mode = rt::EmulatorMode::Timing;
+  emu.params = P;
+  emu.workgroupsPerCu = 1;
+  emu.sample = [&](StringRef, uint64_t) { return sample; };
+  emu.l2Sharers = [&](uint32_t, uint64_t line) {
+    return line >= kvBegin && line < kvEnd ? double(groups) : 1.0;
+  };
+  emu.threads = std::max(1u, options.threads);
+  using rt::KernelArg;
+  // Simulates the representatives with `activeCUs` CUs sharing HBM; cycles per class.
+  auto simulateAttention =
+      [&](double activeCUs, rt::TimingReport &report) -> Expected<std::map<Key, uint64_t>> {
+    emu.params.activeCUs = activeCUs;
+    if (Error e = device->setEmulatorOptions(emu))
+      return std::move(e);
+    if (Error e = device->launch(
+            code, "mla_attn", {uint32_t(grid), 1, 1},
+            {uint32_t(kernel::kAttentionThreads), 1, 1},
+            {KernelArg::pointer(*q), KernelArg::pointer(*kv), KernelArg::pointer(*pages),
+             KernelArg::pointer(*ind), KernelArg::f32(0.0416f), KernelArg::f32(1.0f),
+             KernelArg::pointer(*oPart), KernelArg::pointer(*lsePart),
+             KernelArg::i32(int32_t(c.batch)), KernelArg::i32(splits)}))
+      return std::move(e);
+    std::vector<rt::TimingReport> reports = device->takeTimingReports();
+    if (reports.size() != 1)
+      return makeError("expected one timing report for the attention launch");
+    report = std::move(reports[0]);
+    std::map<uint32_t, uint64_t> cyclesOf;
+    for (const rt::CuTiming &cu : report.cus)
+      for (uint32_t id : cu.workgroups)
+        cyclesOf[id] = cu.cycles;
+    std::map<Key, uint64_t> cycles;
+    for (auto &[key, bid] : representative)
+      cycles[key] = cyclesOf[bid];
+    return cycles;
+  };
+  auto full = simulateAttention(std::min<double>(P.numCUs, double(grid)), result.attention);
+  if (!full)
+    return full.takeError();
+  std::map<Key, uint64_t> classCycles = std::move(*full);
+  // The last, partial wave of CTAs (when the grid is not a multiple of the CUs) runs on
+  // fewer CUs, each with a larger HBM share: its CTAs take the cycles of a simulation
+  // with that many active CUs.
+  const uint64_t cus = uint64_t(P.numCUs);
+  const uint64_t tailCtas = grid > cus ? grid % cus : 0;
+  const uint64_t tailStart = grid - tailCtas;
+  std::map<Key, uint64_t> tailCycles = classCycles;
+  if (tailCtas) {
+    rt::TimingReport tailReport;
+    auto tail = simulateAttention(double(tailCtas), tailReport);
+    if (!tail)
+      return tail.takeError();
+    tailCycles = std::move(*tail);
+    result.attentionClasses += sample.size();
+  }
+  // Attention HBM bytes extrapolated to the grid: each class's simulated CTA counts
+  // once per CTA of its class (the report has the sample's total; per-CTA bytes come
+  // from its waves' workgroup, so extrapolate by the sample's mean).
+  {
+    result.hbmBytes = uint64_t(double(result.attention.hbmReadBytes) /
+                               double(sample.size()) * double(grid));
+  }
+  uint64_t attentionEnd = 0;
+  for (unsigned x = 0; x < xcds; ++x) {
+    std::vector<uint64_t> durations;
+    for (uint64_t bid = x; bid < grid; bid += xcds)
+      durations.push_back(bid >= tailStart ? tailCycles[keyOf[bid]] : classCycles[keyOf[bid]]);
+    attentionEnd = std::max(attentionEnd, scheduleXcd(durations, cusPerXcd));
+  }
+  result.attentionCycles = attentionEnd;
+
+  // Combine: one CU with as many co-resident CTAs as each CU gets (at most what fits).
+  const uint64_t combineCtas = result.combineCtas;
+  rt::EmulatorOptions combineEmu = emu;
+  combineEmu.l2Sharers = nullptr;
+  // The partials were written by the attention kernel just before: the combine reads
+  // them from the Infinity Cache (256 MiB; the partials of every case here fit).
+  const uint64_t partBegin = oPart->address, partEnd = oPart->address + oPart->size,
+                 lseBegin = lsePart->address, lseEnd = lsePart->address + lsePart->size;
+  combineEmu.infinityCacheHit = [=](uint64_t line) {
+    return (line >= partBegin && line < partEnd) || (line >= lseBegin && line < lseEnd);
+  };
+  combineEmu.params.activeCUs = std::min<double>(P.numCUs, double(combineCtas));
+  combineEmu.workgroupsPerCu = 0;
+  std::vector<uint32_t> combineSample{0};
+  combineEmu.sample = [&](StringRef, uint64_t) { return combineSample; };
+  auto runCombine = [&]() -> Expected<rt::TimingReport> {
+    if (Error e = device->setEmulatorOptions(combineEmu))
+      return std::move(e);
+    if (Error e = device->launch(code, "mla_combine", {uint32_t(combineCtas), 1, 1},
+                                 {uint32_t(kernel::kCombineThreads), 1, 1},
+                                 {KernelArg::pointer(*oPart), KernelArg::pointer(*lsePart),
+                                  KernelArg::pointer(*out), KernelArg::pointer(*lse),
+                                  KernelArg::i32(int32_t(rows)), KernelArg::i32(splits)}))
+      return std::move(e);
+    std::vector<rt::TimingReport> r = device->takeTimingReports();
+    if (r.size() != 1)
+      return makeError("expected one timing report for the combine launch");
+    return std::move(r[0]);
+  };
+  auto first = runCombine();
+  if (!first)
+    return first.takeError();
+  const unsigned fit = first->workgroupsPerCu;
+  const uint64_t perCu = std::min<uint64_t>(
+      fit, (combineCtas + uint64_t(P.numCUs) - 1) / uint64_t(P.numCUs));
+  result.combinePerCu = unsigned(perCu);
+  if (perCu > 1) {
+    combineSample.clear();
+    for (uint32_t i = 0; i < perCu; ++i)
+      combineSample.push_back(i);
+    combineEmu.workgroupsPerCu = unsigned(perCu);
+    auto full = runCombine();
+    if (!full)
+      return full.takeError();
+    result.combine = std::move(*full);
+  } else {
+    result.combine = std::move(*first);
+  }
+  result.combineSimulated = result.combine.simulatedWorkgroups;
+  const uint64_t rounds =
+      (combineCtas + uint64_t(P.numCUs) * perCu - 1) / (uint64_t(P.numCUs) * perCu);
+  result.combineCycles = rounds * result.combine.maxCuCycles();
+
+  const double cyclesPerUs = P.clockGHz * 1e3;
+  result.attentionUs = double(result.attentionCycles) / cyclesPerUs;
+  result.combineUs = double(result.combineCycles) / cyclesPerUs;
+  result.launchUs = 2 * P.launchOverheadUs;
+  result.totalUs = result.attentionUs + result.combineUs + result.launchUs;
+  result.tbps = double(c.batch) * double(c.isl) * double(kBytesPerToken) /
+                (result.totalUs * 1e-6) / 1e12;
+  result.simSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - startClock).count();
+  return result;
+}

@@ -1,0 +1,73 @@
+//===- PerfModel.h - Modeled MI355X time of one decode call ------*- C++ -*-===//
+//
+// The whole-GPU estimate built on the emulator's timing mode (docs/timing-model.md,
+// docs/performance.md): compile a configuration through the Decoder's kernel cache,
+// choose the split count as the Decoder does (or take the caller's), simulate one
+// representative attention CTA per class (head group, tokens in the split, last split
+// or not) and a CU's worth of combine CTAs in timing mode, place every CTA on the
+// CUs in XCD dispatch order, and add the launch overheads. Every figure is modeled.
+//
+// The entry point for measurements (e.g. from another tool or a test):
+//
+//   mla::perf::PerfCase c;  c.qlen = 1; c.batch = 64; c.isl = 8192;
+//   mla::perf::PerfOptions o;                    // o.params: the timing parameters
+//   llvm::Expected<mla::perf::PerfResult> r = mla::perf::modelDecodeCall(c, o);
+//   r->totalUs, r->tbps, r->attention (the sampled launch's TimingReport) ...
+//
+//===----------------------------------------------------------------------===//
+#ifndef MLA_BENCH_PERF_PERFMODEL_H
+#define MLA_BENCH_PERF_PERFMODEL_H
+
+#include "mla/Runtime/Timing.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mla::perf {
+
+/// One decode call: `batch` requests of `isl` tokens each, `qlen` query positions.
+struct PerfCase {
+  int64_t heads = 12;
+  int64_t qlen = 1;
+  int64_t batch = 1;
+  int64_t isl = 8192;
+  std::optional<int> splits; ///< Unset: rt::chooseNumSplits, as the Decoder does.
+  /// Parses "qlen=1,B=64,isl=8192[,splits=8][,heads=12]" (isl accepts a K suffix).
+  static llvm::Expected<PerfCase> parse(llvm::StringRef text);
+  std::string str() const;
+};
+
+struct PerfOptions {
+  rt::TimingParams params;
+  /// Host threads for the simulations (1: single core, deterministic timing figures
+  /// do not depend on it).
+  unsigned threads = 1;
+  /// Kernel cache directory (rt::cacheDirectory() when unset).
+  std::optional<std::string> cacheDir;
+};
+
+struct PerfResult {
+  PerfCase c;
+  int splits = 0;
+  uint64_t attentionCtas = 0, combineCtas = 0;
+  uint64_t attentionClasses = 0;        ///< Attention CTAs simulated (classes, x2 with a tail).
+  uint64_t combineSimulated = 0;
+  unsigned combinePerCu = 0;
+  uint64_t attentionCycles = 0;         ///< Slowest XCD, attention launch.
+  uint64_t combineCycles = 0;
+  double attentionUs = 0, combineUs = 0, launchUs = 0, totalUs = 0;
+  double tbps = 0;                      ///< batch * isl * 576 B / totalUs.
+  uint64_t hbmBytes = 0;                ///< Attention HBM reads, extrapolated to all CTAs.
+  double simSeconds = 0;                ///< Host time spent simulating.
+  rt::TimingReport attention, combine;  ///< The sampled launches' reports.
+};
+
+/// Models one decode call. Errors name the problem (bad case, compile failure...).
+llvm::Expected<PerfResult> modelDecodeCall(const PerfCase &c, const PerfOptions &options);
+
+} // namespace mla::perf
+
+#endif // MLA_BENCH_PERF_PERFMODEL_H

@@ -1,0 +1,32 @@
+# Driven by CTest (cmake/MLAInstall.cmake): installs the build's `mla` component into
+# WORK_DIR/prefix, builds CONSUMER_SOURCE against it with find_package(mla), runs it.
+foreach(var BUILD_DIR WORK_DIR CONSUMER_SOURCE GENERATOR CXX_COMPILER)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "InstallTest.cmake: ${var} is not set")
+  endif()
+endforeach()
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    string(REPLACE ";" " " line "${ARGN}")
+    message(FATAL_ERROR "failed (${rc}): ${line}")
+  endif()
+endfunction()
+
+file(REMOVE_RECURSE ${WORK_DIR}/prefix ${WORK_DIR}/consumer)
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix --component mla)
+foreach(f include/mla/Runtime/Decoder.h include/mla/Runtime/Device.h
+          include/mla/Runtime/CodeObject.h include/mla/Compiler/Compiler.h
+          lib/libmla.so bin/mla-opt bin/mla-compile bin/mla-run lib/cmake/mla/mlaConfig.cmake)
+  if(NOT EXISTS ${WORK_DIR}/prefix/${f})
+    message(FATAL_ERROR "the installed tree lacks ${f}")
+  endif()
+endforeach()
+# The installed tools run from the prefix (their RPATH finds LLVM/MLIR).
+run(${WORK_DIR}/prefix/bin/mla-compile --help)
+run(${CMAKE_COMMAND} -G ${GENERATOR} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/consumer
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
+run(${WORK_DIR}/consumer/mla-serving-example --device emu --layers 2)

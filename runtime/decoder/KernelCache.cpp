@@ -1,0 +1,291 @@
+//===- KernelCache.cpp - The decode kernels' memory and disk cache --------===//
+//
+// See mla/Runtime/KernelCache.h, docs/decoder.md (format) and docs/robustness.md
+// (trust model).
+//
+//===----------------------------------------------------------------------===//
+#include "mla/Runtime/KernelCache.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace llvm;
+using namespace mla;
+using namespace mla::rt;
+
+namespace {
+Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
+
+/// The cache key: configuration and compiler version, so a compiler change never
+/// reuses stale code.
+std::string cacheKey(const DecodeConfig &config) {
+  return config.key() + ";" + compilerVersion();
+}
+
+/// FNV-1a, 64-bit: detects corrupt or truncated cache entries (not an integrity
+/// guarantee against tampering: the cache directory must be the user's own, which
+/// untrustedDirectory() checks).
+uint64_t fnv1a64(const void *data, size_t size, uint64_t hash = 0xcbf29ce484222325ull) {
+  const auto *p = static_cast<const uint8_t *>(data);
+  for (size_t i = 0; i < size; ++i) {
+    hash ^= p[i];
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+/// Disk entry layout: magic (8 B) | key length (u32 LE) | key | payload length
+/// (u64 LE) | FNV-1a 64 of key and payload (u64 LE) | payload (the code object).
+constexpr char kMagic[8] = {'M', 'L', 'A', 'C', 'O', 'D', 'E', '1'};
+
+std::string cacheFileName(const std::string &key) {
+  std::string name;
+  for (char c : key)
+    name += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_';
+  return name + ".mlaco";
+}
+
+template <typename T> void appendLE(std::string &out, T value) {
+  for (size_t i = 0; i < sizeof(T); ++i)
+    out += char((uint64_t(value) >> (8 * i)) & 0xff);
+}
+template <typename T> bool readLE(StringRef &in, T &value) {
+  if (in.size() < sizeof(T))
+    return false;
+  uint64_t v = 0;
+  for (size_t i = 0; i < sizeof(T); ++i)
+    v |= uint64_t(uint8_t(in[i])) << (8 * i);
+  value = T(v);
+  in = in.drop_front(sizeof(T));
+  return true;
+}
+
+/// Parses a disk entry; the error says what is wrong with it.
+Expected<std::vector<uint8_t>> parseEntry(StringRef data, const std::string &key) {
+  if (data.size() < sizeof(kMagic) || std::memcmp(data.data(), kMagic, sizeof(kMagic)))
+    return makeError("bad magic");
+  data = data.drop_front(sizeof(kMagic));
+  uint32_t keyLength = 0;
+  if (!readLE(data, keyLength) || data.size() < keyLength)
+    return makeError("truncated header");
+  StringRef storedKey = data.take_front(keyLength);
+  data = data.drop_front(keyLength);
+  if (storedKey != key)
+    return makeError("entry is for '" + storedKey + "'");
+  uint64_t length = 0, checksum = 0;
+  if (!readLE(data, length) || !readLE(data, checksum))
+    return makeError("truncated header");
+  if (data.size() != length)
+    return makeError("payload is " + Twine(data.size()) + " bytes, header says " +
+                     Twine(length));
+  uint64_t hash = fnv1a64(data.data(), data.size(), fnv1a64(key.data(), key.size()));
+  if (hash != checksum)
+    return makeError("checksum mismatch");
+  return std::vector<uint8_t>(data.bytes_begin(), data.bytes_end());
+}
+
+/// Why the cache directory cannot be trusted with code the process will run, or ""
+/// when it can (or does not exist yet): it must be a directory owned by this user
+/// and writable by nobody else, since whoever can write it chooses our kernels.
+/// Only the directory itself is checked, not its parents.
+std::string untrustedDirectory(const std::string &dir) {
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0)
+    return "";
+  if (!S_ISDIR(st.st_mode))
+    return "cache directory " + dir + " is not a directory";
+  if (st.st_uid != ::geteuid())
+    return "cache directory " + dir + " is owned by another user";
+  if (st.st_mode & (S_IWGRP | S_IWOTH))
+    return "cache directory " + dir + " is writable by other users";
+  return "";
+}
+
+/// Reads a disk entry: only a regular file (never following a symbolic link,
+/// never blocking on a FIFO or device), of at most kMaxCacheEntryBytes, judged by
+/// fstat of the opened file before anything is read. std::nullopt: no entry.
+Expected<std::optional<std::string>> readEntryFile(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT)
+      return std::nullopt;
+    if (errno == ELOOP)
+      return makeError("it is a symbolic link");
+    return makeError(std::strerror(errno));
+  }
+  scope_exit closeFd([fd] { ::close(fd); });
+  struct stat st;
+  if (::fstat(fd, &st) != 0)
+    return makeError(std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return makeError("it is not a regular file");
+  if (uint64_t(st.st_size) > kMaxCacheEntryBytes)
+    return makeError("it is " + Twine(uint64_t(st.st_size)) + " bytes, more than the " +
+                     Twine(kMaxCacheEntryBytes) + "-byte limit");
+  std::string data(size_t(st.st_size), '\0');
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::read(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return makeError(std::strerror(errno));
+    if (n == 0)
+      break; // shrank while reading: parseEntry reports the truncation
+    done += size_t(n);
+  }
+  data.resize(done);
+  return std::optional<std::string>(std::move(data));
+}
+
+/// Writes an entry atomically: a new temporary file with a random name, created
+/// exclusively (O_EXCL never follows a planted symbolic link or opens a FIFO), then
+/// renamed over the entry, so a concurrent reader never sees half an entry. Failure
+/// to write is not an error for the caller: the returned sentence says why.
+std::string writeEntry(const std::string &dir, const std::string &key,
+                       ArrayRef<uint8_t> payload) {
+  if (std::error_code ec = sys::fs::create_directories(dir, /*IgnoreExisting=*/true,
+                                                       sys::fs::perms::owner_all))
+    return "cannot create cache directory " + dir + ": " + ec.message();
+  std::string blob(kMagic, sizeof(kMagic));
+  appendLE<uint32_t>(blob, uint32_t(key.size()));
+  blob += key;
+  appendLE<uint64_t>(blob, payload.size());
+  appendLE<uint64_t>(blob, fnv1a64(payload.data(), payload.size(),
+                                   fnv1a64(key.data(), key.size())));
+  blob.append(reinterpret_cast<const char *>(payload.data()), payload.size());
+  if (blob.size() > kMaxCacheEntryBytes)
+    return "not cached: the entry would be " + std::to_string(blob.size()) +
+           " bytes, more than the " + std::to_string(kMaxCacheEntryBytes) + "-byte limit";
+  SmallString<256> path(dir);
+  sys::path::append(path, cacheFileName(key));
+  int fd = -1;
+  SmallString<256> tmp;
+  // 16 random hex digits; createUniqueFile opens with O_CREAT | O_EXCL and retries.
+  if (std::error_code ec = sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%%%%%%%%%", fd, tmp,
+                                                     sys::fs::OF_None, 0600))
+    return "cannot create a temporary cache file in " + dir + ": " + ec.message();
+  bool ok = true;
+  {
+    raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os.write(blob.data(), blob.size());
+    os.close();
+    ok = !os.has_error();
+    os.clear_error();
+  }
+  if (!ok) {
+    sys::fs::remove(tmp);
+    return "cannot write cache entry " + std::string(tmp);
+  }
+  if (std::error_code ec = sys::fs::rename(tmp, path)) {
+    sys::fs::remove(tmp);
+    return "cannot write cache entry " + std::string(path) + ": " + ec.message();
+  }
+  return "";
+}
+
+std::mutex cacheMutex;
+std::map<std::string, std::shared_ptr<const CodeObject>> &memoryCache() {
+  static std::map<std::string, std::shared_ptr<const CodeObject>> cache;
+  return cache;
+}
+
+/// Loads a code object and checks it holds both decode kernels.
+Expected<std::shared_ptr<const CodeObject>> loadKernels(ArrayRef<uint8_t> bytes,
+                                                        const std::string &description) {
+  auto code = CodeObject::loadFromMemory(bytes, description);
+  if (!code)
+    return code.takeError();
+  for (const char *name : {"mla_attn", "mla_combine"})
+    if (auto k = (*code)->getKernel(name); !k)
+      return k.takeError();
+  return std::shared_ptr<const CodeObject>(std::move(*code));
+}
+
+} // namespace
+
+std::string mla::rt::cacheDirectory() {
+  if (const char *dir = std::getenv("MLA_CACHE_DIR"); dir && *dir)
+    return dir;
+  if (const char *dir = std::getenv("XDG_CACHE_HOME"); dir && *dir)
+    return (Twine(dir) + "/mla").str();
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return (Twine(home) + "/.cache/mla").str();
+  return "";
+}
+
+void mla::rt::clearDecodeKernelMemoryCache() {
+  std::lock_guard<std::mutex> lock(cacheMutex);
+  memoryCache().clear();
+}
+
+Expected<CompiledKernels> mla::rt::getDecodeKernels(const DecodeConfig &config,
+                                                    const std::string &cacheDir) {
+  std::string key = cacheKey(config);
+  // One compilation at a time; a second caller for the same key then hits memory.
+  std::lock_guard<std::mutex> lock(cacheMutex);
+  CompiledKernels result;
+  if (auto it = memoryCache().find(key); it != memoryCache().end()) {
+    result.code = it->second;
+    result.source = KernelSource::MemoryCache;
+    return result;
+  }
+  std::string dir = cacheDir;
+  if (!dir.empty())
+    if (std::string why = untrustedDirectory(dir); !why.empty()) {
+      result.note = why + "; the disk cache is not used";
+      dir.clear();
+    }
+  if (!dir.empty()) {
+    SmallString<256> p(dir);
+    sys::path::append(p, cacheFileName(key));
+    std::string path(p);
+    auto file = readEntryFile(path);
+    if (!file) {
+      result.note = "cache entry " + path + " is not used (" + toString(file.takeError()) +
+                    "); rebuilt it";
+    } else if (*file) {
+      auto bytes = parseEntry(**file, key);
+      auto code = bytes ? loadKernels(*bytes, path) : bytes.takeError();
+      if (code) {
+        result.code = *code;
+        result.source = KernelSource::DiskCache;
+        memoryCache()[key] = result.code;
+        return result;
+      }
+      result.note = "cache entry " + path + " is corrupt (" + toString(code.takeError()) +
+                    "); rebuilt it";
+    }
+  }
+  auto compiled = compileDecodeKernels(config);
+  if (!compiled)
+    return compiled.takeError();
+  ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>(compiled->codeObject.data()),
+                          compiled->codeObject.size());
+  auto code = loadKernels(bytes, config.key());
+  if (!code)
+    return code.takeError();
+  result.code = *code;
+  result.source = KernelSource::Compiled;
+  memoryCache()[key] = result.code;
+  if (!dir.empty()) {
+    std::string why = writeEntry(dir, key, bytes);
+    if (!why.empty())
+      result.note += (result.note.empty() ? "" : "; ") + why;
+  }
+  return result;
+}

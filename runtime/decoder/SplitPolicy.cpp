@@ -1,0 +1,173 @@
+//===- SplitPolicy.cpp - The split count from a cost model ----------------===//
+//
+// See mla/Runtime/SplitPolicy.h and docs/decoder.md ("The split count").
+//
+//===----------------------------------------------------------------------===//
+#include "mla/Runtime/SplitPolicy.h"
+
+#include "mla/Kernel/LaunchGeometry.h"
+#include "mla/Runtime/Decoder.h"
+#include "mla/Target/GFX950/GFX950.h"
+
+#include <algorithm>
+#include <cassert>
+#include <functional>
+#include <queue>
+#include <vector>
+
+using namespace mla;
+using namespace mla::rt;
+
+namespace {
+
+/// Tokens of an attention block (F4).
+constexpr int64_t kBlockTokens = 128;
+/// Above this many attention CTAs the placement is not simulated: the estimate is then
+/// the work over the CUs or the longest CTA, whichever is larger (with that many CTAs
+/// per CU the two differ by little).
+constexpr int64_t kSimulatedCtas = int64_t(1) << 15;
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// The attention CTAs of one split count: the duration of every (request, split) unit
+/// and the totals the bound needs.
+struct AttentionWork {
+  std::vector<double> unitTime; // [request * NS + split]
+  double total = 0;             // over all CTAs (units times head groups)
+  double longest = 0;
+};
+
+AttentionWork attentionWork(llvm::ArrayRef<int32_t> indptr, int64_t groups, int numSplits,
+                            const SplitCostModel &model, bool withUnits) {
+  AttentionWork work;
+  const int64_t requests = int64_t(indptr.size()) - 1;
+  if (withUnits)
+    work.unitTime.reserve(requests * numSplits);
+  for (int64_t b = 0; b < requests; ++b) {
+    const int64_t blocks = ceilDiv(indptr[b + 1] - indptr[b], kBlockTokens);
+    // A split covers chunk = ceil(blocks / NS) blocks (kernel.md's chunk_b in tokens,
+    // rounded up to whole blocks); the splits past the last token are empty.
+    const int64_t chunk = std::max<int64_t>(ceilDiv(blocks, numSplits), 1);
+    for (int64_t s = 0; s < numSplits; ++s) {
+      const int64_t mine = std::clamp<int64_t>(blocks - s * chunk, 0, chunk);
+      const double t = mine ? model.ctaFixed + model.perBlock * double(mine) : model.emptyCta;
+      if (withUnits)
+        work.unitTime.push_back(t);
+      work.total += t * double(groups);
+      work.longest = std::max(work.longest, t);
+    }
+  }
+  return work;
+}
+
+/// The busiest CU's time: flat workgroup `bid = x + X (g + G y)` (LaunchGeometry's
+/// ctaOfWorkgroup) goes to XCD `x`, where the XCD's CTAs start in `bid` order, each on
+/// the CU of that XCD that frees first.
+double placeAttention(const AttentionWork &work, int64_t units, int64_t groups,
+                      unsigned xcds, unsigned cusPerXcd) {
+  double busiest = 0;
+  for (unsigned x = 0; x < xcds; ++x) {
+    std::priority_queue<double, std::vector<double>, std::greater<double>> freeAt;
+    for (unsigned c = 0; c < cusPerXcd; ++c)
+      freeAt.push(0.0);
+    for (int64_t unit = x; unit < units; unit += xcds)
+      for (int64_t g = 0; g < groups; ++g) {
+        double start = freeAt.top();
+        freeAt.pop();
+        freeAt.push(start + work.unitTime[unit]);
+      }
+    while (!freeAt.empty()) {
+      busiest = std::max(busiest, freeAt.top());
+      freeAt.pop();
+    }
+  }
+  return busiest;
+}
+
+double combineTime(int64_t requests, int64_t heads, int64_t qlen, unsigned numCUs,
+                   int numSplits, const SplitCostModel &model) {
+  if (numSplits == 1 && model.singleSplitSkipsCombine)
+    return 0;
+  const int64_t waves = kernel::combineGridSize(requests * qlen, heads);
+  const int64_t resident = int64_t(numCUs) * std::max(model.combineWavesPerCu, 1);
+  const int64_t rounds = ceilDiv(waves, resident);
+  const int64_t slots = ceilDiv(numSplits, kernel::kCombineSplitLanes);
+  return model.combineLaunch +
+         double(rounds) * (model.combineWave + model.combinePerSlot * double(slots));
+}
+
+} // namespace
+
+SplitCostModel SplitCostModel::calibrated() {
+  // Placeholder values until the timing-mode calibration (docs/decoder.md): a block's
+  // 72 KiB at one CU's share of 8 TB/s, a few microseconds of latency per CTA.
+  SplitCostModel model;
+  model.attentionLaunch = 2.0;
+  model.ctaFixed = 3.0;
+  model.perBlock = 2.4;
+  model.emptyCta = 1.0;
+  model.combineLaunch = 2.0;
+  model.combineWave = 2.0;
+  model.combinePerSlot = 0.1;
+  model.combineWavesPerCu = 8;
+  model.singleSplitSkipsCombine = false;
+  return model;
+}
+
+SplitCost mla::rt::estimateSplitCost(llvm::ArrayRef<int32_t> indptr, int64_t heads,
+                                     int64_t qlen, unsigned numCUs, int numSplits,
+                                     const SplitCostModel &model) {
+  assert(!indptr.empty() && numSplits >= 1 && numCUs >= 1);
+  const int64_t requests = int64_t(indptr.size()) - 1;
+  const int64_t groups = kernel::headGroups(heads, qlen);
+  const unsigned xcds = numCUs % gfx950::kNumXcds == 0 ? gfx950::kNumXcds : 1;
+  const int64_t units = requests * numSplits;
+  const int64_t ctas = ceilDiv(units, xcds) * xcds * groups;
+  const bool simulate = ctas <= kSimulatedCtas;
+  AttentionWork work = attentionWork(indptr, groups, numSplits, model, simulate);
+  SplitCost cost;
+  cost.numSplits = numSplits;
+  double busiest = simulate ? placeAttention(work, units, groups, xcds, numCUs / xcds)
+                            : std::max(work.total / numCUs, work.longest);
+  cost.attention = requests ? model.attentionLaunch + busiest : 0;
+  cost.combine = requests ? combineTime(requests, heads, qlen, numCUs, numSplits, model) : 0;
+  return cost;
+}
+
+int mla::rt::chooseSplitCount(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
+                              unsigned numCUs, const SplitCostModel &model, int maxSplits) {
+  const int64_t requests = int64_t(indptr.size()) - 1;
+  int64_t mostBlocks = 0;
+  for (int64_t b = 0; b < requests; ++b)
+    mostBlocks = std::max(mostBlocks, ceilDiv(indptr[b + 1] - indptr[b], kBlockTokens));
+  const int limit = int(std::clamp<int64_t>(mostBlocks, 1, std::max(maxSplits, 1)));
+  const int64_t groups = kernel::headGroups(heads, qlen);
+  // Every estimate that can still come within the tie margin of the best; a lower
+  // bound first (the work over the CUs, the longest CTA), so most split counts of a
+  // large batch are out of the running without placing their CTAs.
+  constexpr double kTie = 1.01;
+  std::vector<std::pair<int, double>> times;
+  double bestTime = estimateSplitCost(indptr, heads, qlen, numCUs, 1, model).total();
+  times.push_back({1, bestTime});
+  for (int ns = 2; ns <= limit; ++ns) {
+    AttentionWork bound = attentionWork(indptr, groups, ns, model, /*withUnits=*/false);
+    double lower = model.attentionLaunch + std::max(bound.total / numCUs, bound.longest) +
+                   combineTime(requests, heads, qlen, numCUs, ns, model);
+    if (lower > bestTime * kTie)
+      continue;
+    double time = estimateSplitCost(indptr, heads, qlen, numCUs, ns, model).total();
+    times.push_back({ns, time});
+    bestTime = std::min(bestTime, time);
+  }
+  // The smallest split count within 1 % of the best: ties keep the smaller partials.
+  for (auto [ns, time] : times)
+    if (time <= bestTime * kTie)
+      return ns;
+  return 1;
+}
+
+int mla::rt::chooseNumSplits(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
+                             unsigned numCUs) {
+  return chooseSplitCount(indptr, heads, qlen, numCUs, SplitCostModel::calibrated(),
+                          kMaxSplits);
+}

@@ -1,0 +1,59 @@
+//===- KernelCache.h - The decode kernels' memory and disk cache -*- C++ -*-===//
+//
+// Compiled decode code objects are cached in memory (process-wide, keyed by
+// configuration and compiler version) and on disk (see cacheDirectory());
+// docs/decoder.md describes the entry format, docs/robustness.md the trust model:
+// the directory must be the user's own (owned by them, writable by nobody else);
+// an entry is read only if it is a regular file (no symbolic link, FIFO or device)
+// of at most kMaxCacheEntryBytes, and is checked (key, length, checksum, loader)
+// before use; entries are written through an exclusively created temporary file
+// with a random name.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MLA_RUNTIME_KERNELCACHE_H
+#define MLA_RUNTIME_KERNELCACHE_H
+
+#include "mla/Compiler/Compiler.h"
+#include "mla/Runtime/CodeObject.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace mla::rt {
+
+/// The largest disk cache entry read or written (a decode code object is well under
+/// 1 MiB); a larger file is rejected from its size before any byte is read.
+inline constexpr uint64_t kMaxCacheEntryBytes = uint64_t(64) << 20;
+
+/// Where a compiled code object came from.
+enum class KernelSource { Compiled, MemoryCache, DiskCache };
+
+/// A compiled configuration: the code object and where it came from.
+struct CompiledKernels {
+  std::shared_ptr<const CodeObject> code;
+  KernelSource source = KernelSource::Compiled;
+  /// A sentence about the cache (e.g. that a corrupt entry was rebuilt); may be empty.
+  std::string note;
+};
+
+/// The disk cache directory: $MLA_CACHE_DIR, else $XDG_CACHE_HOME/mla, else
+/// $HOME/.cache/mla (empty when none of them is set: no disk cache).
+std::string cacheDirectory();
+
+/// Compiles `config` (or finds it in the memory cache, then the disk cache under
+/// `cacheDir`; an empty `cacheDir` disables the disk cache). A disk entry that is
+/// corrupt, truncated, for another key, too large or not a regular file is reported
+/// in `note` and rebuilt; a directory owned by another user or writable by others
+/// is not used at all (also said in `note`).
+llvm::Expected<CompiledKernels> getDecodeKernels(const DecodeConfig &config,
+                                                 const std::string &cacheDir);
+
+/// Drops the process-wide memory cache (tests use it to exercise the disk cache).
+void clearDecodeKernelMemoryCache();
+
+} // namespace mla::rt
+
+#endif // MLA_RUNTIME_KERNELCACHE_H

@@ -1,0 +1,68 @@
+//===- SplitPolicy.h - The split count from a cost model ---------*- C++ -*-===//
+//
+// How many KV splits a decode call uses when the caller gives none: the NS in
+// 1..kMaxSplits with the smallest estimated time of the attention launch plus the
+// combine launch. The estimate is a pure function of the request lengths, the head
+// count, qlen, the CU count and a few cost constants calibrated on the emulator's
+// timing mode (docs/decoder.md gives the formula and how the constants were fitted).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MLA_RUNTIME_SPLITPOLICY_H
+#define MLA_RUNTIME_SPLITPOLICY_H
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstdint>
+
+namespace mla::rt {
+
+/// The cost constants, in microseconds of modeled time.
+struct SplitCostModel {
+  /// The attention launch itself (dispatch, the first CTA's start).
+  double attentionLaunch;
+  /// What every attention CTA with tokens pays besides its blocks: Q load and split,
+  /// the latency of the first DMA, the epilogue and its stores.
+  double ctaFixed;
+  /// One 128-token block of one attention CTA.
+  double perBlock;
+  /// An attention CTA whose split holds no visible token (it only stores -inf and 0).
+  double emptyCta;
+  /// The combine launch itself.
+  double combineLaunch;
+  /// One combine wave (one 64-column slice of one (row, head)) without its splits.
+  double combineWave;
+  /// Each 8 splits of a combine wave (one slot: 8 x 128 bytes and their weights).
+  double combinePerSlot;
+  /// Combine waves resident on one CU at a time.
+  int combineWavesPerCu;
+  /// Whether NS = 1 runs without a combine (the attention writes out and lse).
+  bool singleSplitSkipsCombine = false;
+
+  /// The calibrated constants (docs/decoder.md).
+  static SplitCostModel calibrated();
+};
+
+/// The estimate for one split count.
+struct SplitCost {
+  int numSplits = 0;
+  double attention = 0; ///< attentionLaunch + the busiest CU's CTAs.
+  double combine = 0;   ///< 0 when NS = 1 skips the combine.
+  double total() const { return attention + combine; }
+};
+
+/// Estimates a call with `numSplits` splits on `numCUs` CUs. The attention CTAs are
+/// placed as the hardware dispatches them: flat workgroup ids round-robin over the 8
+/// XCDs (the attention grid's F3 order), and on each XCD every CTA goes to the CU that
+/// frees first. `indptr` must be valid (non-empty, non-decreasing).
+SplitCost estimateSplitCost(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
+                            unsigned numCUs, int numSplits, const SplitCostModel &model);
+
+/// The smallest NS in 1..`maxSplits` whose estimated total is within 1 % of the
+/// smallest estimate (near-ties keep the smaller partials and combine). NS is never
+/// larger than the longest request's block count (more splits would be empty).
+int chooseSplitCount(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
+                     unsigned numCUs, const SplitCostModel &model, int maxSplits);
+
+} // namespace mla::rt
+
+#endif // MLA_RUNTIME_SPLITPOLICY_H

@@ -1,0 +1,172 @@
+//===- CombineTest.cpp - the compiled combine kernel on the emulator vs the model --===//
+//
+// Runs mla_combine alone on synthetic partials and compares it with the reference
+// model's combine (modelCombine), which follows the kernel's order of operations: the
+// two must agree bit for bit, out and lse. The partials cover split counts from 1 to
+// kMaxSplits (the tails of the 8 split groups and of the 32 slots), empty splits (lse
+// -inf) holding NaN garbage in o, rows with every split empty or one split alone, and
+// lse values far apart (weights that underflow to 0).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mla/Compiler/Compiler.h"
+#include "mla/Kernel/LaunchGeometry.h"
+#include "mla/Reference/Codecs.h"
+#include "mla/Reference/Generators.h"
+#include "mla/Reference/KernelModel.h"
+#include "mla/Runtime/CodeObject.h"
+#include "mla/Runtime/Device.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace mla;
+
+namespace {
+
+constexpr int kHeads = 12;
+constexpr int kValueDim = 512;
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+template <typename T> T unwrap(llvm::Expected<T> value) {
+  if (!value) {
+    ADD_FAILURE() << llvm::toString(value.takeError());
+    std::abort();
+  }
+  return std::move(*value);
+}
+void check(llvm::Error error) {
+  if (error)
+    FAIL() << llvm::toString(std::move(error));
+}
+
+/// The Kimi-K3 TP8 qlen-1 kernels, compiled once per test run.
+const rt::CodeObject &kernels() {
+  static std::unique_ptr<rt::CodeObject> code = [] {
+    DecodeConfig config;
+    config.heads = kHeads;
+    DecodeKernels compiled = unwrap(compileDecodeKernels(config));
+    auto bytes = llvm::ArrayRef<uint8_t>(
+        reinterpret_cast<const uint8_t *>(compiled.codeObject.data()),
+        compiled.codeObject.size());
+    return unwrap(rt::CodeObject::loadFromMemory(bytes, config.key()));
+  }();
+  return *code;
+}
+
+struct Partials {
+  int rows = 0, splits = 0;
+  std::vector<uint16_t> o;  // [rows, 12, NS, 512] bf16 bits
+  std::vector<float> lse;   // [rows, 12, NS]
+};
+
+/// Random partials: o ~ N(0, 1) in bf16, lse ~ N(0, 4); a quarter of the splits empty
+/// (lse -inf, o a quiet NaN that must not reach the result). Row 0, head 0 has every
+/// split empty; head 1 one non-empty split (the last); head 2 lse values 0, -200,
+/// -400, ... (all but the first weight underflow).
+Partials makePartials(int rows, int splits, uint64_t seed) {
+  ref::Random random(seed);
+  Partials p;
+  p.rows = rows;
+  p.splits = splits;
+  const size_t rowHeads = size_t(rows) * kHeads;
+  p.o.resize(rowHeads * splits * kValueDim);
+  p.lse.resize(rowHeads * splits);
+  for (size_t rh = 0; rh < rowHeads; ++rh)
+    for (int s = 0; s < splits; ++s) {
+      const size_t part = rh * splits + s;
+      bool empty = random.uniform() < 0.25;
+      float lse = float(4.0 * random.normal());
+      if (rh == 0)
+        empty = true;
+      if (rh == 1)
+        empty = s != splits - 1;
+      if (rh == 2)
+        lse = -200.0f * float(s);
+      p.lse[part] = empty ? kNegInf : lse;
+      for (int d = 0; d < kValueDim; ++d)
+        p.o[part * kValueDim + d] =
+            empty ? uint16_t(0x7fc1) : ref::f32ToBf16(float(random.normal()));
+    }
+  return p;
+}
+
+/// Runs mla_combine on `p` and returns (out, lse).
+ref::ModelOutput runCombine(const Partials &p) {
+  std::unique_ptr<rt::Device> device = rt::Device::openEmulator();
+  auto upload = [&](const void *data, uint64_t bytes) {
+    rt::Buffer buffer = unwrap(device->alloc(bytes));
+    if (data)
+      check(device->copyTo(buffer, data, bytes));
+    return buffer;
+  };
+  ref::ModelOutput got;
+  got.out.resize(size_t(p.rows) * kHeads * kValueDim);
+  got.lse.resize(size_t(p.rows) * kHeads);
+  rt::Buffer oPart = upload(p.o.data(), p.o.size() * 2);
+  rt::Buffer lsePart = upload(p.lse.data(), p.lse.size() * 4);
+  rt::Buffer out = upload(nullptr, got.out.size() * 2);
+  rt::Buffer lse = upload(nullptr, got.lse.size() * 4);
+  using rt::KernelArg;
+  check(device->launch(
+      kernels(), "mla_combine", {uint32_t(kernel::combineGridSize(p.rows, kHeads)), 1, 1},
+      {uint32_t(kernel::kCombineThreads), 1, 1},
+      {KernelArg::pointer(oPart), KernelArg::pointer(lsePart), KernelArg::pointer(out),
+       KernelArg::pointer(lse), KernelArg::i32(p.rows), KernelArg::i32(p.splits)}));
+  check(device->copyFrom(got.out.data(), out, got.out.size() * 2));
+  check(device->copyFrom(got.lse.data(), lse, got.lse.size() * 4));
+  return got;
+}
+
+uint32_t bitsOf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  return bits;
+}
+
+class CombineVsModel : public ::testing::TestWithParam<int> {};
+
+TEST_P(CombineVsModel, BitExact) {
+  const int splits = GetParam();
+  Partials p = makePartials(/*rows=*/8, splits, uint64_t(1000 + splits));
+  ref::ModelOutput model = ref::modelCombine(p.o, p.lse, splits);
+  ref::ModelOutput got = runCombine(p);
+
+  size_t outMismatches = 0, firstOut = 0;
+  for (size_t i = 0; i < got.out.size(); ++i)
+    if (got.out[i] != model.out[i] && outMismatches++ == 0)
+      firstOut = i;
+  EXPECT_EQ(outMismatches, 0u) << "first at row-head " << firstOut / kValueDim
+                               << " column " << firstOut % kValueDim << ": kernel 0x"
+                               << std::hex << got.out[firstOut] << ", model 0x"
+                               << model.out[firstOut];
+  for (size_t rh = 0; rh < got.lse.size(); ++rh)
+    EXPECT_EQ(bitsOf(got.lse[rh]), bitsOf(model.lse[rh]))
+        << "lse of row-head " << rh << ": kernel " << got.lse[rh] << ", model "
+        << model.lse[rh];
+
+  // The fixed rows: every split empty gives 0 and -inf; one split alone gives it back.
+  EXPECT_EQ(got.lse[0], kNegInf);
+  for (int d = 0; d < kValueDim; ++d)
+    ASSERT_EQ(got.out[d], 0) << d;
+  const size_t lastOfHead1 = size_t(1) * splits + (splits - 1);
+  EXPECT_NEAR(got.lse[1], p.lse[lastOfHead1],
+              1e-5f * std::max(1.0f, std::fabs(p.lse[lastOfHead1])));
+  for (int d = 0; d < kValueDim; ++d)
+    ASSERT_EQ(got.out[kValueDim + d], p.o[lastOfHead1 * kValueDim + d]) << d;
+}
+
+// NS in {1, 2, 3, 64, 256 = max} and the tails around them.
+static_assert(kernel::kMaxSplits == 256);
+INSTANTIATE_TEST_SUITE_P(
+    Splits, CombineVsModel,
+    ::testing::Values(1, 2, 3, 8, 9, 64, 65, int(kernel::kMaxSplits) - 1,
+                      int(kernel::kMaxSplits)),
+    [](const ::testing::TestParamInfo<int> &info) {
+      return "NS" + std::to_string(info.param);
+    });
+
+} // namespace
