@@ -1,5 +1,6 @@
 # `cmake --install <build>` (component `mla`, the default besides `python`):
-#   include/mla/Runtime/*.h, include/mla/Compiler/Compiler.h   the C++ API
+#   include/mla/Runtime/*.h, include/mla/Compiler/Compiler.h,
+#   include/mla/Kernel/LaunchGeometry.h                       the C++ API
 #   lib/libmla.so                                              compiler + runtime + Decoder
 #   bin/mla-opt, bin/mla-compile, bin/mla-run                  the tools
 #   lib/cmake/mla/mlaConfig.cmake (+ Version, Targets)         find_package(mla)
@@ -23,8 +24,11 @@ install(TARGETS mla-opt mla-compile mla-run
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/mla/Runtime
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla COMPONENT mla
   FILES_MATCHING PATTERN "*.h")
+# The compiler headers the runtime's include: the configuration and the launch geometry.
 install(FILES ${PROJECT_SOURCE_DIR}/include/mla/Compiler/Compiler.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla/Compiler COMPONENT mla)
+install(FILES ${PROJECT_SOURCE_DIR}/include/mla/Kernel/LaunchGeometry.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla/Kernel COMPONENT mla)
 
 install(EXPORT mlaTargets NAMESPACE mla::
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mla COMPONENT mla)

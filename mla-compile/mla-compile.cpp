@@ -21,6 +21,7 @@
 #include "mla/Dialect/MLA/Transforms/Passes.h"
 #include "mla/Pipelines/Pipelines.h"
 #include "mla/Target/Hsaco/Hsaco.h"
+#include "mla/Support/InputLimits.h"
 #include "mla/Target/Hsaco/Passes.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -309,9 +310,17 @@ int main(int argc, char **argv) {
   context.printOpOnDiagnostic(false);
 
   std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFilename, &error);
-  if (!input) {
-    llvm::errs() << "mla-compile: " << error << "\n";
+  // Read with a size limit and the nesting checked before the (recursive) parser
+  // sees the text: /dev/zero or 4000 nested regions end with an error.
+  auto inputOr = mla::readBoundedFile(inputFilename, mla::maxInputBytes(), "input file");
+  if (!inputOr) {
+    llvm::errs() << "mla-compile: " << llvm::toString(inputOr.takeError()) << "\n";
+    return 1;
+  }
+  std::unique_ptr<llvm::MemoryBuffer> input = std::move(*inputOr);
+  if (llvm::Error e = mla::checkNestingDepth(input->getBuffer(), mla::maxNestingDepth(),
+                                             inputFilename)) {
+    llvm::errs() << "mla-compile: " << llvm::toString(std::move(e)) << "\n";
     return 1;
   }
 

@@ -27,7 +27,13 @@
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mla/Support/InputLimits.h"
+
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
@@ -48,6 +54,34 @@ int main(int argc, char **argv) {
   mlir::registerROCDLDialectTranslation(registry);
   mlir::ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
 
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "mla optimizer driver\n", registry));
+  llvm::InitLLVM initLLVM(argc, argv);
+  auto [inputFilename, outputFilename] =
+      mlir::registerAndParseCLIOptions(argc, argv, "mla optimizer driver\n", registry);
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  if (config.shouldShowDialects())
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
+
+  // The input is read with a size limit and its nesting checked before the
+  // (recursive) parser sees it: /dev/zero or 4000 nested regions end with an error.
+  auto input = mla::readBoundedFile(inputFilename, mla::maxInputBytes(), "input file");
+  if (!input) {
+    llvm::errs() << "mla-opt: error: " << llvm::toString(input.takeError()) << "\n";
+    return 1;
+  }
+  if (llvm::Error e = mla::checkNestingDepth((*input)->getBuffer(), mla::maxNestingDepth(),
+                                             inputFilename)) {
+    llvm::errs() << "mla-opt: error: " << llvm::toString(std::move(e)) << "\n";
+    return 1;
+  }
+  std::string error;
+  auto output = mlir::openOutputFile(outputFilename, &error);
+  if (!output) {
+    llvm::errs() << "mla-opt: error: " << error << "\n";
+    return 1;
+  }
+  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(*input), registry, config)))
+    return 1;
+  output->keep();
+  return 0;
 }

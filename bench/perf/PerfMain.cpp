@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "PerfModel.h"
 
+#include "mla/Runtime/Decoder.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -111,8 +113,8 @@ int main(int argc, char **argv) {
       StringRef v = value();
       command += " --splits " + v.str();
       int ns;
-      if (v.getAsInteger(10, ns) || ns < 1 || ns > 64)
-        die("--splits '" + v + "': expected 1..64");
+      if (v.getAsInteger(10, ns) || ns < 1 || ns > rt::kMaxSplits)
+        die("--splits '" + v + "': expected 1.." + std::to_string(rt::kMaxSplits));
       splits = ns;
     } else if (a == "--params") {
       StringRef v = value();

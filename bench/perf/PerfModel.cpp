@@ -131,7 +131,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   const int64_t rows = c.batch * c.qlen;
   const uint64_t grid = uint64_t(kernel::attentionGridSize(c.batch, splits, c.heads, c.qlen, xcds));
   result.attentionCtas = grid;
-  result.combineCtas = uint64_t(rows * c.heads);
+  result.combineCtas = uint64_t(kernel::combineGridSize(rows, c.heads, splits));
 
   // Device buffers. Every request's page table names slots 0..isl-1 (the KV content
   // does not change the timing; within one CTA every token is a distinct line).

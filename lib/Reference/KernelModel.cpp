@@ -309,12 +309,13 @@ ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
   ModelOutput result;
   result.out.assign(rows * kValueDim, 0);
   result.lse.assign(rows, kNegInf);
-  // The combine kernel's split groups: group g sums splits g, g + G, g + 2G, ... in
-  // order; the G group sums are then added pairwise, as its lanes' butterfly does.
-  constexpr int kGroups = static_cast<int>(kernel::kCombineSplitLanes);
-  std::array<float, kGroups> groupW;
-  std::vector<std::array<float, kGroups>> groupAcc(kValueDim);
-  auto pairwise = [](std::array<float, kGroups> v) {
+  // The combine kernel's split groups (P = kernel::combineSplitGroups(NS): 1, 8 or 16):
+  // group g sums splits g, g + P, g + 2P, ... in order; the P group sums are then added
+  // pairwise, as its lanes' butterfly does.
+  const int kGroups = static_cast<int>(kernel::combineSplitGroups(numSplits));
+  std::vector<float> groupW(kGroups);
+  std::vector<std::vector<float>> groupAcc(kValueDim, std::vector<float>(kGroups));
+  auto pairwise = [&](std::vector<float> v) {
     for (int width = 1; width < kGroups; width *= 2)
       for (int g = 0; g < kGroups; g += 2 * width)
         v[g] = v[g] + v[g + width];
@@ -330,9 +331,9 @@ ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
       maxT = std::fmax(maxT, lse[s] * kLog2E);
     if (maxT == kNegInf)
       continue; // Every split empty: out 0, lse -inf.
-    groupW.fill(0.0f);
+    std::fill(groupW.begin(), groupW.end(), 0.0f);
     for (auto &column : groupAcc)
-      column.fill(0.0f);
+      std::fill(column.begin(), column.end(), 0.0f);
     for (int s = 0; s < numSplits; ++s) {
       const float t = lse[s] * kLog2E;
       if (t == kNegInf)

@@ -38,14 +38,17 @@ from . import runtime
 
 __all__ = [
     "Decoder", "bf16", "from_bf16", "e4m3", "from_e4m3", "reference", "runtime",
-    "compiler_version", "NUM_CUS", "MAX_SPLITS", "COMBINE_SLICES",
+    "compiler_version", "NUM_CUS", "MAX_SPLITS", "combine_grid",
 ]
 
 NUM_CUS = _mla.NUM_CUS
 MAX_SPLITS = _mla.MAX_SPLITS
-# Workgroups of the combine kernel per (row, head): each merges 512 / COMBINE_SLICES
-# value columns, so a direct launch of "mla_combine" has rows * heads * COMBINE_SLICES.
-COMBINE_SLICES = _mla.COMBINE_SLICES
+
+
+def combine_grid(rows, heads, splits):
+    """Workgroups of a direct "mla_combine" launch: rows * heads * P, where P (1, 8 or
+    16 by the split count) column slices share each (row, head)."""
+    return _mla.combine_grid(rows, heads, splits)
 
 
 def compiler_version():

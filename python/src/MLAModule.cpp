@@ -415,7 +415,9 @@ PYBIND11_MODULE(_mla, m) {
   m.def("compiler_version", [] { return std::string(compilerVersion()); });
   m.attr("NUM_CUS") = gfx950::kNumCUs;
   m.attr("MAX_SPLITS") = rt::kMaxSplits;
-  m.attr("COMBINE_SLICES") = kernel::kCombineSplitLanes;
+  m.def("combine_grid", [](int64_t rows, int64_t heads, int64_t splits) {
+    return kernel::combineGridSize(rows, heads, splits);
+  });
 
   // Codecs, element-wise over arrays (the reference's bit-exact conversions).
   m.def("f32_to_bf16", [](const Array<float> &x) {

@@ -11,7 +11,8 @@ def test_import_surface():
         assert hasattr(mla, name), name
     assert mla.NUM_CUS == 256
     assert mla.MAX_SPLITS == 256
-    assert mla.COMBINE_SLICES == 8
+    assert [mla.combine_grid(3, 12, ns) for ns in (1, 8, 9, 64, 65, 256)] == \
+        [36, 36, 288, 288, 576, 576]
 
 
 def test_bf16_round_to_nearest_even():

@@ -69,7 +69,7 @@ def test_raw_bytes_launch_single_split_is_a_copy(device, code):
     lse_buf = device.alloc(rows * heads * 4)
     raw = struct.pack("<QQQQii", o_buf.address, l_buf.address, out_buf.address,
                       lse_buf.address, rows, 1)
-    device.launch(code, "mla_combine", grid=rows * heads * mla.COMBINE_SLICES, block=64,
+    device.launch(code, "mla_combine", grid=mla.combine_grid(rows, heads, 1), block=64,
                   args=raw)
     out = device.download(out_buf, np.uint16, (rows, heads, 512))
     lse = device.download(lse_buf, np.float32, (rows, heads))
@@ -89,7 +89,7 @@ def test_typed_launch_and_empty_splits(device, code):
     o_part[1] = 0
     bufs = [device.upload(o_part), device.upload(lse_part),
             device.alloc(rows * heads * 1024), device.alloc(rows * heads * 4)]
-    device.launch(code, "mla_combine", (rows * heads * mla.COMBINE_SLICES, 1, 1), (64, 1, 1),
+    device.launch(code, "mla_combine", (mla.combine_grid(rows, heads, 2), 1, 1), (64, 1, 1),
                   bufs + [rt.i32(rows), rt.i32(2)])
     out = device.download(bufs[2], np.uint16, (rows, heads, 512))
     lse = device.download(bufs[3], np.float32, (rows, heads))

@@ -129,7 +129,7 @@ def test_integers_and_numbers_are_value_errors(decoder, problem):
     dec = decoder(12, 1)
     with pytest.raises(ValueError, match="heads: 2361183241434822606848 is outside"):
         mla.Decoder(heads=2**71, qlen=1, device="emu")
-    with pytest.raises(ValueError, match=r"num_splits: must be in 1\.\.64"):
+    with pytest.raises(ValueError, match=r"num_splits: must be in 1\.\.%d" % mla.MAX_SPLITS):
         dec(*args_of(problem), num_splits=2**70)
     with pytest.raises(ValueError, match="scale: expected a number, got bool"):
         dec(problem["q"], problem["kv"], problem["pages"], problem["indptr"], True, 1.0)

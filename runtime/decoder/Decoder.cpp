@@ -201,7 +201,7 @@ Expected<DecodePlan> Decoder::makePlan(ArrayRef<int32_t> indptr, uint64_t slots,
   if (plan.requests > 0) {
     plan.attentionGrid = uint32_t(
         kernel::attentionGridSize(plan.requests, ns, heads, qlen, gfx950::kNumXcds));
-    plan.combineGrid = plan.combine ? uint32_t(kernel::combineGridSize(plan.rows, heads)) : 0;
+    plan.combineGrid = plan.combine ? uint32_t(kernel::combineGridSize(plan.rows, heads, ns)) : 0;
   }
   // Workspace: [o_part, lse_part] when the attention kernel writes partials, then an
   // lse scratch row set for a caller who wants no lse (the kernels always write one).
@@ -302,10 +302,17 @@ Error Decoder::run(const DecodePlan &plan, const DeviceDecodeBuffers &b, Stream 
                {"indptr", b.indptr, uint64_t(plan.requests + 1) * 4},
                {"out", b.out, rows * heads * kValueDim * 2},
                {"lse", b.lse, b.lse.address ? rows * heads * 4 : 0}};
-  for (const auto &s : sizes)
+  for (const auto &s : sizes) {
+    if (s.buffer.address && !device_.owns(s.buffer))
+      return makeError(Twine(s.name) + ": the buffer was not allocated by this decoder's " +
+                       device_.kind() + " device");
     if (s.buffer.size < s.needed)
       return makeError(Twine(s.name) + ": a buffer of " + Twine(s.buffer.size) +
                        " bytes; the plan needs " + Twine(s.needed));
+  }
+  if (b.workspace.address && !device_.owns(b.workspace))
+    return makeError("workspace: the buffer was not allocated by this decoder's " +
+                     device_.kind() + " device");
   DeviceDecodeArgs args;
   args.q = b.q.address;
   args.kv = b.kv.address;
@@ -328,8 +335,10 @@ Error Decoder::runHost(const DecodeInputs &in, const DecodePlan &plan, void *out
   }
   if (plan.requests == 0)
     return Error::success();
+  // The host path's device buffers, freed on return (reserved: pointers stay valid).
   std::vector<DeviceAllocation> owned;
-  auto make = [&](const void *data, uint64_t bytes) -> Expected<uint64_t> {
+  owned.reserve(7);
+  auto make = [&](const void *data, uint64_t bytes) -> Expected<DeviceAllocation *> {
     auto a = DeviceAllocation::allocate(device_, bytes);
     if (!a)
       return a.takeError();
@@ -337,29 +346,33 @@ Error Decoder::runHost(const DecodeInputs &in, const DecodePlan &plan, void *out
       if (Error e = a->upload(data, bytes))
         return std::move(e);
     owned.push_back(std::move(*a));
-    return owned.back().address();
+    return &owned.back();
   };
   DeviceDecodeArgs args;
   args.scale = in.scale;
   args.vscale = in.vscale;
   const uint64_t outBytes = uint64_t(plan.rows) * config_.heads * kValueDim * 2;
   const uint64_t lseBytes = uint64_t(plan.rows) * config_.heads * 4;
-  for (auto [field, data, bytes] :
-       {std::tuple<uint64_t *, const void *, uint64_t>{&args.q, in.q.data(), in.q.size() * 2},
-        {&args.kv, in.kv.data(), in.kv.size()},
-        {&args.pages, in.pages.data(), in.pages.size() * 4},
-        {&args.indptr, in.indptr.data(), in.indptr.size() * 4},
-        {&args.workspace, nullptr, plan.workspaceBytes},
-        {&args.out, nullptr, outBytes},
-        {&args.lse, nullptr, lseBytes}}) {
+  DeviceAllocation *outAlloc = nullptr, *lseAlloc = nullptr, *workspace = nullptr;
+  for (auto [field, data, bytes, keep] :
+       {std::tuple<uint64_t *, const void *, uint64_t, DeviceAllocation **>{
+            &args.q, in.q.data(), in.q.size() * 2, nullptr},
+        {&args.kv, in.kv.data(), in.kv.size(), nullptr},
+        {&args.pages, in.pages.data(), in.pages.size() * 4, nullptr},
+        {&args.indptr, in.indptr.data(), in.indptr.size() * 4, nullptr},
+        {&args.workspace, nullptr, plan.workspaceBytes, &workspace},
+        {&args.out, nullptr, outBytes, &outAlloc},
+        {&args.lse, nullptr, lseBytes, &lseAlloc}}) {
     if (field == &args.out && plan.partialsOnly)
       continue;
     if (field == &args.lse && !lse)
       continue;
-    auto address = make(data, bytes);
-    if (!address)
-      return address.takeError();
-    *field = *address;
+    auto allocation = make(data, bytes);
+    if (!allocation)
+      return allocation.takeError();
+    *field = (*allocation)->address();
+    if (keep)
+      *keep = *allocation;
   }
   args.workspaceBytes = plan.workspaceBytes;
   const Stream stream{};
@@ -377,15 +390,14 @@ Error Decoder::runHost(const DecodeInputs &in, const DecodePlan &plan, void *out
   // Only now, with every kernel done, are the caller's arrays written.
   if (plan.partialsOnly) {
     const uint64_t parts = uint64_t(plan.rows) * config_.heads * plan.numSplits;
-    const Buffer workspace{args.workspace, plan.workspaceBytes};
-    if (Error e = device_.copyFrom(out, workspace, parts * kValueDim * 2))
+    if (Error e = workspace->download(out, parts * kValueDim * 2))
       return e;
-    return device_.copyFrom(lse, workspace, parts * 4, plan.lsePartOffset);
+    return workspace->download(lse, parts * 4, plan.lsePartOffset);
   }
-  if (Error e = device_.copyFrom(out, {args.out, outBytes}, outBytes))
+  if (Error e = outAlloc->download(out, outBytes))
     return e;
   if (lse)
-    return device_.copyFrom(lse, {args.lse, lseBytes}, lseBytes);
+    return lseAlloc->download(lse, lseBytes);
   return Error::success();
 }
 

@@ -88,10 +88,10 @@ double combineTime(int64_t requests, int64_t heads, int64_t qlen, unsigned numCU
                    int numSplits, const SplitCostModel &model) {
   if (numSplits == 1 && model.singleSplitSkipsCombine)
     return 0;
-  const int64_t waves = kernel::combineGridSize(requests * qlen, heads);
+  const int64_t waves = kernel::combineGridSize(requests * qlen, heads, numSplits);
   const int64_t resident = int64_t(numCUs) * std::max(model.combineWavesPerCu, 1);
   const int64_t rounds = ceilDiv(waves, resident);
-  const int64_t slots = ceilDiv(numSplits, kernel::kCombineSplitLanes);
+  const int64_t slots = ceilDiv(numSplits, kernel::combineSplitGroups(numSplits));
   return model.combineLaunch +
          double(rounds) * (model.combineWave + model.combinePerSlot * double(slots));
 }

@@ -204,6 +204,8 @@ llvm::Error decodePermlaneSwap(DecodedInst &in, const llvm::MCInst &,
 }
 
 template <bool Rows32> void execPermlaneSwap(Wave &w, const DecodedInst &in) {
+  static_assert(isa::choice::kPermlaneSwapSameRegisterKeepsSecondResult,
+                "with vdst == vsrc the vsrc result is written last");
   uint32_t vdst[kWaveSize], vsrc[kWaveSize];
   std::memcpy(vdst, w.v(in.defs[0].reg), sizeof vdst);
   std::memcpy(vsrc, w.v(in.defs[1].reg), sizeof vsrc);

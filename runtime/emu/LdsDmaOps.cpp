@@ -107,6 +107,19 @@ void execLdsDma(Wave &w, const DecodedInst &in) {
     }
   }
 
+  // isa::choice::kLdsDmaRequiresDwordAlignment: an unaligned LDS base is an error.
+  const int64_t base = isa::ldsDmaLaneAddress(m0, instOffset, 0, kind.width);
+  if (isa::choice::kLdsDmaRequiresDwordAlignment && base % 4 != 0) {
+    w.fault(llvm::Twine(kind.mnemonic) + ": LDS destination " + llvm::Twine(base) + " (M0 " +
+            hex(m0) + " + offset " + llvm::Twine(instOffset) +
+            ") is not 4-byte aligned; what the hardware does then is unknown");
+    return;
+  }
+  // Lanes inactive in EXEC write nothing (isa::choice::kLdsDmaSkipsExecOffLanes).
+  static_assert(isa::choice::kLdsDmaSkipsExecOffLanes, "only active lanes are written");
+  // Global memory is read now, LDS written at the covering vmcnt wait
+  // (isa::choice::kLdsDmaReadsGlobalAtIssue).
+  static_assert(isa::choice::kLdsDmaReadsGlobalAtIssue, "global bytes are read at issue");
   PendingWrite &pending = w.queue(Counter::VM);
   if (w.launch->ldsDmaCountsOnLgkmcnt) {
     PendingWrite &completion = w.queue(Counter::LGKM);
@@ -116,7 +129,6 @@ void execLdsDma(Wave &w, const DecodedInst &in) {
   pending.target = PendingTarget::Lds;
   pending.dwords = uint8_t(ldsBytes / 4);
   pending.laneMask = exec;
-  const int64_t base = isa::ldsDmaLaneAddress(m0, instOffset, 0, kind.width);
   pending.ldsAddress = uint32_t(base);
 
   for (uint64_t mask = exec; mask; mask &= mask - 1) {

@@ -97,7 +97,8 @@ Error DeviceMemory::write(uint64_t address, const void *src, uint64_t bytes) {
   if (!p)
     return makeError("copy of " + Twine(bytes) + " bytes to device address 0x" +
                      Twine::utohexstr(address) + " is outside every allocation");
-  std::memcpy(p, src, bytes);
+  if (bytes) // src may be null for an empty copy (memcpy's arguments must not be)
+    std::memcpy(p, src, bytes);
   return Error::success();
 }
 
@@ -106,6 +107,7 @@ Error DeviceMemory::read(uint64_t address, void *dst, uint64_t bytes) const {
   if (!p)
     return makeError("copy of " + Twine(bytes) + " bytes from device address 0x" +
                      Twine::utohexstr(address) + " is outside every allocation");
-  std::memcpy(dst, p, bytes);
+  if (bytes)
+    std::memcpy(dst, p, bytes);
   return Error::success();
 }

@@ -1,5 +1,6 @@
 //===- CodeObject.cpp - AMDGPU code object loader -------------------------===//
 #include "mla/Runtime/CodeObject.h"
+#include "mla/Support/InputLimits.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -293,6 +294,10 @@ Expected<KernelInfo> parseKernelMetadata(const MsgNode &map, unsigned index) {
       if (!as)
         return as.takeError();
       arg.addressSpace = *as;
+      auto typeName = a.getString(argMap, ".type_name", false);
+      if (!typeName)
+        return typeName.takeError();
+      arg.typeName = *typeName;
       if (arg.size == 0 && arg.kind != ArgKind::HiddenOther)
         return makeError(where + " has size 0");
       if (uint64_t(arg.offset) + arg.size > info.kernargSegmentSize)
@@ -318,9 +323,10 @@ std::vector<const KernelArgInfo *> KernelInfo::explicitArgs() const {
 }
 
 Expected<std::unique_ptr<CodeObject>> CodeObject::loadFile(StringRef path) {
-  auto buf = MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  // Bounded: /dev/zero or a FIFO must not be read forever.
+  auto buf = mla::readBoundedFile(path, mla::maxInputBytes(), "code object");
   if (!buf)
-    return makeError("cannot read code object '" + path + "': " + buf.getError().message());
+    return buf.takeError();
   ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>((*buf)->getBufferStart()),
                           (*buf)->getBufferSize());
   return loadFromMemory(bytes, path);

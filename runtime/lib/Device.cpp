@@ -68,6 +68,22 @@ uint64_t LaunchStats::instructions() const {
   return n;
 }
 
+bool mla::rt::argKindMatchesTypeName(KernelArg::Kind kind, StringRef typeName) {
+  // OpenCL spellings, which the AMDGPU backend copies from kernel_arg_type.
+  const bool isInt32 = typeName == "int" || typeName == "uint" || typeName == "unsigned int";
+  const bool isInt64 = typeName == "long" || typeName == "ulong" || typeName == "unsigned long";
+  const bool isFloat = typeName == "float";
+  if (!isInt32 && !isInt64 && !isFloat)
+    return true;
+  switch (kind) {
+  case KernelArg::Kind::F32: return isFloat;
+  case KernelArg::Kind::I32: case KernelArg::Kind::U32: return isInt32;
+  case KernelArg::Kind::I64: case KernelArg::Kind::U64: return isInt64;
+  case KernelArg::Kind::Pointer: return false;
+  }
+  return false;
+}
+
 Expected<std::vector<uint8_t>> mla::rt::packKernelArgs(const KernelInfo &kernel,
                                                        ArrayRef<KernelArg> args) {
   std::vector<const KernelArgInfo *> expl = kernel.explicitArgs();
@@ -94,6 +110,9 @@ Expected<std::vector<uint8_t>> mla::rt::packKernelArgs(const KernelInfo &kernel,
     if (arg.size() != info.size)
       return makeError(what + " has size " + Twine(info.size) + " but a " + arg.kindName() +
                        " (" + Twine(arg.size()) + " bytes) was given");
+    if (!isPointerArg && !argKindMatchesTypeName(arg.kind, info.typeName))
+      return makeError(what + " is of type '" + info.typeName + "' but a " + arg.kindName() +
+                       " was given");
     std::memcpy(blob.data() + info.offset, &arg.bits, info.size);
   }
   return blob;
@@ -170,6 +189,11 @@ Error mla::rt::validateLaunch(const KernelInfo &kernel, Dim3 grid, Dim3 block) {
 
 Error Device::launch(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
                      ArrayRef<KernelArg> args, LaunchStats *stats) {
+  return launchOn(Stream{}, code, kernelName, grid, block, args, stats);
+}
+
+Error Device::launchOn(Stream stream, const CodeObject &code, StringRef kernelName, Dim3 grid,
+                       Dim3 block, ArrayRef<KernelArg> args, LaunchStats *stats) {
   auto kernel = code.getKernel(kernelName);
   if (!kernel)
     return kernel.takeError();
@@ -180,17 +204,6 @@ Error Device::launch(const CodeObject &code, StringRef kernelName, Dim3 grid, Di
                        ": the buffer at 0x" + Twine::utohexstr(args[i].bits) +
                        " belongs to device #" + Twine(args[i].device) + ", not to this " +
                        kind() + " device (#" + Twine(id_) + ")");
-  auto blob = packKernelArgs(*kernel, args);
-  if (!blob)
-    return blob.takeError();
-  return launchRaw(code, kernelName, grid, block, *blob, stats);
-}
-
-Error Device::launchOn(Stream stream, const CodeObject &code, StringRef kernelName, Dim3 grid,
-                       Dim3 block, ArrayRef<KernelArg> args, LaunchStats *stats) {
-  auto kernel = code.getKernel(kernelName);
-  if (!kernel)
-    return kernel.takeError();
   auto blob = packKernelArgs(*kernel, args);
   if (!blob)
     return blob.takeError();

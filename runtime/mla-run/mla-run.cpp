@@ -6,13 +6,18 @@
 // mla-run --selftest [--device emu|hip|hip:N|auto] [--selftest-dump DIR]
 //
 // SPEC fills the next explicit kernel argument: in:FILE, out:FILE:BYTES,
-// inout:FILE, i32:V, u32:V, i64:V, u64:V, f32:V. Output files are written only
-// after the launch completed without error. Exit status 0 only on success.
+// inout:FILE, i32:V, u32:V, i64:V, u64:V, f32:V (a value's kind must match the
+// metadata's .type_name when it has one). Output files are written only after the
+// launch completed without error. One buffer holds at most --max-buffer-bytes
+// (default 4 GiB); the code object at most MLA_MAX_INPUT_BYTES (default 256 MiB).
+// Exit status 0 only on success.
 //
 //===----------------------------------------------------------------------===//
 #include "mla/Runtime/CodeObject.h"
 #include "mla/Runtime/Device.h"
+#include "ArgParser.h"
 #include "SelfTest.h"
+#include "mla/Support/InputLimits.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -28,14 +33,25 @@ using namespace llvm;
 using namespace mla::rt;
 
 namespace {
+/// Default size limit of one buffer: 4 GiB (a 1 TiB out: is refused up front
+/// rather than failing in the allocator).
+constexpr uint64_t kDefaultMaxBufferBytes = uint64_t(4) << 30;
+
 [[noreturn]] void die(const Twine &msg) {
   errs() << "mla-run: error: " << msg << "\n";
   std::exit(1);
 }
 
+template <typename T> T orDie(Expected<T> value) {
+  if (!value)
+    die(toString(value.takeError()));
+  return std::move(*value);
+}
+
 void usage() {
   errs() << "usage: mla-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]\n"
             "               --arg SPEC ... [--device emu|hip|hip:N|auto] [--stats]\n"
+            "               [--max-buffer-bytes N (default 4 GiB)]\n"
             "               [--timing] [--timing-params NAME=V,...] [--timing-params-file FILE]\n"
             "               (--timing: the emulator's timing mode; prints a modeled report,\n"
             "               parameters in docs/timing-model.md)\n"
@@ -45,87 +61,6 @@ void usage() {
             "  SPEC: in:FILE | out:FILE:BYTES | inout:FILE | i32:V | u32:V | i64:V | u64:V | f32:V\n";
 }
 
-Dim3 parseDim(StringRef flag, StringRef text) {
-  SmallVector<StringRef, 3> parts;
-  text.split(parts, ',');
-  if (parts.empty() || parts.size() > 3)
-    die(flag + " expects X[,Y,Z], got '" + text + "'");
-  uint32_t v[3] = {1, 1, 1};
-  for (size_t i = 0; i < parts.size(); ++i)
-    if (parts[i].getAsInteger(10, v[i]) || v[i] == 0)
-      die(flag + ": '" + parts[i] + "' is not a positive integer");
-  return {v[0], v[1], v[2]};
-}
-
-struct ArgSpec {
-  enum Kind { In, Out, InOut, I32, U32, I64, U64, F32 } kind;
-  std::string text;
-  std::string file;
-  uint64_t bytes = 0;
-  uint64_t bits = 0;
-  std::vector<char> data; // input contents
-  Buffer buffer;
-  bool isPointer() const { return kind == In || kind == Out || kind == InOut; }
-  unsigned scalarSize() const { return kind == I64 || kind == U64 ? 8 : 4; }
-};
-
-ArgSpec parseSpec(StringRef text) {
-  ArgSpec s;
-  s.text = text.str();
-  auto [kind, rest] = text.split(':');
-  if (rest.empty() && !text.contains(':'))
-    die("--arg '" + text + "': expected KIND:VALUE");
-  if (kind == "in" || kind == "inout") {
-    s.kind = kind == "in" ? ArgSpec::In : ArgSpec::InOut;
-    s.file = rest.str();
-    if (s.file.empty())
-      die("--arg '" + text + "': missing file name");
-    return s;
-  }
-  if (kind == "out") {
-    s.kind = ArgSpec::Out;
-    size_t colon = rest.rfind(':');
-    if (colon == StringRef::npos)
-      die("--arg '" + text + "': expected out:FILE:BYTES");
-    s.file = rest.substr(0, colon).str();
-    if (s.file.empty() || rest.substr(colon + 1).getAsInteger(10, s.bytes) || s.bytes == 0)
-      die("--arg '" + text + "': expected out:FILE:BYTES with BYTES > 0");
-    return s;
-  }
-  if (kind == "i32" || kind == "i64") {
-    s.kind = kind == "i32" ? ArgSpec::I32 : ArgSpec::I64;
-    int64_t v;
-    if (rest.getAsInteger(0, v))
-      die("--arg '" + text + "': '" + rest + "' is not an integer");
-    if (s.kind == ArgSpec::I32 && (v < INT32_MIN || v > INT32_MAX))
-      die("--arg '" + text + "': value out of range for i32");
-    s.bits = s.kind == ArgSpec::I32 ? uint64_t(uint32_t(int32_t(v))) : uint64_t(v);
-    return s;
-  }
-  if (kind == "u32" || kind == "u64") {
-    s.kind = kind == "u32" ? ArgSpec::U32 : ArgSpec::U64;
-    uint64_t v;
-    if (rest.getAsInteger(0, v))
-      die("--arg '" + text + "': '" + rest + "' is not an unsigned integer");
-    if (s.kind == ArgSpec::U32 && v > UINT32_MAX)
-      die("--arg '" + text + "': value out of range for u32");
-    s.bits = v;
-    return s;
-  }
-  if (kind == "f32") {
-    s.kind = ArgSpec::F32;
-    std::string str = rest.str();
-    char *end = nullptr;
-    errno = 0;
-    float f = std::strtof(str.c_str(), &end);
-    if (str.empty() || *end || errno == ERANGE)
-      die("--arg '" + text + "': '" + rest + "' is not a float");
-    s.bits = KernelArg::f32(f).bits;
-    return s;
-  }
-  die("--arg '" + text + "': unknown kind '" + kind +
-      "' (expected in, out, inout, i32, u32, i64, u64, f32)");
-}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -134,6 +69,8 @@ int main(int argc, char **argv) {
   std::vector<ArgSpec> specs;
   bool stats = false, selftest = false, timing = false;
   std::string selftestDump, timingParams, timingParamsFile;
+  // Host memory mla-run holds for one in:/out:/inout: buffer (and the file it writes).
+  uint64_t maxBufferBytes = kDefaultMaxBufferBytes;
   for (int i = 1; i < argc; ++i) {
     StringRef a = argv[i];
     auto value = [&]() -> StringRef {
@@ -142,14 +79,19 @@ int main(int argc, char **argv) {
       return argv[++i];
     };
     if (a == "--kernel") kernelName = value().str();
-    else if (a == "--grid") grid = parseDim("--grid", value());
-    else if (a == "--block") block = parseDim("--block", value());
-    else if (a == "--arg") specs.push_back(parseSpec(value()));
+    else if (a == "--grid") grid = orDie(parseDim("--grid", value()));
+    else if (a == "--block") block = orDie(parseDim("--block", value()));
+    else if (a == "--arg") specs.push_back(orDie(parseArgSpec(value())));
     else if (a == "--device") deviceName = value().str();
     else if (a == "--stats") stats = true;
     else if (a == "--timing") timing = true;
     else if (a == "--timing-params") timingParams = value().str();
     else if (a == "--timing-params-file") timingParamsFile = value().str();
+    else if (a == "--max-buffer-bytes") {
+      StringRef v = value();
+      if (v.getAsInteger(0, maxBufferBytes) || maxBufferBytes == 0)
+        die("--max-buffer-bytes: '" + v + "' is not a positive integer");
+    }
     else if (a == "--selftest") selftest = true;
     else if (a == "--selftest-dump") selftestDump = value().str();
     else if (a == "--help" || a == "-h") { usage(); return 0; }
@@ -205,10 +147,16 @@ int main(int argc, char **argv) {
                                     : "the argument is a value: use i32:, u32:, i64:, u64: or f32:"));
     if (!s.isPointer() && s.scalarSize() != info.size)
       die(what + ": size mismatch (" + Twine(s.scalarSize()) + " bytes given)");
+    if (!s.isPointer() && !argKindMatchesTypeName(s.argKind(), info.typeName))
+      die(what + ": the argument is of type '" + info.typeName + "'");
+    if (s.kind == ArgSpec::Out && s.bytes > maxBufferBytes)
+      die(what + ": " + Twine(s.bytes) + " bytes, more than the limit of " +
+          Twine(maxBufferBytes) + " bytes a buffer (--max-buffer-bytes)");
     if (s.kind == ArgSpec::In || s.kind == ArgSpec::InOut) {
-      auto buf = MemoryBuffer::getFile(s.file, false, false);
+      auto buf = mla::readBoundedFile(s.file, maxBufferBytes, "input file",
+                                      "--max-buffer-bytes");
       if (!buf)
-        die("cannot read '" + s.file + "': " + buf.getError().message());
+        die(toString(buf.takeError()));
       s.data.assign((*buf)->getBufferStart(), (*buf)->getBufferEnd());
       if (s.data.empty())
         die("input file '" + s.file + "' is empty");
@@ -248,10 +196,7 @@ int main(int argc, char **argv) {
       args.push_back(KernelArg::pointer(s.buffer));
     } else {
       KernelArg a;
-      a.kind = s.kind == ArgSpec::I32 ? KernelArg::Kind::I32
-             : s.kind == ArgSpec::U32 ? KernelArg::Kind::U32
-             : s.kind == ArgSpec::I64 ? KernelArg::Kind::I64
-             : s.kind == ArgSpec::U64 ? KernelArg::Kind::U64 : KernelArg::Kind::F32;
+      a.kind = s.argKind();
       a.bits = s.bits;
       args.push_back(a);
     }
@@ -279,6 +224,12 @@ int main(int argc, char **argv) {
     if (ec)
       die("cannot write '" + file + "': " + ec.message());
     os.write(data.data(), data.size());
+    os.close();
+    if (os.has_error()) {
+      std::string why = os.error().message();
+      os.clear_error();
+      die("cannot write '" + file + "': " + why);
+    }
   }
 
   for (const TimingReport &r : (*device)->takeTimingReports())

@@ -21,7 +21,7 @@
 // OPT: error: optimisation level must be 0..3, got 7
 // PIPELINE: error: invalid --pass-pipeline: {{.*}}'no-such-pass' does not refer to a registered pass
 // LLD: error: ld.lld not found or not executable: '[[PATH]]' (set the environment variable MLA_LD_LLD to an ld.lld)
-// INPUT: mla-compile: cannot open input file '{{.*}}no-such-input.mlir'
+// INPUT: mla-compile: cannot read input file '{{.*}}no-such-input.mlir': No such file or directory
 // SPLIT: mla-compile: -o cannot be combined with --split-input-file
 // WRITE: mla-compile: cannot write '/dev/full': No space left on device
 // PARSE: mla-compile-options.mlir:[[@LINE+1]]:1: error: custom op 'this' is unknown

@@ -116,7 +116,7 @@ DeviceOutputs runOnEmulator(const ref::Problem &problem, int splits, bool wideKv
                         KernelArg::pointer(lsePart), KernelArg::i32(int32_t(requests)),
                         KernelArg::i32(splits)}));
   check(device->launch(code, "mla_combine",
-                       {uint32_t(kernel::combineGridSize(rows, heads)), 1, 1},
+                       {uint32_t(kernel::combineGridSize(rows, heads, splits)), 1, 1},
                        {uint32_t(kernel::kCombineThreads), 1, 1},
                        {KernelArg::pointer(oPart), KernelArg::pointer(lsePart),
                         KernelArg::pointer(out), KernelArg::pointer(lse),
@@ -152,6 +152,22 @@ void expectMatchesModel(const ref::Problem &problem, int splits, const DeviceOut
   ref::ErrorStats vsExact = ref::compareOutputs(kernelOut, ref::exactAttention(problem.view()));
   EXPECT_LE(vsExact.maxRelOut, bounds.outRel);
   EXPECT_LE(vsExact.maxAbsLse, bounds.lse);
+}
+
+/// Runs the same problem in timing mode (docs/timing-model.md) and expects every output
+/// bit-identical to the functional run `functional`.
+void expectTimingModeIdentical(const ref::Problem &problem, int splits,
+                               const DeviceOutputs &functional, bool wideKv = false,
+                               int64_t firstSlot = 0) {
+  rt::EmulatorOptions timing;
+  timing.mode = rt::EmulatorMode::Timing;
+  DeviceOutputs t = runOnEmulator(problem, splits, wideKv, firstSlot, &timing);
+  EXPECT_EQ(functional.oPart, t.oPart);
+  EXPECT_EQ(functional.out, t.out);
+  ASSERT_EQ(functional.lsePart.size(), t.lsePart.size());
+  EXPECT_EQ(0, std::memcmp(functional.lsePart.data(), t.lsePart.data(), t.lsePart.size() * 4));
+  ASSERT_EQ(functional.lse.size(), t.lse.size());
+  EXPECT_EQ(0, std::memcmp(functional.lse.data(), t.lse.data(), t.lse.size() * 4));
 }
 
 } // namespace
@@ -232,7 +248,9 @@ TEST(AttentionEndToEnd, WideKvSlotsAbove4GiB) {
   spec.seed = 7;
   ref::Problem problem = ref::makeProblem(spec);
   const int64_t firstSlot = (int64_t(1) << 32) / 576 + 1000; // every used row past 4 GiB
-  expectMatchesModel(problem, 2, runOnEmulator(problem, 2, /*wideKv=*/true, firstSlot));
+  DeviceOutputs functional = runOnEmulator(problem, 2, /*wideKv=*/true, firstSlot);
+  expectMatchesModel(problem, 2, functional);
+  expectTimingModeIdentical(problem, 2, functional, /*wideKv=*/true, firstSlot);
 }
 
 // Head counts and query lengths off the Kimi-K3 grid: partial head groups (qlen 3: 5
@@ -248,7 +266,9 @@ TEST_P(AttentionShapes, MatchesModel) {
   spec.pageLayout = ref::PageLayout::Shuffled;
   spec.seed = uint64_t(heads * 31 + qlen);
   ref::Problem problem = ref::makeProblem(spec);
-  expectMatchesModel(problem, 2, runOnEmulator(problem, 2));
+  DeviceOutputs functional = runOnEmulator(problem, 2);
+  expectMatchesModel(problem, 2, functional);
+  expectTimingModeIdentical(problem, 2, functional);
 }
 
 INSTANTIATE_TEST_SUITE_P(HeadsQlen, AttentionShapes,
@@ -262,18 +282,20 @@ INSTANTIATE_TEST_SUITE_P(HeadsQlen, AttentionShapes,
 // Timing mode (docs/timing-model.md) runs the same instruction semantics with results
 // landing after their modeled latency: the race-free kernels must give bit-identical
 // outputs in both modes, under both answers to the LDS-DMA counter question. A subset
-// of the matrix (Kimi-K3's 12 heads, every qlen, one and three splits) keeps it fast.
+// of the matrix keeps it fast: Kimi-K3's 12 heads with every qlen, one and three splits
+// and both answers; 8 and 16 heads with every qlen and eight splits. AttentionShapes and
+// the wide-KV test also compare the two modes.
 class AttentionTimingMode
-    : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
+    : public ::testing::TestWithParam<std::tuple<int, int, int, int>> {};
 
 TEST_P(AttentionTimingMode, BitIdenticalToFunctional) {
-  auto [qlen, splits, dmaOnLgkmcnt] = GetParam();
+  auto [heads, qlen, splits, dmaOnLgkmcnt] = GetParam();
   ref::ProblemSpec spec;
-  spec.numHeads = 12;
+  spec.numHeads = heads;
   spec.qlen = qlen;
   spec.seqLens = {1, 127, 0, 129, 700, std::max(qlen - 1, 0)};
   spec.pageLayout = ref::PageLayout::Shuffled;
-  spec.seed = uint64_t(qlen * 10 + splits);
+  spec.seed = uint64_t(heads * 100 + qlen * 10 + splits);
   ref::Problem problem = ref::makeProblem(spec);
   // The functional reference keeps the default answer (the DMA counts on lgkmcnt):
   // LLVM's waits are only correct under it (emulator-fidelity.md). Timing mode's
@@ -293,12 +315,18 @@ TEST_P(AttentionTimingMode, BitIdenticalToFunctional) {
   expectMatchesModel(problem, splits, b);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    QlenSplitsDmaCounter, AttentionTimingMode,
-    ::testing::Combine(::testing::Values(1, 2, 4), ::testing::Values(1, 3),
-                       ::testing::Values(0, 1)),
-    [](const ::testing::TestParamInfo<std::tuple<int, int, int>> &info) {
-      return "Q" + std::to_string(std::get<0>(info.param)) + "_NS" +
-             std::to_string(std::get<1>(info.param)) + "_DmaLgkm" +
-             std::to_string(std::get<2>(info.param));
-    });
+std::string timingModeName(const ::testing::TestParamInfo<std::tuple<int, int, int, int>> &info) {
+  return "H" + std::to_string(std::get<0>(info.param)) + "_Q" +
+         std::to_string(std::get<1>(info.param)) + "_NS" + std::to_string(std::get<2>(info.param)) +
+         "_DmaLgkm" + std::to_string(std::get<3>(info.param));
+}
+
+INSTANTIATE_TEST_SUITE_P(KimiK3QlenSplitsDmaCounter, AttentionTimingMode,
+                         ::testing::Combine(::testing::Values(12), ::testing::Values(1, 2, 4),
+                                            ::testing::Values(1, 3), ::testing::Values(0, 1)),
+                         timingModeName);
+// The matrix's other head counts, with its largest split count.
+INSTANTIATE_TEST_SUITE_P(OtherHeads, AttentionTimingMode,
+                         ::testing::Combine(::testing::Values(8, 16), ::testing::Values(1, 2, 4),
+                                            ::testing::Values(8), ::testing::Values(1)),
+                         timingModeName);

@@ -112,7 +112,7 @@ ref::ModelOutput runCombine(const Partials &p) {
   rt::Buffer lse = upload(nullptr, got.lse.size() * 4);
   using rt::KernelArg;
   check(device->launch(
-      kernels(), "mla_combine", {uint32_t(kernel::combineGridSize(p.rows, kHeads)), 1, 1},
+      kernels(), "mla_combine", {uint32_t(kernel::combineGridSize(p.rows, kHeads, p.splits)), 1, 1},
       {uint32_t(kernel::kCombineThreads), 1, 1},
       {KernelArg::pointer(oPart), KernelArg::pointer(lsePart), KernelArg::pointer(out),
        KernelArg::pointer(lse), KernelArg::i32(p.rows), KernelArg::i32(p.splits)}));
@@ -159,7 +159,8 @@ TEST_P(CombineVsModel, BitExact) {
     ASSERT_EQ(got.out[kValueDim + d], p.o[lastOfHead1 * kValueDim + d]) << d;
 }
 
-// NS in {1, 2, 3, 64, 256 = max} and the tails around them.
+// NS in {1, 2, 3, 64, 256 = max}, the edges of the three layouts (8/9, 64/65) and a
+// partly used last slot (255).
 static_assert(kernel::kMaxSplits == 256);
 INSTANTIATE_TEST_SUITE_P(
     Splits, CombineVsModel,

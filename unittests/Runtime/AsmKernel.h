@@ -63,7 +63,7 @@ struct AsmKernel {
        << "  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n"
        << "  .amdhsa_system_sgpr_workgroup_id_x 1\n"
        << "  .amdhsa_system_vgpr_workitem_id 0\n"
-       << "  .amdhsa_next_free_vgpr 256\n"
+       << "  .amdhsa_next_free_vgpr 512\n"
        << "  .amdhsa_next_free_sgpr 96\n"
        << "  .amdhsa_accum_offset 256\n"
        << "  .amdhsa_float_denorm_mode_32 " << denormMode32 << "\n"

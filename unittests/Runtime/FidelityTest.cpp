@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "AsmKernel.h"
+#include "KernelCompiler.h"
 #include "TestUtil.h"
 #include "emu/Hazards.h"
 
@@ -583,6 +584,387 @@ TEST(Fidelity, MissingWaitStatesAreReported) {
     EXPECT_NE(err.find("hazard"), std::string::npos) << c.what << ": " << err;
     for (const std::string &part : c.expected)
       EXPECT_NE(err.find(part), std::string::npos) << c.what << ": '" << part << "' in " << err;
+  }
+}
+
+// ---------------------------------------------- paths mutations left untested --
+
+// isa::choice::kMfmaRequiresFullExec: an MFMA under a partial EXEC is an error.
+TEST(Fidelity, MfmaWithPartialExecIsAnError) {
+  StrictHazards strict;
+  AsmKernel k;
+  k.body = AsmKernel::prologue() + R"(
+    v_mov_b64 v[4:5], 0
+    v_mov_b64 v[6:7], 0
+    v_mov_b64 v[8:9], 0
+    v_mov_b64 v[10:11], 0
+    s_mov_b64 exec, 0xffff
+    s_nop 1
+    v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:11], v[4:11], 0
+    s_nop 15
+    s_endpgm
+  )";
+  std::vector<std::vector<uint32_t>> bufs = {std::vector<uint32_t>(64), std::vector<uint32_t>(64)};
+  const std::string err = runAsm(k, bufs);
+  EXPECT_NE(err.find("MFMA with EXEC != all ones"), std::string::npos) << err;
+}
+
+// s_waitcnt's vmcnt is 6 bits: {simm16[15:14], simm16[3:0]}. With 18 loads outstanding,
+// vmcnt(17) retires only the oldest: its register is ready, the second's is not.
+TEST(Fidelity, VmcntUsesItsHighBits) {
+  StrictHazards strict;
+  std::string loads;
+  for (unsigned i = 0; i < 18; ++i)
+    loads += "global_load_dword v" + std::to_string(10 + i) + ", v1, s[4:5] offset:" +
+             std::to_string(4 * i) + "\n";
+  for (unsigned reader : {10u, 11u}) {
+    AsmKernel k;
+    k.body = AsmKernel::prologue() + "v_lshlrev_b32 v1, 2, v0\n" + loads +
+             "s_waitcnt vmcnt(17)\n v_mov_b32 v2, v" + std::to_string(reader) + R"(
+      s_waitcnt vmcnt(0)
+      global_store_dword v1, v2, s[6:7]
+      s_endpgm
+    )";
+    std::vector<std::vector<uint32_t>> bufs = {iota(64 * 18, 0), std::vector<uint32_t>(64)};
+    const std::string err = runAsm(k, bufs);
+    if (reader == 10) {
+      EXPECT_EQ(err, "");
+      for (unsigned l = 0; l < 64; ++l)
+        EXPECT_EQ(bufs[1][l], l) << "lane " << l;
+    } else {
+      EXPECT_NE(err.find("reads v11"), std::string::npos) << err;
+    }
+  }
+}
+
+// An LDS DMA writes only the LDS slots of lanes active in EXEC
+// (isa::choice::kLdsDmaSkipsExecOffLanes): with EXEC = lanes 0..31 the slots of lanes
+// 32..63 keep what a ds_write put there.
+TEST(Fidelity, LdsDmaWritesOnlyActiveLanes) {
+  StrictHazards strict;
+  AsmKernel k;
+  k.ldsBytes = 256;
+  k.body = AsmKernel::prologue() + R"(
+    v_lshlrev_b32 v1, 2, v0
+    v_mov_b32 v2, 0xdead
+    ds_write_b32 v1, v2
+    s_waitcnt lgkmcnt(0)
+    s_mov_b32 m0, 0
+    s_mov_b64 exec, 0xffffffff
+    global_load_lds_dword v1, s[4:5]
+    s_mov_b64 exec, -1
+    s_waitcnt vmcnt(0)
+    ds_read_b32 v3, v1
+    s_waitcnt lgkmcnt(0)
+    global_store_dword v1, v3, s[6:7]
+    s_endpgm
+  )";
+  std::vector<std::vector<uint32_t>> bufs = {iota(64, 100), std::vector<uint32_t>(64)};
+  ASSERT_EQ(runAsm(k, bufs), "");
+  for (unsigned l = 0; l < 64; ++l)
+    EXPECT_EQ(bufs[1][l], l < 32 ? 100 + l : 0xdeadu) << "lane " << l;
+}
+
+// --------------------------------- scaled MFMA controls, values from the ISA text --
+
+/// A 16x16x128 MFMA kernel: A = v[4:11] (or v[4:7] for fp4), B = v[12:19] filled with
+/// the bytes \p aByte / \p bByte, scales v30 = \p scaleA, v31 = \p scaleB, then
+/// \p mfma; stores D (v[24:27]) to the second buffer, [r * 64 + lane].
+std::vector<uint32_t> runUniformMfma(const std::string &mfma, uint32_t aByte, uint32_t bByte,
+                                     uint32_t scaleA, uint32_t scaleB) {
+  auto splat = [](uint32_t byte) { return byte * 0x01010101u; };
+  AsmKernel k;
+  std::ostringstream os;
+  os << AsmKernel::prologue() << "v_lshlrev_b32 v1, 2, v0\n";
+  for (unsigned r = 0; r < 8; ++r)
+    os << "v_mov_b32 v" << 4 + r << ", 0x" << std::hex << splat(aByte) << "\n"
+       << "v_mov_b32 v" << std::dec << 12 + r << ", 0x" << std::hex << splat(bByte) << std::dec
+       << "\n";
+  os << "v_mov_b32 v30, 0x" << std::hex << scaleA << "\nv_mov_b32 v31, 0x" << scaleB
+     << std::dec << "\ns_nop 1\n"
+     << mfma << "\ns_nop 15\n";
+  for (unsigned r = 0; r < 4; ++r)
+    os << "global_store_dword v1, v" << 24 + r << ", s[6:7] offset:" << 256 * r << "\n";
+  os << "s_endpgm\n";
+  k.body = os.str();
+  std::vector<std::vector<uint32_t>> bufs = {std::vector<uint32_t>(64),
+                                             std::vector<uint32_t>(256, 0xdead)};
+  const std::string err = runAsm(k, bufs);
+  EXPECT_EQ(err, "") << mfma;
+  return bufs[1];
+}
+
+void expectAllEqual(const std::vector<uint32_t> &d, float want, const std::string &what) {
+  for (size_t i = 0; i < d.size(); ++i)
+    ASSERT_EQ(d[i], bitsOf(want)) << what << ": element " << i << " is " << floatOf(d[i]);
+}
+
+// The scale byte of A is op_sel[0] + 2 * op_sel_hi[0], of B op_sel[1] + 2 * op_sel_hi[1];
+// every lane holds the same E8M0 scales, so each of the 4 k blocks is scaled alike.
+// A = B = fp8 1.0 (0x38): D = 128 * 2^(sa - 127) * 2^(sb - 127).
+//   scale A bytes (byte 0 first) 127, 128, 129, 130 = 2^0, 2^1, 2^2, 2^3;
+//   scale B bytes 127, 131, 133, 135 = 2^0, 2^4, 2^6, 2^8.
+TEST(Fidelity, MfmaScaleByteSelectFromOpSelAndOpSelHi) {
+  StrictHazards strict;
+  const uint32_t scaleA = 0x8281807F, scaleB = 0x8785837F;
+  struct Case {
+    const char *modifiers;
+    float want;
+  };
+  const Case cases[] = {
+      {"op_sel:[0,0,0] op_sel_hi:[0,0,0]", 128.0f},                 // bytes 0, 0
+      {"op_sel:[1,0,0] op_sel_hi:[0,1,0]", 128.0f * 2 * 64},        // A byte 1, B byte 2
+      {"op_sel:[0,1,0] op_sel_hi:[1,0,0]", 128.0f * 4 * 16},        // A byte 2, B byte 1
+      {"op_sel:[1,1,0] op_sel_hi:[1,1,0]", 128.0f * 8 * 256},       // bytes 3, 3
+  };
+  for (const Case &c : cases) {
+    std::vector<uint32_t> d = runUniformMfma(
+        std::string("v_mfma_scale_f32_16x16x128_f8f6f4 v[24:27], v[4:11], v[12:19], 0, v30, "
+                    "v31 ") + c.modifiers,
+        0x38, 0x38, scaleA, scaleB);
+    expectAllEqual(d, c.want, c.modifiers);
+  }
+}
+
+// cbsz gives A's format, blgp B's: 0 fp8 (E4M3), 1 bf8 (E5M2), 4 fp4 (E2M1, two per
+// byte). The byte 0x44 is 3.0 in E4M3 (exponent 8, bias 7, mantissa 4/8), 4.0 in E5M2
+// (exponent 17, bias 15) and two fp4 2.0 (exponent 2, bias 1); 0x38 is fp8 1.0.
+// K = 128 products per element.
+TEST(Fidelity, MfmaFormatsFromCbszAndBlgp) {
+  StrictHazards strict;
+  struct Case {
+    const char *mfma;
+    uint32_t aByte, bByte;
+    float want;
+  };
+  const Case cases[] = {
+      {"v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:11], v[12:19], 0", 0x44, 0x38, 128 * 3.0f},
+      {"v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:11], v[12:19], 0 cbsz:1", 0x44, 0x38,
+       128 * 4.0f},
+      {"v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:11], v[12:19], 0 blgp:1", 0x38, 0x44,
+       128 * 4.0f},
+      {"v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:7], v[12:19], 0 cbsz:4", 0x44, 0x38,
+       128 * 2.0f},
+      {"v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:7], v[12:19], 0 cbsz:4 blgp:1", 0x44, 0x44,
+       128 * 8.0f},
+      {"v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[4:11], v[12:15], 0 cbsz:1 blgp:4", 0x44, 0x44,
+       128 * 8.0f},
+  };
+  for (const Case &c : cases)
+    expectAllEqual(runUniformMfma(c.mfma, c.aByte, c.bByte, 0, 0), c.want, c.mfma);
+}
+
+// v_cvt_sr_fp8_f32 writes its byte into vdst's byte op_sel[3:2] (op_sel:[0,0,b2,b3]),
+// keeping the other three. 1.0 is exact in E4M3 (0x38), so the random bits do not
+// matter; -2.0 is 0xC0 in E5M2 (sign, exponent 16).
+TEST(Fidelity, CvtSrByteSelect) {
+  StrictHazards strict;
+  struct Case {
+    const char *insn;
+    uint32_t want;
+  };
+  const Case cases[] = {
+      {"v_cvt_sr_fp8_f32 v3, v4, v5", 0xAABBCC38u},
+      {"v_cvt_sr_fp8_f32 v3, v4, v5 op_sel:[0,0,1,0]", 0xAABB38DDu},
+      {"v_cvt_sr_fp8_f32 v3, v4, v5 op_sel:[0,0,0,1]", 0xAA38CCDDu},
+      {"v_cvt_sr_fp8_f32 v3, v4, v5 op_sel:[0,0,1,1]", 0x38BBCCDDu},
+      {"v_cvt_sr_bf8_f32 v3, v6, v5 op_sel:[0,0,0,1]", 0xAAC0CCDDu},
+  };
+  for (const Case &c : cases) {
+    AsmKernel k;
+    k.body = AsmKernel::prologue() + R"(
+      v_lshlrev_b32 v1, 2, v0
+      v_mov_b32 v3, 0xaabbccdd
+      v_mov_b32 v4, 1.0
+      v_mov_b32 v6, -2.0
+      v_mul_u32_u24 v5, 0x9e3779b, v0
+    )" + c.insn + R"(
+      global_store_dword v1, v3, s[6:7]
+      s_endpgm
+    )";
+    std::vector<std::vector<uint32_t>> bufs = {std::vector<uint32_t>(64),
+                                               std::vector<uint32_t>(64)};
+    ASSERT_EQ(runAsm(k, bufs), "") << c.insn;
+    for (unsigned l = 0; l < 64; ++l)
+      ASSERT_EQ(bufs[1][l], c.want) << c.insn << " lane " << l;
+  }
+}
+
+// UnknownChoices.h kPermlaneSwapSameRegisterKeepsSecondResult: with vdst == vsrc the
+// second result is written last: permlane32 gives lanes 0..31 the values of lanes
+// 32..63, permlane16 gives the even rows the odd rows' values.
+TEST(Fidelity, PermlaneSwapWithOneRegisterKeepsTheSecondResult) {
+  StrictHazards strict;
+  for (bool rows32 : {true, false}) {
+    AsmKernel k;
+    k.body = AsmKernel::prologue() + R"(
+      v_lshlrev_b32 v1, 2, v0
+      v_add_u32 v3, 1000, v0
+      s_nop 1
+    )" + std::string(rows32 ? "v_permlane32_swap_b32 v3, v3" : "v_permlane16_swap_b32 v3, v3") +
+             R"(
+      global_store_dword v1, v3, s[6:7]
+      s_endpgm
+    )";
+    std::vector<std::vector<uint32_t>> bufs = {std::vector<uint32_t>(64), std::vector<uint32_t>(64)};
+    ASSERT_EQ(runAsm(k, bufs), "");
+    for (unsigned l = 0; l < 64; ++l) {
+      const unsigned from = rows32 ? (l < 32 ? l + 32 : l) : ((l / 16) % 2 == 0 ? l + 16 : l);
+      EXPECT_EQ(bufs[1][l], 1000 + from) << (rows32 ? "permlane32" : "permlane16") << " lane " << l;
+    }
+  }
+}
+
+// UnknownChoices.h kLdsDmaRequiresDwordAlignment: an LDS DMA whose base M0 + offset is
+// not a multiple of 4 is an error naming the address.
+TEST(Fidelity, UnalignedLdsDmaBaseIsAnError) {
+  StrictHazards strict;
+  AsmKernel k;
+  k.ldsBytes = 512;
+  k.body = AsmKernel::prologue() + R"(
+    v_lshlrev_b32 v1, 2, v0
+    s_mov_b32 m0, 2
+    s_nop 0
+    global_load_lds_dword v1, s[4:5]
+    s_waitcnt vmcnt(0)
+    s_endpgm
+  )";
+  std::vector<std::vector<uint32_t>> bufs = {std::vector<uint32_t>(64), std::vector<uint32_t>(64)};
+  const std::string err = runAsm(k, bufs);
+  EXPECT_NE(err.find("LDS destination 2 (M0 0x2 + offset 0) is not 4-byte aligned"),
+            std::string::npos)
+      << err;
+}
+
+// ------------------------------------------------------ llc-compiled kernels --
+
+/// E4M3 values of the fp8 codes the compiled MFMA test uses (sign, exponent bias 7,
+/// 3 mantissa bits): exact small values, so every sum of 64 products is exact.
+float e4m3Value(uint8_t code) {
+  switch (code) {
+  case 0x00: return 0.0f;
+  case 0x30: return 0.5f;
+  case 0x38: return 1.0f;
+  case 0x3C: return 1.5f;
+  case 0x40: return 2.0f;
+  case 0xB8: return -1.0f;
+  case 0xC0: return -2.0f;
+  }
+  ADD_FAILURE() << "code " << int(code) << " not in the table";
+  return 0.0f;
+}
+
+// v_mfma_scale_f32_32x32x64_f8f6f4 compiled by llc from the intrinsic (fp8 x fp8, unit
+// scales 0x7F): lane l, byte e of A holds A[l % 32][32 * (e / 16) + 16 * (l / 32) + e % 16]
+// (B likewise with its column), and result register v of lane l is
+// D[8 * (v / 4) + 4 * (l / 32) + v % 4][l % 32]; D is compared with a host matmul.
+TEST(Fidelity, CompiledMfma32x32x64MatchesHostMatmul) {
+  StrictHazards strict;
+  const std::string ir = R"(
+declare <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32>, <8 x i32>, <16 x float>, i32, i32, i32, i32, i32, i32)
+declare i32 @llvm.amdgcn.workitem.id.x()
+define amdgpu_kernel void @mfma32(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %d) {
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  %pa = getelementptr <8 x i32>, ptr addrspace(1) %a, i32 %t
+  %pb = getelementptr <8 x i32>, ptr addrspace(1) %b, i32 %t
+  %va = load <8 x i32>, ptr addrspace(1) %pa
+  %vb = load <8 x i32>, ptr addrspace(1) %pb
+  %r = call <16 x float> @llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32(<8 x i32> %va, <8 x i32> %vb, <16 x float> zeroinitializer, i32 0, i32 0, i32 0, i32 2139062143, i32 0, i32 2139062143)
+  %pd = getelementptr <16 x float>, ptr addrspace(1) %d, i32 %t
+  store <16 x float> %r, ptr addrspace(1) %pd
+  ret void
+}
+)";
+  const uint8_t codes[] = {0x00, 0x30, 0x38, 0x3C, 0x40, 0xB8, 0xC0};
+  uint8_t A[32][64], B[64][32];
+  uint32_t seed = 12345;
+  auto next = [&] { seed = seed * 1664525u + 1013904223u; return codes[(seed >> 16) % 7]; };
+  for (auto &row : A)
+    for (uint8_t &x : row)
+      x = next();
+  for (auto &row : B)
+    for (uint8_t &x : row)
+      x = next();
+  std::vector<uint32_t> a(64 * 8), b(64 * 8);
+  for (unsigned l = 0; l < 64; ++l)
+    for (unsigned e = 0; e < 32; ++e) {
+      const unsigned k = 32 * (e / 16) + 16 * (l / 32) + e % 16;
+      a[l * 8 + e / 4] |= uint32_t(A[l % 32][k]) << (8 * (e % 4));
+      b[l * 8 + e / 4] |= uint32_t(B[k][l % 32]) << (8 * (e % 4));
+    }
+  auto dev = Device::openEmulator();
+  Buffer ba = upload(*dev, a), bb = upload(*dev, b);
+  Buffer bd = upload(*dev, std::vector<uint32_t>(64 * 16, 0xdead));
+  ASSERT_NO_ERROR(dev->launch(compileIR(ir), "mfma32", {1, 1, 1}, {64, 1, 1},
+                              {KernelArg::pointer(ba), KernelArg::pointer(bb),
+                               KernelArg::pointer(bd)}));
+  auto d = download<uint32_t>(*dev, bd, 64 * 16);
+  for (unsigned l = 0; l < 64; ++l)
+    for (unsigned v = 0; v < 16; ++v) {
+      const unsigned i = 8 * (v / 4) + 4 * (l / 32) + v % 4, j = l % 32;
+      float want = 0;
+      for (unsigned k = 0; k < 64; ++k)
+        want += e4m3Value(A[i][k]) * e4m3Value(B[k][j]);
+      ASSERT_EQ(floatOf(d[l * 16 + v]), want) << "D[" << i << "][" << j << "] (lane " << l
+                                              << ", register " << v << ")";
+    }
+}
+
+// v_permlane16_swap / v_permlane32_swap compiled by llc from the intrinsics, whose
+// documented meaning is: permlane16 swaps the odd 16-lane rows of the first operand with
+// the even rows of the second; permlane32 swaps the upper 32 lanes of the first with the
+// lower 32 of the second. Each returns {new first, new second}.
+TEST(Fidelity, CompiledPermlaneSwaps) {
+  StrictHazards strict;
+  const std::string ir = R"(
+declare {i32, i32} @llvm.amdgcn.permlane16.swap(i32, i32, i1, i1)
+declare {i32, i32} @llvm.amdgcn.permlane32.swap(i32, i32, i1, i1)
+declare i32 @llvm.amdgcn.workitem.id.x()
+define amdgpu_kernel void @swaps(ptr addrspace(1) %in, ptr addrspace(1) %out) {
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  %px = getelementptr i32, ptr addrspace(1) %in, i32 %t
+  %t64 = add i32 %t, 64
+  %py = getelementptr i32, ptr addrspace(1) %in, i32 %t64
+  %x = load i32, ptr addrspace(1) %px
+  %y = load i32, ptr addrspace(1) %py
+  %s16 = call {i32, i32} @llvm.amdgcn.permlane16.swap(i32 %x, i32 %y, i1 false, i1 false)
+  %s32 = call {i32, i32} @llvm.amdgcn.permlane32.swap(i32 %x, i32 %y, i1 false, i1 false)
+  %a = extractvalue {i32, i32} %s16, 0
+  %b = extractvalue {i32, i32} %s16, 1
+  %c = extractvalue {i32, i32} %s32, 0
+  %d = extractvalue {i32, i32} %s32, 1
+  %o0 = getelementptr i32, ptr addrspace(1) %out, i32 %t
+  store i32 %a, ptr addrspace(1) %o0
+  %i1 = add i32 %t, 64
+  %o1 = getelementptr i32, ptr addrspace(1) %out, i32 %i1
+  store i32 %b, ptr addrspace(1) %o1
+  %i2 = add i32 %t, 128
+  %o2 = getelementptr i32, ptr addrspace(1) %out, i32 %i2
+  store i32 %c, ptr addrspace(1) %o2
+  %i3 = add i32 %t, 192
+  %o3 = getelementptr i32, ptr addrspace(1) %out, i32 %i3
+  store i32 %d, ptr addrspace(1) %o3
+  ret void
+}
+)";
+  // x[l] = 1000 + l, y[l] = 2000 + l.
+  auto dev = Device::openEmulator();
+  std::vector<uint32_t> in(128);
+  for (unsigned l = 0; l < 64; ++l) {
+    in[l] = 1000 + l;
+    in[64 + l] = 2000 + l;
+  }
+  Buffer bi = upload(*dev, in), bo = upload(*dev, std::vector<uint32_t>(256, 0xdead));
+  ASSERT_NO_ERROR(dev->launch(compileIR(ir), "swaps", {1, 1, 1}, {64, 1, 1},
+                              {KernelArg::pointer(bi), KernelArg::pointer(bo)}));
+  auto o = download<uint32_t>(*dev, bo, 256);
+  for (unsigned l = 0; l < 64; ++l) {
+    const bool oddRow = (l / 16) % 2 == 1;
+    EXPECT_EQ(o[l], oddRow ? 2000 + (l - 16) : 1000 + l) << "permlane16 first, lane " << l;
+    EXPECT_EQ(o[64 + l], oddRow ? 2000 + l : 1000 + (l + 16)) << "permlane16 second, lane " << l;
+    const bool upper = l >= 32;
+    EXPECT_EQ(o[128 + l], upper ? 2000 + (l - 32) : 1000 + l) << "permlane32 first, lane " << l;
+    EXPECT_EQ(o[192 + l], upper ? 2000 + l : 1000 + (l + 32)) << "permlane32 second, lane " << l;
   }
 }
 

@@ -376,6 +376,15 @@ TEST(TimingParams, Overrides) {
   EXPECT_NE(e.find("is not NAME=VALUE"), std::string::npos) << e;
   e = toString(p.applyOverrides("ldsLatency=-1"));
   EXPECT_NE(e.find("non-negative"), std::string::npos) << e;
+  e = toString(p.applyOverrides("hbmTBps=0"));
+  EXPECT_NE(e.find("'hbmTBps' must be positive"), std::string::npos) << e;
+  e = toString(p.applyOverrides("lineBytes=96"));
+  EXPECT_NE(e.find("power of two"), std::string::npos) << e;
+  e = toString(p.applyOverrides("ldsDmaCountsOnLgkmcnt=2"));
+  EXPECT_NE(e.find("must be 0 or 1"), std::string::npos) << e;
+  e = toString(p.applyOverrides("hbmEfficiency=1.5"));
+  EXPECT_NE(e.find("at most 1"), std::string::npos) << e;
+  EXPECT_FALSE(bool(p.applyOverrides("ldsLatency=0,lineBytes=64")));
   // Every row of the table has a source and a confidence.
   for (const TimingParamInfo &row : timingParamTable()) {
     EXPECT_GT(std::string(row.source).size(), 3u) << row.name;

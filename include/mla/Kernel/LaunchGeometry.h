@@ -20,18 +20,22 @@ inline constexpr int64_t kRowsPerCta = 16;
 inline constexpr int64_t kAttentionThreads = 512;
 /// Threads of a combine CTA: one wave.
 inline constexpr int64_t kCombineThreads = 64;
-/// Splits a combine wave reads at once: its 64 lanes are 8 column groups x 8 split
-/// groups (lane = 8 * columnGroup + splitGroup). Split group g takes splits g, g + 8, ...
-/// of the row; the groups' sums are then added across lanes. It is also the number of
-/// combine CTAs per (row, head): each takes 512 / 8 = 64 value columns (one 128-byte
-/// line of every split's o_part row).
-inline constexpr int64_t kCombineSplitLanes = 8;
-/// Value columns one combine CTA merges.
-inline constexpr int64_t kCombineColumns = 512 / kCombineSplitLanes;
 /// The largest split count: one attention CTA per CU of a 256-CU MI355X for one request
-/// and one head group. The combine holds a row's loads in registers, kMaxSplits /
-/// kCombineSplitLanes per lane, so the bound is also the combine's.
+/// and one head group.
 inline constexpr int64_t kMaxSplits = 256;
+
+/// The combine's layout for NS splits: P split groups. A combine wave's 64 lanes are
+/// 64 / P column groups x P split groups (lane = P * columnGroup + splitGroup); split
+/// group g takes splits g, g + P, ... of the row, and the groups' sums are then added
+/// across lanes. P is also the number of combine CTAs per (row, head), each merging
+/// 512 / P value columns. Few splits: P = 1, a wave per (row, head) and no cross-lane
+/// sum; more: P = 8 (64 columns, one 128-byte line of each partial row per CTA); many:
+/// P = 16, so that a long row's slots (NS / P per lane) are shared by more waves.
+inline constexpr int64_t kCombineNarrowMaxSplits = 8;
+inline constexpr int64_t kCombineMidMaxSplits = 64;
+constexpr int64_t combineSplitGroups(int64_t splits) {
+  return splits <= kCombineNarrowMaxSplits ? 1 : splits <= kCombineMidMaxSplits ? 8 : 16;
+}
 
 /// Heads one CTA owns: floor(16 / qlen) (F2).
 constexpr int64_t headsPerGroup(int64_t qlen) { return kRowsPerCta / qlen; }
@@ -48,11 +52,11 @@ constexpr int64_t attentionGridSize(int64_t requests, int64_t splits, int64_t he
   return (units + xcds - 1) / xcds * xcds * headGroups(heads, qlen);
 }
 
-/// Workgroups of the combine launch: one per (row, head, column slice); workgroup
-/// `bid` serves slice `bid mod kCombineSplitLanes` of (row, head) number
-/// `bid / kCombineSplitLanes` (= row * heads + head).
-constexpr int64_t combineGridSize(int64_t rows, int64_t heads) {
-  return rows * heads * kCombineSplitLanes;
+/// Workgroups of the combine launch with `splits` splits: one per (row, head, column
+/// slice); with P = combineSplitGroups(splits), workgroup `bid` serves slice `bid mod P`
+/// of (row, head) number `bid / P` (= row * heads + head).
+constexpr int64_t combineGridSize(int64_t rows, int64_t heads, int64_t splits) {
+  return rows * heads * combineSplitGroups(splits);
 }
 
 /// What one attention CTA serves.

@@ -246,8 +246,9 @@ TEST(PlanRun, ChecksWhatItCanInConstantTime) {
   EXPECT_NE(planMessage({1, 3}, 1).find("indptr: indptr[0] must be 0"), std::string::npos);
   EXPECT_NE(planMessage({0, 5, 3}, 1).find("indptr: must be non-decreasing"),
             std::string::npos);
-  EXPECT_NE(planMessage({0, 5}, 65).find("num_splits: must be in 1..64, got 65"),
-            std::string::npos);
+  const std::string tooMany = "num_splits: must be in 1.." + std::to_string(rt::kMaxSplits) +
+                              ", got " + std::to_string(rt::kMaxSplits + 1);
+  EXPECT_NE(planMessage({0, 5}, rt::kMaxSplits + 1).find(tooMany), std::string::npos);
 
   rt::DecodePlan plan = unwrapOrFail(decoder->plan(p.indptr, p.kv.size() / 576, 2));
   Resident r(*device, p);
@@ -281,6 +282,13 @@ TEST(PlanRun, ChecksWhatItCanInConstantTime) {
   rt::DeviceDecodeBuffers shortKv = buffers;
   shortKv.kv.size -= 1;
   EXPECT_NE(message(decoder->run(plan, shortKv)).find("kv: a buffer of"), std::string::npos);
+  auto otherDevice = rt::Device::openEmulator();
+  auto foreignOut = unwrapOrFail(rt::DeviceAllocation::allocate(*otherDevice, r.out.size()));
+  rt::DeviceDecodeBuffers wrongDevice = buffers;
+  wrongDevice.out = foreignOut.buffer();
+  EXPECT_NE(message(decoder->run(plan, wrongDevice))
+                .find("out: the buffer was not allocated by this decoder's emu device"),
+            std::string::npos);
   // Every case above is one change away from a good call.
   ASSERT_OK(decoder->run(plan, buffers));
   ASSERT_OK(decoder->run(plan, good));

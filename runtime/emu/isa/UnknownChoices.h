@@ -96,6 +96,20 @@ inline constexpr unsigned kTransposeReadAlignment = 8;
 /// resulting address leaves the workgroup's LDS, rather than silently masking to 18 bits.
 inline constexpr uint32_t kLdsDmaM0Mask = 0xFFFFFFFFu;
 
+/// Lanes inactive in EXEC neither read global memory nor write their LDS slot (the
+/// reference: "presumably no write" [UNKNOWN]).
+inline constexpr bool kLdsDmaSkipsExecOffLanes = true;
+
+/// The LDS base M0 + inst_offset must be a multiple of 4 (the lane stride 4 or 16 keeps
+/// every lane aligned); otherwise the DMA is an error rather than a guess at whether the
+/// hardware ignores the low bits. LLVM only generates aligned bases.
+inline constexpr bool kLdsDmaRequiresDwordAlignment = true;
+
+/// An LDS DMA reads its global bytes when it issues and writes them to LDS when the
+/// covering s_waitcnt vmcnt retires it (the hardware reads global memory at some point
+/// in between [UNKNOWN]; a kernel that writes the source between issue and wait races).
+inline constexpr bool kLdsDmaReadsGlobalAtIssue = true;
+
 /// dwordx3: the lane stride is 16 bytes; the 4th (pad) dword is left unwritten.
 inline constexpr bool kLdsDmaDwordx3WritesPad = false;
 
@@ -126,6 +140,13 @@ inline constexpr bool kLdsDmaCountsOnLgkmcnt = true;
 
 /// v_permlane16_swap / v_permlane32_swap with EXEC not all ones: unknown; error.
 inline constexpr bool kPermlaneSwapRequiresFullExec = true;
+
+/// v_permlane*_swap with vdst == vsrc (the same register as both operands): both results
+/// are computed from the old value, then vdst is written and vsrc last, so the register
+/// ends up holding the new vsrc: for permlane32 the lower 32 lanes take the upper 32
+/// lanes' values (the upper keep theirs), for permlane16 the even rows take the odd
+/// rows' values. [UNKNOWN]
+inline constexpr bool kPermlaneSwapSameRegisterKeepsSecondResult = true;
 
 /// v_max3_f32: IEEE maxNum per pair (a NaN operand loses to a number; two NaNs give
 /// the second, quieted) and +0 is greater than -0.

@@ -751,6 +751,8 @@ Error mla::emu::timing::dispatchTimed(const LaunchState &launch, const DispatchO
     if (id >= numGroups)
       return makeError("timing sample: workgroup " + Twine(id) + " is outside the grid of " +
                        Twine(numGroups) + " workgroups of kernel '" + launch.kernel->name + "'");
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   if (ids.empty())
     for (uint32_t i = 0; i < numGroups; ++i)
       ids.push_back(i);

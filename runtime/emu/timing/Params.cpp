@@ -97,12 +97,32 @@ const TimingParamInfo kTable[] = {
 
 ArrayRef<TimingParamInfo> mla::rt::timingParamTable() { return kTable; }
 
+/// Parameters a zero would make meaningless (a division or a count).
+bool mustBePositive(StringRef name) {
+  for (const char *n : {"clockGHz", "numCUs", "numXcds", "issuePeriod", "valuCycles", "ldsBanks",
+                        "ldsBankBytes", "vmemBytesPerCycle", "hbmTBps", "hbmEfficiency",
+                        "lineBytes"})
+    if (name == n)
+      return true;
+  return false;
+}
+
 Error TimingParams::set(StringRef name, double value) {
   for (const TimingParamInfo &row : kTable)
     if (name == row.name) {
       if (!std::isfinite(value) || value < 0)
         return makeError("timing parameter '" + name + "' must be a finite non-negative "
                          "number, got " + std::to_string(value));
+      if (value == 0 && mustBePositive(name))
+        return makeError("timing parameter '" + name + "' must be positive");
+      if (name == "lineBytes" &&
+          (value != std::floor(value) || (uint64_t(value) & (uint64_t(value) - 1))))
+        return makeError("timing parameter 'lineBytes' must be a power of two, got " +
+                         std::to_string(value));
+      if (name == "hbmEfficiency" && value > 1)
+        return makeError("timing parameter 'hbmEfficiency' is a fraction (at most 1)");
+      if (name == "ldsDmaCountsOnLgkmcnt" && value != 0 && value != 1)
+        return makeError("timing parameter 'ldsDmaCountsOnLgkmcnt' must be 0 or 1");
       this->*row.field = value;
       return Error::success();
     }

@@ -1,12 +1,28 @@
-// mla-lower-combine: one 64-lane CTA per 64-column slice of a (row, head). Lane 8 c + g
-// reads columns 8 c .. 8 c + 7 of the slice from splits g, g + 8, ..., g + 248 (32
+// mla-lower-combine: one 64-lane CTA per column slice of a (row, head), in one of three
+// variants chosen by NS: P = 1, 8 or 16 split groups for NS <= 8, <= 64, <= 256 (512 / P
+// columns a CTA). Lane P c + g reads 8 columns from splits g, g + P, ... (8, 8 or 16
 // slots); all loads are issued, in nested uniform branches (slot j's inside slot
 // j - 1's), before any is used. Then the max, the weights and sums in base 2, DPP
-// butterflies across the 8 split groups, one reciprocal.
+// butterflies across the P split groups, one reciprocal.
 // RUN: mla-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(mla-lower-combine))' | FileCheck %s
 
 // CHECK-LABEL: gpu.func @combine
 // CHECK-NOT: mla.cta_combine
+// CHECK: %[[NARROW:.*]] = arith.cmpi ule, %[[NSIDX:.*]], %c8 : index
+// CHECK: scf.if %[[NARROW]] {
+//
+// P = 1: lane c takes columns 8 c .. 8 c + 7 of all 512 from every split (8 slots); no
+// lane exchange.
+// CHECK:   arith.remui %{{.*}}, %c1_i32{{.*}} : i32
+// CHECK-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<1> -> vector<8xbf16>
+// CHECK-NOT: amdgpu.dpp
+// CHECK:   rocdl.rcp
+// CHECK-NOT: amdgpu.dpp
+// CHECK: } else {
+// CHECK:   %[[MID:.*]] = arith.cmpi ule, %[[NSIDX]], %c64 : index
+// CHECK:   scf.if %[[MID]] {
+//
+// P = 8 in detail.
 // CHECK-DAG: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG: %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
@@ -19,26 +35,27 @@
 // CHECK: %[[LSEROW:.*]] = llvm.getelementptr %{{.*}} -> !llvm.ptr<1>, f32
 // CHECK: %[[OROW:.*]] = llvm.getelementptr %{{.*}} -> !llvm.ptr<1>, bf16
 // CHECK: %[[LANE:.*]] = arith.index_castui %{{.*}} : index to i32
-// CHECK: %[[G:.*]] = arith.remui %[[LANE]], %{{.*}} : i32
+// CHECK: %[[G:.*]] = arith.remui %[[LANE]], %c8_i32{{.*}} : i32
 // The slice's columns: slice * 64 + 8 * (lane / 8).
+// CHECK: arith.constant 64 : i32
 // CHECK: %[[COL:.*]] = arith.addi
 //
-// Slot 0 loads split min(g, NS - 1), then slot 1 (split g + 8) inside it, ..., slot 31.
+// Slot 0 loads split min(g, NS - 1), then slot 1 (split g + 8) inside it, ..., slot 7.
 // CHECK: %[[USED0:.*]] = arith.cmpi ult, %{{.*}}, %[[NS]] : i32
-// CHECK: %[[SLOTS:.*]]:64 = scf.if %[[USED0]] -> (vector<8xbf16>, f32,
+// CHECK: %[[SLOTS:.*]]:16 = scf.if %[[USED0]] -> (vector<8xbf16>, f32,
 // CHECK:   %[[S0:.*]] = arith.minui %{{.*}}, %[[LAST]] : i32
-// CHECK:   llvm.getelementptr %[[LSEROW]]
-// CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> f32
 // CHECK:   arith.muli %[[S0]]
 // CHECK:   llvm.getelementptr %[[OROW]]
 // CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> vector<8xbf16>
+// CHECK:   llvm.getelementptr %[[LSEROW]]
+// CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> f32
 // CHECK:   %[[C8:.*]] = arith.constant 8 : i32
 // CHECK:   arith.cmpi ult, %[[C8]], %[[NS]] : i32
 // CHECK:   scf.if
-// CHECK-COUNT-30: scf.if
-// CHECK:   arith.constant 248 : i32
-// CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// CHECK-COUNT-6: scf.if
+// CHECK:   arith.constant 56 : i32
 // CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> vector<8xbf16>
+// CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> f32
 // CHECK-NOT: scf.if
 // CHECK: } else {
 // CHECK:   scf.yield
@@ -73,7 +90,7 @@
 // CHECK: %[[TAKE:.*]] = arith.andi %[[VALID]], %[[NONEMPTY]]
 // CHECK: arith.select %[[TAKE]], %[[SUM]], %[[ZERO]]
 // CHECK: arith.select %[[TAKE]], %[[ACC]]
-// CHECK-COUNT-31: rocdl.exp2
+// CHECK-COUNT-7: rocdl.exp2
 // CHECK-NOT: rocdl.exp2
 //
 // 3. W and each of the 8 columns summed over the split groups: 3 DPP steps each.
@@ -96,6 +113,23 @@
 // CHECK:   %[[LSE:.*]] = arith.mulf %[[TOT]], %[[LN2]]
 // CHECK:   %[[LSEV:.*]] = arith.select %[[EMPTY]], %[[NEGINF]], %[[LSE]]
 // CHECK:   llvm.store %[[LSEV]], %{{.*}} : f32, !llvm.ptr<1>
+//
+// P = 16 (NS > 64): 32-column slices, 16 slots (the last split g + 240), four DPP
+// steps (row_mirror joins the two halves of a DPP row).
+// CHECK: } else {
+// CHECK:   arith.remui %{{.*}}, %c16_i32{{.*}} : i32
+// CHECK:   arith.constant 32 : i32
+// CHECK-COUNT-32: llvm.load %{{.*}} : !llvm.ptr<1> -> {{vector<8xbf16>|f32}}
+// CHECK-NOT: llvm.load
+// CHECK:   amdgpu.dpp {{.*}} quad_perm([1 : i32, 0 : i32, 3 : i32, 2 : i32])
+// CHECK:   amdgpu.dpp {{.*}} quad_perm([2 : i32, 3 : i32, 0 : i32, 1 : i32])
+// CHECK:   amdgpu.dpp {{.*}} row_half_mirror
+// CHECK:   amdgpu.dpp {{.*}} row_mirror
+// CHECK-COUNT-16: rocdl.exp2
+// CHECK-NOT: rocdl.exp2
+// CHECK-COUNT-36: amdgpu.dpp
+// CHECK-NOT: amdgpu.dpp
+// CHECK:   rocdl.rcp
 gpu.module @m {
   gpu.func @combine(%o: !llvm.ptr<1>, %l: !llvm.ptr<1>, %out: !llvm.ptr<1>, %lse: !llvm.ptr<1>,
                     %row: index, %head: index, %slice: index, %ns: index) kernel {
@@ -108,10 +142,11 @@ gpu.module @m {
 
 // -----
 
-// Without an lse destination nothing is stored but the output.
+// Without an lse destination nothing is stored but the output (by each variant).
 // CHECK-LABEL: gpu.func @no_lse
 // CHECK-NOT: rocdl.log
-// CHECK: llvm.store %{{.*}} : vector<8xbf16>, !llvm.ptr<1>
+// CHECK-NOT: : f32, !llvm.ptr<1>
+// CHECK-COUNT-3: llvm.store %{{.*}} : vector<8xbf16>, !llvm.ptr<1>
 // CHECK-NOT: llvm.store
 gpu.module @m {
   gpu.func @no_lse(%o: !llvm.ptr<1>, %l: !llvm.ptr<1>, %out: !llvm.ptr<1>,

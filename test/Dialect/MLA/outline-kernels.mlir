@@ -27,12 +27,20 @@
 // CHECK: %[[SPLIT:.*]] = arith.remui %[[UNIT]], %[[NSPLIT]]
 // CHECK: mla.cta_attend request(%[[REQ]]) head_group(%[[GROUP]]) split(%[[SPLIT]]) of %[[NSPLIT]] q(%[[Q]]) kv(%[[KV]]) pages(%[[P]]) indptr(%[[I]]) scale(%[[S]]) vscale(%[[VS]]) into o_part(%[[O]]) lse_part(%[[L]]) {config = #mla.config<qlen = 4>}
 // CHECK: gpu.return
-// CHECK: gpu.func @mla_combine(%[[CO:.*]]: !llvm.ptr<1>, %[[CL:.*]]: !llvm.ptr<1>, %[[OUT:.*]]: !llvm.ptr<1>, %[[LSE:.*]]: !llvm.ptr<1>, %[[ROWS:.*]]: i32, %[[CNS:.*]]: i32) kernel
+// CHECK: gpu.func @mla_combine(%[[CO:.*]]: !llvm.ptr<1>, %[[CL:.*]]: !llvm.ptr<1>, %[[OUT:.*]]: !llvm.ptr<1>, %[[LSE:.*]]: !llvm.ptr<1>, %[[ROWS:.*]]: i32, %[[CNSARG:.*]]: i32) kernel
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
-// Workgroup (row * 12 + head) * 8 + slice: 8 column slices of 64 per (row, head).
-// CHECK-DAG: %[[H:.*]] = arith.constant 12 : index
-// CHECK-DAG: %[[SLICES:.*]] = arith.constant 8 : index
+// Workgroup (row * 12 + head) * P + slice, P = 1, 8 or 16 column slices per (row, head)
+// for NS <= 8, <= 64, <= 256 (kernel::combineSplitGroups).
+// CHECK: %[[H:.*]] = arith.constant 12 : index
 // CHECK: %[[CBID:.*]] = gpu.block_id x
+// CHECK: %[[CROWS:.*]] = arith.index_castui %[[ROWS]] : i32 to index
+// CHECK: %[[CNS:.*]] = arith.index_castui %[[CNSARG]] : i32 to index
+// CHECK: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: %[[NARROW:.*]] = arith.cmpi ule, %[[CNS]], %[[C8]]
+// CHECK: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: %[[MID:.*]] = arith.cmpi ule, %[[CNS]], %[[C64]]
+// CHECK: %[[MIDORWIDE:.*]] = arith.select %[[MID]], %{{.*}}, %{{.*}} : index
+// CHECK: %[[SLICES:.*]] = arith.select %[[NARROW]], %{{.*}}, %[[MIDORWIDE]] : index
 // CHECK: %[[SLICE:.*]] = arith.remui %[[CBID]], %[[SLICES]]
 // CHECK: %[[RH:.*]] = arith.divui %[[CBID]], %[[SLICES]]
 // CHECK: %[[ROW:.*]] = arith.divui %[[RH]], %[[H]]

@@ -1,5 +1,6 @@
-; Vector add: c[i] = a[i] + b[i] for i < n, 256 work-items per workgroup.
-define amdgpu_kernel void @vadd(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, i32 %n) {
+; Vector add: c[i] = a[i] + b[i] for i < n, 256 work-items per workgroup. The argument
+; type names (OpenCL kernel_arg_type, emitted as .type_name) let mla-run check kinds.
+define amdgpu_kernel void @vadd(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, i32 %n) !kernel_arg_type !0 {
   %tid = call i32 @llvm.amdgcn.workitem.id.x()
   %bid = call i32 @llvm.amdgcn.workgroup.id.x()
   %bs = mul i32 %bid, 256
@@ -20,3 +21,4 @@ end:
 }
 declare i32 @llvm.amdgcn.workitem.id.x()
 declare i32 @llvm.amdgcn.workgroup.id.x()
+!0 = !{!"float*", !"float*", !"float*", !"int"}

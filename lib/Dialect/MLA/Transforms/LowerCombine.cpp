@@ -1,19 +1,20 @@
 //===- LowerCombine.cpp - mla.cta_combine to scf/arith/vector/amdgpu/rocdl -===//
 //
-// Implements mla-lower-combine. One 64-lane CTA merges one 64-column slice of the NS
-// partials of one (row, head). Its lanes are 8 column groups x 8 split groups
-// (kernel::kCombineSplitLanes): lane `8 c + g` reads columns `8 c .. 8 c + 7` of the
-// slice from splits g, g + 8, g + 16, ... So that no load waits for another, every
-// load of the row is issued first (a lane holds at most kMaxSplits / 8 = 32 partial
-// rows and their lse in registers), then the lanes compute:
+// Implements mla-lower-combine. One 64-lane CTA merges one column slice of the NS
+// partials of one (row, head), in one of three variants chosen by NS
+// (kernel::combineSplitGroups): P = 1, 8 or 16 split groups for NS <= 8, <= 64, <= 256.
+// Lane `P c + g` reads columns `8 c .. 8 c + 7` of the slice (512 / P columns) from
+// splits g, g + P, g + 2P, ... So that no load waits for another, every load of the row
+// is issued first (a lane holds at most 8, 8 or 16 partial rows and their lse in
+// registers), then the lanes compute:
 //
 //   1. t_s = lse_s log2(e); m = max_s t_s: a max over the lane's splits, then over the
-//      8 split groups with DPP (quad_perm, row_half_mirror);
+//      P split groups with DPP (quad_perm, row_half_mirror, row_mirror);
 //   2. w_s = 2^(t_s - m); per lane W_g = sum of its w_s and acc_g = sum of its w_s o_s,
 //      in split order (product and sum rounded separately, no fma), skipping empty
 //      splits (lse -inf);
 //   3. W and acc summed over the split groups pairwise with DPP:
-//      ((g0 + g1) + (g2 + g3)) + ((g4 + g5) + (g6 + g7));
+//      ((g0 + g1) + (g2 + g3)) + ((g4 + g5) + (g6 + g7)) + ...;
 //   4. out = acc * (1 / W) (one v_rcp_f32), lse = (m + log2 W) ln 2.
 //
 // A slot past the row's last split is skipped by a uniform branch; the partly used slot
@@ -46,16 +47,20 @@ namespace {
 
 /// Value columns each lane accumulates (one 16-byte load of bf16).
 constexpr int64_t kColumnsPerLane = 8;
-/// Split groups of a wave and the splits each lane holds at most.
-constexpr int64_t kSplitGroups = kernel::kCombineSplitLanes;
-constexpr int64_t kSlotsPerLane = kernel::kMaxSplits / kSplitGroups;
-static_assert(kernel::kMaxSplits % kSplitGroups == 0);
-static_assert(kernel::kCombineThreads / kSplitGroups * kColumnsPerLane ==
-                  kernel::kCombineColumns,
-              "the column groups of a wave cover the CTA's column slice");
-static_assert(kSplitGroups == 2 || kSplitGroups == 4 || kSplitGroups == 8 ||
-                  kSplitGroups == 16,
-              "the split groups are the low lane bits, reduced within a DPP row");
+constexpr int64_t kValueColumns = kernel::kCombineThreads * kColumnsPerLane;
+
+/// The combine's variants (kernel::combineSplitGroups): split groups P and the largest
+/// split count it serves, so the slots a lane holds at most are maxSplits / P.
+struct Variant {
+  int64_t groups, maxSplits;
+};
+constexpr Variant kVariants[] = {{1, kernel::kCombineNarrowMaxSplits},
+                                 {8, kernel::kCombineMidMaxSplits},
+                                 {16, kernel::kMaxSplits}};
+static_assert(kernel::combineSplitGroups(kernel::kCombineNarrowMaxSplits) == 1 &&
+              kernel::combineSplitGroups(kernel::kCombineMidMaxSplits) == 8 &&
+              kernel::combineSplitGroups(kernel::kMaxSplits) == 16,
+              "the variants follow the launch geometry");
 
 /// The address of element `index` (an index or i32 value) of a `element`-typed global
 /// buffer.
@@ -82,12 +87,12 @@ static void storeElement(OpBuilder &b, Location loc, Value value, Value base, Va
   LLVM::StoreOp::create(b, loc, value, elementAddress(b, loc, base, index, element));
 }
 
-/// Combines `value` over the kSplitGroups lanes `8 c + g` of its column group with
+/// Combines `value` over the `groups` lanes `P c + g` of its column group with
 /// `combine`: butterfly steps across lane bit 0 (quad_perm [1,0,3,2]), bit 1 (quad_perm
 /// [2,3,0,1]), bit 2 (row_half_mirror: after two steps the four lanes of a quad agree,
 /// so lane 7 - i holds the other quad's value) and bit 3 (row_mirror, likewise). Every
 /// lane of the group ends with the same bits: ((v0 + v1) + (v2 + v3)) + ... .
-static Value reduceOverSplitGroups(ImplicitLocOpBuilder &b, Value value,
+static Value reduceOverSplitGroups(ImplicitLocOpBuilder &b, Value value, int64_t groups,
                                    function_ref<Value(Value, Value)> combine) {
   auto quadPerm = [&](ArrayRef<int32_t> perm) {
     return b.getI32ArrayAttr(SmallVector<int32_t>(perm));
@@ -100,7 +105,8 @@ static Value reduceOverSplitGroups(ImplicitLocOpBuilder &b, Value value,
                         {amdgpu::DPPPerm::quad_perm, quadPerm({2, 3, 0, 1})},
                         {amdgpu::DPPPerm::row_half_mirror, Attribute()},
                         {amdgpu::DPPPerm::row_mirror, Attribute()}};
-  for (int64_t width = 2, i = 0; width <= kSplitGroups; width *= 2, ++i) {
+  assert(groups <= 16 && "the split groups are reduced within a DPP row");
+  for (int64_t width = 2, i = 0; width <= groups; width *= 2, ++i) {
     Value other = amdgpu::DPPOp::create(b, value.getType(), value, value, steps[i].kind,
                                         steps[i].argument);
     value = combine(value, other);
@@ -108,12 +114,15 @@ static Value reduceOverSplitGroups(ImplicitLocOpBuilder &b, Value value,
   return value;
 }
 
-static void lowerCombine(CtaCombineOp op) {
-  ImplicitLocOpBuilder b(op.getLoc(), op);
+/// Emits the combine of `op` for `variant` at `outer`'s insertion point.
+static void emitVariant(OpBuilder &outer, CtaCombineOp op, Variant variant) {
+  ImplicitLocOpBuilder b(op.getLoc(), outer);
   ConfigAttr config = op.getConfig();
   int64_t width = config.getLatent();
-  assert(width == kernel::kCombineColumns * kernel::kCombineSplitLanes &&
-         "the verifier fixes the value width to 512");
+  assert(width == kValueColumns && "the verifier fixes the value width to 512");
+  const int64_t splitGroups = variant.groups;
+  const int64_t slotsPerLane = variant.maxSplits / variant.groups;
+  const int64_t sliceColumns = kValueColumns / variant.groups;
 
   FloatType f32 = b.getF32Type();
   Type bf16 = b.getBF16Type(), i32 = b.getI32Type();
@@ -143,19 +152,19 @@ static void lowerCombine(CtaCombineOp op) {
                               arith::MulIOp::create(b, lseBase, cstI(width)), bf16);
   Value lane = arith::IndexCastUIOp::create(
       b, i32, gpu::ThreadIdOp::create(b, gpu::Dimension::x));
-  Value group = arith::RemUIOp::create(b, lane, cst32(b, b.getLoc(), kSplitGroups));
-  Value columnGroup = arith::DivUIOp::create(b, lane, cst32(b, b.getLoc(), kSplitGroups));
+  Value group = arith::RemUIOp::create(b, lane, cst32(b, b.getLoc(), splitGroups));
+  Value columnGroup = arith::DivUIOp::create(b, lane, cst32(b, b.getLoc(), splitGroups));
   Value column = arith::AddIOp::create(
       b,
       arith::MulIOp::create(b, arith::IndexCastUIOp::create(b, i32, op.getSlice()),
-                            cst32(b, b.getLoc(), kernel::kCombineColumns)),
+                            cst32(b, b.getLoc(), sliceColumns)),
       arith::MulIOp::create(b, columnGroup, cst32(b, b.getLoc(), kColumnsPerLane)));
 
   // Slot j of a lane is split j * 8 + g. Some lane uses the slot iff j * 8 < NS, a
   // uniform test; the lane's own split may lie past the row's last (`valid` false),
   // then it reads the last split instead, in bounds, and ignores it.
   auto slotSplit = [&](OpBuilder &nb, Location loc, int64_t j) -> Value {
-    return arith::AddIOp::create(nb, loc, cst32(nb, loc, j * kSplitGroups), group);
+    return arith::AddIOp::create(nb, loc, cst32(nb, loc, j * splitGroups), group);
   };
   auto slotValid = [&](OpBuilder &nb, Location loc, int64_t j) -> Value {
     return arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ult, slotSplit(nb, loc, j),
@@ -169,10 +178,10 @@ static void lowerCombine(CtaCombineOp op) {
   std::function<SmallVector<Value>(OpBuilder &, Location, int64_t, ValueRange, SlotBody)>
       forUsedSlots = [&](OpBuilder &nb, Location loc, int64_t j, ValueRange state,
                          SlotBody body) -> SmallVector<Value> {
-    if (j == kSlotsPerLane)
+    if (j == slotsPerLane)
       return SmallVector<Value>(state);
     Value used = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ult,
-                                       cst32(nb, loc, j * kSplitGroups), splits32);
+                                       cst32(nb, loc, j * splitGroups), splits32);
     auto branch = scf::IfOp::create(
         nb, loc, used,
         [&](OpBuilder &tb, Location tl) {
@@ -188,16 +197,18 @@ static void lowerCombine(CtaCombineOp op) {
   // later phases. A slot no lane uses holds poison: only used slots are read later.
   SmallVector<Value> loadState;
   Value noO = LLVM::PoisonOp::create(b, inType), noLse = LLVM::PoisonOp::create(b, f32);
-  for (int64_t j = 0; j < kSlotsPerLane; ++j)
+  for (int64_t j = 0; j < slotsPerLane; ++j)
     loadState.append({noO, noLse});
   loadState = forUsedSlots(
       b, b.getLoc(), 0, loadState,
       [&](OpBuilder &nb, Location loc, int64_t j, ValueRange state) {
+        // o before lse: the backend may pull the slot's first use of lse into the
+        // last slot's branch, and then nothing may follow that load.
         Value split = arith::MinUIOp::create(nb, loc, slotSplit(nb, loc, j), lastSplit);
-        Value lse = loadElement(nb, loc, f32, lseRow, split);
         Value offset = arith::AddIOp::create(
             nb, loc, arith::MulIOp::create(nb, loc, split, cst32(nb, loc, width)), column);
         Value o = loadElement(nb, loc, inType, oRow, offset, bf16);
+        Value lse = loadElement(nb, loc, f32, lseRow, split);
         SmallVector<Value> next(state);
         next[2 * j] = o;
         next[2 * j + 1] = lse;
@@ -216,8 +227,9 @@ static void lowerCombine(CtaCombineOp op) {
         Value tValid = arith::SelectOp::create(nb, loc, valid, t, negInf);
         return {arith::MaxNumFOp::create(nb, loc, state[0], tValid)};
       })[0];
-  Value m = reduceOverSplitGroups(
-      b, laneMax, [&](Value x, Value y) { return arith::MaxNumFOp::create(b, x, y); });
+  Value m = reduceOverSplitGroups(b, laneMax, splitGroups, [&](Value x, Value y) {
+    return arith::MaxNumFOp::create(b, x, y);
+  });
   // Weights are taken relative to a finite m so an all-empty row gives 0, not NaN.
   Value allEmpty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, m, negInf);
   Value mSafe = arith::SelectOp::create(b, allEmpty, fzero, m);
@@ -247,11 +259,12 @@ static void lowerCombine(CtaCombineOp op) {
 
   // 3. Summed over the split groups.
   auto add = [&](Value x, Value y) -> Value { return arith::AddFOp::create(b, x, y); };
-  Value sum = reduceOverSplitGroups(b, laneSum, add);
+  Value sum = reduceOverSplitGroups(b, laneSum, splitGroups, add);
   SmallVector<Value> accColumns;
   for (int64_t c = 0; c < kColumnsPerLane; ++c)
     accColumns.push_back(
-        reduceOverSplitGroups(b, vector::ExtractOp::create(b, laneAcc, c), add));
+        reduceOverSplitGroups(b, vector::ExtractOp::create(b, laneAcc, c), splitGroups,
+                              add));
   Value acc = vector::FromElementsOp::create(b, accType, accColumns);
 
   // 4. out = acc * (1 / W), or 0 when no split saw a token; split group 0 stores it.
@@ -285,6 +298,30 @@ static void lowerCombine(CtaCombineOp op) {
     Value lse = arith::SelectOp::create(b, allEmpty, negInf, total);
     storeElement(b, b.getLoc(), lse, lseOut, rowHead, f32);
   }
+}
+
+/// The variant for NS splits, chosen by uniform branches: NS <= 8, NS <= 64, the rest.
+static void lowerCombine(CtaCombineOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  std::function<void(OpBuilder &, size_t)> choose = [&](OpBuilder &nb, size_t i) {
+    if (i + 1 == std::size(kVariants))
+      return emitVariant(nb, op, kVariants[i]);
+    Value fits = arith::CmpIOp::create(
+        nb, loc, arith::CmpIPredicate::ule, op.getNumSplits(),
+        arith::ConstantIndexOp::create(nb, loc, kVariants[i].maxSplits));
+    scf::IfOp::create(
+        nb, loc, fits,
+        [&](OpBuilder &tb, Location tl) {
+          emitVariant(tb, op, kVariants[i]);
+          scf::YieldOp::create(tb, tl);
+        },
+        [&](OpBuilder &eb, Location el) {
+          choose(eb, i + 1);
+          scf::YieldOp::create(eb, el);
+        });
+  };
+  choose(b, 0);
   op.erase();
 }
 

@@ -92,8 +92,9 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
 }
 
 /// Outlines `op` into the combine kernel: arguments (o_part, lse_part, out, [lse],
-/// num_rows, num_splits); workgroup `(row * H + head) * kCombineSplitLanes + slice`
-/// merges that column slice of that (row, head) (kernel::combineGridSize).
+/// num_rows, num_splits); with P = kernel::combineSplitGroups(num_splits) slices per
+/// (row, head), workgroup `(row * H + head) * P + slice` merges that column slice of
+/// that (row, head) (kernel::combineGridSize).
 static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp module,
                            StringRef name) {
   Location loc = op.getLoc();
@@ -111,14 +112,26 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
   unsigned sizes = hasLse ? 4 : 3;
   Value heads = arith::ConstantIndexOp::create(b, loc, config.getHeads());
-  Value slices = arith::ConstantIndexOp::create(b, loc, kernel::kCombineSplitLanes);
   Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value rows = indexFromI32(b, loc, entry.getArgument(sizes));
+  Value splits = indexFromI32(b, loc, entry.getArgument(sizes + 1));
+  // P = combineSplitGroups(NS): 1 up to kCombineNarrowMaxSplits, 8 up to
+  // kCombineMidMaxSplits, else 16.
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  auto atMost = [&](int64_t bound) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, splits, cst(bound));
+  };
+  int64_t narrow = kernel::combineSplitGroups(kernel::kCombineNarrowMaxSplits);
+  int64_t mid = kernel::combineSplitGroups(kernel::kCombineMidMaxSplits);
+  int64_t wide = kernel::combineSplitGroups(kernel::kMaxSplits);
+  Value isNarrow = atMost(kernel::kCombineNarrowMaxSplits);
+  Value isMid = atMost(kernel::kCombineMidMaxSplits);
+  Value midOrWide = arith::SelectOp::create(b, loc, isMid, cst(mid), cst(wide));
+  Value slices = arith::SelectOp::create(b, loc, isNarrow, cst(narrow), midOrWide);
   Value slice = arith::RemUIOp::create(b, loc, bid, slices);
   Value rowHead = arith::DivUIOp::create(b, loc, bid, slices);
   Value row = arith::DivUIOp::create(b, loc, rowHead, heads);
   Value head = arith::RemUIOp::create(b, loc, rowHead, heads);
-  Value rows = indexFromI32(b, loc, entry.getArgument(sizes));
-  Value splits = indexFromI32(b, loc, entry.getArgument(sizes + 1));
   Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows);
   auto ifActive = scf::IfOp::create(b, loc, active, /*withElseRegion=*/false);
   {

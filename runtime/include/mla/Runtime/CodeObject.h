@@ -55,6 +55,8 @@ struct KernelArgInfo {
   uint32_t offset = 0; ///< Byte offset in the kernarg segment.
   uint32_t size = 0;   ///< Size in bytes.
   std::string addressSpace; ///< `.address_space` for pointers, else empty.
+  /// `.type_name` (e.g. "int", "float"), empty when the metadata has none.
+  std::string typeName;
   /// True for `hidden_*` arguments, which the runtime fills.
   bool isHidden() const { return llvm::StringRef(valueKindName).starts_with("hidden_"); }
 };

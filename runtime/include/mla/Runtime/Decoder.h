@@ -196,8 +196,8 @@ public:
   /// workspace is large enough, the scales are finite (O(1)); the data are not.
   llvm::Error run(const DecodePlan &plan, const DeviceDecodeArgs &args, Stream stream = {},
                   DecodeRunInfo *info = nullptr) const;
-  /// run() on the runtime's buffers: also checks that each buffer holds what the plan
-  /// reads or writes (q [S, H, 576] bf16, kv the plan's slots, pages indptr[B] int32,
+  /// run() on the runtime's buffers: also checks that each buffer was allocated by
+  /// this decoder's device and holds what the plan reads or writes (q [S, H, 576] bf16, kv the plan's slots, pages indptr[B] int32,
   /// indptr B + 1, out [S, H, 512] bf16, lse [S, H] f32), naming the first short one.
   llvm::Error run(const DecodePlan &plan, const DeviceDecodeBuffers &buffers,
                   Stream stream = {}, DecodeRunInfo *info = nullptr) const;

@@ -49,7 +49,8 @@ struct Dim3 {
 };
 
 /// A typed kernel argument, matched against the metadata's explicit argument
-/// at the same position (kind and size are checked).
+/// at the same position (kind, size and, when the metadata names it, the type are
+/// checked).
 struct KernelArg {
   enum class Kind : uint8_t { Pointer, I32, U32, I64, U64, F32 };
   Kind kind = Kind::U32;
@@ -84,6 +85,11 @@ struct LaunchStats {
   double seconds = 0;
   uint64_t instructions() const;
 };
+
+/// Whether a value of \p kind may fill a by-value argument whose metadata
+/// `.type_name` is \p typeName: a float only a "float", an integer only an integer
+/// type of its size; an empty or other type name (e.g. a struct) is not judged.
+bool argKindMatchesTypeName(KernelArg::Kind kind, llvm::StringRef typeName);
 
 /// Packs typed \p args into the explicit part of \p kernel's kernarg segment,
 /// checking count, kind and size against the metadata.

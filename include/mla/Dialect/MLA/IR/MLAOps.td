@@ -123,8 +123,8 @@ def MLA_CtaCombineOp : MLA_Op<"cta_combine"> {
   let description = [{
     Merges the `num_splits` partials of query row `row`, head `head` of a `mla.combine`
     into `out` (and `lse` when given), for the value columns of column slice `slice`
-    (`kernel::kCombineColumns` columns from `slice * kCombineColumns`); slice 0 writes
-    the lse. Buffers are the kernel's flat global arguments (raw global pointers to
+    (512 / P columns from `slice * 512 / P`, P = `kernel::combineSplitGroups(num_splits)`);
+    slice 0 writes the lse. Buffers are the kernel's flat global arguments (raw global pointers to
     bf16 o_part and out, f32 lse_part and lse). Only valid inside a `gpu.func`.
   }];
   let arguments = (ins
