@@ -99,9 +99,13 @@ FailureOr<PlainBlock> matchPlainBlock(scf::ForOp loop) {
     return loop.emitOpError("mla-warp-specialize expects mla-tile-attention's block loop "
                             "(one block's page indices and 9 DMAs, QK -> mask -> softmax "
                             "-> PV, carrying m, l, O)");
-  for (Operation *user : loop->getUsers())
-    if (auto epilogue = dyn_cast<AttendEpilogueOp>(user))
-      ops.epilogue = epilogue;
+  for (Operation *user : loop->getUsers()) {
+    auto epilogue = dyn_cast<AttendEpilogueOp>(user);
+    if (!epilogue || (ops.epilogue && ops.epilogue != epilogue))
+      return loop.emitOpError("mla-warp-specialize expects the block loop's results to "
+                              "be used by one mla.attend_epilogue only");
+    ops.epilogue = epilogue;
+  }
   if (!ops.epilogue || ops.epilogue.getM() != loop.getResult(0) ||
       ops.epilogue.getL() != loop.getResult(1) || ops.epilogue.getO() != loop.getResult(2))
     return loop.emitOpError("mla-warp-specialize expects the block loop's m, l, O to feed "
@@ -125,6 +129,20 @@ FailureOr<Value> rematerialize(Value value, Block *body, IRMapping &mapping, OpB
       return failure();
   b.clone(*def, mapping);
   return mapping.lookup(value);
+}
+
+/// Whether rematerialize can recompute `value` from the induction variable `iv`.
+bool isRematerializable(Value value, Block *body, Value iv) {
+  if (value == iv)
+    return true;
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return value.getParentBlock() != body;
+  if (def->getBlock() != body)
+    return true;
+  return isPure(def) && def->getNumRegions() == 0 &&
+         llvm::all_of(def->getOperands(),
+                      [&](Value operand) { return isRematerializable(operand, body, iv); });
 }
 
 /// An assembly comment, so tests on the disassembly can find each role's code.
@@ -157,9 +175,13 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
   if (failed(found))
     return failure();
   PlainBlock ops = *found;
+  // Checked before anything changes: the QK role recomputes the mask's bounds per step.
+  for (Value operand : ops.mask->getOperands().drop_front())
+    if (!isRematerializable(operand, loop.getBody(), loop.getInductionVar()))
+      return ops.mask.emitOpError("mla-warp-specialize cannot recompute this operand "
+                                  "of the mask outside the block loop");
   Location loc = loop.getLoc();
   OpBuilder b(ops.epilogue);
-  MLIRContext *ctx = b.getContext();
   auto ci = [&](int64_t v) { return IRInt::constant(b, loc, v); };
   auto wrap = [&](Value v) { return IRInt(b, loc, v); };
   auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
@@ -209,9 +231,7 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
       SmallVector<Value> maskOperands;
       for (Value operand : ops.mask->getOperands().drop_front()) {
         FailureOr<Value> value = rematerialize(operand, plainBody, mapping, b);
-        if (failed(value))
-          return ops.mask.emitOpError("mla-warp-specialize cannot recompute this operand "
-                                      "of the mask outside the block loop");
+        assert(succeeded(value) && "checked by isRematerializable");
         maskOperands.push_back(*value);
       }
       s = WsMaskLogitsOp::create(b, loc, logitsType, s, maskOperands[0], maskOperands[1],
@@ -314,12 +334,8 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
                              epilogue.getRowValid());
 
   epilogue.erase();
-  if (!loop->use_empty())
-    return loop.emitOpError("mla-warp-specialize: the block loop's results have users "
-                            "other than the epilogue");
   loop.erase();
   growLds(lds);
-  (void)ctx;
   return success();
 }
 

@@ -601,10 +601,10 @@ def MLA_WsPvAccumulateOp : MLA_Op<"ws_pv_accumulate",
 def MLA_WsAttendEpilogueOp : MLA_Op<"ws_attend_epilogue"> {
   let summary = "PV role: normalise and store the split's partial (F12)";
   let description = [{
-    `l` = the 8 tiles' row sums of the exchange added in tile order (as the plain
-    build adds its waves'), `o = bf16(vscale O / l)` of the role wave's 128 latents
-    stored to `o_part[partial]`, and `lse = (m + log2 l - PLOG) ln 2` by role wave 0;
-    a row that saw no token stores zeros and `-inf`; padding rows store nothing.
+    `mla.attend_epilogue` for the role wave's 128 latents: `l` = the 8 tiles' row sums
+    of the exchange added in tile order (as the plain build adds its waves'), then `o`
+    and `lse` computed and stored exactly as there, the LSE by role wave 0; a row that
+    saw no token stores zeros and `-inf`; padding rows store nothing.
   }];
   let arguments = (ins
     Arg<MLA_LdsPtr, "the CTA's LDS", [MemRead]>:$lds,
