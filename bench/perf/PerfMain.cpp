@@ -213,7 +213,8 @@ int main(int argc, char **argv) {
        << format("%g", options.params.numCUs) << " CUs in XCD dispatch order). TB/s = "
           "B x ISL x 576 B over the whole call (two launches of "
        << format("%g", options.params.launchOverheadUs)
-       << " us overhead each, attention, combine). \"DMA on lgkmcnt\" and \"DMA on vmcnt "
+       << " us overhead each, attention, combine; one launch and no combine at NS = 1, "
+          "where the attention writes the output). \"DMA on lgkmcnt\" and \"DMA on vmcnt "
           "only\" are the two answers to the open LDS-DMA counter question; \"host s\" is "
           "the simulation time of both on one core.\n\n"
        << table << "\nParameters (docs/timing-model.md gives the sources):\n\n";

@@ -259,63 +259,69 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   }
   result.attentionCycles = attentionEnd;
 
-  // Combine: one CU with as many co-resident CTAs as each CU gets (at most what fits).
-  const uint64_t combineCtas = result.combineCtas;
-  rt::EmulatorOptions combineEmu = emu;
-  combineEmu.l2Sharers = nullptr;
-  // The partials were written by the attention kernel just before: the combine reads
-  // them from the Infinity Cache (256 MiB; the partials of every case here fit).
-  const uint64_t partBegin = oPart->address, partEnd = oPart->address + oPart->size,
-                 lseBegin = lsePart->address, lseEnd = lsePart->address + lsePart->size;
-  combineEmu.infinityCacheHit = [=](uint64_t line) {
-    return (line >= partBegin && line < partEnd) || (line >= lseBegin && line < lseEnd);
-  };
-  combineEmu.params.activeCUs = std::min<double>(P.numCUs, double(combineCtas));
-  combineEmu.workgroupsPerCu = 0;
-  std::vector<uint32_t> combineSample{0};
-  combineEmu.sample = [&](StringRef, uint64_t) { return combineSample; };
-  auto runCombine = [&]() -> Expected<rt::TimingReport> {
-    if (Error e = device->setEmulatorOptions(combineEmu))
-      return std::move(e);
-    if (Error e = device->launch(code, "mla_combine", {uint32_t(combineCtas), 1, 1},
-                                 {uint32_t(kernel::kCombineThreads), 1, 1},
-                                 {KernelArg::pointer(*oPart), KernelArg::pointer(*lsePart),
-                                  KernelArg::pointer(*out), KernelArg::pointer(*lse),
-                                  KernelArg::i32(int32_t(rows)), KernelArg::i32(splits)}))
-      return std::move(e);
-    std::vector<rt::TimingReport> r = device->takeTimingReports();
-    if (r.size() != 1)
-      return makeError("expected one timing report for the combine launch");
-    return std::move(r[0]);
-  };
-  auto first = runCombine();
-  if (!first)
-    return first.takeError();
-  const unsigned fit = first->workgroupsPerCu;
-  const uint64_t perCu = std::min<uint64_t>(
-      fit, (combineCtas + uint64_t(P.numCUs) - 1) / uint64_t(P.numCUs));
-  result.combinePerCu = unsigned(perCu);
-  if (perCu > 1) {
-    combineSample.clear();
-    for (uint32_t i = 0; i < perCu; ++i)
-      combineSample.push_back(i);
-    combineEmu.workgroupsPerCu = unsigned(perCu);
-    auto full = runCombine();
-    if (!full)
-      return full.takeError();
-    result.combine = std::move(*full);
+  // One split: the Decoder has the attention write out and lse itself and launches no
+  // combine (Decoder::plan).
+  if (splits > 1) {
+    // Combine: one CU with as many co-resident CTAs as each CU gets (at most what fits).
+    const uint64_t combineCtas = result.combineCtas;
+    rt::EmulatorOptions combineEmu = emu;
+    combineEmu.l2Sharers = nullptr;
+    // The partials were written by the attention kernel just before: the combine reads
+    // them from the Infinity Cache (256 MiB; the partials of every case here fit).
+    const uint64_t partBegin = oPart->address, partEnd = oPart->address + oPart->size,
+                   lseBegin = lsePart->address, lseEnd = lsePart->address + lsePart->size;
+    combineEmu.infinityCacheHit = [=](uint64_t line) {
+      return (line >= partBegin && line < partEnd) || (line >= lseBegin && line < lseEnd);
+    };
+    combineEmu.params.activeCUs = std::min<double>(P.numCUs, double(combineCtas));
+    combineEmu.workgroupsPerCu = 0;
+    std::vector<uint32_t> combineSample{0};
+    combineEmu.sample = [&](StringRef, uint64_t) { return combineSample; };
+    auto runCombine = [&]() -> Expected<rt::TimingReport> {
+      if (Error e = device->setEmulatorOptions(combineEmu))
+        return std::move(e);
+      if (Error e = device->launch(code, "mla_combine", {uint32_t(combineCtas), 1, 1},
+                                   {uint32_t(kernel::kCombineThreads), 1, 1},
+                                   {KernelArg::pointer(*oPart), KernelArg::pointer(*lsePart),
+                                    KernelArg::pointer(*out), KernelArg::pointer(*lse),
+                                    KernelArg::i32(int32_t(rows)), KernelArg::i32(splits)}))
+        return std::move(e);
+      std::vector<rt::TimingReport> r = device->takeTimingReports();
+      if (r.size() != 1)
+        return makeError("expected one timing report for the combine launch");
+      return std::move(r[0]);
+    };
+    auto first = runCombine();
+    if (!first)
+      return first.takeError();
+    const unsigned fit = first->workgroupsPerCu;
+    const uint64_t perCu = std::min<uint64_t>(
+        fit, (combineCtas + uint64_t(P.numCUs) - 1) / uint64_t(P.numCUs));
+    result.combinePerCu = unsigned(perCu);
+    if (perCu > 1) {
+      combineSample.clear();
+      for (uint32_t i = 0; i < perCu; ++i)
+        combineSample.push_back(i);
+      combineEmu.workgroupsPerCu = unsigned(perCu);
+      auto full = runCombine();
+      if (!full)
+        return full.takeError();
+      result.combine = std::move(*full);
+    } else {
+      result.combine = std::move(*first);
+    }
+    result.combineSimulated = result.combine.simulatedWorkgroups;
+    const uint64_t rounds =
+        (combineCtas + uint64_t(P.numCUs) * perCu - 1) / (uint64_t(P.numCUs) * perCu);
+    result.combineCycles = rounds * result.combine.maxCuCycles();
   } else {
-    result.combine = std::move(*first);
+    result.combineCtas = 0;
   }
-  result.combineSimulated = result.combine.simulatedWorkgroups;
-  const uint64_t rounds =
-      (combineCtas + uint64_t(P.numCUs) * perCu - 1) / (uint64_t(P.numCUs) * perCu);
-  result.combineCycles = rounds * result.combine.maxCuCycles();
 
   const double cyclesPerUs = P.clockGHz * 1e3;
   result.attentionUs = double(result.attentionCycles) / cyclesPerUs;
   result.combineUs = double(result.combineCycles) / cyclesPerUs;
-  result.launchUs = 2 * P.launchOverheadUs;
+  result.launchUs = (splits > 1 ? 2 : 1) * P.launchOverheadUs;
   result.totalUs = result.attentionUs + result.combineUs + result.launchUs;
   result.tbps = double(c.batch) * double(c.isl) * double(kBytesPerToken) /
                 (result.totalUs * 1e-6) / 1e12;

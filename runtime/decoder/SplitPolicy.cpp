@@ -38,9 +38,14 @@ struct AttentionWork {
 };
 
 AttentionWork attentionWork(llvm::ArrayRef<int32_t> indptr, int64_t groups, int numSplits,
-                            const SplitCostModel &model, bool withUnits) {
+                            unsigned numCUs, const SplitCostModel &model, bool withUnits) {
   AttentionWork work;
   const int64_t requests = int64_t(indptr.size()) - 1;
+  // The CUs the launch keeps busy (one CTA a CU) set each CU's share of HBM.
+  const int64_t ctas = ceilDiv(requests * numSplits, gfx950::kNumXcds) * gfx950::kNumXcds *
+                       groups;
+  const double busy = double(std::min<int64_t>(ctas, numCUs)) / double(numCUs);
+  const double perBlock = model.perBlock + model.perBlockShared * busy / double(groups);
   if (withUnits)
     work.unitTime.reserve(requests * numSplits);
   for (int64_t b = 0; b < requests; ++b) {
@@ -50,7 +55,8 @@ AttentionWork attentionWork(llvm::ArrayRef<int32_t> indptr, int64_t groups, int 
     const int64_t chunk = std::max<int64_t>(ceilDiv(blocks, numSplits), 1);
     for (int64_t s = 0; s < numSplits; ++s) {
       const int64_t mine = std::clamp<int64_t>(blocks - s * chunk, 0, chunk);
-      const double t = mine ? model.ctaFixed + model.perBlock * double(mine) : model.emptyCta;
+      const double t =
+          mine ? model.ctaFixed + perBlock * double(mine - 1) : model.emptyCta;
       if (withUnits)
         work.unitTime.push_back(t);
       work.total += t * double(groups);
@@ -99,18 +105,20 @@ double combineTime(int64_t requests, int64_t heads, int64_t qlen, unsigned numCU
 } // namespace
 
 SplitCostModel SplitCostModel::calibrated() {
-  // Placeholder values until the timing-mode calibration (docs/decoder.md): a block's
-  // 72 KiB at one CU's share of 8 TB/s, a few microseconds of latency per CTA.
+  // Fitted by `mla-split-calibrate` on the emulator's timing mode (default timing
+  // parameters: MI355X, LDS DMA on lgkmcnt); docs/decoder.md has the points and the fit.
   SplitCostModel model;
-  model.attentionLaunch = 2.0;
-  model.ctaFixed = 3.0;
-  model.perBlock = 2.4;
-  model.emptyCta = 1.0;
-  model.combineLaunch = 2.0;
-  model.combineWave = 2.0;
-  model.combinePerSlot = 0.1;
-  model.combineWavesPerCu = 8;
-  model.singleSplitSkipsCombine = false;
+  model.attentionLaunch = 2.00;
+  model.ctaFixed = 8.89;
+  model.perBlock = 2.512;
+  model.perBlockShared = 1.088;
+  model.emptyCta = 0.10;
+  model.combineLaunch = 2.00;
+  model.combineWave = 0.779;
+  model.combinePerSlot = 0.096;
+  model.combineWavesPerCu = 4;
+  // Decoder::plan runs NS = 1 without a combine (the attention writes out and lse).
+  model.singleSplitSkipsCombine = true;
   return model;
 }
 
@@ -124,7 +132,7 @@ SplitCost mla::rt::estimateSplitCost(llvm::ArrayRef<int32_t> indptr, int64_t hea
   const int64_t units = requests * numSplits;
   const int64_t ctas = ceilDiv(units, xcds) * xcds * groups;
   const bool simulate = ctas <= kSimulatedCtas;
-  AttentionWork work = attentionWork(indptr, groups, numSplits, model, simulate);
+  AttentionWork work = attentionWork(indptr, groups, numSplits, numCUs, model, simulate);
   SplitCost cost;
   cost.numSplits = numSplits;
   double busiest = simulate ? placeAttention(work, units, groups, xcds, numCUs / xcds)
@@ -150,7 +158,8 @@ int mla::rt::chooseSplitCount(llvm::ArrayRef<int32_t> indptr, int64_t heads, int
   double bestTime = estimateSplitCost(indptr, heads, qlen, numCUs, 1, model).total();
   times.push_back({1, bestTime});
   for (int ns = 2; ns <= limit; ++ns) {
-    AttentionWork bound = attentionWork(indptr, groups, ns, model, /*withUnits=*/false);
+    AttentionWork bound =
+        attentionWork(indptr, groups, ns, numCUs, model, /*withUnits=*/false);
     double lower = model.attentionLaunch + std::max(bound.total / numCUs, bound.longest) +
                    combineTime(requests, heads, qlen, numCUs, ns, model);
     if (lower > bestTime * kTie)

@@ -238,11 +238,8 @@ unsigned defaultThreads() {
 
 Error mla::emu::dispatch(const LaunchState &L, const DispatchOptions &options,
                          rt::LaunchStats *stats) {
-  if (options.emulator && options.emulator->mode == rt::EmulatorMode::Timing) {
-    LaunchState timed = L;
-    timed.timingMode = true;
-    return timing::dispatchTimed(timed, options, stats);
-  }
+  if (options.emulator && options.emulator->mode == rt::EmulatorMode::Timing)
+    return timing::dispatchTimed(L, options, stats);
   uint64_t numGroups = uint64_t(L.grid[0]) * L.grid[1] * L.grid[2];
   if (numGroups == 0)
     return Error::success();

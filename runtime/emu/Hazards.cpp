@@ -439,7 +439,6 @@ bool mla::emu::noteLdsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned b
   }
   const int16_t wave = int16_t(w.waveInGroup);
   const uint32_t epoch = shadow->epoch;
-  const bool crossWave = !w.launch->timingMode; // see LaunchState::timingMode
   const uint64_t last = std::min<uint64_t>((offset + bytes - 1) / 4, shadow->granules.size() - 1);
   for (uint64_t g = offset / 4; g <= last; ++g) {
     LdsGranule &granule = shadow->granules[g];
@@ -448,7 +447,7 @@ bool mla::emu::noteLdsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned b
     // writes (several waves' atomics on the same bytes do not race), so only a plain
     // write or DMA races with an atomic.
     const bool pending = granule.writeWave >= 0 && granule.dmaPending != 0;
-    const bool unsynchronized = crossWave && otherWaveWrote(granule, wave, epoch);
+    const bool unsynchronized = otherWaveWrote(granule, wave, epoch);
     if (pending || unsynchronized) {
       std::string message;
       llvm::raw_string_ostream os(message);
@@ -480,7 +479,7 @@ bool mla::emu::noteLdsAccess(Wave &w, unsigned lane, uint64_t offset, unsigned b
       break;
     case LdsAccessKind::Write: {
       // Write after read: another wave read these bytes since the last barrier.
-      const int r = crossWave ? otherWaveRead(granule, wave, epoch) : -1;
+      const int r = otherWaveRead(granule, wave, epoch);
       if (r >= 0) {
         std::string message;
         llvm::raw_string_ostream os(message);
@@ -514,16 +513,14 @@ bool mla::emu::noteLdsDmaIssue(Wave &w, unsigned lane, uint64_t offset, unsigned
   LdsHazardShadow &shadow = activeShadow(*w.workgroup);
   const int16_t wave = int16_t(w.waveInGroup);
   const uint32_t epoch = shadow.epoch;
-  const bool crossWave = !w.launch->timingMode; // see LaunchState::timingMode
   const uint64_t last = std::min<uint64_t>((offset + bytes - 1) / 4, shadow.granules.size() - 1);
   for (uint64_t g = offset / 4; g <= last; ++g) {
     LdsGranule &granule = shadow.granules[g];
-    const int read = crossWave ? otherWaveRead(granule, wave, epoch) : -1;
+    const int read = otherWaveRead(granule, wave, epoch);
     // Another wave's write since the last barrier, or its DMA still in flight.
     const bool otherWrite =
         granule.writeWave >= 0 && granule.writeWave != wave &&
-        ((crossWave && granule.writeEpoch == epoch) ||
-         (granule.writeIsDma && granule.dmaPending));
+        (granule.writeEpoch == epoch || (granule.writeIsDma && granule.dmaPending));
     if (read >= 0 || otherWrite) {
       std::string message;
       llvm::raw_string_ostream os(message);

@@ -230,9 +230,6 @@ struct LaunchState {
   /// Whether an LDS DMA also counts on lgkmcnt (the timing parameter
   /// ldsDmaCountsOnLgkmcnt; default isa::choice::kLdsDmaCountsOnLgkmcnt).
   bool ldsDmaCountsOnLgkmcnt = isa::choice::kLdsDmaCountsOnLgkmcnt;
-  /// Timing mode: the waves' relative progress is modelled, so the hazard detector's
-  /// cross-wave "no barrier in between" checks are off (emu/Hazards.h).
-  bool timingMode = false;
 };
 
 // ----------------------------------------------------------------------------

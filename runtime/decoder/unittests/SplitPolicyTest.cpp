@@ -19,12 +19,14 @@ using namespace mla::rt;
 
 namespace {
 
-/// Constants of distinct magnitudes, so every term of a hand computation shows.
+/// Constants of distinct magnitudes, so every term of a hand computation shows. A
+/// CTA of n blocks takes 100 + 10 (n - 1) (no shared-HBM term unless a test sets one).
 SplitCostModel handModel() {
   SplitCostModel m;
   m.attentionLaunch = 1000;
   m.ctaFixed = 100;
   m.perBlock = 10;
+  m.perBlockShared = 0;
   m.emptyCta = 1;
   m.combineLaunch = 2000;
   m.combineWave = 200;
@@ -44,30 +46,46 @@ std::vector<int32_t> lengths(std::initializer_list<int32_t> seqs) {
 
 TEST(SplitPolicy, OneRequestFourSplitsOnIdleCus) {
   // 1024 tokens = 8 blocks, NS 4: 4 CTAs of 2 blocks on 4 XCDs at once:
-  // attention = 1000 + 100 + 2 * 10 = 1120.
-  // Combine: 1 row x 12 heads x 8 slices = 96 waves <= 256 CUs x 1: one round of
-  // 200 + 20 * ceil(4 / 8) = 220, plus the launch: 2220.
+  // attention = 1000 + 100 + 10 = 1110.
+  // Combine, NS <= 8: one wave per (row, head) (P = 1), 12 waves <= 256 CUs x 1: one
+  // round of 200 + 20 * 4 slots = 280, plus the launch: 2280.
   SplitCost c = estimateSplitCost(lengths({1024}), 12, 1, 256, 4, handModel());
   EXPECT_EQ(c.numSplits, 4);
-  EXPECT_DOUBLE_EQ(c.attention, 1120);
-  EXPECT_DOUBLE_EQ(c.combine, 2220);
-  EXPECT_DOUBLE_EQ(c.total(), 3340);
+  EXPECT_DOUBLE_EQ(c.attention, 1110);
+  EXPECT_DOUBLE_EQ(c.combine, 2280);
+  EXPECT_DOUBLE_EQ(c.total(), 3390);
+}
+
+TEST(SplitPolicy, SharedHbmSlowsBlocksWithBusyCus) {
+  // perBlockShared 40: a block costs 10 + 40 * busy / G. 1024 tokens, NS 4 on 256 CUs:
+  // 4 CTAs (the grid rounds 4 units up to 8 XCDs: 8 CTAs) busy 8 / 256:
+  // 100 + (10 + 40 * 8 / 256) = 111.25. On 8 CUs every CU is busy: 100 + 50 = 150.
+  SplitCostModel m = handModel();
+  m.perBlockShared = 40;
+  EXPECT_DOUBLE_EQ(estimateSplitCost(lengths({1024}), 12, 1, 256, 4, m).attention,
+                   1000 + 111.25);
+  EXPECT_DOUBLE_EQ(estimateSplitCost(lengths({1024}), 12, 1, 8, 4, m).attention, 1150);
+  // qlen 4 (G = 3 CTAs a unit share each KV line): 24 CTAs on 256 CUs, busy 24 / 256,
+  // block 10 + 40 * (24 / 256) / 3 = 11.25.
+  EXPECT_DOUBLE_EQ(estimateSplitCost(lengths({1024}), 12, 4, 256, 4, m).attention,
+                   1000 + 111.25);
 }
 
 TEST(SplitPolicy, CtasQueueOnTheirXcd) {
   // 8 CUs = 8 XCDs of one CU. 16 blocks, NS 16: 16 CTAs of one block, units u and
-  // u + 8 on XCD u mod 8, one after the other: 1000 + 2 * (100 + 10) = 1220.
+  // u + 8 on XCD u mod 8, one after the other: 1000 + 2 * 100 = 1200.
   SplitCost c = estimateSplitCost(lengths({2048}), 12, 1, 8, 16, handModel());
-  EXPECT_DOUBLE_EQ(c.attention, 1220);
-  // Combine: 96 waves over 8 resident = 12 rounds of 200 + 20 * 2: 2000 + 12 * 240.
+  EXPECT_DOUBLE_EQ(c.attention, 1200);
+  // Combine, 8 < NS <= 64: 8 slices (P = 8) of 12 (row, head): 96 waves over 8
+  // resident = 12 rounds of 200 + 20 * ceil(16 / 8): 2000 + 12 * 240.
   EXPECT_DOUBLE_EQ(c.combine, 2000 + 12 * 240);
 }
 
 TEST(SplitPolicy, EmptySplitsCostLittle) {
   // 300 tokens = 3 blocks, NS 8: chunk 1 block, splits 3..7 empty. 8 CUs: each XCD
-  // one CTA; the busiest is a full one: 1000 + 100 + 10.
+  // one CTA; the busiest is a full one: 1000 + 100.
   SplitCost c = estimateSplitCost(lengths({300}), 12, 1, 8, 8, handModel());
-  EXPECT_DOUBLE_EQ(c.attention, 1110);
+  EXPECT_DOUBLE_EQ(c.attention, 1100);
   // An empty request: NS CTAs of 1 each.
   SplitCost empty = estimateSplitCost(lengths({0}), 12, 1, 8, 8, handModel());
   EXPECT_DOUBLE_EQ(empty.attention, 1001);
@@ -75,19 +93,19 @@ TEST(SplitPolicy, EmptySplitsCostLittle) {
 
 TEST(SplitPolicy, HeadGroupsOfAUnitShareItsXcd) {
   // qlen 4, 12 heads: 3 head groups; one request of 1 block, NS 1, one CU per XCD:
-  // the unit's 3 CTAs run one after the other on XCD 0: 1000 + 3 * 110.
+  // the unit's 3 CTAs run one after the other on XCD 0: 1000 + 3 * 100.
   SplitCost c = estimateSplitCost(lengths({128}), 12, 4, 8, 1, handModel());
-  EXPECT_DOUBLE_EQ(c.attention, 1330);
-  // With 256 CUs (32 per XCD) they run side by side: 1000 + 110.
+  EXPECT_DOUBLE_EQ(c.attention, 1300);
+  // With 256 CUs (32 per XCD) they run side by side: 1000 + 100.
   EXPECT_DOUBLE_EQ(estimateSplitCost(lengths({128}), 12, 4, 256, 1, handModel()).attention,
-                   1110);
+                   1100);
 }
 
 TEST(SplitPolicy, UnevenSplitsAndUnevenRequests) {
   // 5 blocks and 1 block, NS 2, 256 CUs: chunks of 3 and 2 blocks, and 1 and an empty
-  // split; the longest CTA is 100 + 3 * 10.
+  // split; the longest CTA is 100 + 2 * 10.
   SplitCost c = estimateSplitCost(lengths({600, 100}), 12, 1, 256, 2, handModel());
-  EXPECT_DOUBLE_EQ(c.attention, 1130);
+  EXPECT_DOUBLE_EQ(c.attention, 1120);
 }
 
 TEST(SplitPolicy, SingleSplitCanSkipTheCombine) {
@@ -95,40 +113,41 @@ TEST(SplitPolicy, SingleSplitCanSkipTheCombine) {
   EXPECT_DOUBLE_EQ(estimateSplitCost(lengths({1024}), 12, 1, 256, 1, m).combine, 2220);
   m.singleSplitSkipsCombine = true;
   EXPECT_DOUBLE_EQ(estimateSplitCost(lengths({1024}), 12, 1, 256, 1, m).combine, 0);
-  EXPECT_DOUBLE_EQ(estimateSplitCost(lengths({1024}), 12, 1, 256, 2, m).combine, 2220);
+  EXPECT_DOUBLE_EQ(estimateSplitCost(lengths({1024}), 12, 1, 256, 2, m).combine, 2240);
 }
 
 TEST(SplitPolicy, ManyCtasUseTheBound) {
-  // 4096 requests x 8 splits x 1 group = 32768 + CTAs: still simulated at 2^15; at
-  // NS 16 (65536) the bound max(work / CUs, longest) is used. All CTAs equal (1 block
-  // each, 100 + 10): work = 65536 * 110 over 256 CUs = 28160.
+  // 4096 requests x 16 blocks. NS 16: 65536 CTAs, above 2^15: the bound
+  // max(work / CUs, longest) is used, all CTAs equal (1 block, 100):
+  // 65536 * 100 / 256 = 25600.
   std::vector<int32_t> indptr = {0};
   for (int b = 0; b < 4096; ++b)
     indptr.push_back(indptr.back() + 16 * 128);
   SplitCost c = estimateSplitCost(indptr, 12, 1, 256, 16, handModel());
-  EXPECT_DOUBLE_EQ(c.attention, 1000 + 65536.0 * 110 / 256);
-  // Simulated with equal CTAs the placement is exact: 32768 CTAs of 2 blocks (120)
-  // over 256 CUs = 128 rounds.
+  EXPECT_DOUBLE_EQ(c.attention, 1000 + 65536.0 * 100 / 256);
+  // NS 8 (32768 CTAs) is still placed, exactly for equal CTAs: 2 blocks (110) each,
+  // 128 rounds over 256 CUs.
   SplitCost s = estimateSplitCost(indptr, 12, 1, 256, 8, handModel());
-  EXPECT_DOUBLE_EQ(s.attention, 1000 + 128 * 120);
+  EXPECT_DOUBLE_EQ(s.attention, 1000 + 128 * 110);
 }
 
 TEST(SplitPolicy, ChoiceFollowsTheEstimate) {
-  // Without launch costs, one 8-block request: NS 1, 2, 4, 8 give attention 180, 140,
-  // 120, 110 and the same combine (one slot, 220): 400, 360, 340, 330. NS 8 wins; NS 4
-  // is 3 % worse, outside the 1 % margin.
+  // Without launch costs, one 8-block request: NS 1, 2, 4, 8 give attention 170, 130,
+  // 110, 100 and combines (P = 1: one slot per split) 220, 240, 280, 360: 390, 370, 390,
+  // 460. NS 2 wins; the others are 5 % worse or more.
   SplitCostModel m = handModel();
   m.attentionLaunch = 0;
   m.combineLaunch = 0;
-  EXPECT_EQ(chooseSplitCount(lengths({1024}), 12, 1, 256, m, 256), 8);
+  EXPECT_EQ(chooseSplitCount(lengths({1024}), 12, 1, 256, m, 256), 2);
   // Capped by the caller's maximum, and never above the block count.
-  EXPECT_EQ(chooseSplitCount(lengths({1024}), 12, 1, 256, m, 4), 4);
+  EXPECT_EQ(chooseSplitCount(lengths({1024}), 12, 1, 256, m, 1), 1);
   EXPECT_EQ(chooseSplitCount(lengths({100}), 12, 1, 256, m, 256), 1);
-  // With the launches (3000 in total) NS 2 (3360) is within 1 % of NS 8 (3330): the
+  // With the launches (3000 in total) NS 1 (3390) is within 1 % of NS 2 (3370): the
   // smaller wins.
-  EXPECT_EQ(chooseSplitCount(lengths({1024}), 12, 1, 256, handModel(), 256), 2);
-  // 64 blocks: NS 8 (8 blocks, one slot) gives 180 + 220 = 400; NS 16 (4 blocks, two
-  // slots) 140 + 240 = 380; NS 32 120 + 280 = 400; NS 64 110 + 360 = 470: 16 wins.
+  EXPECT_EQ(chooseSplitCount(lengths({1024}), 12, 1, 256, handModel(), 256), 1);
+  // 64 blocks: NS 8 (8 blocks, P = 1, 8 slots) gives 170 + 360 = 530; NS 16 (4 blocks,
+  // P = 8, 2 slots) 130 + 240 = 370; NS 13 (5 blocks) 140 + 240 = 380; NS 22 (3 blocks,
+  // 3 slots) 120 + 260 = 380; NS 32 110 + 280 = 390; NS 64 100 + 360 = 460: 16 wins.
   EXPECT_EQ(chooseSplitCount(lengths({64 * 128}), 12, 1, 256, m, 256), 16);
 }
 

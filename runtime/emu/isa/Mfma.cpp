@@ -104,9 +104,15 @@ unsigned accRow(const ShapeInfo &s, unsigned lane, unsigned reg) {
 /// Each block sum is accumulated in ascending k; the loops run over k outside and the
 /// output columns inside so that the compiler vectorizes across columns without
 /// reordering any sum. Also compiled for AVX2 and picked at load time where the host
-/// has it (GCC function multiversioning).
+/// has it (GCC function multiversioning; clang, used by the sanitizer and fuzzing
+/// builds, has no target_clones on templates and builds the default only).
+#if defined(__clang__)
+#define MLA_AVX2_CLONES
+#else
+#define MLA_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
 template <unsigned M>
-__attribute__((target_clones("avx2", "default"))) void
+MLA_AVX2_CLONES void
 accumulateShape(const ShapeInfo &s, const double *aMatrix, const double *bMatrix,
                 const double *scaleA, const double *scaleB, const MfmaAccRegs &c,
                 MfmaAccRegs &d) {

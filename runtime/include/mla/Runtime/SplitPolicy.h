@@ -20,11 +20,15 @@ namespace mla::rt {
 struct SplitCostModel {
   /// The attention launch itself (dispatch, the first CTA's start).
   double attentionLaunch;
-  /// What every attention CTA with tokens pays besides its blocks: Q load and split,
-  /// the latency of the first DMA, the epilogue and its stores.
+  /// An attention CTA of one 128-token block: Q load and split, the first DMA's
+  /// latency, the block, the epilogue and its stores.
   double ctaFixed;
-  /// One 128-token block of one attention CTA.
+  /// Each further block of an attention CTA, when the CU has HBM to itself...
   double perBlock;
+  /// ... plus this much times the fraction of the CUs busy with attention, over the
+  /// head groups G that share each KV line (the CU's share of HBM shrinks as more CUs
+  /// run; the G CTAs of a unit read each line from HBM once).
+  double perBlockShared;
   /// An attention CTA whose split holds no visible token (it only stores -inf and 0).
   double emptyCta;
   /// The combine launch itself.
@@ -33,7 +37,7 @@ struct SplitCostModel {
   double combineWave;
   /// Each 8 splits of a combine wave (one slot: 8 x 128 bytes and their weights).
   double combinePerSlot;
-  /// Combine waves resident on one CU at a time.
+  /// Combine waves that run side by side on one CU (one per SIMD).
   int combineWavesPerCu;
   /// Whether NS = 1 runs without a combine (the attention writes out and lse).
   bool singleSplitSkipsCombine = false;

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The sanitizer and fuzzing stage of the test run (called by scripts/run-tests.sh after
+# the normal build's tests; docs/robustness.md):
+#
+#   1. build-asan: compiler, runtime, emulator and tests built with clang-22 under
+#      AddressSanitizer + UndefinedBehaviorSanitizer, plus the libFuzzer targets
+#      (MLA_ENABLE_FUZZERS); its whole CTest suite runs (lit, GoogleTest, each
+#      fuzzer's regression inputs once and MLA_FUZZ_SECONDS of fuzzing from the seeds).
+#      The Python package is not built there (it would need the ASan runtime preloaded
+#      into python3); the normal build's CTest run covers it.
+#   2. build-tsan: the runtime and emulator tests (the emulator runs workgroups on
+#      several host threads) under ThreadSanitizer, with MLA_EMU_THREADS=4.
+#
+#   MLA_SANITIZER_STAGES="asan tsan" (default) selects the stages; each stage prints
+#   its build and test times.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+stages=${MLA_SANITIZER_STAGES:-asan tsan}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+
+configure() { # dir, extra cmake arguments...
+  local dir=$1
+  shift
+  if [ ! -f "$dir/build.ninja" ]; then
+    cmake -G Ninja -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+      -DPython3_EXECUTABLE=/usr/bin/python3 -DMLA_ENABLE_PYTHON=OFF "$@"
+  fi
+}
+
+stage_time() { # name, start seconds
+  echo "run-sanitizers: $1 took $(($(date +%s) - $2)) s"
+}
+
+for stage in $stages; do
+  case $stage in
+  asan)
+    dir=${MLA_ASAN_BUILD_DIR:-$root/build-asan}
+    start=$(date +%s)
+    configure "$dir" -DMLA_SANITIZERS=address,undefined -DMLA_ENABLE_FUZZERS=ON
+    cmake --build "$dir" -j2
+    stage_time "ASan+UBSan+fuzzer build" "$start"
+    start=$(date +%s)
+    ctest --test-dir "$dir" --output-on-failure -j2 --no-tests=error
+    stage_time "ASan+UBSan tests and fuzzing" "$start"
+    ;;
+  tsan)
+    dir=${MLA_TSAN_BUILD_DIR:-$root/build-tsan}
+    start=$(date +%s)
+    configure "$dir" -DMLA_SANITIZERS=thread
+    cmake --build "$dir" -j2 --target MLARuntimeTests MLAEmuKernelTests
+    stage_time "TSan build" "$start"
+    start=$(date +%s)
+    for t in MLARuntimeTests MLAEmuKernelTests; do
+      MLA_EMU_THREADS=4 "$dir/bin/$t" --gtest_brief=1
+    done
+    stage_time "TSan tests" "$start"
+    ;;
+  *)
+    echo "run-sanitizers: unknown stage '$stage' (expected asan, tsan)" >&2
+    exit 2
+    ;;
+  esac
+done
