@@ -170,6 +170,37 @@ struct Addresser {
   }
 };
 
+/// Global memory is shared by workgroups that run on different host threads, and a
+/// kernel may read or write a location that another workgroup updates atomically
+/// (ordering them is the kernel's business, as on hardware). So guest loads and
+/// stores copy with relaxed atomic accesses, plain moves on x86, instead of memcpy,
+/// whose use concurrently with the atomics would be a data race in the emulator.
+void loadGuest(void *dst, const uint8_t *src, unsigned bytes) {
+  auto *out = static_cast<uint8_t *>(dst);
+  if (bytes % 4 == 0 && reinterpret_cast<uintptr_t>(src) % 4 == 0) {
+    for (unsigned i = 0; i < bytes; i += 4) {
+      uint32_t v = __atomic_load_n(reinterpret_cast<const uint32_t *>(src + i), __ATOMIC_RELAXED);
+      std::memcpy(out + i, &v, 4);
+    }
+    return;
+  }
+  for (unsigned i = 0; i < bytes; ++i)
+    out[i] = __atomic_load_n(src + i, __ATOMIC_RELAXED);
+}
+void storeGuest(uint8_t *dst, const void *src, unsigned bytes) {
+  const auto *in = static_cast<const uint8_t *>(src);
+  if (bytes % 4 == 0 && reinterpret_cast<uintptr_t>(dst) % 4 == 0) {
+    for (unsigned i = 0; i < bytes; i += 4) {
+      uint32_t v;
+      std::memcpy(&v, in + i, 4);
+      __atomic_store_n(reinterpret_cast<uint32_t *>(dst + i), v, __ATOMIC_RELAXED);
+    }
+    return;
+  }
+  for (unsigned i = 0; i < bytes; ++i)
+    __atomic_store_n(dst + i, in[i], __ATOMIC_RELAXED);
+}
+
 /// Host pointer for a lane's access; routes flat addresses in the shared
 /// aperture to LDS; faults on anything outside device memory.
 uint8_t *resolve(W &w, const MemDesc &m, unsigned l, uint64_t addr, const char *what) {
@@ -212,7 +243,7 @@ void Load(W &w, const I &in) {
       const uint8_t *p = resolve(w, m, l, addr, "load");
       if (!p)
         return;
-      std::memcpy(buf, p, m.bytes);
+      loadGuest(buf, p, m.bytes);
     } else {
       // Part of a multi-dword buffer access is out of range: those dwords read 0.
       for (unsigned d = 0; d < dwords; ++d) {
@@ -221,7 +252,7 @@ void Load(W &w, const I &in) {
         const uint8_t *p = globalAccess(w, l, addr + 4 * d, 4, "load");
         if (!p)
           return;
-        std::memcpy(buf + 4 * d, p, 4);
+        loadGuest(buf + 4 * d, p, 4);
       }
     }
     if (m.bytes >= 4) {
@@ -263,7 +294,7 @@ void Store(W &w, const I &in) {
         uint8_t *p = globalAccess(w, l, addr + 4 * d, 4, "store");
         if (!p)
           return;
-        std::memcpy(p, &w.v(data.reg + d)[l], 4);
+        storeGuest(p, &w.v(data.reg + d)[l], 4);
       }
       continue;
     }
@@ -272,12 +303,12 @@ void Store(W &w, const I &in) {
       return;
     if (m.bytes >= 4) {
       for (unsigned d = 0; d < m.bytes / 4; ++d)
-        std::memcpy(p + 4 * d, &w.v(data.reg + d)[l], 4);
+        storeGuest(p + 4 * d, &w.v(data.reg + d)[l], 4);
     } else {
       uint32_t v = w.v(data.reg)[l];
       if (m.d16 == 2)
         v >>= 16;
-      std::memcpy(p, &v, m.bytes);
+      storeGuest(p, &v, m.bytes);
     }
   }
   w.queue(Counter::VM);
