@@ -155,9 +155,11 @@ private:
       } else {
         s[j] = kNegInf;
       }
-      blockMax = std::max(blockMax, s[j]);
+      // A NaN logit (a NaN byte in a visible K) makes the running max NaN, so the
+      // split's o and lse are NaN (docs/numerics.md, NaN contract).
+      blockMax = std::isnan(s[j]) ? s[j] : std::max(blockMax, s[j]);
     }
-    const float mNew = std::max(m, blockMax);
+    const float mNew = std::isnan(blockMax) ? blockMax : std::max(m, blockMax);
     if (mNew == kNegInf)
       return; // Nothing visible yet: the block adds nothing.
 
@@ -329,8 +331,10 @@ ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
     float maxT = kNegInf;
     for (int s = 0; s < numSplits; ++s)
       maxT = std::fmax(maxT, lse[s] * kLog2E);
-    if (maxT == kNegInf)
-      continue; // Every split empty: out 0, lse -inf.
+    // Weights relative to a finite m; an all-empty row keeps out 0, lse -inf below.
+    // A NaN lse is taken (weight NaN), even when every other split is empty, so a NaN
+    // partial makes out and lse NaN (docs/numerics.md, NaN contract).
+    const float mSafe = maxT == kNegInf ? 0.0f : maxT;
     std::fill(groupW.begin(), groupW.end(), 0.0f);
     for (auto &column : groupAcc)
       std::fill(column.begin(), column.end(), 0.0f);
@@ -338,7 +342,7 @@ ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
       const float t = lse[s] * kLog2E;
       if (t == kNegInf)
         continue; // An empty split adds nothing, whatever its o holds.
-      const float weight = std::exp2(t - maxT);
+      const float weight = std::exp2(t - mSafe);
       const int g = s % kGroups;
       groupW[g] += weight;
       const uint16_t *o = oPart.data() + (r * numSplits + s) * kValueDim;
@@ -346,11 +350,13 @@ ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
         groupAcc[d][g] += weight * bf16ToF32(o[d]);
     }
     const float weightSum = pairwise(groupW);
+    if (weightSum == 0.0f)
+      continue; // Every split empty (no NaN lse either): out 0, lse -inf.
     const float reciprocal = 1.0f / weightSum; // v_rcp_f32
     uint16_t *out = result.out.data() + r * kValueDim;
     for (int d = 0; d < kValueDim; ++d)
       out[d] = f32ToBf16(pairwise(groupAcc[d]) * reciprocal);
-    result.lse[r] = (maxT + std::log2(weightSum)) * kLn2;
+    result.lse[r] = (mSafe + std::log2(weightSum)) * kLn2;
   }
   return result;
 }

@@ -330,3 +330,131 @@ INSTANTIATE_TEST_SUITE_P(OtherHeads, AttentionTimingMode,
                          ::testing::Combine(::testing::Values(8, 16), ::testing::Values(1, 2, 4),
                                             ::testing::Values(8), ::testing::Values(1)),
                          timingModeName);
+
+// The NaN contract (docs/robustness.md, docs/numerics.md): a NaN byte (E4M3 0x7f or
+// 0xff) in a visible token's K or V makes that (row, head)'s split partial, output and
+// lse NaN, for any split count, as in the model; a NaN in a token the row does not see
+// (causally masked) changes nothing. At qlen 2, request 0 has 300 tokens: token 150 is
+// visible to both rows (split 1 of 3), token 299 only to row 1. Request 1 has 129:
+// token 128 is seen by row 1 alone and, at NS = 3, is its split 1's only token (the
+// split's running max never leaves -inf, as the max instruction drops a NaN).
+namespace {
+
+struct NanCase {
+  const char *name;
+  int request;  // Request 0 (300 tokens) or 1 (129 tokens).
+  int token;    // Poisoned token of that request.
+  int byte;     // Byte within its 576-byte slot: < 512 is latent (K and V), else rope (K).
+  uint8_t code; // 0x7f or 0xff.
+  int splits;
+};
+
+bool isNanBf16(uint16_t bits) { return (bits & 0x7fff) > 0x7f80; }
+
+uint32_t floatBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  return bits;
+}
+
+class AttentionNaN : public ::testing::TestWithParam<NanCase> {};
+
+TEST_P(AttentionNaN, PropagatesLikeModel) {
+  const NanCase c = GetParam();
+  ref::ProblemSpec spec;
+  spec.numHeads = 12;
+  spec.qlen = 2;
+  spec.seqLens = {300, 129};
+  spec.pageLayout = ref::PageLayout::Shuffled;
+  spec.seed = 16;
+  const ref::Problem clean = ref::makeProblem(spec);
+  ref::Problem poisoned = clean;
+  poisoned.kv[size_t(poisoned.pages[poisoned.indptr[c.request] + c.token]) * 576 + c.byte] =
+      c.code;
+
+  const int splits = c.splits, heads = spec.numHeads, qlen = spec.qlen;
+  const int seqLen = spec.seqLens[c.request];
+  const int poisonedSplit = c.token / ref::splitChunk(seqLen, splits);
+  ref::ModelPartials cleanModel = ref::modelSplitAttention(clean.view(), splits);
+  ref::ModelOutput cleanOut = ref::modelCombine(cleanModel);
+  ref::ModelPartials model = ref::modelSplitAttention(poisoned.view(), splits);
+  ref::ModelOutput modelOut = ref::modelCombine(model);
+  DeviceOutputs got = runOnEmulator(poisoned, splits);
+
+  const int rows = int(spec.seqLens.size()) * qlen;
+  for (int row = 0; row < rows; ++row) {
+    const int request = row / qlen, position = row % qlen;
+    const bool sees =
+        request == c.request && c.token <= ref::causalBound(seqLen, qlen, position);
+    for (int h = 0; h < heads; ++h) {
+      const size_t rh = size_t(row) * heads + h;
+      // The contract itself, independent of the model: NaN exactly where the poisoned
+      // token is visible, elsewhere the clean result bit for bit.
+      for (int s = 0; s < splits; ++s) {
+        const size_t part = rh * splits + s;
+        const bool nan = sees && s == poisonedSplit;
+        ASSERT_EQ(std::isnan(model.lse[part]), nan) << "model row " << row << " split " << s;
+        if (!nan)
+          ASSERT_EQ(floatBits(model.lse[part]), floatBits(cleanModel.lse[part]));
+        ASSERT_EQ(std::isnan(got.lsePart[part]), nan)
+            << "kernel lse, row " << row << " head " << h << " split " << s << ": "
+            << got.lsePart[part];
+        if (!nan)
+          ASSERT_EQ(floatBits(got.lsePart[part]), floatBits(model.lse[part]))
+              << "row " << row << " head " << h << " split " << s;
+        for (int d = 0; d < 512; ++d) {
+          const size_t i = part * 512 + d;
+          ASSERT_EQ(isNanBf16(got.oPart[i]), nan)
+              << "kernel o, row " << row << " head " << h << " split " << s << " column "
+              << d << ": 0x" << std::hex << got.oPart[i];
+          if (!nan) {
+            ASSERT_EQ(model.o[i], cleanModel.o[i]);
+            ASSERT_EQ(got.oPart[i], model.o[i]) << "row " << row << " split " << s;
+          }
+        }
+      }
+      ASSERT_EQ(std::isnan(modelOut.lse[rh]), sees) << "model combined, row " << row;
+      ASSERT_EQ(std::isnan(got.lse[rh]), sees)
+          << "kernel combined lse, row " << row << " head " << h << ": " << got.lse[rh];
+      if (!sees) {
+        ASSERT_EQ(floatBits(modelOut.lse[rh]), floatBits(cleanOut.lse[rh]));
+        ASSERT_EQ(floatBits(got.lse[rh]), floatBits(modelOut.lse[rh]));
+      }
+      for (int d = 0; d < 512; ++d) {
+        const size_t i = rh * 512 + d;
+        ASSERT_EQ(isNanBf16(got.out[i]), sees)
+            << "kernel out, row " << row << " head " << h << " column " << d;
+        if (!sees) {
+          ASSERT_EQ(modelOut.out[i], cleanOut.out[i]);
+          ASSERT_EQ(got.out[i], modelOut.out[i]);
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    PoisonedToken, AttentionNaN,
+    ::testing::Values(NanCase{"LatentVisible_NS1", 0, 150, 7, 0x7f, 1},
+                      NanCase{"LatentVisible_NS3", 0, 150, 300, 0xff, 3},
+                      NanCase{"RopeVisible_NS1", 0, 150, 540, 0xff, 1},
+                      NanCase{"RopeVisible_NS3", 0, 150, 575, 0x7f, 3},
+                      NanCase{"RopeMasked_NS1", 0, 299, 575, 0xff, 1},
+                      NanCase{"RopeMasked_NS3", 0, 299, 512, 0x7f, 3},
+                      NanCase{"RopeOnlyTokenOfSplit_NS3", 1, 128, 520, 0x7f, 3},
+                      NanCase{"LatentOnlyTokenOfSplit_NS3", 1, 128, 3, 0xff, 3},
+                      NanCase{"RopeOnlyTokenOfSplit_NS1", 1, 128, 520, 0xff, 1}),
+    [](const ::testing::TestParamInfo<NanCase> &info) { return info.param.name; });
+
+// KNOWN GAP (docs/robustness.md): a NaN V byte in a token the row does not see but
+// that lies in a block the row's split loads (here the request's last token, masked
+// for row 0 at qlen 2) still reaches row 0's o: its weight is 0, and the PV MFMA's
+// 0 x NaN is NaN. The model keeps masked tokens out of PV, so the two disagree; zeroing
+// the masked V rows would add instructions to the block loop. Disabled until fixed.
+INSTANTIATE_TEST_SUITE_P(
+    DISABLED_PoisonedMaskedV, AttentionNaN,
+    ::testing::Values(NanCase{"LatentMasked_NS1", 0, 299, 0, 0x7f, 1},
+                      NanCase{"LatentMasked_NS3", 0, 299, 511, 0xff, 3}),
+    [](const ::testing::TestParamInfo<NanCase> &info) { return info.param.name; });
+
+} // namespace

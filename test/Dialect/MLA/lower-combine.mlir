@@ -96,22 +96,24 @@
 // 3. W and each of the 8 columns summed over the split groups: 3 DPP steps each.
 // CHECK-COUNT-27: amdgpu.dpp
 // CHECK-NOT: amdgpu.dpp
-// 4. out = acc * (1 / W), 0 when every split is empty; split group 0 stores it.
-// CHECK: %[[R:.*]] = rocdl.rcp %[[WSUM:.*]] f32 -> f32
+// 4. out = acc * (1 / W), 0 when no split was taken (W = 0: every split empty; a NaN lse
+// is taken, so it reaches out and lse); split group 0 stores it.
+// CHECK: %[[NONE:.*]] = arith.cmpf oeq, %[[WSUM:.*]], %[[ZERO]] : f32
+// CHECK: %[[R:.*]] = rocdl.rcp %[[WSUM]] f32 -> f32
 // CHECK: %[[RV:.*]] = vector.broadcast %[[R]]
 // CHECK: %[[Q:.*]] = arith.mulf %{{.*}}, %[[RV]] : vector<8xf32>
-// CHECK: %[[OUT:.*]] = arith.select %[[EMPTY]], %{{.*}}, %[[Q]]
+// CHECK: %[[OUT:.*]] = arith.select %[[NONE]], %{{.*}}, %[[Q]]
 // CHECK: %[[BF:.*]] = arith.truncf %[[OUT]] : vector<8xf32> to vector<8xbf16>
 // CHECK: %[[IS0:.*]] = arith.cmpi eq, %[[G]]
 // CHECK: scf.if %[[IS0]]
 // CHECK:   llvm.store %[[BF]], %{{.*}} : vector<8xbf16>, !llvm.ptr<1>
-// Lane 0 of slice 0 stores lse = (m + log2 W) ln 2, or -inf when every split is empty.
+// Lane 0 of slice 0 stores lse = (m + log2 W) ln 2, or -inf when W = 0.
 // CHECK: %[[WRITER:.*]] = arith.andi
 // CHECK: scf.if %[[WRITER]]
 // CHECK:   %[[LOG:.*]] = rocdl.log %[[WSUM]] f32 -> f32
 // CHECK:   %[[TOT:.*]] = arith.addf %[[MSAFE]], %[[LOG]]
 // CHECK:   %[[LSE:.*]] = arith.mulf %[[TOT]], %[[LN2]]
-// CHECK:   %[[LSEV:.*]] = arith.select %[[EMPTY]], %[[NEGINF]], %[[LSE]]
+// CHECK:   %[[LSEV:.*]] = arith.select %[[NONE]], %[[NEGINF]], %[[LSE]]
 // CHECK:   llvm.store %[[LSEV]], %{{.*}} : f32, !llvm.ptr<1>
 //
 // P = 16 (NS > 64): 32-column slices, 16 slots (the last split g + 240), four DPP

@@ -268,10 +268,13 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, Variant variant) {
   Value acc = vector::FromElementsOp::create(b, accType, accColumns);
 
   // 4. out = acc * (1 / W), or 0 when no split saw a token; split group 0 stores it.
+  // No split taken: W = 0 exactly (a taken split weighs >= 1 or, with a NaN lse, NaN,
+  // so a NaN partial reaches out and lse even when every other split is empty).
+  Value noneTaken = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, sum, fzero);
   Value reciprocal = ROCDL::ROCDLRcp::create(b, f32, sum);
   Value quotient = arith::MulFOp::create(b, acc,
                                          vector::BroadcastOp::create(b, accType, reciprocal));
-  Value out = arith::SelectOp::create(b, allEmpty, zeros, quotient);
+  Value out = arith::SelectOp::create(b, noneTaken, zeros, quotient);
   Value outBf16 = arith::TruncFOp::create(b, inType, out);
   Value isGroup0 = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, group,
                                          cst32(b, b.getLoc(), 0));
@@ -295,7 +298,7 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, Variant variant) {
     b.setInsertionPointToStart(ifWriter.thenBlock());
     Value log2Sum = ROCDL::ROCDLLog::create(b, f32, sum);
     Value total = arith::MulFOp::create(b, arith::AddFOp::create(b, mSafe, log2Sum), ln2);
-    Value lse = arith::SelectOp::create(b, allEmpty, negInf, total);
+    Value lse = arith::SelectOp::create(b, noneTaken, negInf, total);
     storeElement(b, b.getLoc(), lse, lseOut, rowHead, f32);
   }
 }

@@ -643,7 +643,11 @@ struct LowerAttendEpilogue final : TilePattern<AttendEpilogueOp> {
         l = e.addf(l, e.extract(four, i));
     }
     Value m = op.getM();
-    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m, e.cf(-INFINITY));
+    // Empty is l = 0 exactly (every weight 0), not m = -inf: the max drops a NaN logit
+    // (maxnum), so a NaN K byte leaves m at -inf when it is the split's only visible
+    // token, while its NaN weight makes l NaN. Testing l keeps that NaN in o and lse
+    // (docs/numerics.md, NaN contract); a split that saw a token has l >= 1.
+    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, e.cf(0.0));
 
     // o_part [S, H, NS, 512], lse_part [S, H, NS]: `partial` indexes lse_part.
     auto ifValid = scf::IfOp::create(b, loc, op.getRowValid(), /*withElseRegion=*/false);
