@@ -3,10 +3,25 @@
 #define MLA_RUNTIME_EMU_EMULATOR_H
 
 #include "emu/Instructions.h"
-#include "mla/Runtime/Device.h"
-#include "mla/Runtime/Timing.h"
+#include "mla/Emu/Timing.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
 
 namespace mla::emu {
+
+/// Per-instruction-class counts of one dispatch (classes: InstClass, emu/Wave.h).
+struct DispatchStats {
+  struct Wave {
+    uint32_t workgroup[3];
+    uint32_t wave;
+    std::array<uint64_t, kNumInstClasses> counts;
+  };
+  std::array<uint64_t, kNumInstClasses> total{};
+  std::vector<Wave> waves;
+  uint64_t workgroups = 0;
+};
 
 /// Options of one dispatch.
 struct DispatchOptions {
@@ -17,8 +32,8 @@ struct DispatchOptions {
   uint64_t instructionLimitPerWave = uint64_t(1) << 34;
   /// Timing mode (emu/timing/CuModel.h) when set with mode Timing; the report of
   /// the launch goes to timingReport.
-  const rt::EmulatorOptions *emulator = nullptr;
-  rt::TimingReport *timingReport = nullptr;
+  const EmulatorOptions *emulator = nullptr;
+  TimingReport *timingReport = nullptr;
 };
 
 /// Writes the initial SGPRs/VGPRs of wave \p waveIndex of \p wg (both modes).
@@ -33,7 +48,7 @@ std::string describeFault(const LaunchState &launch, const Workgroup &wg, const 
 /// count. The first fault stops the dispatch and is returned, naming kernel,
 /// workgroup, wave, PC, instruction, lane and address.
 llvm::Error dispatch(const LaunchState &launch, const DispatchOptions &options,
-                     rt::LaunchStats *stats);
+                     DispatchStats *stats);
 
 } // namespace mla::emu
 
