@@ -137,6 +137,19 @@ class Device:
     description = property(lambda self: self._dev.description)
     note = property(lambda self: self._dev.note)
 
+    @property
+    def instruction_limit(self):
+        """The emulator's runaway-loop limit: instructions one wave may execute before
+        a launch fails (0: none; default $MLA_EMU_INSTRUCTION_LIMIT or 2**28). Ctrl-C
+        stops a running launch with KeyboardInterrupt."""
+        return self._dev.instruction_limit
+
+    @instruction_limit.setter
+    def instruction_limit(self, n):
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ValueError("instruction_limit: expected an integer >= 0")
+        self._dev.instruction_limit = n
+
     def alloc(self, nbytes):
         """Allocates ``nbytes`` of device memory; the Buffer frees it when collected."""
         return self._dev.alloc(_int(nbytes, "nbytes", 0, 2**64 - 1))

@@ -35,8 +35,17 @@ using namespace mla;
 
 namespace {
 
-/// Raises ValueError (bad argument) or RuntimeError with the error's message.
+/// Thrown for rt::LaunchInterrupted; becomes KeyboardInterrupt (the module's
+/// exception translator runs with the GIL held).
+struct LaunchInterruptedException {};
+
+/// Raises ValueError (bad argument) or RuntimeError with the error's message, or
+/// KeyboardInterrupt for a launch stopped by Ctrl-C.
 [[noreturn]] void raise(llvm::Error error, bool badArgument) {
+  if (error.isA<rt::LaunchInterrupted>()) {
+    llvm::consumeError(std::move(error));
+    throw LaunchInterruptedException();
+  }
   std::string message = llvm::toString(std::move(error));
   if (badArgument)
     throw py::value_error(message);
@@ -411,6 +420,14 @@ ref::ProblemView problemView(const Array<uint16_t> &q, const Array<uint8_t> &kv,
 } // namespace
 
 PYBIND11_MODULE(_mla, m) {
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p)
+        std::rethrow_exception(p);
+    } catch (const LaunchInterruptedException &) {
+      PyErr_SetString(PyExc_KeyboardInterrupt, "the launch was interrupted (SIGINT)");
+    }
+  });
   m.doc() = "mla: split-KV MLA decode for gfx950 (compiled bindings; use the `mla` package)";
   m.def("compiler_version", [] { return std::string(compilerVersion()); });
   m.attr("NUM_CUS") = gfx950::kNumCUs;
@@ -529,6 +546,9 @@ PYBIND11_MODULE(_mla, m) {
       .def_property_readonly("description",
                              [](const PyDevice &d) { return d.device->description(); })
       .def_property_readonly("note", [](const PyDevice &d) { return d.note; })
+      .def_property(
+          "instruction_limit", [](const PyDevice &d) { return d.device->instructionLimit(); },
+          [](PyDevice &d, uint64_t n) { d.device->setInstructionLimit(n); })
       .def("alloc",
            [](PyDevice &d, uint64_t bytes) {
              auto b = std::make_shared<PyBuffer>();

@@ -35,3 +35,65 @@ def test_buffer_of_another_device_is_rejected(device):
         other.upload(np.zeros(16, np.float32), mine)
     assert list(other.download(theirs, np.float32, 16)) == [2.0] * 16
     assert list(device.download(mine, np.float32, 16)) == [1.0] * 16
+
+
+SPIN_LL = """
+define amdgpu_kernel void @spin(ptr addrspace(1) %p) {
+entry:
+  br label %loop
+loop:
+  %v = load volatile i32, ptr addrspace(1) %p
+  %done = icmp eq i32 %v, 12345
+  br i1 %done, label %end, label %loop
+end:
+  ret void
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def spin_code(tmp_path_factory):
+    """A kernel that never ends, compiled with LLVM 22's llc and ld.lld."""
+    import shutil
+    import subprocess
+    tools = "/usr/lib/llvm-22/bin"
+    llc, lld = shutil.which("llc", path=tools), shutil.which("ld.lld", path=tools)
+    if not llc or not lld:
+        pytest.skip("llc/ld.lld of LLVM 22 not found")
+    d = tmp_path_factory.mktemp("spin")
+    (d / "spin.ll").write_text(SPIN_LL)
+    subprocess.run([llc, "-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx950", "-filetype=obj",
+                    str(d / "spin.ll"), "-o", str(d / "spin.o")], check=True)
+    subprocess.run([lld, "-shared", str(d / "spin.o"), "-o", str(d / "spin.hsaco")], check=True)
+    return rt.CodeObject.load(d / "spin.hsaco")
+
+
+def test_never_ending_kernel_stops_at_the_instruction_limit(spin_code):
+    dev = rt.Device("emu")
+    assert dev.instruction_limit == 2**28
+    dev.instruction_limit = 10000
+    p = dev.upload(np.zeros(16, np.int32))
+    with pytest.raises(RuntimeError, match="executed more than 10000 instructions"):
+        dev.launch(spin_code, "spin", grid=1, block=64, args=[p])
+    with pytest.raises(ValueError, match="instruction_limit"):
+        dev.instruction_limit = -1
+
+
+def test_ctrl_c_stops_a_launch_with_keyboard_interrupt(spin_code):
+    import os
+    import signal
+    import threading
+    dev = rt.Device("emu")
+    # Large but finite: if the signal came before the launch installed its handler,
+    # the test fails at the limit instead of hanging.
+    dev.instruction_limit = 2**30
+    p = dev.upload(np.zeros(16, np.int32))
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            dev.launch(spin_code, "spin", grid=1, block=64, args=[p])
+    finally:
+        timer.cancel()
+    # Python's own handler is back: a later SIGINT raises KeyboardInterrupt as usual.
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

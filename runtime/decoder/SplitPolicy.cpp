@@ -109,9 +109,9 @@ SplitCostModel SplitCostModel::calibrated() {
   // parameters: MI355X, LDS DMA on lgkmcnt); docs/decoder.md has the points and the fit.
   SplitCostModel model;
   model.attentionLaunch = 2.00;
-  model.ctaFixed = 8.89;
-  model.perBlock = 2.512;
-  model.perBlockShared = 1.088;
+  model.ctaFixed = 7.05;
+  model.perBlock = 2.487;
+  model.perBlockShared = 1.127;
   model.emptyCta = 0.10;
   model.combineLaunch = 2.00;
   model.combineWave = 0.779;

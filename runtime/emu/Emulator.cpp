@@ -20,6 +20,8 @@ using namespace llvm;
 using namespace mla;
 using namespace mla::emu;
 
+char DispatchInterrupted::ID = 0;
+
 namespace {
 Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
 
@@ -181,6 +183,9 @@ std::string runWorkgroup(const LaunchState &L, Worker &worker, uint32_t flatId,
         ++w.counts[unsigned(in.cls)];
         if (w.status == WaveStatus::Faulted)
           return describeFault(L, wg, w);
+        if ((w.instructionsExecuted & 0xffff) == 0 && L.interrupt &&
+            L.interrupt->load(std::memory_order_relaxed))
+          return "interrupted";
         if (++w.instructionsExecuted > limit && limit) {
           w.fault("the wave executed more than " + Twine(limit) +
                   " instructions (runaway loop?)");
@@ -255,6 +260,7 @@ Error mla::emu::dispatch(const LaunchState &L, const DispatchOptions &options,
   uint32_t firstErrorGroup = UINT32_MAX;
   LaunchState launch = L;
   launch.instructionLimitPerWave = options.instructionLimitPerWave;
+  launch.interrupt = options.interrupt;
 
   auto body = [&] {
     DenormScope denorm(launch.denormMode32);
@@ -284,6 +290,8 @@ Error mla::emu::dispatch(const LaunchState &L, const DispatchOptions &options,
     for (std::thread &t : pool)
       t.join();
   }
+  if (options.interrupt && options.interrupt->load())
+    return make_error<DispatchInterrupted>();
   if (!firstError.empty())
     return makeError(firstError);
   return Error::success();

@@ -23,13 +23,28 @@ struct DispatchStats {
   uint64_t workgroups = 0;
 };
 
+/// A wave's instruction budget unless the caller sets one (the runtime's Device
+/// default, rt::kDefaultInstructionLimitPerWave, is checked equal in EmuDevice.cpp).
+inline constexpr uint64_t kDefaultInstructionLimitPerWave = uint64_t(1) << 28;
+
+/// The error of a dispatch stopped through DispatchOptions::interrupt before it
+/// completed (the runtime reports it as rt::LaunchInterrupted).
+class DispatchInterrupted : public llvm::ErrorInfo<DispatchInterrupted> {
+public:
+  static char ID;
+  void log(llvm::raw_ostream &os) const override { os << "the dispatch was interrupted"; }
+  std::error_code convertToErrorCode() const override { return llvm::inconvertibleErrorCode(); }
+};
+
 /// Options of one dispatch.
 struct DispatchOptions {
   /// Host threads running workgroups (0: MLA_EMU_THREADS or the number of cores).
   unsigned threads = 0;
   /// Instructions one wave may execute before the launch is stopped as a
   /// runaway (0: no limit).
-  uint64_t instructionLimitPerWave = uint64_t(1) << 34;
+  uint64_t instructionLimitPerWave = kDefaultInstructionLimitPerWave;
+  /// When set, stops the launch with DispatchInterrupted (may be null).
+  const std::atomic<bool> *interrupt = nullptr;
   /// Timing mode (emu/timing/CuModel.h) when set with mode Timing; the report of
   /// the launch goes to timingReport.
   const EmulatorOptions *emulator = nullptr;

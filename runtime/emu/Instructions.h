@@ -41,6 +41,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -231,6 +232,9 @@ struct LaunchState {
   /// Whether an LDS DMA also counts on lgkmcnt (the timing parameter
   /// ldsDmaCountsOnLgkmcnt; default isa::choice::kLdsDmaCountsOnLgkmcnt).
   bool ldsDmaCountsOnLgkmcnt = isa::choice::kLdsDmaCountsOnLgkmcnt;
+  /// Set (e.g. by a SIGINT handler) to stop the launch; polled every 2^16
+  /// instructions of a wave. May be null.
+  const std::atomic<bool> *interrupt = nullptr;
 };
 
 // ----------------------------------------------------------------------------

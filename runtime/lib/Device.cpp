@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 
 using namespace llvm;
@@ -15,9 +16,17 @@ namespace {
 Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
 } // namespace
 
+char LaunchInterrupted::ID = 0;
+
 Device::Device() {
   static std::atomic<uint64_t> next{1};
   id_ = next.fetch_add(1);
+  instructionLimit_ = kDefaultInstructionLimitPerWave;
+  if (const char *env = std::getenv("MLA_EMU_INSTRUCTION_LIMIT")) {
+    uint64_t v;
+    if (!StringRef(env).getAsInteger(0, v))
+      instructionLimit_ = v;
+  }
 }
 
 Device::~Device() = default;

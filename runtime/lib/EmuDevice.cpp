@@ -15,12 +15,50 @@
 #include <mutex>
 #include <set>
 
+#include <csignal>
+
 using namespace llvm;
 using namespace mla;
 using namespace mla::rt;
 
 namespace {
 Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
+
+/// SIGINT during a launch stops it cleanly (LaunchInterrupted) instead of killing
+/// the process or, under Python, being noticed only after the launch. The handler
+/// is installed while at least one launch runs and the previous one restored after;
+/// a process that ignores SIGINT keeps ignoring it.
+std::atomic<bool> sigintDuringLaunch{false};
+extern "C" void onSigintDuringLaunch(int) { sigintDuringLaunch.store(true); }
+
+class SigintScope {
+public:
+  SigintScope() {
+    std::lock_guard<std::mutex> lock(mutex());
+    if (active()++ > 0)
+      return;
+    sigintDuringLaunch.store(false);
+    struct sigaction current;
+    installed() = sigaction(SIGINT, nullptr, &current) == 0 && current.sa_handler != SIG_IGN;
+    if (!installed())
+      return;
+    struct sigaction ours = {};
+    ours.sa_handler = onSigintDuringLaunch;
+    sigemptyset(&ours.sa_mask);
+    sigaction(SIGINT, &ours, &previous());
+  }
+  ~SigintScope() {
+    std::lock_guard<std::mutex> lock(mutex());
+    if (--active() == 0 && installed())
+      sigaction(SIGINT, &previous(), nullptr);
+  }
+
+private:
+  static std::mutex &mutex() { static std::mutex m; return m; }
+  static unsigned &active() { static unsigned n = 0; return n; }
+  static bool &installed() { static bool b = false; return b; }
+  static struct sigaction &previous() { static struct sigaction a; return a; }
+};
 
 class EmuDevice final : public Device {
 public:
@@ -263,12 +301,20 @@ Error EmuDevice::launchRaw(const CodeObject &code, StringRef kernelName, Dim3 gr
   TimingReport report;
   if (options_.mode == EmulatorMode::Timing)
     options.timingReport = &report;
+  options.instructionLimitPerWave = instructionLimit();
+  options.interrupt = &sigintDuringLaunch;
+  SigintScope sigint;
   emu::DispatchStats counts;
-  Error err = emu::dispatch(L, options, stats ? &counts : nullptr);
+  Error err = handleErrors(emu::dispatch(L, options, stats ? &counts : nullptr),
+                           [](const emu::DispatchInterrupted &) -> Error {
+                             return make_error<LaunchInterrupted>();
+                           });
   if (!err && options_.mode == EmulatorMode::Timing)
     reports_.push_back(std::move(report));
   if (stats) {
     // The emulator's counts, added to what the caller's stats already hold.
+    static_assert(emu::kDefaultInstructionLimitPerWave == kDefaultInstructionLimitPerWave,
+                  "the emulator's and the Device's default instruction limits agree");
     static_assert(LaunchStats::kNumClasses == emu::kNumInstClasses,
                   "LaunchStats classes are the emulator's instruction classes");
     for (unsigned c = 0; c < LaunchStats::kNumClasses; ++c)

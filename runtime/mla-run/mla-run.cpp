@@ -10,6 +10,7 @@
 // metadata's .type_name when it has one). Output files are written only after the
 // launch completed without error. One buffer holds at most --max-buffer-bytes
 // (default 4 GiB); the code object at most MLA_MAX_INPUT_BYTES (default 256 MiB).
+// --instruction-limit bounds an emulated wave; Ctrl-C stops a launch cleanly.
 // Exit status 0 only on success.
 //
 //===----------------------------------------------------------------------===//
@@ -52,6 +53,8 @@ void usage() {
   errs() << "usage: mla-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]\n"
             "               --arg SPEC ... [--device emu|hip|hip:N|auto] [--stats]\n"
             "               [--max-buffer-bytes N (default 4 GiB)]\n"
+            "               [--instruction-limit N (emulator: instructions a wave may run;\n"
+            "                0 = none; default $MLA_EMU_INSTRUCTION_LIMIT or 2^28)]\n"
             "               [--timing] [--timing-params NAME=V,...] [--timing-params-file FILE]\n"
             "               (--timing: the emulator's timing mode; prints a modeled report,\n"
             "               parameters in docs/timing-model.md)\n"
@@ -71,6 +74,7 @@ int main(int argc, char **argv) {
   std::string selftestDump, timingParams, timingParamsFile;
   // Host memory mla-run holds for one in:/out:/inout: buffer (and the file it writes).
   uint64_t maxBufferBytes = kDefaultMaxBufferBytes;
+  std::optional<uint64_t> instructionLimit;
   for (int i = 1; i < argc; ++i) {
     StringRef a = argv[i];
     auto value = [&]() -> StringRef {
@@ -87,6 +91,13 @@ int main(int argc, char **argv) {
     else if (a == "--timing") timing = true;
     else if (a == "--timing-params") timingParams = value().str();
     else if (a == "--timing-params-file") timingParamsFile = value().str();
+    else if (a == "--instruction-limit") {
+      StringRef v = value();
+      uint64_t n;
+      if (v.getAsInteger(0, n))
+        die("--instruction-limit: '" + v + "' is not a non-negative integer");
+      instructionLimit = n;
+    }
     else if (a == "--max-buffer-bytes") {
       StringRef v = value();
       if (v.getAsInteger(0, maxBufferBytes) || maxBufferBytes == 0)
@@ -182,6 +193,8 @@ int main(int argc, char **argv) {
   if (timing || !timingParams.empty() || !timingParamsFile.empty())
     if (Error e = (*device)->setEmulatorOptions(emuOptions))
       die(toString(std::move(e)));
+  if (instructionLimit)
+    (*device)->setInstructionLimit(*instructionLimit);
 
   std::vector<KernelArg> args;
   for (ArgSpec &s : specs) {

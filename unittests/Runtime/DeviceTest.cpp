@@ -2,7 +2,12 @@
 #include "KernelCompiler.h"
 #include "TestUtil.h"
 
+#include <chrono>
+#include <csignal>
 #include <fstream>
+#include <thread>
+
+#include <unistd.h>
 
 using namespace mla;
 using namespace mla::rt;
@@ -193,5 +198,67 @@ TEST(Device, BufferOfAnotherDeviceIsRejected) {
             std::string::npos);
   ASSERT_NO_ERROR(one->free(mine));
   ASSERT_NO_ERROR(other->free(theirs));
+}
+} // namespace
+
+namespace {
+const char *kSpinKernel = R"(
+define amdgpu_kernel void @spin(ptr addrspace(1) %p) {
+entry:
+  br label %loop
+loop:
+  %v = load volatile i32, ptr addrspace(1) %p
+  %done = icmp eq i32 %v, 12345
+  br i1 %done, label %end, label %loop
+end:
+  ret void
+}
+)";
+
+TEST(Launch, NeverEndingKernelStopsAtTheInstructionLimit) {
+  auto dev = Device::openEmulator();
+  EXPECT_EQ(dev->instructionLimit(), kDefaultInstructionLimitPerWave);
+  const CodeObject &co = compileIR(kSpinKernel);
+  Buffer p = upload(*dev, std::vector<int32_t>(16, 0));
+  dev->setInstructionLimit(10000);
+  std::string e = errorText(dev->launch(co, "spin", {1, 1, 1}, {64, 1, 1}, {KernelArg::pointer(p)}));
+  EXPECT_NE(e.find("the wave executed more than 10000 instructions (runaway loop?)"),
+            std::string::npos)
+      << e;
+}
+
+TEST(Launch, SigintStopsALaunchCleanly) {
+  auto dev = Device::openEmulator();
+  const CodeObject &co = compileIR(kSpinKernel);
+  Buffer p = upload(*dev, std::vector<int32_t>(16, 0));
+  dev->setInstructionLimit(0); // only SIGINT ends it
+  struct sigaction before;
+  ASSERT_EQ(sigaction(SIGINT, nullptr, &before), 0);
+  // Signal only once the launch has installed its handler (else SIGINT's default
+  // action would end the test process).
+  std::thread interrupter([&before] {
+    for (int i = 0; i < 6000; ++i) {
+      struct sigaction now;
+      if (sigaction(SIGINT, nullptr, &now) == 0 && now.sa_handler != before.sa_handler)
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ::kill(::getpid(), SIGINT);
+  });
+  auto start = std::chrono::steady_clock::now();
+  llvm::Error e = dev->launch(co, "spin", {1, 1, 1}, {64, 1, 1}, {KernelArg::pointer(p)});
+  interrupter.join();
+  EXPECT_TRUE(e.isA<LaunchInterrupted>());
+  EXPECT_EQ(llvm::toString(std::move(e)), "the launch was interrupted (SIGINT)");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  // The process's own SIGINT disposition is back.
+  struct sigaction after;
+  ASSERT_EQ(sigaction(SIGINT, nullptr, &after), 0);
+  EXPECT_EQ(after.sa_handler, before.sa_handler);
+  // The device still works.
+  dev->setInstructionLimit(1000);
+  EXPECT_NE(errorText(dev->launch(co, "spin", {1, 1, 1}, {64, 1, 1}, {KernelArg::pointer(p)}))
+                .find("more than 1000 instructions"),
+            std::string::npos);
 }
 } // namespace

@@ -291,3 +291,24 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// A strided (non-identity) layout would be ignored by the kernels: refused.
+func.func @f(%o: memref<?x12x?x512xbf16, strided<[?, ?, ?, 2]>>, %l: memref<?x12x?xf32>, %out: memref<?x12x512xbf16>) {
+  // expected-error@+1 {{'mla.combine' op operand #0 must have the identity (dense row-major) layout, got 'memref<?x12x?x512xbf16, strided<[?, ?, ?, 2]>>'}}
+  mla.combine o_part(%o) lse_part(%l) into out(%out) {config = #mla.config<>}
+      : memref<?x12x?x512xbf16, strided<[?, ?, ?, 2]>>, memref<?x12x?xf32>, memref<?x12x512xbf16>
+  return
+}
+
+// -----
+
+// So would a memory space.
+func.func @f(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN, 3>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>, %ns: index) {
+  // expected-error@+1 {{'mla.split_kv_decode' op operand #1 must be in the default memory space, got 'memref<?x576xf8E4M3FN, 3>'}}
+  mla.split_kv_decode q(%q) kv(%kv) pages(%p) indptr(%i) scale(%s) vscale(%s)
+      splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<>}
+      : memref<?x12x576xbf16>, memref<?x576xf8E4M3FN, 3>, memref<?xi32>, memref<?xi32>, memref<?x12x?x512xbf16>, memref<?x12x?xf32>
+  return
+}

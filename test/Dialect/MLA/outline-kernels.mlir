@@ -95,3 +95,33 @@ func.func @mixed(%o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>,
       : memref<?x12x?x512xbf16>, memref<?x12x?xf32>, memref<?x12x512xbf16>
   return
 }
+
+// -----
+
+// A problem op in a nested module would be left unlowered: refused.
+module {
+  module @inner {
+    func.func @nested(%o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>,
+                      %out: memref<?x12x512xbf16>) {
+      // expected-error@+1 {{mla-outline-kernels outlines 'mla.combine' only from a func.func directly in the top-level module, but it is in 'func.func' nested in 'builtin.module'}}
+      mla.combine o_part(%o) lse_part(%l) into out(%out) {config = #mla.config<>}
+          : memref<?x12x?x512xbf16>, memref<?x12x?xf32>, memref<?x12x512xbf16>
+      return
+    }
+  }
+}
+
+// -----
+
+// So would one in a gpu.func.
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @in_kernel(%o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>,
+                        %out: memref<?x12x512xbf16>) kernel {
+      // expected-error@+1 {{mla-outline-kernels outlines 'mla.combine' only from a func.func directly in the top-level module, but it is in 'gpu.func'}}
+      mla.combine o_part(%o) lse_part(%l) into out(%out) {config = #mla.config<>}
+          : memref<?x12x?x512xbf16>, memref<?x12x?xf32>, memref<?x12x512xbf16>
+      gpu.return
+    }
+  }
+}

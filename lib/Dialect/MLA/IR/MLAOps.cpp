@@ -84,9 +84,30 @@ static LogicalResult verifyRowCount(Operation *op, ConfigAttr config,
   return success();
 }
 
+/// The kernels address every buffer as a dense row-major array in global memory: a
+/// memref with another layout (strides, offset) or a memory space would have its
+/// layout silently ignored, so it is refused.
+static LogicalResult verifyPlainMemrefs(Operation *op) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type)
+      continue;
+    if (!type.getLayout().isIdentity())
+      return op->emitOpError() << "operand #" << operand.getOperandNumber()
+                               << " must have the identity (dense row-major) layout, got "
+                               << type;
+    if (type.getMemorySpace())
+      return op->emitOpError() << "operand #" << operand.getOperandNumber()
+                               << " must be in the default memory space, got " << type;
+  }
+  return success();
+}
+
 LogicalResult SplitKvDecodeOp::verify() {
   ConfigAttr config = getConfig();
   Operation *op = getOperation();
+  if (failed(verifyPlainMemrefs(op)))
+    return failure();
   MemRefType q = getQ().getType(), kv = getKv().getType();
   int64_t width = config.getKvWidth();
   if (failed(expectDim(op, "q", q, 1, config.getHeads(), "heads")) ||
@@ -118,6 +139,8 @@ LogicalResult SplitKvDecodeOp::verify() {
 LogicalResult CombineOp::verify() {
   ConfigAttr config = getConfig();
   Operation *op = getOperation();
+  if (failed(verifyPlainMemrefs(op)))
+    return failure();
   MemRefType out = getOut().getType();
   DimAgreement rows(op, "the query row count (S)");
   DimAgreement splits(op, "the split count (NS)");

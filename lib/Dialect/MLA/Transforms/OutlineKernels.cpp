@@ -149,6 +149,24 @@ struct OutlineKernelsPass final
   void runOnOperation() override {
     ModuleOp module = getOperation();
     OpBuilder builder(&getContext());
+    // Only a func.func directly in this module is outlined; a problem op anywhere
+    // else (a nested module, a gpu.func) would be left unlowered.
+    WalkResult misplaced = module.walk([&](Operation *op) {
+      if (!isa<SplitKvDecodeOp, CombineOp>(op))
+        return WalkResult::advance();
+      auto func = dyn_cast<func::FuncOp>(op->getParentOp());
+      if (func && func->getParentOp() == module.getOperation())
+        return WalkResult::advance();
+      op->emitError() << "mla-outline-kernels outlines '" << op->getName()
+                      << "' only from a func.func directly in the top-level module, "
+                         "but it is in '"
+                      << op->getParentOp()->getName() << "'"
+                      << (func ? " nested in '" + func->getParentOp()->getName().getStringRef() + "'"
+                               : std::string());
+      return WalkResult::interrupt();
+    });
+    if (misplaced.wasInterrupted())
+      return signalPassFailure();
     SmallVector<func::FuncOp> outlined;
     for (auto func : module.getOps<func::FuncOp>()) {
       SmallVector<Operation *> problems;

@@ -43,6 +43,23 @@ struct Stream {
   uint64_t handle = 0;
 };
 
+/// Instructions one emulated wave may execute before its launch is stopped as a
+/// runaway loop: 2^28, thousands of times what a decode kernel's wave executes and
+/// about a minute of emulation (docs/robustness.md). Overridden by
+/// $MLA_EMU_INSTRUCTION_LIMIT and Device::setInstructionLimit.
+inline constexpr uint64_t kDefaultInstructionLimitPerWave = uint64_t(1) << 28;
+
+/// The error of a launch stopped by SIGINT (Ctrl-C) before it completed; its
+/// outputs are incomplete.
+class LaunchInterrupted : public llvm::ErrorInfo<LaunchInterrupted> {
+public:
+  static char ID;
+  void log(llvm::raw_ostream &os) const override {
+    os << "the launch was interrupted (SIGINT)";
+  }
+  std::error_code convertToErrorCode() const override { return llvm::inconvertibleErrorCode(); }
+};
+
 /// Grid or block extent (x fastest).
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
@@ -190,6 +207,11 @@ public:
   virtual EmulatorOptions emulatorOptions() const { return {}; }
   /// The reports of the timing-mode launches since the last call, oldest first.
   virtual std::vector<TimingReport> takeTimingReports() { return {}; }
+  /// The emulator's runaway-loop limit for the launches that follow: instructions
+  /// one wave may execute (0: none). Starts at $MLA_EMU_INSTRUCTION_LIMIT or
+  /// kDefaultInstructionLimitPerWave. HIP ignores it.
+  void setInstructionLimit(uint64_t perWave) { instructionLimit_ = perWave; }
+  uint64_t instructionLimit() const { return instructionLimit_; }
 
 protected:
   Device();
@@ -198,6 +220,7 @@ protected:
 
 private:
   uint64_t id_;
+  uint64_t instructionLimit_;
 };
 
 /// A device allocation owned by the caller and freed on destruction (move-only): a
