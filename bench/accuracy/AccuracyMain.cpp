@@ -1,6 +1,6 @@
 //===- AccuracyMain.cpp - mla-accuracy: the kernel model vs exact ---------===//
 //
-// Runs the kernel model (kernel.md section 5) and exact attention (section 3) on
+// Runs the kernel model (kernel-contract.md section 5) and exact attention (section 3) on
 // seeded decode batches of every input distribution over a few shapes, and prints
 // the worst errors as a markdown table. With --update-doc PATH it also replaces
 // the table between the markers in PATH (docs/numerics.md):

@@ -13,6 +13,7 @@ void mla::buildMLAToROCDLPipeline(OpPassManager &pm, const PipelineOptions &opti
   pm.addPass(createMLAOutlineKernels());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createMLATileAttention());
+  kernels.addPass(createMLAWarpSpecialize());
   kernels.addPass(createMLAPipelineBlocks());
   kernels.addPass(createMLALowerTileOps());
   kernels.addPass(createMLALowerCombine());

@@ -4,10 +4,10 @@ Same arguments as ``mla.Decoder.__call__`` (q as uint16 bf16 bits or float32, kv
 uint8 E4M3 bits, int32 pages and indptr); ``heads`` comes from q's shape and ``qlen``
 from ``S / B`` unless given.
 
-* ``exact(...)`` -> ``(out, lse)`` float64: kernel.md section 3 over every visible
+* ``exact(...)`` -> ``(out, lse)`` float64: kernel-contract.md section 3 over every visible
   token at once (what any split count's combine must reproduce).
 * ``exact_partials(..., num_splits)`` -> ``(o_part, lse_part)`` float64.
-* ``model(..., num_splits)`` -> ``(out, lse)`` float32 (bf16 values): kernel.md
+* ``model(..., num_splits)`` -> ``(out, lse)`` float32 (bf16 values): kernel-contract.md
   section 5, rounding for rounding, what the kernels must match within 1 bf16 ulp.
 * ``model_partials(..., num_splits)`` -> ``(o_part, lse_part)``.
 * ``make_problem(heads, qlen, lengths, seed=0, distribution="normal",

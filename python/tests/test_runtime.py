@@ -20,7 +20,7 @@ def test_code_object_metadata(code):
     assert code.target.endswith("gfx950")
     assert set(code.kernel_names) == {"mla_attn", "mla_combine"}
     attn = code.kernel("mla_attn")
-    # kernel.md section 4: no scratch, LDS within 160 KiB, 512 threads.
+    # kernel-contract.md section 4: no scratch, LDS within 160 KiB, 512 threads.
     assert attn["scratch_bytes"] == 0
     assert 147456 <= attn["lds_bytes"] <= 163840
     assert attn["max_flat_workgroup_size"] >= 512
@@ -61,7 +61,7 @@ def combine_inputs(rows, heads, splits, seed):
 
 
 def test_raw_bytes_launch_single_split_is_a_copy(device, code):
-    # kernel.md section 3: with one split, the combine copies o_part and lse_part.
+    # kernel-contract.md section 3: with one split, the combine copies o_part and lse_part.
     rows, heads = 3, 12
     o_part, lse_part = combine_inputs(rows, heads, 1, seed=1)
     o_buf, l_buf = device.upload(o_part), device.upload(lse_part)

@@ -50,7 +50,7 @@ AttentionWork attentionWork(llvm::ArrayRef<int32_t> indptr, int64_t groups, int 
     work.unitTime.reserve(requests * numSplits);
   for (int64_t b = 0; b < requests; ++b) {
     const int64_t blocks = ceilDiv(indptr[b + 1] - indptr[b], kBlockTokens);
-    // A split covers chunk = ceil(blocks / NS) blocks (kernel.md's chunk_b in tokens,
+    // A split covers chunk = ceil(blocks / NS) blocks (kernel-contract.md's chunk_b in tokens,
     // rounded up to whole blocks); the splits past the last token are empty.
     const int64_t chunk = std::max<int64_t>(ceilDiv(blocks, numSplits), 1);
     for (int64_t s = 0; s < numSplits; ++s) {

@@ -1,4 +1,4 @@
-//===- InstructionBudget.cpp - Count kernel.md's budget in a code object --===//
+//===- InstructionBudget.cpp - Count kernel-contract.md's budget in a code object --===//
 #include "InstructionBudget.h"
 
 #include "llvm/ADT/StringRef.h"

@@ -1,6 +1,6 @@
-//===- InstructionBudget.h - Count kernel.md's budget in a code object -*- C++ -*-===//
+//===- InstructionBudget.h - Count kernel-contract.md's budget in a code object -*- C++ -*-===//
 //
-// kernel.md section 4's per-block budget, counted on the disassembly of a kernel:
+// kernel-contract.md section 4's per-block budget, counted on the disassembly of a kernel:
 // LLVM's AMDGPU MC disassembler decodes the kernel's code, a backward branch marks a
 // loop, and the loop whose body holds the most MFMAs is the 128-token block loop.
 //

@@ -2,7 +2,7 @@
 //
 // Compiles the decode kernels for a configuration, runs them on the gfx950 emulator
 // (strict hazard mode: any DMA/LDS race is an error) and compares every split partial
-// with the kernel model: o within 1 bf16 ulp, lse within 1e-5 relative (kernel.md
+// with the kernel model: o within 1 bf16 ulp, lse within 1e-5 relative (kernel-contract.md
 // section 5); the combined output too.
 //
 //===----------------------------------------------------------------------===//

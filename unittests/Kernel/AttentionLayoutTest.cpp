@@ -65,7 +65,7 @@ void mfmaAccumulate(const std::vector<std::array<int, 32>> &a,
 } // namespace
 
 TEST(AttentionLayout, LdsPlanFits) {
-  EXPECT_EQ(2 * kSlotBytes, 147456u); // kernel.md: two slots are 147,456 B
+  EXPECT_EQ(2 * kSlotBytes, 147456u); // kernel-contract.md: two slots are 147,456 B
   EXPECT_EQ(kDmasPerTile, 9u);
   EXPECT_LE(kLdsBytes, mla::gfx950::kLdsBytesPerWorkgroup);
 }

@@ -12,7 +12,7 @@
 using namespace mla::kernel;
 
 TEST(LaunchGeometry, HeadGroups) {
-  // kernel.md F2: Q=1, H=12 is one group of 16 rows; Q=4 is 3 groups of 4 heads.
+  // kernel-contract.md F2: Q=1, H=12 is one group of 16 rows; Q=4 is 3 groups of 4 heads.
   EXPECT_EQ(headsPerGroup(1), 16);
   EXPECT_EQ(headGroups(12, 1), 1);
   EXPECT_EQ(headsPerGroup(4), 4);

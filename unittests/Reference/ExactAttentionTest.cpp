@@ -1,4 +1,4 @@
-//===- ExactAttentionTest.cpp - kernel.md section 3 on hand cases ---------===//
+//===- ExactAttentionTest.cpp - kernel-contract.md section 3 on hand cases ---------===//
 //
 // Tiny problems whose answers follow from the definition by hand. K/V values are
 // written as E4M3 codes whose values are exact small numbers (0x38 = 1.0,

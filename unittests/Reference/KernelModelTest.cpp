@@ -1,4 +1,4 @@
-//===- KernelModelTest.cpp - kernel.md section 5 ---------------------------===//
+//===- KernelModelTest.cpp - kernel-contract.md section 5 ---------------------------===//
 //
 // Hand cases of the model's steps, the properties section 5 promises exactly,
 // and the model-vs-exact bounds measured by mla-accuracy (docs/numerics.md).

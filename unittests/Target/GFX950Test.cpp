@@ -32,7 +32,7 @@ TEST(GFX950Chip, Constants) {
   EXPECT_EQ(kNumCUs, 256u);
   EXPECT_EQ(kCUsPerXcd, 32u);
   EXPECT_EQ(kMaxUnifiedVgprs, 512u);
-  // kernel.md section 4: two 9 KiB-per-wave slots of 8 waves fit.
+  // kernel-contract.md section 4: two 9 KiB-per-wave slots of 8 waves fit.
   EXPECT_LE(2u * 8u * 16u * 576u, kLdsBytesPerWorkgroup);
 }
 
@@ -279,7 +279,7 @@ TEST(GFX950DsReadTrB8, WorkedExample) {
 
 TEST(GFX950DsReadTrB8, ColumnReadWithWidePitch) {
   // A tile inside a wider row-major array (pitch 576 bytes, the K row of
-  // kernel.md): lane r still receives column r, rows 0..7.
+  // kernel-contract.md): lane r still receives column r, rows 0..7.
   const uint32_t pitch = 576;
   std::vector<uint8_t> lds(8 * pitch);
   for (unsigned row = 0; row < 8; ++row)

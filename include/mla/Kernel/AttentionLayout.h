@@ -1,6 +1,6 @@
 //===- AttentionLayout.h - LDS layout and operand maps of mla_attn -*- C++ -*-===//
 //
-// The kernel-design half of the attention kernel's data movement (kernel.md F4-F11):
+// The kernel-design half of the attention kernel's data movement (kernel-contract.md F4-F11):
 // where every byte of a block's K rows lands in LDS, which bytes each lane reads for
 // its MFMA operands, and where P (the softmax weights) lives. The chip facts it builds
 // on (MFMA operand maps, the ds_read_b64_tr_b8 exchange, the LDS DMA lane rule, banks)

@@ -1,7 +1,7 @@
 //===- Codecs.h - bf16 and fp8 (E4M3FN, E5M2) conversions -------*- C++ -*-===//
 //
 // Bit-exact host models of the number formats the kernel touches. Every
-// f32 -> narrow conversion rounds to nearest, ties to even (kernel.md section 5,
+// f32 -> narrow conversion rounds to nearest, ties to even (kernel-contract.md section 5,
 // gfx950-isa.md section 4.1: v_cvt_pk_fp8_f32 runs with ROUND_NEAREST_EVEN).
 // Every narrow -> f32 conversion is exact, subnormals included.
 //

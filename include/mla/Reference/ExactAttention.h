@@ -1,11 +1,11 @@
 //===- ExactAttention.h - Split-KV MLA decode in f64 ------------*- C++ -*-===//
 //
-// kernel.md section 3 evaluated in double precision on the exact values of the
+// kernel-contract.md section 3 evaluated in double precision on the exact values of the
 // inputs (bf16 q and E4M3 K/V decoded without error): the oracle the kernel model
 // and the emulated kernel are measured against. Softmax is taken in the natural
 // domain with the running maximum subtracted, so no step overflows.
 //
-// Output layouts follow kernel.md section 2: an "output row" is one (query row,
+// Output layouts follow kernel-contract.md section 2: an "output row" is one (query row,
 // head) pair, index (b*qlen + i)*H + h.
 //
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,6 @@
 //===- KernelModel.h - The kernel's numerics, step by step ------*- C++ -*-===//
 //
-// kernel.md section 5: what the split-KV kernel computes, rounding for rounding,
+// kernel-contract.md section 5: what the split-KV kernel computes, rounding for rounding,
 // without its data movement. The emulated kernel is compared with this model
 // (every o within 1 bf16 ulp, every lse within 1e-5 relative), and this model with
 // exact attention (bounds measured in docs/numerics.md).
@@ -34,7 +34,7 @@
 namespace mla::ref {
 
 /// P is scaled by 2^PLOG before its fp8 split, so the largest weight (1) becomes
-/// 256 and small weights keep precision (kernel.md section 5 step 4).
+/// 256 and small weights keep precision (kernel-contract.md section 5 step 4).
 constexpr int kPLog = 8;
 /// Waves per CTA; wave w owns tokens 16w..16w+15 of each block (F4).
 constexpr int kWaves = 8;
@@ -83,7 +83,7 @@ struct ModelOutput {
   std::vector<float> lse;
 };
 
-/// The split-KV kernel (kernel.md section 5 steps 1-5) for `numSplits` splits.
+/// The split-KV kernel (kernel-contract.md section 5 steps 1-5) for `numSplits` splits.
 /// Throws std::invalid_argument on a malformed problem, numSplits < 1, or a
 /// non-finite q value.
 ModelPartials modelSplitAttention(const ProblemView &problem, int numSplits);

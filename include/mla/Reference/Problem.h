@@ -1,6 +1,6 @@
 //===- Problem.h - A split-KV MLA decode batch ------------------*- C++ -*-===//
 //
-// The inputs of kernel.md section 2 as plain host data, the shape constants of
+// The inputs of kernel-contract.md section 2 as plain host data, the shape constants of
 // section 1, and the index rules of section 3 (causal bound, split chunking) that
 // both the exact attention and the kernel model use.
 //
@@ -22,7 +22,7 @@
 
 namespace mla::ref {
 
-/// Latent width D: a K row is [latent 512 | rope 64] (kernel.md section 1).
+/// Latent width D: a K row is [latent 512 | rope 64] (kernel-contract.md section 1).
 constexpr int kHeadDim = 576;
 /// Value width DV: V is the first 512 entries of each K row.
 constexpr int kValueDim = 512;
@@ -51,7 +51,7 @@ private:
   size_t count = 0;
 };
 
-/// One decode batch as the kernel sees it (kernel.md section 2), by reference.
+/// One decode batch as the kernel sees it (kernel-contract.md section 2), by reference.
 /// Buffers are row-major and contiguous. Only the fields are checked, by
 /// validateProblem(); the view never owns memory.
 struct ProblemView {
@@ -116,7 +116,7 @@ struct Problem {
   }
 };
 
-/// Checks every structural rule of kernel.md section 2: numHeads >= 1, qlen >= 1,
+/// Checks every structural rule of kernel-contract.md section 2: numHeads >= 1, qlen >= 1,
 /// finite scale and vscale, indptr non-empty with indptr[0] = 0 and non-decreasing,
 /// indptr.back() <= pages.size(), q.size() = B*qlen*H*576, kv.size() a multiple of
 /// 576, every referenced page in [0, slots). Returns an empty string when the
@@ -130,14 +130,14 @@ void checkProblem(const ProblemView &problem);
 void checkNumSplits(int numSplits);
 
 /// The last token index position `position` (0-based, < qlen) of a request with
-/// `seqLen` tokens may see: seqLen - qlen + position (kernel.md section 3). Negative
+/// `seqLen` tokens may see: seqLen - qlen + position (kernel-contract.md section 3). Negative
 /// when the position sees no token.
 inline int causalBound(int seqLen, int qlen, int position) {
   return seqLen - qlen + position;
 }
 
 /// chunk_b = roundup(ceil(seqLen / numSplits), 128): the tokens of one split
-/// (kernel.md section 3). 0 for an empty request.
+/// (kernel-contract.md section 3). 0 for an empty request.
 inline int splitChunk(int seqLen, int numSplits) {
   int perSplit = (seqLen + numSplits - 1) / numSplits;
   return (perSplit + kBlockTokens - 1) / kBlockTokens * kBlockTokens;

@@ -17,7 +17,7 @@
 // docs/gfx950-isa.md of the project, whose labels ([SRC], [EXP],
 // [IMPL]) say how each fact is known.
 //
-// Not here: the XOR swizzle of K rows in LDS (kernel.md F7, the seed's `sig`
+// Not here: the XOR swizzle of K rows in LDS (kernel-contract.md F7, the seed's `sig`
 // and `kpos`). It is a kernel-design decision, not a chip fact, and lives in
 // mla/Kernel/AttentionLayout.h with the rest of the kernel's LDS layout.
 //

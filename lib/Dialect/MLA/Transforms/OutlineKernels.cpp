@@ -27,7 +27,7 @@ using namespace mla;
 namespace {
 
 /// A kernel buffer argument: a raw pointer into global memory (address space 1). The
-/// element type of each buffer is fixed by kernel.md section 2.
+/// element type of each buffer is fixed by kernel-contract.md section 2.
 static Type globalPointer(MLIRContext *ctx) {
   return LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/1);
 }

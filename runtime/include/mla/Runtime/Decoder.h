@@ -11,7 +11,7 @@
 //   no per-token data (the caller owns the inputs' validity), so it can be captured
 //   in a HIP graph.
 // - The host path (run(DecodeInputs, ...)), for tests, the emulator and the demo:
-//   host arrays in kernel.md section 2's layouts, every argument validated (every
+//   host arrays in kernel-contract.md section 2's layouts, every argument validated (every
 //   page index too) before anything is launched, then built on the device path
 //   (upload, plan, run, synchronise, download). A bad argument or a failed launch
 //   leaves the caller's outputs untouched.
@@ -48,7 +48,7 @@ namespace mla::rt {
 /// 256-CU GPU for a single request (kernel::kMaxSplits).
 inline constexpr int kMaxSplits = int(kernel::kMaxSplits);
 
-/// One decode step's inputs, as host arrays (kernel.md section 2).
+/// One decode step's inputs, as host arrays (kernel-contract.md section 2).
 struct DecodeInputs {
   /// bf16 bits, [S, heads, 576] with S = B * qlen.
   llvm::ArrayRef<uint16_t> q;
@@ -109,7 +109,7 @@ struct DecodePlan {
   const void *owner = nullptr;
 };
 
-/// Device addresses of one run (kernel.md section 2 layouts), all on the decoder's
+/// Device addresses of one run (kernel-contract.md section 2 layouts), all on the decoder's
 /// device. run() reads them as given; nothing is checked beyond non-null.
 struct DeviceDecodeArgs {
   uint64_t q = 0;      ///< bf16 [S, heads, 576]

@@ -1,7 +1,7 @@
 //===- MLADialect.td - the mla dialect ---------------------*- tablegen -*-===//
 //
 // The problem-level dialect of mla: split-KV MLA decode attention and the combine of its
-// splits, as kernel.md sections 1-3 define them.
+// splits, as kernel-contract.md sections 1-3 define them.
 //
 //===----------------------------------------------------------------------===//
 

@@ -15,7 +15,7 @@ def MLA_SplitKvDecodeOp : MLA_Op<"split_kv_decode"> {
     against the request's cached tokens `pages[indptr[b] .. indptr[b+1])` of the fp8 latent
     pool `kv`, split into `num_splits` chunks of whole 128-token blocks, and writes each
     split's normalised output to `o_part[row, h, split]` and its natural-log LSE to
-    `lse_part[row, h, split]` (kernel.md section 3). Token `t` is visible to position `i`
+    `lse_part[row, h, split]` (kernel-contract.md section 3). Token `t` is visible to position `i`
     when `t <= seq_b - qlen + i`; a split with no visible token writes `-inf` and zeros.
 
     ```mlir
@@ -53,7 +53,7 @@ def MLA_CombineOp : MLA_Op<"combine"> {
   let description = [{
     `L = ln sum_s exp(lse_part[s])`, `out = sum_s exp(lse_part[s] - L) * o_part[s]`
     (f32, rounded to bf16) and, when given, `lse = L`. A row whose splits are all empty
-    gets `out = 0` and `lse = -inf` (kernel.md section 3).
+    gets `out = 0` and `lse = -inf` (kernel-contract.md section 3).
 
     ```mlir
     mla.combine o_part(%o) lse_part(%l) into out(%out) lse(%lse)
@@ -88,7 +88,7 @@ def MLA_CtaAttendOp : MLA_Op<"cta_attend"> {
     `mla.split_kv_decode`: query rows `request * qlen ..` of heads
     `head_group * hpg .. + hpg` (hpg = floor(16 / qlen)) against the split's tokens, and
     the partials of those rows. Buffers are the kernel's flat global arguments, laid out
-    as kernel.md section 2 says (raw global pointers: the element types are those of
+    as kernel-contract.md section 2 says (raw global pointers: the element types are those of
     section 2); `num_splits` is NS. Only valid inside a `gpu.func`.
   }];
   let arguments = (ins
@@ -382,6 +382,244 @@ def MLA_LdsBarrierOp : MLA_Op<"lds_barrier"> {
     operation, vmcnt(0)), it leaves the LDS DMAs of the next block in flight (F6).
   }];
   let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+
+//===----------------------------------------------------------------------===//
+// Warp-specialised build (F15): the two roles and their tile ops.
+//
+// `mla-warp-specialize` turns the block loop into an `mla.warp_roles`: the first 4 waves
+// (the QK role) compute S, the row max and P of each block, the other 4 (the PV role)
+// issue the K DMAs and accumulate O from the block before. The role ops below are run
+// by the waves of one role only; "role wave" r is the wave's index within its role.
+// A QK role wave owns tiles 2 r and 2 r + 1 of a block (32 tokens); a PV role wave owns
+// latents 128 r .. 128 r + 127 (8 latent tiles) and DMAs tiles 2 r, 2 r + 1.
+// docs/warp-specialization.md has the schedule and the LDS hand-over.
+//===----------------------------------------------------------------------===//
+
+// A QK role wave's two S^T accumulators, its two running row sums, a PV role wave's
+// page indices of its two tiles, its 8 V^T operands and 8 output accumulators.
+def MLA_RoleLogits : FixedVectorOfShapeAndType<[2, 4], F32>;
+def MLA_RoleRowSums : FixedVectorOfLengthAndType<[2], [F32]>,
+    BuildableType<"::mlir::VectorType::get({2}, $_builder.getF32Type())">;
+def MLA_RolePages : FixedVectorOfLengthAndType<[2], [I32]>,
+    BuildableType<"::mlir::VectorType::get({2}, $_builder.getI32Type())">;
+def MLA_RoleVOperands : FixedVectorOfShapeAndType<[8, 32], F8E4M3FN>;
+def MLA_RoleOutputAccumulators : FixedVectorOfShapeAndType<[8, 4], F32>;
+
+def MLA_WarpRolesOp : MLA_Op<"warp_roles", [NoTerminator, RecursiveMemoryEffects]> {
+  let summary = "The CTA's waves split into a QK role and a PV role (F15)";
+  let description = [{
+    Waves `0 .. qk_waves - 1` run region `qk`, the others region `pv`. The roles share
+    data only through LDS; `mla.lds_barrier` is a workgroup barrier, so both regions
+    must meet the same barriers in the same order: the verifier requires the same
+    sequence of barriers and barrier-holding loops (with the same bounds) in both, and
+    no barrier under a condition. The ops that assume all 8 waves run them
+    (`mla.qk_tile`, `mla.softmax_update`, `mla.pv_tile`, ...) are not allowed inside;
+    the role ops are.
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<1>]>:$qk_waves);
+  let regions = (region MaxSizedRegion<1>:$qk, MaxSizedRegion<1>:$pv);
+  let assemblyFormat = "`qk_waves` $qk_waves `qk` $qk `pv` $pv attr-dict";
+  let hasVerifier = 1;
+}
+
+def MLA_WsQkTilesOp : MLA_Op<"ws_qk_tiles"> {
+  let summary = "QK role: S^T of the role wave's two tiles from a K slot (F9)";
+  let description = [{
+    `mla.qk_tile` for tiles 2 r and 2 r + 1 of the block in slot `slot` (r the QK role
+    wave): 18 MFMA 16x16x128, element [t][v] in the accumulator layout of tile 2 r + t.
+  }];
+  let arguments = (ins
+    Arg<MLA_LdsPtr, "the CTA's LDS", [MemRead]>:$lds,
+    I32:$slot,
+    MLA_QOperands:$q_hi,
+    MLA_QOperands:$q_lo,
+    MLA_QRopeOperand:$q_rope
+  );
+  let results = (outs MLA_RoleLogits:$s);
+  let assemblyFormat = [{
+    $lds `slot` $slot `q` `(` $q_hi `,` $q_lo `,` $q_rope `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def MLA_WsMaskLogitsOp : MLA_Op<"ws_mask_logits"> {
+  let summary = "QK role: scale and mask the role wave's two tiles (F13)";
+  let description = [{
+    `mla.mask_logits` for the role wave's two tiles (tokens of tile 2 r + t).
+  }];
+  let arguments = (ins
+    MLA_RoleLogits:$s,
+    F32:$logit_scale,
+    I32:$block_first,
+    I32:$end,
+    I32:$first_bound,
+    I32:$causal_bound
+  );
+  let results = (outs MLA_RoleLogits:$masked);
+  let assemblyFormat = [{
+    $s `scale` $logit_scale `block` $block_first `end` $end `bounds` `(` $first_bound `,`
+    $causal_bound `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def MLA_WsPublishMaxOp : MLA_Op<"ws_publish_max"> {
+  let summary = "QK role: the role wave's row maxima into the exchange (F10)";
+  let description = [{
+    Stores the row max of the role wave's two tiles to its entry of the row-max
+    exchange in LDS. A barrier later, every QK role wave reads all of them
+    (`mla.ws_softmax`).
+  }];
+  let arguments = (ins
+    Arg<MLA_LdsPtr, "the CTA's LDS", [MemWrite]>:$lds,
+    MLA_RoleLogits:$s
+  );
+  let assemblyFormat = "$lds `logits` $s attr-dict";
+  let hasVerifier = 1;
+}
+
+def MLA_WsSoftmaxOp : MLA_Op<"ws_softmax"> {
+  let summary = "QK role: row max, P hi + lo into LDS, running l per tile, m handed over";
+  let description = [{
+    `m_new = max(m, the QK role waves' published maxima)`; `p = exp2(s - m_new) 2^PLOG`
+    of both tiles split into E4M3 hi + lo and stored to P as `mla.softmax_update` does;
+    each tile's running sum `l[t] = alpha l[t] + sum(p_hi + p_lo)` (one per tile, as the
+    plain build's waves keep theirs, so the sums are added in the same order); and
+    `m_new` stored to the hand-over row max for the PV role (by role wave 0). No
+    barrier: the caller's next `mla.lds_barrier` publishes P and `m_new`.
+  }];
+  let arguments = (ins
+    Arg<MLA_LdsPtr, "the CTA's LDS", [MemRead, MemWrite]>:$lds,
+    MLA_RoleLogits:$s,
+    F32:$m,
+    MLA_RoleRowSums:$l
+  );
+  let results = (outs F32:$m_new, MLA_RoleRowSums:$l_new);
+  let assemblyFormat = "$lds `logits` $s `state` `(` $m `,` $l `)` attr-dict";
+  let hasVerifier = 1;
+}
+
+def MLA_WsPublishSumsOp : MLA_Op<"ws_publish_sums"> {
+  let summary = "QK role: the running row sums of the role wave's tiles into LDS (F12)";
+  let description = [{
+    Stores `l[t]` of tile 2 r + t to the row-sum exchange at the tile's entry (the entry
+    wave 2 r + t of the plain build uses), for `mla.ws_attend_epilogue`.
+  }];
+  let arguments = (ins
+    Arg<MLA_LdsPtr, "the CTA's LDS", [MemWrite]>:$lds,
+    MLA_RoleRowSums:$l
+  );
+  let assemblyFormat = "$lds `sums` $l attr-dict";
+  let hasVerifier = 1;
+}
+
+def MLA_WsLoadPageIndicesOp : MLA_Op<"ws_load_page_indices"> {
+  let summary = "PV role: each lane's page indices of its tokens of the role wave's tiles";
+  let description = [{
+    `mla.load_page_index` for tiles 2 r and 2 r + 1 (element t: tile 2 r + t) of the
+    PV role wave r, which DMAs those tiles.
+  }];
+  let arguments = (ins
+    Arg<MLA_GlobalPtr, "page table", [MemRead]>:$pages,
+    I32:$request_base,
+    I32:$start,
+    I32:$end,
+    I32:$block
+  );
+  let results = (outs MLA_RolePages:$pages_of_tiles);
+  let assemblyFormat = [{
+    $pages `[` $request_base `]` `block` $block `of` `[` $start `,` $end `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def MLA_WsKvDmaOp : MLA_Op<"ws_kv_dma"> {
+  let summary = "PV role: LDS DMA of the role wave's two tiles of a K block (F5, F7, F14)";
+  let description = [{
+    `mla.kv_dma` of DMAs `first .. last - 1` of tiles 2 r and 2 r + 1 into slot `slot`,
+    with the page indices of `mla.ws_load_page_indices`.
+  }];
+  let arguments = (ins
+    Arg<MLA_LdsPtr, "the CTA's LDS", [MemWrite]>:$lds,
+    I32:$slot,
+    Arg<MLA_GlobalPtr, "fp8 K pool", [MemRead]>:$kv,
+    MLA_RolePages:$pages_of_tiles,
+    I32Attr:$first,
+    I32Attr:$last,
+    UnitAttr:$wide_kv
+  );
+  let assemblyFormat = [{
+    $kv `[` $pages_of_tiles `]` `to` $lds `slot` $slot `dmas` $first `to` $last attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def MLA_WsPvOperandsOp : MLA_Op<"ws_pv_operands"> {
+  let summary = "PV role: everything a PV step needs from LDS, into registers (F11)";
+  let description = [{
+    The role wave's V^T of its 8 latent tiles by transposing reads from slot `slot`
+    (32 `ds_read_b64_tr_b8`), P's hi and lo B operands, and the QK role's hand-over
+    row max `m_new` of that block. Once every PV role wave has passed the next
+    `mla.lds_barrier`, the slot and P may be overwritten.
+  }];
+  let arguments = (ins
+    Arg<MLA_LdsPtr, "the CTA's LDS", [MemRead]>:$lds,
+    I32:$slot
+  );
+  let results = (outs MLA_RoleVOperands:$v_t, MLA_QRopeOperand:$p_hi,
+                      MLA_QRopeOperand:$p_lo, F32:$m_new);
+  let assemblyFormat = "$lds `slot` $slot attr-dict";
+  let hasVerifier = 1;
+}
+
+def MLA_WsPvAccumulateOp : MLA_Op<"ws_pv_accumulate",
+                                  [AllTypesMatch<["o", "o_new"]>]> {
+  let summary = "PV role: O = alpha O + V^T P^T for the role wave's 128 latents (F10, F11)";
+  let description = [{
+    `alpha = exp2(m - m_new)` (1 while nothing is visible), then per latent tile
+    `O = alpha O`, and an MFMA 16x16x128 with P hi then one with P lo: 16 MFMAs, the
+    same products in the same order as the plain build's `mla.pv_tile`.
+  }];
+  let arguments = (ins
+    MLA_RoleVOperands:$v_t,
+    MLA_QRopeOperand:$p_hi,
+    MLA_QRopeOperand:$p_lo,
+    F32:$m_new,
+    F32:$m,
+    MLA_RoleOutputAccumulators:$o
+  );
+  let results = (outs MLA_RoleOutputAccumulators:$o_new);
+  let assemblyFormat = [{
+    $v_t `p` `(` $p_hi `,` $p_lo `)` `max` $m_new `state` `(` $m `,` $o `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def MLA_WsAttendEpilogueOp : MLA_Op<"ws_attend_epilogue"> {
+  let summary = "PV role: normalise and store the split's partial (F12)";
+  let description = [{
+    `mla.attend_epilogue` for the role wave's 128 latents: `l` = the 8 tiles' row sums
+    of the exchange added in tile order (as the plain build adds its waves'), then `o`
+    and `lse` computed and stored exactly as there, the LSE by role wave 0; a row that
+    saw no token stores zeros and `-inf`; padding rows store nothing.
+  }];
+  let arguments = (ins
+    Arg<MLA_LdsPtr, "the CTA's LDS", [MemRead]>:$lds,
+    F32:$m,
+    MLA_RoleOutputAccumulators:$o,
+    F32:$vscale,
+    Arg<MLA_GlobalPtr, "o_part, flat", [MemWrite]>:$o_part,
+    Arg<MLA_GlobalPtr, "lse_part, flat", [MemWrite]>:$lse_part,
+    I32:$partial,
+    I1:$row_valid
+  );
+  let assemblyFormat = [{
+    $lds `state` `(` $m `,` $o `)` `vscale` $vscale `into` $o_part `,` $lse_part
+    `[` $partial `]` `valid` $row_valid attr-dict
+  }];
   let hasVerifier = 1;
 }
 

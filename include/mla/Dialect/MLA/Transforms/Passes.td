@@ -94,4 +94,24 @@ def MLALowerTileOps : Pass<"mla-lower-tile-ops", "::mlir::gpu::GPUModuleOp"> {
                            "::mlir::math::MathDialect", "::mlir::amdgpu::AMDGPUDialect"];
 }
 
+
+def MLAWarpSpecialize : Pass<"mla-warp-specialize", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Split the attention block loop into a QK role and a PV role (F15)";
+  let description = [{
+    Rewrites each block loop of `mla-tile-attention` marked `mla.warp_specialize`
+    (the warp-specialised build, `#mla.config<wspec = true>`) and its
+    `mla.attend_epilogue` into an `mla.warp_roles`: the QK role (waves 0..3) computes
+    S, the row max, P hi + lo and the running row sums of block s while the PV role
+    (waves 4..7) accumulates O from block s - 1 and DMAs block s + 1 into the slot
+    that block s - 1 leaves. Both run blocks + 1 steps of two barriers each: after the
+    first, the QK role reads K(s) and the PV role reads V^T(s - 1), P(s - 1) and the
+    handed-over row max into registers; after the second, the QK role writes P(s) and
+    m(s) and the PV role issues block s + 1's DMAs and its 16 MFMAs. The numerics are
+    the plain build's (docs/warp-specialization.md). Runs before `mla-pipeline-blocks`,
+    which leaves the role loops alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::LLVM::LLVMDialect", "::mlir::vector::VectorDialect"];
+}
+
 #endif // MLA_DIALECT_MLA_TRANSFORMS_PASSES_TD
