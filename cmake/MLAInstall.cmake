@@ -1,5 +1,5 @@
 # `cmake --install <build>` (component `mla`, the default besides `python`):
-#   include/mla/Runtime/*.h, include/mla/Compiler/Compiler.h,
+#   include/mla/Runtime/*.h, include/mla/Emu/Timing.h, include/mla/Compiler/Compiler.h,
 #   include/mla/Kernel/LaunchGeometry.h                       the C++ API
 #   lib/libmla.so                                              compiler + runtime + Decoder
 #   bin/mla-opt, bin/mla-compile, bin/mla-run                  the tools
@@ -24,6 +24,9 @@ install(TARGETS mla-opt mla-compile mla-run
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/mla/Runtime
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla COMPONENT mla
   FILES_MATCHING PATTERN "*.h")
+# The emulator's public header (the timing types mla/Runtime/Timing.h re-exports).
+install(FILES ${PROJECT_SOURCE_DIR}/runtime/emu/include/mla/Emu/Timing.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla/Emu COMPONENT mla)
 # The compiler headers the runtime's include: the configuration and the launch geometry.
 install(FILES ${PROJECT_SOURCE_DIR}/include/mla/Compiler/Compiler.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla/Compiler COMPONENT mla)

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "emu/Instructions.h"
+#include "lib/EmuKernelImage.h"
 #include "mla/Runtime/CodeObject.h"
 
 #include <cstddef>
@@ -18,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   for (const mla::rt::KernelInfo &kernel : (*code)->kernels()) {
-    auto program = mla::emu::decodeProgram((*code)->loadedImage(), kernel);
+    auto program =
+        mla::emu::decodeProgram((*code)->loadedImage(), mla::rt::emuKernelImage(kernel));
     if (!program)
       llvm::consumeError(program.takeError());
   }

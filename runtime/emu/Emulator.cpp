@@ -20,6 +20,8 @@ using namespace llvm;
 using namespace mla;
 using namespace mla::emu;
 
+char DispatchInterrupted::ID = 0;
+
 namespace {
 Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
 
@@ -52,7 +54,7 @@ struct Worker {
 /// Writes the initial SGPRs/VGPRs of wave \p waveIndex of a workgroup
 /// (AMDGPUUsage "Initial Kernel Execution State").
 Error mla::emu::initWave(Wave &w, const LaunchState &L, Workgroup &wg, unsigned waveIndex) {
-  const rt::KernelDescriptor &kd = L.kernel->descriptor;
+  const KernelImage &kd = *L.kernel;
   w.reset(L.program->archVgprRows, L.program->agprRows);
   {
     uint32_t r1 = kd.computePgmRsrc1;
@@ -88,7 +90,7 @@ Error mla::emu::initWave(Wave &w, const LaunchState &L, Workgroup &wg, unsigned 
   if (kd.enableSgprFlatScratchInit())
     s += 2;
   if (kd.enableSgprPrivateSegmentSize())
-    w.sgpr[s++] = L.kernel->privateSegmentFixedSize;
+    w.sgpr[s++] = L.kernel->scratchBytes;
   if (unsigned n = kd.kernargPreloadLength()) {
     uint64_t from = L.kernargAddress + 4 * uint64_t(kd.kernargPreloadOffset());
     const uint8_t *p = L.memory->translate(from, 4 * n);
@@ -147,7 +149,7 @@ std::string mla::emu::describeFault(const LaunchState &L, const Workgroup &wg, c
 namespace {
 /// Runs one workgroup to completion. Returns a fault description or "".
 std::string runWorkgroup(const LaunchState &L, Worker &worker, uint32_t flatId,
-                         rt::LaunchStats *stats, std::mutex &statsMutex) {
+                         DispatchStats *stats, std::mutex &statsMutex) {
   Workgroup &wg = worker.workgroup;
   wg.id[0] = flatId % L.grid[0];
   wg.id[1] = (flatId / L.grid[0]) % L.grid[1];
@@ -215,7 +217,7 @@ std::string runWorkgroup(const LaunchState &L, Worker &worker, uint32_t flatId,
     ++stats->workgroups;
     for (unsigned i = 0; i < numWaves; ++i) {
       const Wave &w = *worker.waves[i];
-      rt::LaunchStats::Wave ws;
+      DispatchStats::Wave ws;
       std::copy(std::begin(wg.id), std::end(wg.id), ws.workgroup);
       ws.wave = i;
       for (unsigned c = 0; c < kNumInstClasses; ++c) {
@@ -240,8 +242,8 @@ unsigned defaultThreads() {
 } // namespace
 
 Error mla::emu::dispatch(const LaunchState &L, const DispatchOptions &options,
-                         rt::LaunchStats *stats) {
-  if (options.emulator && options.emulator->mode == rt::EmulatorMode::Timing)
+                         DispatchStats *stats) {
+  if (options.emulator && options.emulator->mode == EmulatorMode::Timing)
     return timing::dispatchTimed(L, options, stats);
   uint64_t numGroups = uint64_t(L.grid[0]) * L.grid[1] * L.grid[2];
   if (numGroups == 0)
@@ -289,7 +291,7 @@ Error mla::emu::dispatch(const LaunchState &L, const DispatchOptions &options,
       t.join();
   }
   if (options.interrupt && options.interrupt->load())
-    return make_error<rt::LaunchInterrupted>();
+    return make_error<DispatchInterrupted>();
   if (!firstError.empty())
     return makeError(firstError);
   return Error::success();

@@ -1,6 +1,5 @@
 //===- InstructionDecoder.cpp - .text -> Program via the AMDGPU disassembler ===//
 #include "emu/Instructions.h"
-#include "mla/Runtime/CodeObject.h"
 
 #include "llvm/MC/MCAsmInfo.h"
 #include "llvm/MC/MCContext.h"
@@ -275,7 +274,7 @@ bool endsControlFlow(StringRef mcName) {
 
 /// Decodes the instruction at \p pc (which must end before \p end).
 static Expected<DecodedAt> decodeAt(McContext &m, const InstructionRegistry &registry,
-                                    ArrayRef<uint8_t> image, const rt::KernelInfo &kernel,
+                                    ArrayRef<uint8_t> image, const KernelImage &kernel,
                                     uint64_t start, uint64_t pc, uint64_t end) {
   MCInst mi;
   uint64_t size = 0;
@@ -416,7 +415,7 @@ static Expected<DecodedAt> decodeAt(McContext &m, const InstructionRegistry &reg
 }
 
 Expected<std::unique_ptr<Program>> mla::emu::decodeProgram(ArrayRef<uint8_t> image,
-                                                           const rt::KernelInfo &kernel) {
+                                                           const KernelImage &kernel) {
   McContext &m = mcState();
   if (!m.initError.empty())
     return makeError(m.initError);

@@ -32,6 +32,7 @@
 #define MLA_RUNTIME_EMU_INSTRUCTIONS_H
 
 #include "emu/Hazards.h"
+#include "emu/KernelImage.h"
 #include "emu/Wave.h"
 #include "emu/isa/UnknownChoices.h"
 #include "emu/timing/AccessTrace.h"
@@ -198,7 +199,7 @@ struct Program {
 /// Decodes the kernel's code. Every instruction must decode and have a
 /// handler, else the error names the first that does not.
 llvm::Expected<std::unique_ptr<Program>>
-decodeProgram(llvm::ArrayRef<uint8_t> image, const rt::KernelInfo &kernel);
+decodeProgram(llvm::ArrayRef<uint8_t> image, const KernelImage &kernel);
 
 /// Per-workgroup state shared by its waves.
 struct LdsHazardShadow; // emu/Hazards.cpp
@@ -216,7 +217,7 @@ struct Workgroup {
 
 /// Read-only facts of the current dispatch, shared by every wave.
 struct LaunchState {
-  const rt::KernelInfo *kernel = nullptr;
+  const KernelImage *kernel = nullptr;
   const Program *program = nullptr;
   DeviceMemory *memory = nullptr;
   uint32_t grid[3] = {1, 1, 1};   ///< Workgroups per dimension.

@@ -1,6 +1,7 @@
 //===- EmuDevice.cpp - The emulator as a Device ---------------------------===//
 #include "emu/Emulator.h"
 #include "emu/CoreChoices.h"
+#include "lib/EmuKernelImage.h"
 #include "mla/Runtime/Device.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -152,6 +153,7 @@ private:
   }
 
   struct LoadedKernel {
+    emu::KernelImage image;
     std::unique_ptr<emu::Program> program;
   };
   struct LoadedImage {
@@ -214,7 +216,8 @@ Error EmuDevice::launchRaw(const CodeObject &code, StringRef kernelName, Dim3 gr
   LoadedImage &img = **imgOr;
   LoadedKernel &lk = img.kernels[kernel.name];
   if (!lk.program) {
-    auto prog = emu::decodeProgram(code.loadedImage(), kernel);
+    lk.image = emuKernelImage(kernel);
+    auto prog = emu::decodeProgram(code.loadedImage(), lk.image);
     if (!prog) {
       img.kernels.erase(kernel.name);
       return prog.takeError();
@@ -278,7 +281,7 @@ Error EmuDevice::launchRaw(const CodeObject &code, StringRef kernelName, Dim3 gr
   cantFail(memory_.write(*packetAddr, packet, sizeof(packet)));
 
   emu::LaunchState L;
-  L.kernel = &kernel;
+  L.kernel = &lk.image;
   L.program = lk.program.get();
   L.memory = &memory_;
   L.grid[0] = grid.x; L.grid[1] = grid.y; L.grid[2] = grid.z;
@@ -287,8 +290,8 @@ Error EmuDevice::launchRaw(const CodeObject &code, StringRef kernelName, Dim3 gr
   L.dispatchPacketAddress = *packetAddr;
   L.queueAddress = *queueAddr;
   L.ldsBytes = kernel.groupSegmentFixedSize;
-  L.denormMode32 = kernel.descriptor.floatDenormMode32();
-  L.denormMode16_64 = kernel.descriptor.floatDenormMode16_64();
+  L.denormMode32 = lk.image.floatDenormMode32();
+  L.denormMode16_64 = lk.image.floatDenormMode16_64();
   L.ldsDmaCountsOnLgkmcnt = options_.params.ldsDmaCountsOnLgkmcnt != 0;
 
   auto start = std::chrono::steady_clock::now();
@@ -301,10 +304,29 @@ Error EmuDevice::launchRaw(const CodeObject &code, StringRef kernelName, Dim3 gr
   options.instructionLimitPerWave = instructionLimit();
   options.interrupt = &sigintDuringLaunch;
   SigintScope sigint;
-  Error err = emu::dispatch(L, options, stats);
+  emu::DispatchStats counts;
+  Error err = handleErrors(emu::dispatch(L, options, stats ? &counts : nullptr),
+                           [](const emu::DispatchInterrupted &) -> Error {
+                             return make_error<LaunchInterrupted>();
+                           });
   if (!err && options_.mode == EmulatorMode::Timing)
     reports_.push_back(std::move(report));
   if (stats) {
+    // The emulator's counts, added to what the caller's stats already hold.
+    static_assert(emu::kDefaultInstructionLimitPerWave == kDefaultInstructionLimitPerWave,
+                  "the emulator's and the Device's default instruction limits agree");
+    static_assert(LaunchStats::kNumClasses == emu::kNumInstClasses,
+                  "LaunchStats classes are the emulator's instruction classes");
+    for (unsigned c = 0; c < LaunchStats::kNumClasses; ++c)
+      stats->total[c] += counts.total[c];
+    stats->workgroups += counts.workgroups;
+    for (const emu::DispatchStats::Wave &w : counts.waves) {
+      LaunchStats::Wave ws;
+      std::copy(std::begin(w.workgroup), std::end(w.workgroup), ws.workgroup);
+      ws.wave = w.wave;
+      ws.counts = w.counts;
+      stats->waves.push_back(ws);
+    }
     stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::sort(stats->waves.begin(), stats->waves.end(),
               [](const LaunchStats::Wave &a, const LaunchStats::Wave &b) {

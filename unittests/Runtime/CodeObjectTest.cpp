@@ -2,6 +2,7 @@
 #include "KernelCompiler.h"
 #include "TestUtil.h"
 #include "emu/Instructions.h"
+#include "lib/EmuKernelImage.h"
 
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/ELF.h"
@@ -157,7 +158,7 @@ TEST(CodeObject, RandomCorruptionsNeverCrash) {
         for (const KernelArgInfo &a : k.args)
           EXPECT_LE(uint64_t(a.offset) + a.size, k.kernargSegmentSize);
         // Decoding corrupted code gives a program or an error, never a crash.
-        auto prog = emu::decodeProgram((*co)->loadedImage(), k);
+        auto prog = emu::decodeProgram((*co)->loadedImage(), emuKernelImage(k));
         if (!prog)
           EXPECT_FALSE(llvm::toString(prog.takeError()).empty());
       }

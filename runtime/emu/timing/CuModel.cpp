@@ -19,7 +19,6 @@
 #include "emu/timing/AccessTrace.h"
 #include "emu/timing/BankModel.h"
 
-#include "mla/Runtime/CodeObject.h"
 
 #include "llvm/ADT/Twine.h"
 
@@ -63,7 +62,7 @@ bool isTranscendental(StringRef name) {
   return false;
 }
 
-std::vector<InstInfo> classify(const Program &program, const rt::TimingParams &p) {
+std::vector<InstInfo> classify(const Program &program, const emu::TimingParams &p) {
   std::vector<InstInfo> infos(program.insts.size());
   for (size_t i = 0; i < program.insts.size(); ++i) {
     const DecodedInst &in = program.insts[i];
@@ -143,7 +142,7 @@ struct SimWave {
   unsigned simd = 0;
   uint64_t readyAt = 0;
   bool ended = false;
-  rt::StallCause lastCause = rt::StallCause::Nop;
+  emu::StallCause lastCause = emu::StallCause::Nop;
   std::unique_ptr<uint64_t[]> mfmaReady; ///< Per VGPR row: cycle an MFMA result is readable.
   uint64_t maxMfmaReady = 0;
   int32_t lastMfmaDst = -1;
@@ -152,7 +151,7 @@ struct SimWave {
   uint64_t lastMfmaFree = 0;
   uint64_t lastVmReady = 0, lastLgkmReady = 0;
   std::deque<std::pair<uint64_t, uint32_t>> inflight; ///< (ready, bytes) of loads.
-  rt::WaveTiming t;
+  emu::WaveTiming t;
 };
 
 /// Host-thread resources reused across CU simulations.
@@ -168,8 +167,8 @@ struct CuWorker {
 /// Everything a CU simulation reads.
 struct Context {
   const LaunchState *L;
-  const rt::EmulatorOptions *options;
-  const rt::TimingParams *p;
+  const emu::EmulatorOptions *options;
+  const emu::TimingParams *p;
   std::vector<InstInfo> infos;
   double bytesPerCycle;
   unsigned lineShift;
@@ -178,8 +177,8 @@ struct Context {
 
 /// What a CU simulation produced.
 struct CuResult {
-  rt::CuTiming cu;
-  std::vector<rt::WaveTiming> waves;
+  emu::CuTiming cu;
+  std::vector<emu::WaveTiming> waves;
   uint64_t hbmReadBytes = 0, l2HitBytes = 0, mallHitBytes = 0, writeBytes = 0, ldsBytes = 0,
            conflicts = 0;
   std::map<uint64_t, uint64_t> conflictsByPc;
@@ -206,7 +205,7 @@ public:
   std::string run(ArrayRef<uint32_t> ids);
 
 private:
-  std::optional<rt::StallCause> blocked(SimWave &s, const DecodedInst &in, const InstInfo &info);
+  std::optional<emu::StallCause> blocked(SimWave &s, const DecodedInst &in, const InstInfo &info);
   std::string issue(SimWave &s, const DecodedInst &in, const InstInfo &info);
   void land(SimWave &s);
   void timeVmem(SimWave &s, const DecodedInst &in, const InstInfo &info, unsigned vmBefore,
@@ -218,7 +217,7 @@ private:
   }
 
   const Context &ctx_;
-  const rt::TimingParams &p_;
+  const emu::TimingParams &p_;
   const LaunchState &L_;
   CuWorker &worker_;
   CuResult &result_;
@@ -250,7 +249,7 @@ void CuSim::land(SimWave &s) {
     lastEvent_ = now_;
 }
 
-std::optional<rt::StallCause> CuSim::blocked(SimWave &s, const DecodedInst &in,
+std::optional<emu::StallCause> CuSim::blocked(SimWave &s, const DecodedInst &in,
                                              const InstInfo &info) {
   Wave &w = *s.w;
   if (info.special == Special::Wait) {
@@ -258,9 +257,9 @@ std::optional<rt::StallCause> CuSim::blocked(SimWave &s, const DecodedInst &in,
     unsigned vm = (imm & 0xf) | ((imm >> 10) & 0x30);
     unsigned lgkm = (imm >> 8) & 0xf;
     if (w.vmQueue.size() > vm)
-      return rt::StallCause::Vmcnt;
+      return emu::StallCause::Vmcnt;
     if (w.lgkmQueue.size() > lgkm)
-      return rt::StallCause::Lgkmcnt;
+      return emu::StallCause::Lgkmcnt;
     return std::nullopt;
   }
   // An MFMA result read before it is written back stalls (the model interlocks where
@@ -271,41 +270,41 @@ std::optional<rt::StallCause> CuSim::blocked(SimWave &s, const DecodedInst &in,
           int32_t(in.srcs[2].reg) == s.lastMfmaDst && in.srcs[2].count == s.lastMfmaDstCount &&
           in.mcOpcode == s.lastMfmaOpcode) {
         if (now_ < s.lastMfmaFree + uint64_t(p_.mfmaSrcCForwardCycles))
-          return rt::StallCause::MfmaPipe;
+          return emu::StallCause::MfmaPipe;
         continue; // accumulator forwarding between same-shape MFMAs
       }
       if (mfmaBusy(s, in.srcs[i], now_))
-        return rt::StallCause::MfmaPipe;
+        return emu::StallCause::MfmaPipe;
     }
     if (in.hasOld && mfmaBusy(s, in.old, now_))
-      return rt::StallCause::MfmaPipe;
+      return emu::StallCause::MfmaPipe;
   }
   switch (info.unit) {
   case Unit::Valu:
     if (valuFree_[s.simd] > now_)
-      return rt::StallCause::Unit;
+      return emu::StallCause::Unit;
     break;
   case Unit::Mfma:
     if (mfmaFree_[s.simd] > now_)
-      return rt::StallCause::MfmaPipe;
+      return emu::StallCause::MfmaPipe;
     break;
   case Unit::Vmem:
     if (w.vmQueue.full())
-      return rt::StallCause::Vmcnt;
+      return emu::StallCause::Vmcnt;
     if (info.isDma && w.lgkmQueue.full())
-      return rt::StallCause::Lgkmcnt;
+      return emu::StallCause::Lgkmcnt;
     if (vmemFree_ > now_)
-      return rt::StallCause::Unit;
+      return emu::StallCause::Unit;
     break;
   case Unit::Lds:
     if (w.lgkmQueue.full())
-      return rt::StallCause::Lgkmcnt;
+      return emu::StallCause::Lgkmcnt;
     if (ldsFree_ > now_)
-      return rt::StallCause::Unit;
+      return emu::StallCause::Unit;
     break;
   case Unit::Smem:
     if (w.lgkmQueue.full())
-      return rt::StallCause::Lgkmcnt;
+      return emu::StallCause::Lgkmcnt;
     break;
   default:
     break;
@@ -556,10 +555,10 @@ std::string CuSim::run(ArrayRef<uint32_t> ids) {
       s.maxMfmaReady = 0;
       s.lastMfmaDst = -1;
       s.lastMfmaFree = 0;
-      s.lastCause = rt::StallCause::Nop;
+      s.lastCause = emu::StallCause::Nop;
       s.lastVmReady = s.lastLgkmReady = 0;
       s.inflight.clear();
-      s.t = rt::WaveTiming();
+      s.t = emu::WaveTiming();
       s.t.workgroup = flatId;
       s.t.wave = i;
       s.t.simd = s.simd;
@@ -609,18 +608,18 @@ std::string CuSim::run(ArrayRef<uint32_t> ids) {
         if (s.simd != simd || s.ended)
           continue;
         Wave &w = *s.w;
-        rt::StallCause cause;
+        emu::StallCause cause;
         if (w.status == WaveStatus::AtBarrier) {
-          cause = rt::StallCause::Barrier;
+          cause = emu::StallCause::Barrier;
         } else if (now_ < s.readyAt) {
-          cause = s.lastCause == rt::StallCause::Barrier ? rt::StallCause::Barrier
-                                                          : rt::StallCause::Nop;
+          cause = s.lastCause == emu::StallCause::Barrier ? emu::StallCause::Barrier
+                                                          : emu::StallCause::Nop;
         } else {
           const DecodedInst &in = insts[w.ip];
           const InstInfo &info = ctx_.infos[w.ip];
-          std::optional<rt::StallCause> b = blocked(s, in, info);
+          std::optional<emu::StallCause> b = blocked(s, in, info);
           if (!b && (info.slot & used))
-            b = rt::StallCause::Unit;
+            b = emu::StallCause::Unit;
           if (!b) {
             used |= info.slot;
             fault = issue(s, in, info);
@@ -628,7 +627,7 @@ std::string CuSim::run(ArrayRef<uint32_t> ids) {
               return fault;
             if (s.ended)
               --live;
-            s.lastCause = rt::StallCause::Nop;
+            s.lastCause = emu::StallCause::Nop;
             continue;
           }
           cause = *b;
@@ -684,7 +683,7 @@ std::string CuSim::run(ArrayRef<uint32_t> ids) {
           if (!s.ended)
             state += " [wave " + std::to_string(s.w->waveInGroup) + " at instruction " +
                      std::to_string(s.w->ip) + ", waiting on " +
-                     rt::stallCauseName(s.lastCause) + "]";
+                     emu::stallCauseName(s.lastCause) + "]";
         stuck->w->fault("timing mode: no wave can make progress at cycle " + Twine(now_) +
                         " (deadlock at a barrier or waitcnt):" + state);
         return describeFault(L_, *stuck->w->workgroup, *stuck->w);
@@ -736,8 +735,8 @@ unsigned mla::emu::timing::workgroupsPerCu(const LaunchState &L) {
 }
 
 Error mla::emu::timing::dispatchTimed(const LaunchState &launch, const DispatchOptions &options,
-                                      rt::LaunchStats *stats) {
-  const rt::EmulatorOptions &eo = *options.emulator;
+                                      DispatchStats *stats) {
+  const emu::EmulatorOptions &eo = *options.emulator;
   const uint64_t numGroups = uint64_t(launch.grid[0]) * launch.grid[1] * launch.grid[2];
   if (numGroups == 0)
     return Error::success();
@@ -762,7 +761,7 @@ Error mla::emu::timing::dispatchTimed(const LaunchState &launch, const DispatchO
   L.instructionLimitPerWave = options.instructionLimitPerWave;
   ctx.L = &L;
   ctx.options = &eo;
-  rt::TimingParams params = eo.params;
+  emu::TimingParams params = eo.params;
   const unsigned perCu = eo.workgroupsPerCu ? eo.workgroupsPerCu : workgroupsPerCu(L);
   if (params.activeCUs <= 0)
     params.activeCUs =
@@ -806,7 +805,7 @@ Error mla::emu::timing::dispatchTimed(const LaunchState &launch, const DispatchO
         std::lock_guard<std::mutex> lock(errorMutex);
         for (size_t i = 0; i < chunk.size() * ctx.wavesPerGroup && i < worker.sims.size(); ++i) {
           const Wave &w = *worker.sims[i].w;
-          rt::LaunchStats::Wave ws;
+          DispatchStats::Wave ws;
           std::copy(std::begin(w.workgroup->id), std::end(w.workgroup->id), ws.workgroup);
           ws.wave = w.waveInGroup;
           for (unsigned c = 0; c < kNumInstClasses; ++c) {
@@ -834,8 +833,8 @@ Error mla::emu::timing::dispatchTimed(const LaunchState &launch, const DispatchO
   if (!firstError.empty())
     return makeError(firstError);
 
-  if (rt::TimingReport *report = options.timingReport) {
-    *report = rt::TimingReport();
+  if (emu::TimingReport *report = options.timingReport) {
+    *report = emu::TimingReport();
     report->kernel = launch.kernel->name;
     report->gridWorkgroups = numGroups;
     report->simulatedWorkgroups = ids.size();

@@ -16,7 +16,7 @@
 namespace mla::emu::timing {
 
 llvm::Error dispatchTimed(const LaunchState &launch, const DispatchOptions &options,
-                          rt::LaunchStats *stats);
+                          DispatchStats *stats);
 
 /// Workgroups of \p launch one CU holds at once: limited by LDS (160 KiB), waves
 /// (8 per SIMD) and the unified VGPR file (512 per lane per SIMD).

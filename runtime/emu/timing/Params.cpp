@@ -5,7 +5,7 @@
 // (mla-perf --update-doc regenerates it from here).
 //
 //===----------------------------------------------------------------------===//
-#include "mla/Runtime/Timing.h"
+#include "mla/Emu/Timing.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -19,7 +19,7 @@
 #include <cstring>
 
 using namespace llvm;
-using namespace mla::rt;
+using namespace mla::emu;
 
 namespace {
 Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
@@ -95,7 +95,7 @@ const TimingParamInfo kTable[] = {
 };
 } // namespace
 
-ArrayRef<TimingParamInfo> mla::rt::timingParamTable() { return kTable; }
+ArrayRef<TimingParamInfo> mla::emu::timingParamTable() { return kTable; }
 
 /// Parameters a zero would make meaningless (a division or a count).
 bool mustBePositive(StringRef name) {
@@ -171,7 +171,7 @@ double TimingParams::cuBytesPerCycle() const {
   return hbmTBps * 1e12 * hbmEfficiency / (cus * clockGHz * 1e9);
 }
 
-void mla::rt::printTimingParamTable(raw_ostream &os, const TimingParams &params) {
+void mla::emu::printTimingParamTable(raw_ostream &os, const TimingParams &params) {
   os << "| parameter | value | unit | source | confidence |\n"
         "|---|---|---|---|---|\n";
   for (const TimingParamInfo &row : kTable)
@@ -179,7 +179,7 @@ void mla::rt::printTimingParamTable(raw_ostream &os, const TimingParams &params)
        << row.unit << " | " << row.source << " | " << row.confidence << " |\n";
 }
 
-const char *mla::rt::stallCauseName(StallCause c) {
+const char *mla::emu::stallCauseName(StallCause c) {
   switch (c) {
   case StallCause::Vmcnt: return "vmcnt";
   case StallCause::Lgkmcnt: return "lgkmcnt";
@@ -191,7 +191,7 @@ const char *mla::rt::stallCauseName(StallCause c) {
   return "?";
 }
 
-Expected<EmulatorMode> mla::rt::emulatorModeFromEnvironment() {
+Expected<EmulatorMode> mla::emu::emulatorModeFromEnvironment() {
   const char *env = std::getenv("MLA_EMU_MODE");
   if (!env || !*env || !std::strcmp(env, "functional"))
     return EmulatorMode::Functional;

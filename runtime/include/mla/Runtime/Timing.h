@@ -1,15 +1,10 @@
-//===- Timing.h - The emulator's timing mode: parameters and reports -*- C++ -*-===//
+//===- Timing.h - The emulator's timing mode, as the runtime's API -*- C++ -*-===//
 //
-// The gfx950 emulator has two modes (docs/timing-model.md):
-//   - functional (the default): a workgroup's waves run one after another up to each
-//     barrier; a load's result lands at the covering s_waitcnt;
-//   - timing: the waves of one CU are interleaved cycle by cycle under a
-//     cycle-approximate model of a gfx950 CU (issue rules, functional-unit occupancy,
-//     LDS banks, memory latency and the CU's share of HBM bandwidth); results land when
-//     their modeled latency has elapsed. Every figure it produces is *modeled*.
-//
-// Every model parameter lives in TimingParams, described by timingParamTable() (name,
-// unit, source, confidence), and can be overridden from a file or a NAME=VALUE list.
+// The timing types are the emulator's (mla/Emu/Timing.h, installed with this header);
+// the runtime re-exports them so that users of Device::setEmulatorOptions and
+// Device::takeTimingReports spell them mla::rt::... One definition, no translation:
+// the parameter table has one row per TimingParams field, and a copy in the runtime
+// would have to be kept in step field by field.
 //
 // Use from C++ (the entry point for performance measurements):
 //
@@ -24,172 +19,23 @@
 #ifndef MLA_RUNTIME_TIMING_H
 #define MLA_RUNTIME_TIMING_H
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
-
-#include <array>
-#include <cstdint>
-#include <functional>
-#include <map>
-#include <string>
-#include <vector>
-
-namespace llvm {
-class raw_ostream;
-}
+#include "mla/Emu/Timing.h"
 
 namespace mla::rt {
 
-/// The model's parameters. Defaults and their sources: timingParamTable().
-struct TimingParams {
-  // --- clock and chip --------------------------------------------------------
-  double clockGHz = 2.4;
-  double numCUs = 256;
-  double numXcds = 8;
-  // --- issue ---------------------------------------------------------------
-  double issuePeriod = 4;          ///< Cycles between a SIMD's issue opportunities.
-  double valuCycles = 4;           ///< wave64 VALU op occupancy of the SIMD's VALU.
-  double valuTransCycles = 16;     ///< Transcendental (exp, log, rcp, rsq, sqrt, sin, cos).
-  double valuF64Cycles = 4;        ///< 64-bit float VALU ops.
-  double branchTakenCycles = 8;    ///< Extra cycles before a wave issues after a taken branch.
-  double nopCyclesPerWaitState = 1; ///< s_nop N stalls the wave (N+1) x this.
-  double barrierReleaseCycles = 4; ///< From the last wave's arrival to the release.
-  // --- MFMA ------------------------------------------------------------------
-  double mfma16x16x128Fp8Cycles = 32; ///< 16x16x128 f8f6f4, A or B fp8/bf8.
-  double mfma16x16x128Fp4Cycles = 16; ///< 16x16x128 f8f6f4, A and B fp4/fp6.
-  double mfma32x32x64Fp8Cycles = 64;
-  double mfma32x32x64Fp4Cycles = 32;
-  double mfma16x16OtherCycles = 16;   ///< Any other 16x16 MFMA (f16, bf16, legacy fp8...).
-  double mfma32x32OtherCycles = 32;
-  double mfmaResultExtraCycles = 4;   ///< Result readable this long after the pipe frees.
-  double mfmaSrcCForwardCycles = 0;   ///< Same-shape MFMA reading the previous dst as C.
-  // --- LDS -------------------------------------------------------------------
-  double ldsBanks = 64;
-  double ldsBankBytes = 4;
-  double ldsLatency = 64;           ///< Issue to data back, conflict-free.
-  double ldsWriteLatency = 32;      ///< Issue to lgkmcnt decrement of a write.
-  // --- memory ----------------------------------------------------------------
-  double smemLatency = 200;         ///< s_load (kernarg, scalar cache miss to L2).
-  double hbmLatency = 800;          ///< Vector load from HBM, issue to data in VGPR/LDS.
-  double l2HitLatency = 300;        ///< Vector load that hits L2.
-  double mallHitLatency = 500;      ///< Vector load served by the Infinity Cache (MALL).
-  double storeLatency = 500;        ///< Vector store issue to vmcnt decrement.
-  double vmemBytesPerCycle = 64;    ///< Per-CU texture-address/L1 path rate.
-  double hbmTBps = 8.0;             ///< Peak HBM bandwidth.
-  double hbmEfficiency = 0.85;      ///< Reachable fraction of the peak.
-  double lineBytes = 128;           ///< L2 line (HBM transfer granularity charged).
-  double activeCUs = 0;             ///< CUs sharing HBM (0: those the launch occupies).
-  // --- counters ---------------------------------------------------------------
-  double ldsDmaCountsOnLgkmcnt = 1; ///< 1: LDS DMA also counts on lgkmcnt (UNKNOWN).
-  // --- whole-GPU estimate -------------------------------------------------------
-  double launchOverheadUs = 2.0;    ///< Per kernel launch (stream-ordered, back to back).
-
-  /// Sets parameter \p name; an unknown name or a bad value is an error naming it.
-  llvm::Error set(llvm::StringRef name, double value);
-  /// Applies "NAME=VALUE[,NAME=VALUE...]" (also accepts ";" or newlines as separators).
-  llvm::Error applyOverrides(llvm::StringRef text);
-  /// Applies a file of NAME=VALUE lines ('#' starts a comment).
-  llvm::Error applyFile(llvm::StringRef path);
-  /// HBM bytes per cycle available to one CU.
-  double cuBytesPerCycle() const;
-};
-
-/// One row of the parameter table.
-struct TimingParamInfo {
-  const char *name;
-  double TimingParams::*field;
-  const char *unit;
-  const char *source;
-  const char *confidence; ///< "high", "medium", "low" (docs/timing-model.md).
-};
-llvm::ArrayRef<TimingParamInfo> timingParamTable();
-/// Prints the table as Markdown (name, value, unit, source, confidence).
-void printTimingParamTable(llvm::raw_ostream &os, const TimingParams &params);
-
-/// Why a wave did not issue at one of its SIMD's issue opportunities.
-enum class StallCause : uint8_t {
-  Vmcnt,       ///< s_waitcnt vmcnt, or the vmcnt counter full.
-  Lgkmcnt,     ///< s_waitcnt lgkmcnt, or lgkmcnt full.
-  Barrier,     ///< Waiting at s_barrier.
-  MfmaPipe,    ///< MFMA pipe busy, or a source still being computed by an MFMA.
-  Unit,        ///< Functional unit busy or taken by another wave this opportunity.
-  Nop,         ///< s_nop / s_sleep / taken-branch refetch.
-};
-inline constexpr unsigned kNumStallCauses = 6;
-const char *stallCauseName(StallCause c);
-
-/// One wave's modeled time.
-struct WaveTiming {
-  uint32_t workgroup = 0; ///< Flat workgroup id.
-  uint32_t wave = 0;
-  uint32_t simd = 0;
-  uint64_t startCycle = 0, endCycle = 0;
-  uint64_t issued = 0; ///< Instructions issued.
-  std::array<uint64_t, kNumStallCauses> stallCycles{};
-  uint64_t ldsConflictCycles = 0; ///< Extra LDS cycles its DS instructions caused.
-};
-
-/// One CU's simulation (a set of co-resident workgroups).
-struct CuTiming {
-  std::vector<uint32_t> workgroups;
-  uint64_t cycles = 0;
-};
-
-/// What one timing-mode launch did (modeled).
-struct TimingReport {
-  std::string kernel;
-  uint64_t gridWorkgroups = 0;
-  /// Workgroups simulated (all, or the sample the options asked for).
-  uint64_t simulatedWorkgroups = 0;
-  unsigned workgroupsPerCu = 1;
-  std::vector<CuTiming> cus;
-  std::vector<WaveTiming> waves;
-  uint64_t hbmReadBytes = 0;   ///< Charged to HBM (lines, after L2 sharing).
-  uint64_t l2HitBytes = 0;
-  uint64_t mallHitBytes = 0;   ///< Served by the Infinity Cache (EmulatorOptions).
-  uint64_t writeBytes = 0;
-  uint64_t ldsBytes = 0;
-  uint64_t ldsConflictCycles = 0;
-  /// LDS bank-conflict cycles per DS (or LDS DMA) instruction address.
-  std::map<uint64_t, uint64_t> ldsConflictCyclesByPc;
-  std::map<uint64_t, std::string> textByPc;
-  /// Bytes of global loads in flight, sampled every 256 cycles of the first CU.
-  std::vector<uint64_t> bytesInFlight;
-
-  uint64_t maxCuCycles() const;
-  /// Stall cycles summed over waves, by cause.
-  std::array<uint64_t, kNumStallCauses> totalStalls() const;
-  /// A human-readable summary (cycles distribution, stalls, bytes, top conflicts).
-  void print(llvm::raw_ostream &os, double clockGHz) const;
-};
-
-enum class EmulatorMode : uint8_t { Functional, Timing };
-
-/// Per-device emulator options (Device::setEmulatorOptions).
-struct EmulatorOptions {
-  EmulatorMode mode = EmulatorMode::Functional;
-  TimingParams params;
-  /// Timing mode: which flat workgroup ids to simulate for a launch (empty result: all).
-  /// Unsimulated workgroups do not run at all, so a sampled launch's outputs are
-  /// meaningless; only its report counts.
-  std::function<std::vector<uint32_t>(llvm::StringRef kernel, uint64_t gridWorkgroups)> sample;
-  /// Timing mode: L2 sharing. For a global line, how many CTAs of one XCD read it at
-  /// the same time (each is charged 1/k of its bytes). Null: no sharing.
-  std::function<double(uint32_t workgroup, uint64_t line)> l2Sharers;
-  /// Timing mode: whether a line (not yet read by the CU) is served by the Infinity Cache
-  /// (e.g. written by the previous kernel of the same call): mallHitLatency, no HBM
-  /// bandwidth. Null: never.
-  std::function<bool(uint64_t line)> infinityCacheHit;
-  /// Workgroups per CU (0: as many as LDS, waves and registers allow).
-  unsigned workgroupsPerCu = 0;
-  /// Host threads of a launch, both modes (0: MLA_EMU_THREADS or the number of cores).
-  unsigned threads = 0;
-};
-
-/// The mode named by MLA_EMU_MODE ("timing" or "functional"; unset: functional).
-/// An unknown value is an error naming it.
-llvm::Expected<EmulatorMode> emulatorModeFromEnvironment();
+using emu::CuTiming;
+using emu::EmulatorMode;
+using emu::EmulatorOptions;
+using emu::emulatorModeFromEnvironment;
+using emu::kNumStallCauses;
+using emu::printTimingParamTable;
+using emu::StallCause;
+using emu::stallCauseName;
+using emu::TimingParamInfo;
+using emu::timingParamTable;
+using emu::TimingParams;
+using emu::TimingReport;
+using emu::WaveTiming;
 
 } // namespace mla::rt
 
