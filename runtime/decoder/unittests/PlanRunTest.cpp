@@ -377,11 +377,15 @@ TEST(PlanRun, FourThreadsShareOneDecoder) {
 // HIP, against the recording stand-in library
 //===----------------------------------------------------------------------===//
 
-namespace {
+// At global scope, as in RecordingHip.cpp: the one type mockHipCounts returns (in an
+// anonymous namespace it would be a different type, and the call through the
+// pointer undefined behaviour).
 struct MockHipCounts {
   int mallocs, frees, memcpys, deviceSyncs, streamSyncs, moduleLoads, getFunctions,
       streamCreates, setDevices, launches;
 };
+
+namespace {
 
 /// The recording library, loaded by path (the same object HipDevice dlopens).
 struct RecordingHip {
