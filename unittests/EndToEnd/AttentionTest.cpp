@@ -506,7 +506,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 // A masked token's V in a split the row sees: o's column `byte` NaN, lse and the other
 // columns unchanged (the PV MFMA's 0 x NaN). Latent bytes, both NaN codes, NS 1 and 3,
-// qlen 2 and 4; the last two cases have a split that rows 0-2 see nothing of.
+// qlen 2 and 4. InUnseenSplit: the token is the only one of a split rows 0-2 see
+// nothing of, so only row 3 changes; InSeenSplit: the same token at NS 1.
 INSTANTIATE_TEST_SUITE_P(
     PoisonedMaskedV, AttentionNaN,
     ::testing::Values(NanCase{"LatentMasked_NS1", 0, 299, 0, 0x7f, 1},
