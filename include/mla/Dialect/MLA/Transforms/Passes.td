@@ -20,7 +20,15 @@ def MLAOutlineKernels : Pass<"mla-outline-kernels", "::mlir::ModuleOp"> {
     an `mla.cta_attend`.
 
     The combine kernel is one 64-thread CTA per (query row, head), each an `mla.cta_combine`.
+
+    `chip` is the target the pipeline lowers for, parsed as an `mlir::amdgpu::Chipset`:
+    a name that is not an AMDGPU chip, or a chip other than gfx950 (the kernels use its
+    fp8 MFMA 16x16x128, 16-byte LDS DMA and transposing LDS reads), is an error.
   }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx950\"",
+           "Target chip (must be gfx950)">
+  ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect", "::mlir::LLVM::LLVMDialect"];
 }
