@@ -10,7 +10,8 @@ def MLAOutlineKernels : Pass<"mla-outline-kernels", "::mlir::ModuleOp"> {
   let description = [{
     Turns every function made of `mla.split_kv_decode` / `mla.combine` ops into a
     `gpu.module` holding one kernel per op (the runtime is the host; the function is
-    erased). The kernels take flat global buffers and i32 sizes (docs/kernel-abi.md).
+    erased). The kernels take flat global buffers and i32 sizes in the order of the kernel ABI
+    (mla/Kernel/KernelContract.h, docs/kernel-contract.md section 2).
 
     The attention kernel is one launch of 512-thread CTAs, one CTA per (request, head
     group, split) (F1, F2), in an XCD-aware order (F3): flat id
