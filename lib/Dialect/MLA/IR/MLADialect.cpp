@@ -27,45 +27,18 @@ void MLADialect::initialize() {
       >();
 }
 
-/// Checks that `value` equals the one value the current kernel design supports.
-static LogicalResult
-requireFixed(llvm::function_ref<InFlightDiagnostic()> emitError,
-             StringRef name, int64_t value, int64_t supported, StringRef why) {
-  if (value == supported)
-    return success();
-  return emitError() << "'" << name << "' must be " << supported << " (" << why
-                     << "), got " << value;
-}
-
 LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 int64_t heads, int64_t qlen, int64_t latent,
-                                 int64_t rope, int64_t blockTokens,
-                                 int64_t waves, int64_t rowsPerCta, bool wspec,
-                                 bool wideKv, StringRef chip) {
-  if (chip != "gfx950")
-    return emitError() << "unknown chip '" << chip
-                       << "'; the supported chip is 'gfx950'";
+                                 int64_t heads, int64_t qlen, bool wspec, bool wideKv) {
   if (heads < 1 || heads > kernel::kMaxHeads)
     return emitError() << "'heads' must be in 1.." << kernel::kMaxHeads << ", got " << heads;
   if (qlen < 1 || qlen > kernel::kMaxQlen)
     return emitError() << "'qlen' must be in 1.." << kernel::kMaxQlen << " (a CTA holds "
                        << kernel::kRowsPerCta << " query rows), got " << qlen;
-  if (failed(requireFixed(emitError, "latent", latent, kernel::kLatentDim,
-                          "the latent width of an MLA K row")) ||
-      failed(requireFixed(emitError, "rope", rope, kernel::kRopeDim,
-                          "the rope width of an MLA K row")) ||
-      failed(requireFixed(emitError, "block_tokens", blockTokens, kernel::kBlockTokens,
-                          "8 waves x 16-token MFMA tiles")) ||
-      failed(requireFixed(emitError, "waves", waves, 8,
-                          "one 64-latent PV slice per wave")) ||
-      failed(requireFixed(emitError, "rows_per_cta", rowsPerCta, 16,
-                          "one 16-row MFMA tile")))
-    return failure();
   // The warp-specialised build hands whole 16-row tiles between its QK and PV waves;
   // it is designed for head groups that fill the tile with whole heads.
-  if (wspec && rowsPerCta % qlen != 0)
-    return emitError() << "'wspec' needs qlen to divide rows_per_cta (" << rowsPerCta
-                       << "): qlen 1, 2, 4, 8 or 16; got qlen " << qlen;
+  if (wspec && kernel::kRowsPerCta % qlen != 0)
+    return emitError() << "'wspec' needs qlen to divide a CTA's " << kernel::kRowsPerCta
+                       << " query rows: qlen 1, 2, 4, 8 or 16; got qlen " << qlen;
   (void)wideKv;
   return success();
 }

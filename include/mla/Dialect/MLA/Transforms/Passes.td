@@ -10,7 +10,8 @@ def MLAOutlineKernels : Pass<"mla-outline-kernels", "::mlir::ModuleOp"> {
   let description = [{
     Turns every function made of `mla.split_kv_decode` / `mla.combine` ops into a
     `gpu.module` holding one kernel per op (the runtime is the host; the function is
-    erased). The kernels take flat global buffers and i32 sizes (docs/kernel-abi.md).
+    erased). The kernels take flat global buffers and i32 sizes in the order of the kernel ABI
+    (mla/Kernel/KernelContract.h, docs/kernel-contract.md section 2).
 
     The attention kernel is one launch of 512-thread CTAs, one CTA per (request, head
     group, split) (F1, F2), in an XCD-aware order (F3): flat id
@@ -20,7 +21,15 @@ def MLAOutlineKernels : Pass<"mla-outline-kernels", "::mlir::ModuleOp"> {
     an `mla.cta_attend`.
 
     The combine kernel is one 64-thread CTA per (query row, head), each an `mla.cta_combine`.
+
+    `chip` is the target the pipeline lowers for, parsed as an `mlir::amdgpu::Chipset`:
+    a name that is not an AMDGPU chip, or a chip other than gfx950 (the kernels use its
+    fp8 MFMA 16x16x128, 16-byte LDS DMA and transposing LDS reads), is an error.
   }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx950\"",
+           "Target chip (must be gfx950)">
+  ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect", "::mlir::LLVM::LLVMDialect"];
 }
