@@ -14,7 +14,6 @@
 //===----------------------------------------------------------------------===//
 #include "PerfModel.h"
 
-#include "mla/Kernel/AttentionLayout.h"
 #include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Reference/Problem.h"
 #include "mla/Runtime/Decoder.h"
@@ -143,7 +142,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   auto q = alloc(uint64_t(rows) * c.heads * kBytesPerToken * 2);
   // At least the steady-state simulation's tokens (below), each its own KV row.
   const int64_t poolTokens =
-      std::max<int64_t>(c.isl, kSteadyBlocks[1] * int64_t(kernel::layout::kBlockTokens));
+      std::max<int64_t>(c.isl, kSteadyBlocks[1] * int64_t(kernel::kBlockTokens));
   auto kv = alloc(uint64_t(poolTokens) * kBytesPerToken);
   auto pages = alloc(uint64_t(std::max<int64_t>(c.batch * c.isl, poolTokens)) * 4);
   auto ind = alloc(indptr.size() * 4);
@@ -283,18 +282,26 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
       return std::move(e);
     uint64_t cycles[2], bytes[2];
     for (int i = 0; i < 2; ++i) {
-      const int64_t tokens = kSteadyBlocks[i] * int64_t(kernel::layout::kBlockTokens);
+      const int64_t tokens = kSteadyBlocks[i] * int64_t(kernel::kBlockTokens);
       int32_t steadyIndptr[2] = {0, int32_t(tokens)};
       if (Error e = device->copyTo(*ind, steadyIndptr, sizeof steadyIndptr))
         return std::move(e);
       const int64_t steadyGrid = kernel::attentionGridSize(1, 1, c.heads, c.qlen, xcds);
-      if (Error e = device->launch(
-              code, "mla_attn", {uint32_t(steadyGrid), 1, 1},
-              {uint32_t(kernel::kAttentionThreads), 1, 1},
-              {KernelArg::pointer(*q), KernelArg::pointer(*kv), KernelArg::pointer(*pages),
-               KernelArg::pointer(*ind), KernelArg::f32(0.0416f), KernelArg::f32(1.0f),
-               KernelArg::pointer(*oPart), KernelArg::pointer(*lsePart), KernelArg::i32(1),
-               KernelArg::i32(1)}))
+      rt::AttentionKernelArgs a;
+      a.q = KernelArg::pointer(*q);
+      a.kv = KernelArg::pointer(*kv);
+      a.pages = KernelArg::pointer(*pages);
+      a.indptr = KernelArg::pointer(*ind);
+      a.scale = 0.0416f;
+      a.vscale = 1.0f;
+      a.oPart = KernelArg::pointer(*oPart);
+      a.lsePart = KernelArg::pointer(*lsePart);
+      a.numRequests = 1;
+      a.numSplits = 1;
+      if (Error e = device->launch(code, kernel::kAttentionKernelName,
+                                   {uint32_t(steadyGrid), 1, 1},
+                                   {uint32_t(kernel::kAttentionThreads), 1, 1},
+                                   rt::attentionArgList(a)))
         return std::move(e);
       std::vector<rt::TimingReport> reports = device->takeTimingReports();
       if (reports.size() != 1 || reports[0].cus.empty())
