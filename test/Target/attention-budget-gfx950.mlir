@@ -13,12 +13,16 @@
 // vmcnt(0)). The next block's DMAs are all issued before the softmax: 3 right after the
 // barrier that frees the other slot (before the QK reads), 6 more before the row max
 // goes to LDS, none between the softmax's barriers and the next block's wait.
+// Q is split once per CTA, after block 0's DMAs are issued: each thread's share of a row
+// (the row max over its 32 threads by DPP and a lane swap, no LDS instruction), written
+// to the Q exchange, one barrier, then the operand reads (18 ds_read_b128 + k).
 // RUN: mla-compile %mla_src_root/examples/kimi_k3_tp8_q1.mlir -o %t.q1.hsaco --dump-isa=%t.q1.s --print-kernel-resources | FileCheck %s --check-prefix=RES
 // RUN: FileCheck %s --check-prefix=DMA < %t.q1.s
 // RUN: FileCheck %s --check-prefix=MFMA < %t.q1.s
 // RUN: FileCheck %s --check-prefix=TR < %t.q1.s
 // RUN: FileCheck %s --check-prefix=WAIT < %t.q1.s
 // RUN: FileCheck %s --check-prefix=SCHED < %t.q1.s
+// RUN: FileCheck %s --check-prefix=QSPLIT < %t.q1.s
 // RUN: llvm-readelf --notes %t.q1.hsaco | FileCheck %s --check-prefix=NOTES
 // RUN: mla-compile %mla_src_root/examples/kimi_k3_tp8_q4.mlir -o %t.q4.hsaco --dump-isa=%t.q4.s --print-kernel-resources | FileCheck %s --check-prefix=RES
 // RUN: FileCheck %s --check-prefix=DMA < %t.q4.s
@@ -26,6 +30,7 @@
 // RUN: FileCheck %s --check-prefix=TR < %t.q4.s
 // RUN: FileCheck %s --check-prefix=WAIT < %t.q4.s
 // RUN: FileCheck %s --check-prefix=SCHED < %t.q4.s
+// RUN: FileCheck %s --check-prefix=QSPLIT < %t.q4.s
 
 // RES: kernel @mla_attn: {{.*}} sgpr_spill_count=0 vgpr_spill_count=0 group_segment_fixed_size=153088 private_segment_fixed_size=0 wavefront_size=64 max_flat_workgroup_size=512
 // RES: kernel @mla_combine: {{.*}} sgpr_spill_count=0 vgpr_spill_count=0 group_segment_fixed_size=0 private_segment_fixed_size=0
@@ -64,13 +69,14 @@
 // TR-NOT: ds_read_b64_tr_b8
 // TR: s_endpgm
 
-// The prologue issues block 0's DMAs (after the indices of blocks 0 and 1); in the loop
+// The prologue issues block 0's DMAs (after the indices of blocks 0 and 1) and waits for
+// nothing but what was issued before them (the Q share: vmcnt(9) or more); in the loop
 // each block loads the indices two blocks ahead, then waits with that load in flight,
 // then the barrier that frees the other slot (the backend may move register-only
 // instructions between the wait and the barrier, no memory access).
 // WAIT-LABEL: mla_attn:
 // WAIT-COUNT-9: global_load_lds_dwordx4
-// WAIT-NOT: vmcnt
+// WAIT-NOT: vmcnt({{[0-8]}})
 // WAIT: ; mla: block loop
 // WAIT-NOT: vmcnt
 // WAIT: global_load_dword v{{[0-9]+}}, v[{{[0-9]+:[0-9]+}}], off
@@ -123,6 +129,23 @@
 // SCHED-COUNT-6: global_load_lds_dwordx4
 // SCHED-NOT: global_load_lds_dwordx4
 // SCHED: ; mla: last block
+
+// QSPLIT-LABEL: mla_attn:
+// QSPLIT-NOT: row_mirror
+// QSPLIT-COUNT-9: global_load_lds_dwordx4
+// QSPLIT-NOT: {{ds_|s_barrier}}
+// QSPLIT: v_mov_b32_dpp {{.*}} quad_perm:[1,0,3,2]
+// QSPLIT-NOT: {{ds_|s_barrier}}
+// QSPLIT: v_mov_b32_dpp {{.*}} row_mirror
+// QSPLIT-NOT: {{ds_|s_barrier}}
+// QSPLIT: v_permlane16_swap_b32
+// QSPLIT-NOT: s_barrier
+// QSPLIT: ds_write
+// QSPLIT: s_barrier
+// QSPLIT-COUNT-18: ds_read_b128
+// QSPLIT: ; mla: block loop
+// QSPLIT-NOT: row_mirror
+// QSPLIT: s_endpgm
 
 // NOTES: .group_segment_fixed_size: 153088
 // NOTES: .name: mla_attn

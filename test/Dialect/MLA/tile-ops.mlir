@@ -3,7 +3,9 @@
 // RUN: mla-opt %s -split-input-file -verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: gpu.func @block
-// CHECK: mla.split_query %{{.*}}[%{{.*}}, %{{.*}}] valid %{{.*}} scale %{{.*}} {heads = 12 : i64}
+// CHECK: %[[SHARE:.*]] = mla.load_query %{{.*}}[%{{.*}}, %{{.*}}] valid %{{.*}} {heads = 12 : i64}
+// CHECK: mla.split_query %{{.*}} share %[[SHARE]]
+// CHECK: mla.read_query %{{.*}} scale %{{.*}}
 // CHECK: mla.load_page_index %{{.*}}[%{{.*}}] block %{{.*}} of[%{{.*}}, %{{.*}})
 // CHECK: mla.kv_dma %{{.*}}[%{{.*}}] to %{{.*}} slot %{{.*}} dmas 0 to 3 {wide_kv}
 // CHECK: mla.kv_wait slot %{{.*}} pending 5
@@ -16,7 +18,9 @@
 gpu.module @m {
   gpu.func @block(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32, %f: f32, %v: i1,
                   %o: vector<4x4xf32>) kernel {
-    %qh, %ql, %qr, %ls = mla.split_query %g[%i, %i] valid %v scale %f {heads = 12 : i64}
+    %share = mla.load_query %g[%i, %i] valid %v {heads = 12 : i64}
+    mla.split_query %lds share %share
+    %qh, %ql, %qr, %ls = mla.read_query %lds scale %f
     %page = mla.load_page_index %g[%i] block %i of [%i, %i)
     mla.kv_dma %g[%page] to %lds slot %i dmas 0 to 3 {wide_kv}
     mla.kv_wait slot %i pending 5

@@ -22,7 +22,9 @@
 // The page indices are loaded two blocks ahead, so the DMAs never wait for them; N
 // counts the vector-memory operations this wave issues between the last DMA into the
 // slot and the wait (the counter is in order, so those may stay in flight): the wait
-// never drains the counter inside the loop.
+// never drains the counter inside the loop. The CTA's mla.load_query moves to the start
+// of the prologue's `if` and its mla.split_query after block 0's DMAs (mla.read_query
+// stays after the `if`).
 //
 // Where the groups go (docs/attention-kernel.md, "Keeping the DMA in flight"): all of
 // block b + 1's DMAs are issued before block b's softmax, so under either answer to the
@@ -206,6 +208,31 @@ LogicalResult pipeline(scf::ForOp loop) {
 
   // Before the loop: the page indices of blocks 0 and 1 (both loads in flight at once),
   // then block 0's DMAs into slot 0 (F5). Block 1's indices enter the loop.
+  // The CTA's Q split (F8) moves in around them: the share's load first (waiting for
+  // the page indices waits for it too: the counter is in order), the split after the
+  // DMAs, so it works while they are in flight. Both in the same basic block: after a
+  // join the backend waits for a load issued before an LDS DMA with vmcnt(0), draining
+  // the DMAs. The split writes the Q exchange in K slot 1; mla.read_query (after the
+  // prologue) reads it back, and the first DMA into slot 1 (block 1's, after the
+  // barrier that opens block 0) finds it free again. Without a block there is no split
+  // (the operands are never used).
+  LoadQueryOp loadQuery;
+  SplitQueryOp splitQuery;
+  ReadQueryOp readQuery;
+  for (Operation &op : *loop->getBlock()) {
+    if (&op == loop.getOperation())
+      break;
+    if (auto load = dyn_cast<LoadQueryOp>(op))
+      loadQuery = load;
+    if (auto split = dyn_cast<SplitQueryOp>(op))
+      splitQuery = split;
+    if (auto read = dyn_cast<ReadQueryOp>(op))
+      readQuery = read;
+  }
+  if (splitQuery && (!loadQuery || splitQuery.getShare() != loadQuery.getResult() ||
+                     !loadQuery->hasOneUse()))
+    return splitQuery.emitOpError(
+        "mla-pipeline-blocks expects the split's share from an mla.load_query used only by it");
   Value lower = loop.getLowerBound(), upper = loop.getUpperBound();
   Value hasBlocks = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lower, upper);
   auto prologue = scf::IfOp::create(b, loc, TypeRange{i32}, hasBlocks,
@@ -213,6 +240,8 @@ LogicalResult pipeline(scf::ForOp loop) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(prologue.thenBlock());
+    if (loadQuery)
+      loadQuery->moveBefore(prologue.thenBlock(), prologue.thenBlock()->end());
     IRMapping first;
     first.map(loop.getInductionVar(), lower);
     first.map(ops.dma.getSlot(), ci(0)); // block 0 goes to slot 0
@@ -222,10 +251,14 @@ LogicalResult pipeline(scf::ForOp loop) {
     Operation *page1 = b.clone(*ops.page, second);
     first.map(ops.page.getResult(), page0->getResult(0));
     b.clone(*ops.dma, first);
+    if (splitQuery)
+      splitQuery->moveBefore(prologue.thenBlock(), prologue.thenBlock()->end());
     scf::YieldOp::create(b, loc, page1->getResult(0));
     b.setInsertionPointToStart(prologue.elseBlock());
     scf::YieldOp::create(b, loc, ValueRange{ci(0)});
   }
+  if (readQuery)
+    readQuery->moveAfter(prologue);
   // The loop's code follows in the disassembly (whatever order the backend lays its
   // blocks out in), up to the "last block" marker after it.
   asmMarker(b, loc, "block loop");
