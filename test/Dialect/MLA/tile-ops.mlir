@@ -102,3 +102,46 @@ func.func @f() {
   mla.lds_barrier
   return
 }
+
+// -----
+
+// The Q split's ops hold a barrier or use the CTA's threads: kernels only.
+gpu.module @m {
+  gpu.func @not_a_kernel(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32, %v: i1, %f: f32) {
+    // expected-error@+1 {{'mla.load_query' op must be inside a gpu.func kernel (it is one CTA's work)}}
+    %share = mla.load_query %g[%i, %i] valid %v {heads = 12 : i64}
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @not_a_kernel(%lds: !llvm.ptr<3>, %share: vector<18xbf16>) {
+    // expected-error@+1 {{'mla.split_query' op must be inside a gpu.func kernel (it is one CTA's work)}}
+    mla.split_query %lds share %share
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @not_a_kernel(%lds: !llvm.ptr<3>, %f: f32) {
+    // expected-error@+1 {{'mla.read_query' op must be inside a gpu.func kernel (it is one CTA's work)}}
+    %qh, %ql, %qr, %ls = mla.read_query %lds scale %f
+    gpu.return
+  }
+}
+
+// -----
+
+// A share is one thread's 18 values of a row.
+gpu.module @m {
+  // expected-note@+1 {{prior use here}}
+  gpu.func @k(%lds: !llvm.ptr<3>, %share: vector<16xbf16>) kernel {
+    // expected-error@+1 {{use of value '%share' expects different type than prior uses: 'vector<18xbf16>' vs 'vector<16xbf16>'}}
+    mla.split_query %lds share %share
+    gpu.return
+  }
+}
