@@ -164,10 +164,11 @@ int main(int argc, char **argv) {
   os << "| qlen | B | ISL | NS | attention CTAs (simulated) | combine CTAs";
   for (int answer : answers)
     os << " | attention us | combine us | total us | TB/s"
-       << (answer ? " (DMA on lgkmcnt)" : " (DMA on vmcnt only)");
+       << (answer ? " (DMA on lgkmcnt)" : " (DMA on vmcnt only)")
+       << " | cycles a block: steady / HBM share";
   os << " | host s |\n|---|---|---|---|---|---";
   for (size_t i = 0; i < answers.size(); ++i)
-    os << "|---|---|---|---";
+    os << "|---|---|---|---|---";
   os << "|---|\n";
   outs() << "modeled MI355X decode calls (emulator timing mode; launch overhead "
          << format("%g", options.params.launchOverheadUs) << " us per kernel)\n";
@@ -186,8 +187,9 @@ int main(int argc, char **argv) {
         rs << "| " << c.qlen << " | " << c.batch << " | " << islText(c.isl) << " | "
            << r->splits << " | " << r->attentionCtas << " (" << r->attentionClasses << ") | "
            << r->combineCtas;
-      rs << format(" | %.1f | %.1f | %.1f | %.2f", r->attentionUs, r->combineUs, r->totalUs,
-                   r->tbps);
+      rs << format(" | %.1f | %.1f | %.1f | %.2f | %.0f / %.0f (%.2f)", r->attentionUs,
+                   r->combineUs, r->totalUs, r->tbps, r->steadyBlockCycles, r->hbmBlockCycles,
+                   r->steadyBlockCycles / r->hbmBlockCycles);
       if (printReports) {
         errs() << "case " << c.str() << ", ldsDmaCountsOnLgkmcnt=" << answers[k] << ":\n";
         r->attention.print(errs(), o.params.clockGHz);
@@ -216,7 +218,13 @@ int main(int argc, char **argv) {
        << " us overhead each, attention, combine; one launch and no combine at NS = 1, "
           "where the attention writes the output). \"DMA on lgkmcnt\" and \"DMA on vmcnt "
           "only\" are the two answers to the open LDS-DMA counter question; \"host s\" is "
-          "the simulation time of both on one core.\n\n"
+          "the simulation time of both on one core. \"cycles a block\": the steady-state "
+          "cycles of one 128-token block of a head-group-0 CTA with the case's HBM share "
+          "(the difference of one-split simulations of "
+       << kSteadyBlocks[0] << " and " << kSteadyBlocks[1]
+       << " blocks, over the difference in blocks) / the cycles that CU's HBM share "
+          "needs for the bytes it reads a block (after the L2 sharing of the head-group "
+          "CTAs) (their ratio).\n\n"
        << table << "\nParameters (docs/timing-model.md gives the sources):\n\n";
     mla::rt::printTimingParamTable(ss, options.params);
     ss << end;

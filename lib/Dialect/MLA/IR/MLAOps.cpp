@@ -184,7 +184,9 @@ LogicalResult KvDmaOp::verify() {
 
 // The tile ops are one CTA's work too.
 LogicalResult LoadPageIndexOp::verify() { return verifyInsideKernel(getOperation()); }
+LogicalResult LoadQueryOp::verify() { return verifyInsideKernel(getOperation()); }
 LogicalResult SplitQueryOp::verify() { return verifyInsideKernel(getOperation()); }
+LogicalResult ReadQueryOp::verify() { return verifyInsideKernel(getOperation()); }
 LogicalResult QkTileOp::verify() { return verifyInsideKernel(getOperation()); }
 LogicalResult MaskLogitsOp::verify() { return verifyInsideKernel(getOperation()); }
 LogicalResult SoftmaxUpdateOp::verify() { return verifyInsideKernel(getOperation()); }

@@ -58,7 +58,8 @@ def MLATileAttention : Pass<"mla-tile-attention", "::mlir::gpu::GPUModuleOp"> {
     Gives each attention kernel its LDS (one workgroup buffer laid out as
     mla/Kernel/AttentionLayout.h says), computes the CTA's work (the split's token
     range, the lane's query row, head and causal bound; F2, F13) and expresses the
-    attention as tile ops: `mla.split_query` (F8), then a loop over the split's
+    attention as tile ops: the Q split once per CTA (`mla.load_query`,
+    `mla.split_query`, `mla.read_query`; F8), then a loop over the split's
     128-token blocks, each loading its page indices, DMA'ing its K into slot 0, waiting,
     `mla.qk_tile`, `mla.mask_logits`, `mla.softmax_update`, `mla.pv_tile` and a closing
     barrier, then `mla.attend_epilogue`. The loop is correct but not overlapped:
@@ -73,9 +74,10 @@ def MLAPipelineBlocks : Pass<"mla-pipeline-blocks", "::mlir::gpu::GPUModuleOp"> 
   let summary = "Double-buffer the attention block loop: slots, DMA spread, waits (F4-F6)";
   let description = [{
     Rewrites the block loop of `mla-tile-attention`: block 0's page indices and DMAs
-    move before the loop; block b reads slot b % 2 while the next block's DMAs fill the
-    other slot, spread in three groups after the QK tile, the softmax update and the PV
-    tile (F6); the next block's page indices are loaded at the top of the loop; each
+    move before the loop, with the CTA's Q share loaded before them and split after
+    them; block b reads slot b % 2 while the next block's DMAs fill the other slot, in
+    three groups after the barrier that frees it, after the QK tile and after the mask
+    (F6); the page indices two blocks ahead are loaded at the top of the loop; each
     `mla.kv_wait` gets the count of vector-memory operations issued after the DMAs it
     waits for; the closing barrier goes (the top barrier of the next block frees the
     slot).
