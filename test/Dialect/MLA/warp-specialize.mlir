@@ -50,7 +50,7 @@
 // CHECK:     %[[HASNEXT:.*]] = arith.cmpi slt, %[[NEXTB]], %[[N]]
 // CHECK-NEXT: mla.kv_wait slot %[[PSLOT]] pending 0
 // CHECK-NEXT: mla.lds_barrier
-// CHECK-NEXT: %[[OPS:.*]]:4 = scf.if %[[PREV]] -> (vector<8x32xf8E4M3FN>, vector<32xf8E4M3FN>, vector<32xf8E4M3FN>, f32) {
+// CHECK-NEXT: %[[OPS:.*]]:4 = scf.if %[[PREV]] -> (vector<8x8xi32>, vector<8xi32>, vector<8xi32>, f32) {
 // CHECK:       mla.ws_pv_operands %[[LDS]] slot %[[OTHER]]
 // CHECK:     } else {
 // CHECK:       scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[PM]]

@@ -59,9 +59,6 @@ namespace roles = mla::kernel::warp_roles;
 
 namespace {
 
-/// The attribute mla-tile-attention puts on the block loop of a `wspec = true` CTA.
-constexpr StringLiteral kMarker = "mla.warp_specialize";
-
 /// The plain block loop's ops (mla-tile-attention's form) and its epilogue.
 struct PlainBlock {
   LoadPageIndexOp page;
@@ -188,12 +185,12 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     return arith::CmpIOp::create(b, loc, p, x, y);
   };
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
-  auto f8 = b.getType<Float8E4M3FNType>();
   auto logitsType = VectorType::get({2, 4}, f32);
   auto sumsType = VectorType::get({2}, f32);
   auto pagesType = VectorType::get({2}, i32);
-  auto vOperandsType = VectorType::get({roles::kLatentTilesPerPvWave, 32}, f8);
-  auto pOperandType = VectorType::get({32}, f8);
+  // The PV operands as dwords (32 E4M3 bytes = 8 i32 each; see MLAOps.td).
+  auto vOperandsType = VectorType::get({roles::kLatentTilesPerPvWave, 8}, i32);
+  auto pOperandType = VectorType::get({8}, i32);
   auto outputType = VectorType::get({roles::kLatentTilesPerPvWave, 4}, f32);
 
   Value lds = ops.qk.getLds();
@@ -343,7 +340,7 @@ struct WarpSpecializePass final : mla::impl::MLAWarpSpecializeBase<WarpSpecializ
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
-      if (loop->hasAttr(kMarker))
+      if (loop->hasAttr(kWarpSpecializeMarker))
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops)
