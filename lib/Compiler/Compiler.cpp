@@ -31,9 +31,10 @@
 using namespace mlir;
 
 std::string mla::DecodeConfig::key() const {
-  return llvm::formatv("heads={0},qlen={1},wide_kv={2},combine_lse={3}", heads, qlen,
-                       int(wideKv), int(combineLse))
-      .str();
+  std::string key = llvm::formatv("heads={0},qlen={1},wide_kv={2},combine_lse={3}", heads,
+                                  qlen, int(wideKv), int(combineLse));
+  // The plain build keeps its key (and its cached code objects' names).
+  return wspec ? key + ",wspec=1" : key;
 }
 
 const char *mla::compilerVersion() {
@@ -44,10 +45,11 @@ const char *mla::compilerVersion() {
 
 std::string mla::decodeModuleSource(const DecodeConfig &config) {
   std::string h = std::to_string(config.heads);
-  std::string attrs = llvm::formatv("#mla.config<heads = {0}, qlen = {1}, wide_kv = {2}>",
-                                    config.heads, config.qlen,
-                                    config.wideKv ? "true" : "false")
-                          .str();
+  std::string attrs =
+      llvm::formatv("#mla.config<heads = {0}, qlen = {1}, wspec = {2}, wide_kv = {3}>",
+                    config.heads, config.qlen, config.wspec ? "true" : "false",
+                    config.wideKv ? "true" : "false")
+          .str();
   std::string q = "memref<?x" + h + "x576xbf16>", o = "memref<?x" + h + "x?x512xbf16>",
               l = "memref<?x" + h + "x?xf32>", out = "memref<?x" + h + "x512xbf16>",
               lse = "memref<?x" + h + "xf32>";
