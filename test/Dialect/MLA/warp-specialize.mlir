@@ -31,7 +31,8 @@
 // CHECK-NEXT:   scf.yield %[[M]], %[[L]]
 // CHECK:     scf.yield %[[STATE]]#0, %[[STATE]]#1
 // CHECK-NOT: mla.lds_barrier
-// CHECK:   mla.ws_publish_sums %[[LDS]] sums %[[QKR]]#1
+// CHECK:   "; mla: qk role end"
+// CHECK-NEXT: mla.ws_publish_sums %[[LDS]] sums %[[QKR]]#1
 // CHECK-NEXT: mla.lds_barrier
 // CHECK-NEXT: } pv {
 //
@@ -40,6 +41,7 @@
 // s + 1's DMA into the slot just read, then the MFMAs.
 // CHECK:   %[[ANY:.*]] = arith.cmpi slt, %[[C0]], %[[N]]
 // CHECK-NEXT: scf.if %[[ANY]] {
+// CHECK:        "; mla: pv role dma"
 // CHECK:        %[[P0:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %[[C0]] of[%[[I]], %[[I]])
 // CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[P0]]] to %[[LDS]] slot %{{.*}} dmas 0 to 9 {wide_kv}
 // CHECK:   %[[PVR:.*]]:2 = scf.for %[[T:.*]] = %[[C0]] to %[[STEPS]] step %[[C1]] iter_args(%[[PM:.*]] = %[[MI]], %[[O:.*]] = %{{.*}}) -> (f32, vector<8x4xf32>)
@@ -56,14 +58,17 @@
 // CHECK:       scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[PM]]
 // CHECK:     mla.lds_barrier
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
+// CHECK-NEXT:   "; mla: pv role dma"
 // CHECK-NEXT:   %[[PN:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %[[NEXTB]] of[%[[I]], %[[I]])
 // CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[PN]]] to %[[LDS]] slot %[[OTHER]] dmas 0 to 9 {wide_kv}
 // CHECK:     %[[ACC:.*]] = scf.if %[[PREV]] -> (vector<8x4xf32>) {
+// CHECK-NEXT:   "; mla: pv role accumulate"
 // CHECK-NEXT:   mla.ws_pv_accumulate %[[OPS]]#0 p(%[[OPS]]#1, %[[OPS]]#2) max %[[OPS]]#3 state(%[[PM]], %[[O]])
 // CHECK:     } else {
 // CHECK-NEXT:   scf.yield %[[O]]
 // CHECK:     scf.yield %[[OPS]]#3, %[[ACC]]
-// CHECK:   mla.lds_barrier
+// CHECK:   "; mla: pv role end"
+// CHECK-NEXT: mla.lds_barrier
 // CHECK-NEXT: mla.ws_attend_epilogue %[[LDS]] state(%[[PVR]]#0, %[[PVR]]#1) vscale %[[F]] into %[[G]], %[[G]][%[[I]]] valid %[[V]]
 // CHECK-NEXT: }
 // The plain ops are gone.

@@ -252,6 +252,7 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     }
     scf::YieldOp::create(b, loc, state.getResults());
   }
+  asmMarker(b, loc, "qk role end");
   WsPublishSumsOp::create(b, loc, lds, qkLoop.getResult(1));
   LdsBarrierOp::create(b, loc); // E: the row sums for the epilogue
 
@@ -260,6 +261,7 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
   Value kv = ops.dma.getKv();
   bool wideKv = ops.dma.getWideKv();
   auto dmaBlock = [&](Value block, Value slot) {
+    asmMarker(b, loc, "pv role dma");
     Value pages = WsLoadPageIndicesOp::create(
         b, loc, pagesType, ops.page.getPages(), ops.page.getRequestBase(),
         ops.page.getStart(), ops.page.getEnd(), block);
@@ -314,6 +316,7 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(accumulated.thenBlock());
+      asmMarker(b, loc, "pv role accumulate");
       Value oNew = WsPvAccumulateOp::create(
           b, loc, outputType, operands.getResult(0), operands.getResult(1),
           operands.getResult(2), operands.getResult(3), m, o);
@@ -323,6 +326,7 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     }
     scf::YieldOp::create(b, loc, ValueRange{operands.getResult(3), accumulated.getResult(0)});
   }
+  asmMarker(b, loc, "pv role end");
   LdsBarrierOp::create(b, loc); // E: the QK role's row sums
   AttendEpilogueOp epilogue = ops.epilogue;
   WsAttendEpilogueOp::create(b, loc, epilogue.getLds(), pvLoop.getResult(0),
