@@ -1,6 +1,6 @@
 # `cmake --install <build>` (component `mla`, the default besides `python`):
 #   include/mla/Runtime/*.h, include/mla/Emu/Timing.h, include/mla/Compiler/Compiler.h,
-#   include/mla/Kernel/LaunchGeometry.h                       the C++ API
+#   include/mla/Kernel/{LaunchGeometry,KernelContract}.h      the C++ API
 #   lib/libmla.so                                              compiler + runtime + Decoder
 #   bin/mla-opt, bin/mla-compile, bin/mla-run                  the tools
 #   lib/cmake/mla/mlaConfig.cmake (+ Version, Targets)         find_package(mla)
@@ -31,6 +31,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/runtime/emu/include/mla/Emu/Timing.h
 install(FILES ${PROJECT_SOURCE_DIR}/include/mla/Compiler/Compiler.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla/Compiler COMPONENT mla)
 install(FILES ${PROJECT_SOURCE_DIR}/include/mla/Kernel/LaunchGeometry.h
+  ${PROJECT_SOURCE_DIR}/include/mla/Kernel/KernelContract.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla/Kernel COMPONENT mla)
 
 install(EXPORT mlaTargets NAMESPACE mla::

@@ -17,7 +17,12 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 stages=${MLA_SANITIZER_STAGES:-asan tsan}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+# allow_user_poisoning=0: LLVM's allocator headers poison and unpoison their slabs only
+# in ASan-instrumented code. Our instrumented code and Debian's uninstrumented
+# libMLIR.so allocate from the same BumpPtrAllocator slabs (the context's storage
+# uniquer), so a slab poisoned by our inline code and then used by libMLIR's reads as
+# use-after-poison although nothing is wrong (docs/robustness.md).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allow_user_poisoning=0}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
 
 configure() { # dir, extra cmake arguments...

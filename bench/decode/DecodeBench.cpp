@@ -99,10 +99,11 @@ int main(int argc, char **argv) {
   const int64_t heads = 12;
 
   // Blocks of 128 tokens each wave ran: every CTA of a unit runs its split's blocks.
-  int64_t chunk = ((tokens + splits - 1) / splits + 127) / 128 * 128;
-  int64_t blocksPerCta = (chunk + 127) / 128;
+  const int64_t block = kernel::kBlockTokens;
+  int64_t chunk = ((tokens + splits - 1) / splits + block - 1) / block * block;
+  int64_t blocksPerCta = (chunk + block - 1) / block;
   int64_t ctas = int64_t(requests) * splits * kernel::headGroups(heads, qlen);
-  int64_t waveBlocks = ctas * 8 * blocksPerCta;
+  int64_t waveBlocks = ctas * kernel::kWavesPerCta * blocksPerCta;
   std::printf("\n## Emulator: mla_attn, qlen %d, B = %d x %d tokens, NS = %d\n\n", qlen,
               requests, tokens, splits);
   std::printf("%lld workgroups, %llu wave-instructions, %.2f s wall (%.1f M "

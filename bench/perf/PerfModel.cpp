@@ -18,6 +18,7 @@
 #include "mla/Reference/Problem.h"
 #include "mla/Runtime/Decoder.h"
 #include "mla/Runtime/Device.h"
+#include "mla/Runtime/KernelArgs.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -36,7 +37,7 @@ using namespace mla::perf;
 namespace {
 Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
 
-constexpr uint64_t kBytesPerToken = 576;
+constexpr uint64_t kBytesPerToken = kernel::kHeadDim;
 
 /// Greedy list scheduling of one XCD: CTAs in dispatch order onto `slots` slots;
 /// returns the finish time of the last.
@@ -87,8 +88,9 @@ Expected<PerfCase> PerfCase::parse(StringRef text) {
   }
   if (!haveB || !haveQ || !haveIsl)
     return makeError("case '" + text + "' needs qlen=, B= and isl=");
-  if (c.qlen < 1 || c.qlen > 16 || c.batch < 1 || c.isl < 1 || c.heads < 1)
-    return makeError("case '" + text + "': qlen must be 1..16 and B, isl, heads positive");
+  if (c.qlen < 1 || c.qlen > kernel::kMaxQlen || c.batch < 1 || c.isl < 1 || c.heads < 1)
+    return makeError("case '" + text + "': qlen must be 1.." + Twine(kernel::kMaxQlen) +
+                     " and B, isl, heads positive");
   if (c.splits && (*c.splits < 1 || *c.splits > rt::kMaxSplits))
     return makeError("case '" + text + "': splits must be 1.." + Twine(rt::kMaxSplits));
   return c;
@@ -147,9 +149,9 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   auto kv = alloc(uint64_t(c.isl) * kBytesPerToken);
   auto pages = alloc(uint64_t(c.batch) * c.isl * 4);
   auto ind = alloc(indptr.size() * 4);
-  auto oPart = alloc(uint64_t(rows) * c.heads * splits * 512 * 2);
+  auto oPart = alloc(uint64_t(rows) * c.heads * splits * kernel::kLatentDim * 2);
   auto lsePart = alloc(uint64_t(rows) * c.heads * splits * 4);
-  auto out = alloc(uint64_t(rows) * c.heads * 512 * 2);
+  auto out = alloc(uint64_t(rows) * c.heads * kernel::kLatentDim * 2);
   auto lse = alloc(uint64_t(rows) * c.heads * 4);
   for (auto *b : {&q, &kv, &pages, &ind, &oPart, &lsePart, &out, &lse})
     if (!*b)
@@ -209,13 +211,20 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     emu.params.activeCUs = activeCUs;
     if (Error e = device->setEmulatorOptions(emu))
       return std::move(e);
-    if (Error e = device->launch(
-            code, "mla_attn", {uint32_t(grid), 1, 1},
-            {uint32_t(kernel::kAttentionThreads), 1, 1},
-            {KernelArg::pointer(*q), KernelArg::pointer(*kv), KernelArg::pointer(*pages),
-             KernelArg::pointer(*ind), KernelArg::f32(0.0416f), KernelArg::f32(1.0f),
-             KernelArg::pointer(*oPart), KernelArg::pointer(*lsePart),
-             KernelArg::i32(int32_t(c.batch)), KernelArg::i32(splits)}))
+    rt::AttentionKernelArgs a;
+    a.q = KernelArg::pointer(*q);
+    a.kv = KernelArg::pointer(*kv);
+    a.pages = KernelArg::pointer(*pages);
+    a.indptr = KernelArg::pointer(*ind);
+    a.scale = 0.0416f;
+    a.vscale = 1.0f;
+    a.oPart = KernelArg::pointer(*oPart);
+    a.lsePart = KernelArg::pointer(*lsePart);
+    a.numRequests = int32_t(c.batch);
+    a.numSplits = splits;
+    if (Error e = device->launch(code, kernel::kAttentionKernelName, {uint32_t(grid), 1, 1},
+                                 {uint32_t(kernel::kAttentionThreads), 1, 1},
+                                 rt::attentionArgList(a)))
       return std::move(e);
     std::vector<rt::TimingReport> reports = device->takeTimingReports();
     if (reports.size() != 1)
@@ -286,11 +295,16 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     auto runCombine = [&]() -> Expected<rt::TimingReport> {
       if (Error e = device->setEmulatorOptions(combineEmu))
         return std::move(e);
-      if (Error e = device->launch(code, "mla_combine", {uint32_t(combineCtas), 1, 1},
+      rt::CombineKernelArgs a;
+      a.oPart = KernelArg::pointer(*oPart);
+      a.lsePart = KernelArg::pointer(*lsePart);
+      a.out = KernelArg::pointer(*out);
+      a.lse = KernelArg::pointer(*lse);
+      a.numRows = int32_t(rows);
+      a.numSplits = splits;
+      if (Error e = device->launch(code, kernel::kCombineKernelName, {uint32_t(combineCtas), 1, 1},
                                    {uint32_t(kernel::kCombineThreads), 1, 1},
-                                   {KernelArg::pointer(*oPart), KernelArg::pointer(*lsePart),
-                                    KernelArg::pointer(*out), KernelArg::pointer(*lse),
-                                    KernelArg::i32(int32_t(rows)), KernelArg::i32(splits)}))
+                                   rt::combineArgList(a)))
         return std::move(e);
       std::vector<rt::TimingReport> r = device->takeTimingReports();
       if (r.size() != 1)

@@ -118,7 +118,7 @@ int main(int argc, char **argv) {
         perf::PerfCase c;
         c.qlen = qlen;
         c.batch = 1;
-        c.isl = splits * blocks * 128;
+        c.isl = splits * blocks * kernel::kBlockTokens;
         c.splits = int(splits);
         perf::PerfResult r = run(c, options);
         const double ctas = double(r.attentionCtas);
@@ -154,7 +154,7 @@ int main(int argc, char **argv) {
   for (int64_t splits : {2, 8, 9, 16, 64, 65, 128, 256}) {
     perf::PerfCase c;
     c.batch = 1;
-    c.isl = splits * 128;
+    c.isl = splits * kernel::kBlockTokens;
     c.splits = int(splits);
     perf::PerfResult r = run(c, options);
     const int64_t groups = kernel::combineSplitGroups(splits);

@@ -223,7 +223,7 @@ private:
 
 QuerySplit splitQueryRow(ArrayView<uint16_t> qRow) {
   if (qRow.size() != static_cast<size_t>(kHeadDim))
-    throw std::invalid_argument("mla::ref: a Q row holds 576 values, got " +
+    throw std::invalid_argument("mla::ref: a Q row holds " + std::to_string(kHeadDim) + " values, got " +
                                 std::to_string(qRow.size()));
   float maxAbs = 0.0f;
   for (int d = 0; d < kHeadDim; ++d) {
@@ -305,8 +305,8 @@ ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
         "mla::ref: combine inputs disagree: lse_part holds " +
         std::to_string(lsePart.size()) + " values and o_part " +
         std::to_string(oPart.size()) + " for " + std::to_string(numSplits) +
-        " splits (expected o_part = lse_part * 512, lse_part a multiple of "
-        "numSplits)");
+        " splits (expected o_part = lse_part * " + std::to_string(kValueDim) +
+        ", lse_part a multiple of numSplits)");
   const size_t rows = lsePart.size() / numSplits;
   ModelOutput result;
   result.out.assign(rows * kValueDim, 0);

@@ -32,10 +32,10 @@ std::string validateProblem(const ProblemView &problem) {
            to_string(problem.pages.size());
   const size_t expectedQ = problem.numOutputRows() * kHeadDim;
   if (problem.q.size() != expectedQ)
-    return "q must hold B*qlen*H*576 = " + to_string(expectedQ) +
+    return "q must hold B*qlen*H*" + to_string(kHeadDim) + " = " + to_string(expectedQ) +
            " bf16 values, got " + to_string(problem.q.size());
   if (problem.kv.size() % kHeadDim != 0)
-    return "kv must hold whole 576-byte rows, got " +
+    return "kv must hold whole " + to_string(kHeadDim) + "-byte rows, got " +
            to_string(problem.kv.size()) + " bytes";
   const size_t slots = problem.numSlots();
   for (size_t t = 0; t < totalTokens; ++t) {

@@ -38,11 +38,14 @@ from . import runtime
 
 __all__ = [
     "Decoder", "bf16", "from_bf16", "e4m3", "from_e4m3", "reference", "runtime",
-    "compiler_version", "NUM_CUS", "MAX_SPLITS", "combine_grid",
+    "compiler_version", "NUM_CUS", "MAX_SPLITS", "combine_grid", "HEAD_DIM", "VALUE_DIM",
 ]
 
 NUM_CUS = _mla.NUM_CUS
 MAX_SPLITS = _mla.MAX_SPLITS
+# The problem constants, from the C++ side's one source (mla/Kernel/KernelContract.h).
+HEAD_DIM = _mla.HEAD_DIM      # a Q row and a K row: latent 512 | rope 64
+VALUE_DIM = _mla.VALUE_DIM    # an output row: the latent part
 
 
 def combine_grid(rows, heads, splits):
@@ -188,8 +191,8 @@ def _q_bits(q, heads):
         q = bf16(q)
     elif q.dtype != _np.uint16:
         raise ValueError(f"q: expected bfloat16, uint16 (bf16 bits) or float32, got {logical}")
-    if q.ndim != 3 or q.shape[1] != heads or q.shape[2] != 576:
-        raise ValueError(f"q: expected shape [S, {heads}, 576], got {list(q.shape)}")
+    if q.ndim != 3 or q.shape[1] != heads or q.shape[2] != HEAD_DIM:
+        raise ValueError(f"q: expected shape [S, {heads}, {HEAD_DIM}], got {list(q.shape)}")
     return _np.ascontiguousarray(q)
 
 
@@ -199,8 +202,8 @@ def _kv_bits(kv):
         kv = kv.view(_np.uint8)
     elif kv.dtype != _np.uint8:
         raise ValueError(f"kv: expected float8_e4m3fn or uint8 (E4M3FN bits), got {logical}")
-    if kv.ndim != 2 or kv.shape[1] != 576:
-        raise ValueError(f"kv: expected shape [slots, 576], got {list(kv.shape)}")
+    if kv.ndim != 2 or kv.shape[1] != HEAD_DIM:
+        raise ValueError(f"kv: expected shape [slots, {HEAD_DIM}], got {list(kv.shape)}")
     return _np.ascontiguousarray(kv)
 
 
@@ -317,13 +320,13 @@ class Decoder:
         args = _decode_args(self.heads, q, kv, pages, indptr, scale, vscale)
         splits = _check_splits(num_splits)
         rows = max(args[3].size - 1, 0) * self.qlen  # S = B * qlen, from indptr
-        out_array, out_kind = _out_target(out, (rows, self.heads, 512), "out",
+        out_array, out_kind = _out_target(out, (rows, self.heads, VALUE_DIM), "out",
                                           ("bits", "values"))
         lse_array, _ = _out_target(lse, (rows, self.heads), "lse", ("float32",))
         if out_kind == "bits":
             out_bits = out_array.view(_np.uint16)
         else:
-            out_bits = _np.empty((rows, self.heads, 512), _np.uint16)
+            out_bits = _np.empty((rows, self.heads, VALUE_DIM), _np.uint16)
         lse_values = lse_array if lse_array is not None else _np.empty((rows, self.heads),
                                                                        _np.float32)
         self.last_num_splits = self._dec.run_into(*args, splits, out_bits, lse_values)
@@ -378,11 +381,11 @@ class Decoder:
                              f"{type(plan).__name__}")
         rows, heads = plan.rows, self.heads
         # (value, name, dtype names a tensor may have, bytes the plan reads or writes)
-        specs = [(q, "q", ("bfloat16", "uint16", "int16"), rows * heads * 576 * 2),
-                 (kv, "kv", ("float8_e4m3fn", "uint8", "int8"), plan.slots * 576),
+        specs = [(q, "q", ("bfloat16", "uint16", "int16"), rows * heads * HEAD_DIM * 2),
+                 (kv, "kv", ("float8_e4m3fn", "uint8", "int8"), plan.slots * HEAD_DIM),
                  (pages, "pages", ("int32",), plan.total_tokens * 4),
                  (indptr, "indptr", ("int32",), (plan.requests + 1) * 4),
-                 (out, "out", ("bfloat16", "uint16", "int16"), rows * heads * 512 * 2)]
+                 (out, "out", ("bfloat16", "uint16", "int16"), rows * heads * VALUE_DIM * 2)]
         if lse is not None:
             specs.append((lse, "lse", ("float32",), rows * heads * 4))
         addresses = []

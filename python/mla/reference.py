@@ -28,7 +28,7 @@ def _args(q, kv, pages, indptr, scale, vscale, qlen):
     from . import _decode_args  # the package's checks, shared with Decoder
     q_ = _np.asarray(q)
     if q_.ndim != 3:
-        raise ValueError(f"q: expected shape [S, heads, 576], got {list(q_.shape)}")
+        raise ValueError(f"q: expected shape [S, heads, {_mla.HEAD_DIM}], got {list(q_.shape)}")
     heads = q_.shape[1]
     q, kv, pages, indptr, scale, vscale = _decode_args(heads, q, kv, pages, indptr, scale,
                                                        vscale)

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mla/Compiler/Compiler.h"
+#include "mla/Kernel/KernelContract.h"
 #include "mla/Reference/Codecs.h"
 #include "mla/Reference/ExactAttention.h"
 #include "mla/Reference/Generators.h"
@@ -34,6 +35,9 @@ namespace py = pybind11;
 using namespace mla;
 
 namespace {
+
+/// Array extents of a Q or K row and of an output row (mla/Kernel/KernelContract.h).
+constexpr py::ssize_t kHeadDim = kernel::kHeadDim, kValueDim = kernel::kLatentDim;
 
 /// Thrown for rt::LaunchInterrupted; becomes KeyboardInterrupt (the module's
 /// exception translator runs with the GIL held).
@@ -227,7 +231,7 @@ py::tuple decoderRun(PyDecoder &self, const Array<uint16_t> &q, const Array<uint
   rt::DecodeInputs in = inputs(q, kv, pages, indptr, scale, vscale);
   const int64_t heads = self.decoder->config().heads;
   const int64_t rows = (int64_t(in.indptr.size()) - 1) * self.decoder->config().qlen;
-  const size_t outSize = size_t(std::max<int64_t>(rows, 0) * heads * 512);
+  const size_t outSize = size_t(std::max<int64_t>(rows, 0) * heads * kValueDim);
   const size_t lseSize = size_t(std::max<int64_t>(rows, 0) * heads);
   check(self.decoder->validate(in, outSize, lseSize, numSplits), true);
   std::vector<uint16_t> out(outSize);
@@ -237,7 +241,7 @@ py::tuple decoderRun(PyDecoder &self, const Array<uint16_t> &q, const Array<uint
     py::gil_scoped_release release;
     check(self.decoder->run(in, out, lse, numSplits, &info));
   }
-  return py::make_tuple(toArray(out, {rows, heads, 512}), toArray(lse, {rows, heads}),
+  return py::make_tuple(toArray(out, {rows, heads, kValueDim}), toArray(lse, {rows, heads}),
                         info.numSplits);
 }
 
@@ -247,7 +251,7 @@ py::tuple decoderPartials(PyDecoder &self, const Array<uint16_t> &q, const Array
   rt::DecodeInputs in = inputs(q, kv, pages, indptr, scale, vscale);
   const int64_t heads = self.decoder->config().heads;
   const int64_t rows = (int64_t(in.indptr.size()) - 1) * self.decoder->config().qlen;
-  check(self.decoder->validate(in, size_t(std::max<int64_t>(rows, 0) * heads * 512), 0,
+  check(self.decoder->validate(in, size_t(std::max<int64_t>(rows, 0) * heads * kValueDim), 0,
                                numSplits),
         true);
   rt::DecodePartials p;
@@ -255,7 +259,7 @@ py::tuple decoderPartials(PyDecoder &self, const Array<uint16_t> &q, const Array
     py::gil_scoped_release release;
     p = unwrap(self.decoder->partials(in, numSplits));
   }
-  return py::make_tuple(toArray(p.oPart, {rows, heads, p.numSplits, 512}),
+  return py::make_tuple(toArray(p.oPart, {rows, heads, p.numSplits, kValueDim}),
                         toArray(p.lsePart, {rows, heads, p.numSplits}), p.numSplits);
 }
 
@@ -432,6 +436,14 @@ PYBIND11_MODULE(_mla, m) {
   m.def("compiler_version", [] { return std::string(compilerVersion()); });
   m.attr("NUM_CUS") = gfx950::kNumCUs;
   m.attr("MAX_SPLITS") = rt::kMaxSplits;
+  // The problem constants (mla/Kernel/KernelContract.h) for the pure-Python package.
+  m.attr("HEAD_DIM") = kernel::kHeadDim;
+  m.attr("VALUE_DIM") = kernel::kLatentDim;
+  m.attr("BLOCK_TOKENS") = kernel::kBlockTokens;
+  m.attr("MAX_HEADS") = kernel::kMaxHeads;
+  m.attr("MAX_QLEN") = kernel::kMaxQlen;
+  m.attr("ATTENTION_KERNEL") = kernel::kAttentionKernelName;
+  m.attr("COMBINE_KERNEL") = kernel::kCombineKernelName;
   m.def("combine_grid", [](int64_t rows, int64_t heads, int64_t splits) {
     return kernel::combineGridSize(rows, heads, splits);
   });
@@ -672,7 +684,8 @@ PYBIND11_MODULE(_mla, m) {
              }
              if (!decoder) {
                // Out-of-range heads/qlen are the caller's; compile failures are not.
-               bool bad = heads < 1 || heads > 128 || qlen < 1 || qlen > 16;
+               bool bad = heads < 1 || heads > kernel::kMaxHeads || qlen < 1 ||
+                          qlen > kernel::kMaxQlen;
                raise(decoder.takeError(), bad);
              }
              d->decoder = std::move(*decoder);
@@ -791,7 +804,7 @@ PYBIND11_MODULE(_mla, m) {
     ref::ExactOutput e =
         ref::exactAttention(problemView(q, kv, pages, indptr, heads, qlen, scale, vscale));
     py::ssize_t rows = py::ssize_t(e.lse.size()) / heads;
-    return py::make_tuple(toArray(e.out, {rows, heads, 512}), toArray(e.lse, {rows, heads}));
+    return py::make_tuple(toArray(e.out, {rows, heads, kValueDim}), toArray(e.lse, {rows, heads}));
   });
   m.def("exact_partials", [](const Array<uint16_t> &q, const Array<uint8_t> &kv,
                              const Array<int32_t> &pages, const Array<int32_t> &indptr,
@@ -799,7 +812,7 @@ PYBIND11_MODULE(_mla, m) {
     ref::ExactPartials e = ref::exactSplitAttention(
         problemView(q, kv, pages, indptr, heads, qlen, scale, vscale), numSplits);
     py::ssize_t rows = py::ssize_t(e.lse.size()) / heads / numSplits;
-    return py::make_tuple(toArray(e.o, {rows, heads, numSplits, 512}),
+    return py::make_tuple(toArray(e.o, {rows, heads, numSplits, kValueDim}),
                           toArray(e.lse, {rows, heads, numSplits}));
   });
   m.def("model", [](const Array<uint16_t> &q, const Array<uint8_t> &kv,
@@ -808,7 +821,7 @@ PYBIND11_MODULE(_mla, m) {
     ref::ModelOutput o = ref::modelAttention(
         problemView(q, kv, pages, indptr, heads, qlen, scale, vscale), numSplits);
     py::ssize_t rows = py::ssize_t(o.lse.size()) / heads;
-    return py::make_tuple(toArray(o.out, {rows, heads, 512}), toArray(o.lse, {rows, heads}));
+    return py::make_tuple(toArray(o.out, {rows, heads, kValueDim}), toArray(o.lse, {rows, heads}));
   });
   m.def("model_partials", [](const Array<uint16_t> &q, const Array<uint8_t> &kv,
                              const Array<int32_t> &pages, const Array<int32_t> &indptr,
@@ -816,7 +829,7 @@ PYBIND11_MODULE(_mla, m) {
     ref::ModelPartials p = ref::modelSplitAttention(
         problemView(q, kv, pages, indptr, heads, qlen, scale, vscale), numSplits);
     py::ssize_t rows = py::ssize_t(p.lse.size()) / heads / numSplits;
-    return py::make_tuple(toArray(p.o, {rows, heads, numSplits, 512}),
+    return py::make_tuple(toArray(p.o, {rows, heads, numSplits, kValueDim}),
                           toArray(p.lse, {rows, heads, numSplits}));
   });
   m.def("make_problem", [](int heads, int qlen, std::vector<int> lengths, uint64_t seed,
@@ -845,10 +858,10 @@ PYBIND11_MODULE(_mla, m) {
       throw py::value_error("pages: expected identity, shuffled or shared-prefix, got '" +
                             pages + "'");
     ref::Problem p = ref::makeProblem(spec);
-    py::ssize_t rows = py::ssize_t(p.q.size()) / heads / 576;
+    py::ssize_t rows = py::ssize_t(p.q.size()) / heads / kHeadDim;
     py::dict d;
-    d["q"] = toArray(p.q, {rows, heads, 576});
-    d["kv"] = toArray(p.kv, {py::ssize_t(p.kv.size() / 576), 576});
+    d["q"] = toArray(p.q, {rows, heads, kHeadDim});
+    d["kv"] = toArray(p.kv, {py::ssize_t(p.kv.size() / kHeadDim), kHeadDim});
     d["pages"] = toArray(p.pages, {py::ssize_t(p.pages.size())});
     d["indptr"] = toArray(p.indptr, {py::ssize_t(p.indptr.size())});
     d["scale"] = p.scale;

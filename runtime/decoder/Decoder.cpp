@@ -7,6 +7,7 @@
 #include "mla/Runtime/Decoder.h"
 
 #include "mla/Kernel/LaunchGeometry.h"
+#include "mla/Runtime/KernelArgs.h"
 #include "mla/Target/GFX950/GFX950.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -24,9 +25,9 @@ using namespace mla::rt;
 namespace {
 Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
 
-constexpr int64_t kHeadDim = 576;
-constexpr int64_t kValueDim = 512;
-constexpr int64_t kBlockTokens = 128;
+using kernel::kBlockTokens;
+using kernel::kHeadDim;
+constexpr int64_t kValueDim = kernel::kLatentDim;
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -40,10 +41,12 @@ bool Decoder::needsWideKv(uint64_t slots) {
 Expected<std::unique_ptr<Decoder>> Decoder::create(Device &device, const DecodeConfig &config,
                                                    std::optional<std::string> cacheDir,
                                                    AttentionBuild build) {
-  if (config.heads < 1 || config.heads > 128)
-    return makeError("heads must be in 1..128, got " + Twine(config.heads));
-  if (config.qlen < 1 || config.qlen > 16)
-    return makeError("qlen must be in 1..16, got " + Twine(config.qlen));
+  if (config.heads < 1 || config.heads > kernel::kMaxHeads)
+    return makeError("heads must be in 1.." + Twine(kernel::kMaxHeads) + ", got " +
+                     Twine(config.heads));
+  if (config.qlen < 1 || config.qlen > kernel::kMaxQlen)
+    return makeError("qlen must be in 1.." + Twine(kernel::kMaxQlen) + ", got " +
+                     Twine(config.qlen));
   DecodeConfig resolved = config;
   if (build == AttentionBuild::Auto && !config.wspec)
     build = preferredAttentionBuild(config.heads, config.qlen);
@@ -125,7 +128,7 @@ Error Decoder::validate(const DecodeInputs &in, size_t outElements, size_t lseEl
   const uint64_t qExpected = rows * heads * kHeadDim;
   if (in.q.size() != qExpected)
     return makeError("q: expected [S=" + Twine(rows) + ", heads=" + Twine(heads) +
-                     ", 576] = " + Twine(qExpected) + " bf16 values (B=" + Twine(requests) +
+                     ", " + Twine(kHeadDim) + "] = " + Twine(qExpected) + " bf16 values (B=" + Twine(requests) +
                      ", qlen=" + Twine(qlen) + "), got " + Twine(in.q.size()));
   for (size_t i = 0; i < in.q.size(); ++i)
     if ((in.q[i] & 0x7f80) == 0x7f80)
@@ -133,7 +136,7 @@ Error Decoder::validate(const DecodeInputs &in, size_t outElements, size_t lseEl
                        ") is not finite (bf16 bits 0x" + utohexstr(in.q[i]) + ")");
   if (in.kv.size() % kHeadDim)
     return makeError("kv: size " + Twine(in.kv.size()) +
-                     " is not a multiple of the 576-byte row");
+                     " is not a multiple of the " + Twine(kHeadDim) + "-byte row");
   const uint64_t slots = in.kv.size() / kHeadDim;
   for (size_t i = 0; i < in.pages.size(); ++i)
     if (in.pages[i] < 0 || uint64_t(in.pages[i]) >= slots)
@@ -149,7 +152,7 @@ Error Decoder::validate(const DecodeInputs &in, size_t outElements, size_t lseEl
   const uint64_t outExpected = rows * heads * kValueDim;
   if (outElements != outExpected)
     return makeError("out: expected [S=" + Twine(rows) + ", heads=" + Twine(heads) +
-                     ", 512] = " + Twine(outExpected) + " values, got " +
+                     ", " + Twine(kValueDim) + "] = " + Twine(outExpected) + " values, got " +
                      Twine(outElements));
   if (lseElements && !config_.combineLse)
     return makeError("lse: this decoder was built without the combine's lse output");
@@ -224,14 +227,21 @@ Expected<DecodePlan> Decoder::makePlan(ArrayRef<int32_t> indptr, uint64_t slots,
 Error Decoder::enqueueAttention(const DecodePlan &plan, const DeviceDecodeArgs &args,
                                 uint64_t oPart, uint64_t lsePart, Stream stream,
                                 DecodeRunInfo *info) const {
-  return device_.launchOn(
-      stream, *plan.code, "mla_attn", {plan.attentionGrid, 1, 1},
-      {uint32_t(kernel::kAttentionThreads), 1, 1},
-      {KernelArg::pointer(args.q), KernelArg::pointer(args.kv), KernelArg::pointer(args.pages),
-       KernelArg::pointer(args.indptr), KernelArg::f32(args.scale), KernelArg::f32(args.vscale),
-       KernelArg::pointer(oPart), KernelArg::pointer(lsePart),
-       KernelArg::i32(int32_t(plan.requests)), KernelArg::i32(plan.numSplits)},
-      info ? &info->attentionStats : nullptr);
+  AttentionKernelArgs a;
+  a.q = KernelArg::pointer(args.q);
+  a.kv = KernelArg::pointer(args.kv);
+  a.pages = KernelArg::pointer(args.pages);
+  a.indptr = KernelArg::pointer(args.indptr);
+  a.scale = args.scale;
+  a.vscale = args.vscale;
+  a.oPart = KernelArg::pointer(oPart);
+  a.lsePart = KernelArg::pointer(lsePart);
+  a.numRequests = int32_t(plan.requests);
+  a.numSplits = plan.numSplits;
+  return device_.launchOn(stream, *plan.code, kernel::kAttentionKernelName,
+                          {plan.attentionGrid, 1, 1},
+                          {uint32_t(kernel::kAttentionThreads), 1, 1}, attentionArgList(a),
+                          info ? &info->attentionStats : nullptr);
 }
 
 /// The O(1) checks of a device run (no data is read).
@@ -284,15 +294,17 @@ Error Decoder::run(const DecodePlan &plan, const DeviceDecodeArgs &args, Stream 
   const uint64_t oPart = args.workspace, lsePart = args.workspace + plan.lsePartOffset;
   if (Error e = enqueueAttention(plan, args, oPart, lsePart, stream, info))
     return e;
-  std::vector<KernelArg> combineArgs = {KernelArg::pointer(oPart), KernelArg::pointer(lsePart),
-                                        KernelArg::pointer(args.out)};
+  CombineKernelArgs c;
+  c.oPart = KernelArg::pointer(oPart);
+  c.lsePart = KernelArg::pointer(lsePart);
+  c.out = KernelArg::pointer(args.out);
   if (config_.combineLse)
-    combineArgs.push_back(KernelArg::pointer(lse));
-  combineArgs.push_back(KernelArg::i32(int32_t(plan.rows)));
-  combineArgs.push_back(KernelArg::i32(plan.numSplits));
-  return device_.launchOn(stream, *plan.code, "mla_combine", {plan.combineGrid, 1, 1},
-                          {uint32_t(kernel::kCombineThreads), 1, 1}, combineArgs,
-                          info ? &info->combineStats : nullptr);
+    c.lse = KernelArg::pointer(lse);
+  c.numRows = int32_t(plan.rows);
+  c.numSplits = plan.numSplits;
+  return device_.launchOn(stream, *plan.code, kernel::kCombineKernelName,
+                          {plan.combineGrid, 1, 1}, {uint32_t(kernel::kCombineThreads), 1, 1},
+                          combineArgList(c), info ? &info->combineStats : nullptr);
 }
 
 Error Decoder::run(const DecodePlan &plan, const DeviceDecodeBuffers &b, Stream stream,

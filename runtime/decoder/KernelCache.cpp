@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "mla/Runtime/KernelCache.h"
 
+#include "mla/Kernel/KernelContract.h"
+
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -210,7 +212,7 @@ Expected<std::shared_ptr<const CodeObject>> loadKernels(ArrayRef<uint8_t> bytes,
   auto code = CodeObject::loadFromMemory(bytes, description);
   if (!code)
     return code.takeError();
-  for (const char *name : {"mla_attn", "mla_combine"})
+  for (const char *name : {kernel::kAttentionKernelName, kernel::kCombineKernelName})
     if (auto k = (*code)->getKernel(name); !k)
       return k.takeError();
   return std::shared_ptr<const CodeObject>(std::move(*code));

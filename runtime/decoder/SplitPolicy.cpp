@@ -20,8 +20,7 @@ using namespace mla::rt;
 
 namespace {
 
-/// Tokens of an attention block (F4).
-constexpr int64_t kBlockTokens = 128;
+using kernel::kBlockTokens;
 /// Above this many attention CTAs the placement is not simulated: the estimate is then
 /// the work over the CUs or the longest CTA, whichever is larger (with that many CTAs
 /// per CU the two differ by little).

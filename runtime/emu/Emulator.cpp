@@ -230,7 +230,11 @@ std::string runWorkgroup(const LaunchState &L, Worker &worker, uint32_t flatId,
   return "";
 }
 
-unsigned defaultThreads() {
+} // namespace
+
+unsigned mla::emu::resolveDispatchThreads(const DispatchOptions &options) {
+  if (options.threads)
+    return options.threads;
   if (const char *env = std::getenv("MLA_EMU_THREADS")) {
     int n = std::atoi(env);
     if (n > 0)
@@ -239,7 +243,6 @@ unsigned defaultThreads() {
   unsigned hw = std::thread::hardware_concurrency();
   return hw ? hw : 1;
 }
-} // namespace
 
 Error mla::emu::dispatch(const LaunchState &L, const DispatchOptions &options,
                          DispatchStats *stats) {
@@ -250,7 +253,7 @@ Error mla::emu::dispatch(const LaunchState &L, const DispatchOptions &options,
     return Error::success();
   if (numGroups > UINT32_MAX)
     return makeError("grid of " + Twine(numGroups) + " workgroups is too large");
-  unsigned threads = options.threads ? options.threads : defaultThreads();
+  unsigned threads = resolveDispatchThreads(options);
   threads = unsigned(std::min<uint64_t>(threads, numGroups));
 
   std::atomic<uint32_t> next{0};

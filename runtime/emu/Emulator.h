@@ -51,6 +51,10 @@ struct DispatchOptions {
   TimingReport *timingReport = nullptr;
 };
 
+/// The host threads a dispatch uses when DispatchOptions::threads is 0, in either
+/// mode: MLA_EMU_THREADS when set to a positive number, else the number of cores.
+unsigned resolveDispatchThreads(const DispatchOptions &options);
+
 /// Writes the initial SGPRs/VGPRs of wave \p waveIndex of \p wg (both modes).
 llvm::Error initWave(Wave &w, const LaunchState &launch, Workgroup &wg, unsigned waveIndex);
 /// "kernel 'K': workgroup (x,y,z) wave W at PC 0x.. 'text': message" for a fault.

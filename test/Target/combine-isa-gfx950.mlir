@@ -9,15 +9,15 @@
 //
 // The ISA is reduced to one line per instruction kind of interest and runs of equal
 // lines are counted (uniq -c), so "32 global_load" is an unbroken run of 32 loads.
-// RUN: mla-compile %mla_src_root/examples/kimi_k3_tp8_q1.mlir -o %t.q1.hsaco --dump-isa=%t.q1.s
-// RUN: sed -n '/^mla_combine:/,/s_endpgm/p' %t.q1.s \
+// RUN: mla-compile %mla_src_root/examples/kimi_k3_tp8_q1.mlir -o %t.q1.hsaco --dump-isa \
+// RUN:   | sed -n '/^mla_combine:/,/s_endpgm/p' \
 // RUN:   | grep -E '^\s*(global_load|global_store|s_waitcnt|s_load|s_buffer_load|v_rcp_f32|v_div|s_endpgm)' \
 // RUN:   | sed -E -e 's/^\s*global_load_dword(x4)?\s.*/global_load/;t' \
 // RUN:            -e 's/^\s*s_waitcnt.*vmcnt.*/s_waitcnt vmcnt/;t' \
 // RUN:            -e 's/^\s*([a-z_0-9]+).*/\1/' \
 // RUN:   | uniq -c | FileCheck %s
-// RUN: mla-compile %mla_src_root/examples/kimi_k3_tp8_q4.mlir -o %t.q4.hsaco --dump-isa=%t.q4.s
-// RUN: sed -n '/^mla_combine:/,/s_endpgm/p' %t.q4.s \
+// RUN: mla-compile %mla_src_root/examples/kimi_k3_tp8_q4.mlir -o %t.q4.hsaco --dump-isa \
+// RUN:   | sed -n '/^mla_combine:/,/s_endpgm/p' \
 // RUN:   | grep -E '^\s*(global_load|global_store|s_waitcnt|s_load|s_buffer_load|v_rcp_f32|v_div|s_endpgm)' \
 // RUN:   | sed -E -e 's/^\s*global_load_dword(x4)?\s.*/global_load/;t' \
 // RUN:            -e 's/^\s*s_waitcnt.*vmcnt.*/s_waitcnt vmcnt/;t' \

@@ -127,9 +127,9 @@ Options parseOptions(int argc, char **argv) {
     else if (arg == "--lengths")
       o.lengths = parseList(arg, value(), 0, 1 << 20);
     else if (arg == "--heads")
-      o.heads = parseInt(arg, value(), 1, 128);
+      o.heads = parseInt(arg, value(), 1, int(kernel::kMaxHeads));
     else if (arg == "--qlen")
-      o.qlens = parseList(arg, value(), 1, 16);
+      o.qlens = parseList(arg, value(), 1, int(kernel::kMaxQlen));
     else if (arg == "--splits") {
       std::string v = value();
       o.splits = v == "auto" ? 0 : parseInt(arg, v, 1, rt::kMaxSplits);
@@ -356,7 +356,7 @@ int main(int argc, char **argv) {
     rt::DecodeInputs in{problem.q, problem.kv, problem.pages, problem.indptr, problem.scale,
                         problem.vscale};
     const size_t rows = size_t(view.numQueryRows());
-    std::vector<uint16_t> out(rows * options.heads * 512);
+    std::vector<uint16_t> out(rows * options.heads * kernel::kLatentDim);
     std::vector<float> lse(rows * options.heads);
     std::optional<int> splits;
     if (options.splits)
@@ -386,7 +386,8 @@ int main(int argc, char **argv) {
       }
     }
     double rowMax = 0;
-    for (size_t i = worst / 512 * 512; i < worst / 512 * 512 + 512; ++i)
+    const size_t rowBegin = worst / kernel::kLatentDim * kernel::kLatentDim;
+    for (size_t i = rowBegin; i < rowBegin + kernel::kLatentDim; ++i)
       rowMax = std::max(rowMax, double(std::fabs(ref::bf16ToF32(model.out[i]))));
     double lseRel = ref::maxRelativeLseDistance(lse, model.lse);
     double modelSeconds = secondsSince(start);
@@ -407,12 +408,12 @@ int main(int argc, char **argv) {
                          exactStats.maxAbsLse <= bounds.lse;
     }
 
-    auto budgetOr = demo::countBudget(code, "mla_attn");
+    auto budgetOr = demo::countBudget(code, kernel::kAttentionKernelName);
     if (!budgetOr)
-      fail("disassembling mla_attn", budgetOr.takeError());
+      fail(std::string("disassembling ") + kernel::kAttentionKernelName, budgetOr.takeError());
     demo::InstructionBudget budget = *budgetOr;
-    const rt::KernelInfo &attn = llvm::cantFail(code.getKernel("mla_attn"));
-    const rt::KernelInfo &comb = llvm::cantFail(code.getKernel("mla_combine"));
+    const rt::KernelInfo &attn = llvm::cantFail(code.getKernel(kernel::kAttentionKernelName));
+    const rt::KernelInfo &comb = llvm::cantFail(code.getKernel(kernel::kCombineKernelName));
 
     c.push_back("");
     c.push_back(fmt("%d x %d / %lld", options.heads, qlen,

@@ -14,6 +14,7 @@
 #include "mla/Reference/KernelModel.h"
 #include "mla/Runtime/CodeObject.h"
 #include "mla/Runtime/Device.h"
+#include "mla/Runtime/KernelArgs.h"
 #include "mla/Target/GFX950/GFX950.h"
 
 #include <gtest/gtest.h>
@@ -115,19 +116,30 @@ DeviceOutputs runOnEmulator(const ref::Problem &problem, int splits, bool wideKv
   using rt::KernelArg;
   uint32_t grid = kernel::attentionGridSize(requests, splits, heads, problem.qlen,
                                             gfx950::kNumXcds);
-  check(device->launch(code, "mla_attn", {grid, 1, 1},
+  rt::AttentionKernelArgs attention;
+  attention.q = KernelArg::pointer(q);
+  attention.kv = KernelArg::pointer(kv);
+  attention.pages = KernelArg::pointer(pages);
+  attention.indptr = KernelArg::pointer(indptr);
+  attention.scale = problem.scale;
+  attention.vscale = problem.vscale;
+  attention.oPart = KernelArg::pointer(oPart);
+  attention.lsePart = KernelArg::pointer(lsePart);
+  attention.numRequests = int32_t(requests);
+  attention.numSplits = splits;
+  check(device->launch(code, kernel::kAttentionKernelName, {grid, 1, 1},
                        {uint32_t(kernel::kAttentionThreads), 1, 1},
-                       {KernelArg::pointer(q), KernelArg::pointer(kv), KernelArg::pointer(pages),
-                        KernelArg::pointer(indptr), KernelArg::f32(problem.scale),
-                        KernelArg::f32(problem.vscale), KernelArg::pointer(oPart),
-                        KernelArg::pointer(lsePart), KernelArg::i32(int32_t(requests)),
-                        KernelArg::i32(splits)}));
-  check(device->launch(code, "mla_combine",
+                       rt::attentionArgList(attention)));
+  rt::CombineKernelArgs combine;
+  combine.oPart = KernelArg::pointer(oPart);
+  combine.lsePart = KernelArg::pointer(lsePart);
+  combine.out = KernelArg::pointer(out);
+  combine.lse = KernelArg::pointer(lse);
+  combine.numRows = int32_t(rows);
+  combine.numSplits = splits;
+  check(device->launch(code, kernel::kCombineKernelName,
                        {uint32_t(kernel::combineGridSize(rows, heads, splits)), 1, 1},
-                       {uint32_t(kernel::kCombineThreads), 1, 1},
-                       {KernelArg::pointer(oPart), KernelArg::pointer(lsePart),
-                        KernelArg::pointer(out), KernelArg::pointer(lse),
-                        KernelArg::i32(int32_t(rows)), KernelArg::i32(splits)}));
+                       {uint32_t(kernel::kCombineThreads), 1, 1}, rt::combineArgList(combine)));
   if (emulatorOptions && emulatorOptions->mode == rt::EmulatorMode::Timing) {
     // Both launches really ran in timing mode: each left a report with modeled cycles.
     std::vector<rt::TimingReport> reports = device->takeTimingReports();

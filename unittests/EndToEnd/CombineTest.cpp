@@ -16,6 +16,7 @@
 #include "mla/Reference/KernelModel.h"
 #include "mla/Runtime/CodeObject.h"
 #include "mla/Runtime/Device.h"
+#include "mla/Runtime/KernelArgs.h"
 
 #include <gtest/gtest.h>
 
@@ -28,7 +29,7 @@ using namespace mla;
 namespace {
 
 constexpr int kHeads = 12;
-constexpr int kValueDim = 512;
+constexpr int kValueDim = kernel::kLatentDim;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 template <typename T> T unwrap(llvm::Expected<T> value) {
@@ -111,11 +112,17 @@ ref::ModelOutput runCombine(const Partials &p) {
   rt::Buffer out = upload(nullptr, got.out.size() * 2);
   rt::Buffer lse = upload(nullptr, got.lse.size() * 4);
   using rt::KernelArg;
+  rt::CombineKernelArgs args;
+  args.oPart = KernelArg::pointer(oPart);
+  args.lsePart = KernelArg::pointer(lsePart);
+  args.out = KernelArg::pointer(out);
+  args.lse = KernelArg::pointer(lse);
+  args.numRows = p.rows;
+  args.numSplits = p.splits;
   check(device->launch(
-      kernels(), "mla_combine", {uint32_t(kernel::combineGridSize(p.rows, kHeads, p.splits)), 1, 1},
-      {uint32_t(kernel::kCombineThreads), 1, 1},
-      {KernelArg::pointer(oPart), KernelArg::pointer(lsePart), KernelArg::pointer(out),
-       KernelArg::pointer(lse), KernelArg::i32(p.rows), KernelArg::i32(p.splits)}));
+      kernels(), kernel::kCombineKernelName,
+      {uint32_t(kernel::combineGridSize(p.rows, kHeads, p.splits)), 1, 1},
+      {uint32_t(kernel::kCombineThreads), 1, 1}, rt::combineArgList(args)));
   check(device->copyFrom(got.out.data(), out, got.out.size() * 2));
   check(device->copyFrom(got.lse.data(), lse, got.lse.size() * 4));
   return got;

@@ -10,6 +10,8 @@
 #ifndef MLA_COMPILER_COMPILER_H
 #define MLA_COMPILER_COMPILER_H
 
+#include "mla/Kernel/KernelContract.h"
+
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -40,8 +42,8 @@ struct DecodeKernels {
   /// The code object holding both kernels.
   std::vector<char> codeObject;
   /// Their symbol names in it.
-  std::string attentionKernel = "mla_attn";
-  std::string combineKernel = "mla_combine";
+  std::string attentionKernel = kernel::kAttentionKernelName;
+  std::string combineKernel = kernel::kCombineKernelName;
 };
 
 /// The mla module (problem ops) of `config`, as MLIR text.

@@ -31,6 +31,8 @@
 #ifndef MLA_KERNEL_ATTENTIONLAYOUT_H
 #define MLA_KERNEL_ATTENTIONLAYOUT_H
 
+#include "mla/Kernel/KernelContract.h"
+
 #include <array>
 #include <cassert>
 #include <cstdint>
@@ -54,12 +56,13 @@ namespace mla::kernel::layout {
 // Sizes
 //===----------------------------------------------------------------------===//
 
-inline constexpr unsigned kBlockTokens = 128;
-inline constexpr unsigned kTileTokens = 16;
-inline constexpr unsigned kTilesPerBlock = kBlockTokens / kTileTokens; // one per wave
-inline constexpr unsigned kRowBytes = 576;     // fp8 K row: latent 512 | rope 64
-inline constexpr unsigned kLatentBytes = 512;  // V = the latent part
-inline constexpr unsigned kRopeBytes = 64;
+// The problem's sizes (KernelContract.h), as the unsigned host integers of the layout.
+inline constexpr unsigned kBlockTokens = kernel::kBlockTokens;
+inline constexpr unsigned kTileTokens = kernel::kTileTokens;
+inline constexpr unsigned kTilesPerBlock = kernel::kWavesPerCta; // one per wave
+inline constexpr unsigned kRowBytes = kernel::kHeadDim;       // fp8 K row: latent | rope
+inline constexpr unsigned kLatentBytes = kernel::kLatentDim;  // V = the latent part
+inline constexpr unsigned kRopeBytes = kernel::kRopeDim;
 inline constexpr unsigned kUnitBytes = 16;     // one DMA lane, one swizzle column
 inline constexpr unsigned kLatentUnits = kLatentBytes / kUnitBytes; // 32 a token
 inline constexpr unsigned kRopeUnits = kRopeBytes / kUnitBytes;     // 4 a token

@@ -2,22 +2,23 @@
 //
 // The launch geometry both sides must agree on: the compiler's mla-outline-kernels
 // emits IR that decodes a flat workgroup id exactly as ctaOfWorkgroup() does, and the
-// runtime sizes the grid with attentionGridSize(). Header-only, no dependencies.
+// runtime sizes the grid with attentionGridSize(). Header-only; the problem constants it
+// builds on are in mla/Kernel/KernelContract.h.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MLA_KERNEL_LAUNCHGEOMETRY_H
 #define MLA_KERNEL_LAUNCHGEOMETRY_H
 
+#include "mla/Kernel/KernelContract.h"
+
 #include <cstdint>
 #include <optional>
 
 namespace mla::kernel {
 
-/// Query rows one attention CTA owns (one 16-row MFMA tile).
-inline constexpr int64_t kRowsPerCta = 16;
 /// Threads of an attention CTA: 8 waves of 64.
-inline constexpr int64_t kAttentionThreads = 512;
+inline constexpr int64_t kAttentionThreads = kWavesPerCta * 64;
 /// Threads of a combine CTA: one wave.
 inline constexpr int64_t kCombineThreads = 64;
 /// The largest split count: one attention CTA per CU of a 256-CU MI355X for one request

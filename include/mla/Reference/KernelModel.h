@@ -35,11 +35,11 @@ namespace mla::ref {
 
 /// P is scaled by 2^PLOG before its fp8 split, so the largest weight (1) becomes
 /// 256 and small weights keep precision (kernel-contract.md section 5 step 4).
-constexpr int kPLog = 8;
+constexpr int kPLog = kernel::kPLog;
 /// Waves per CTA; wave w owns tokens 16w..16w+15 of each block (F4).
-constexpr int kWaves = 8;
+constexpr int kWaves = kernel::kWavesPerCta;
 /// Tokens per wave tile.
-constexpr int kTileTokens = kBlockTokens / kWaves;
+constexpr int kTileTokens = kernel::kTileTokens;
 
 /// Section 5 step 2: one Q row as exact fp8 hi + lo of q * 2^exponent.
 struct QuerySplit {

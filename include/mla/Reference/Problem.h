@@ -15,6 +15,8 @@
 #ifndef MLA_REFERENCE_PROBLEM_H
 #define MLA_REFERENCE_PROBLEM_H
 
+#include "mla/Kernel/KernelContract.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -23,11 +25,11 @@
 namespace mla::ref {
 
 /// Latent width D: a K row is [latent 512 | rope 64] (kernel-contract.md section 1).
-constexpr int kHeadDim = 576;
+constexpr int kHeadDim = kernel::kHeadDim;
 /// Value width DV: V is the first 512 entries of each K row.
-constexpr int kValueDim = 512;
+constexpr int kValueDim = kernel::kLatentDim;
 /// Tokens per kernel block (F4); split chunks are multiples of it.
-constexpr int kBlockTokens = 128;
+constexpr int kBlockTokens = kernel::kBlockTokens;
 
 /// A read-only view of a contiguous array: a pointer and an element count. Builds
 /// implicitly from a std::vector, so callers with vectors never spell it out, and

@@ -711,15 +711,6 @@ std::string CuSim::run(ArrayRef<uint32_t> ids) {
   return "";
 }
 
-unsigned defaultThreads() {
-  if (const char *env = std::getenv("MLA_EMU_THREADS")) {
-    int n = std::atoi(env);
-    if (n > 0)
-      return unsigned(n);
-  }
-  unsigned hw = std::thread::hardware_concurrency();
-  return hw ? hw : 1;
-}
 } // namespace
 
 unsigned mla::emu::timing::workgroupsPerCu(const LaunchState &L) {
@@ -819,7 +810,7 @@ Error mla::emu::timing::dispatchTimed(const LaunchState &launch, const DispatchO
     }
     _mm_setcsr(savedCsr);
   };
-  unsigned threads = options.threads ? options.threads : defaultThreads();
+  unsigned threads = resolveDispatchThreads(options);
   threads = unsigned(std::min<size_t>(threads, numCus));
   if (threads <= 1) {
     body();

@@ -2,6 +2,8 @@
 
 #include "mla/Dialect/MLA/IR/MLADialect.h"
 
+#include "mla/Kernel/KernelContract.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -43,16 +45,16 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (chip != "gfx950")
     return emitError() << "unknown chip '" << chip
                        << "'; the supported chip is 'gfx950'";
-  if (heads < 1 || heads > 128)
-    return emitError() << "'heads' must be in 1..128, got " << heads;
-  if (qlen < 1 || qlen > 16)
-    return emitError() << "'qlen' must be in 1..16 (a CTA holds 16 query rows), got "
-                       << qlen;
-  if (failed(requireFixed(emitError, "latent", latent, 512,
+  if (heads < 1 || heads > kernel::kMaxHeads)
+    return emitError() << "'heads' must be in 1.." << kernel::kMaxHeads << ", got " << heads;
+  if (qlen < 1 || qlen > kernel::kMaxQlen)
+    return emitError() << "'qlen' must be in 1.." << kernel::kMaxQlen << " (a CTA holds "
+                       << kernel::kRowsPerCta << " query rows), got " << qlen;
+  if (failed(requireFixed(emitError, "latent", latent, kernel::kLatentDim,
                           "the latent width of an MLA K row")) ||
-      failed(requireFixed(emitError, "rope", rope, 64,
+      failed(requireFixed(emitError, "rope", rope, kernel::kRopeDim,
                           "the rope width of an MLA K row")) ||
-      failed(requireFixed(emitError, "block_tokens", blockTokens, 128,
+      failed(requireFixed(emitError, "block_tokens", blockTokens, kernel::kBlockTokens,
                           "8 waves x 16-token MFMA tiles")) ||
       failed(requireFixed(emitError, "waves", waves, 8,
                           "one 64-latent PV slice per wave")) ||

@@ -44,25 +44,38 @@ static gpu::GPUFuncOp createKernel(OpBuilder &builder, Location loc, gpu::GPUMod
   return func;
 }
 
+/// The IR type of a kernel argument of `kind` (the kernel ABI, KernelContract.h).
+static Type argType(OpBuilder &b, kernel::ArgKind kind) {
+  switch (kind) {
+  case kernel::ArgKind::GlobalPointer:
+    return globalPointer(b.getContext());
+  case kernel::ArgKind::F32:
+    return b.getF32Type();
+  case kernel::ArgKind::I32:
+    return b.getI32Type();
+  }
+  llvm_unreachable("unknown kernel argument kind");
+}
+
 /// An index from a kernel's i32 size argument.
 static Value indexFromI32(OpBuilder &b, Location loc, Value v) {
   return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
 }
 
 /// Outlines `op` into the attention kernel: arguments (q, kv, pages, indptr, scale,
-/// vscale, o_part, lse_part, num_requests, num_splits).
+/// vscale, o_part, lse_part, num_requests, num_splits), kernel::AttentionArg.
 static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
                              gpu::GPUModuleOp module, StringRef name) {
   Location loc = op.getLoc();
   ConfigAttr config = op.getConfig();
-  Type i32 = builder.getI32Type(), f32 = builder.getF32Type();
-  Type ptr = globalPointer(builder.getContext());
-  SmallVector<Type> args = {ptr, ptr, ptr, ptr, f32, f32, ptr, ptr, i32, i32};
+  SmallVector<Type> args;
+  for (kernel::ArgKind kind : kernel::kAttentionArgKinds)
+    args.push_back(argType(builder, kind));
   gpu::GPUFuncOp kernel = createKernel(builder, loc, module, name, args,
                                        kernel::kAttentionThreads);
   Block &entry = kernel.getBody().front();
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
-  auto arg = [&](unsigned i) { return entry.getArgument(i); };
+  auto arg = [&](kernel::AttentionArg i) { return entry.getArgument(i); };
   auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
 
   // F3: bid = x + X * (g + G * y) serves unit u = x + X * y and head group g, so a
@@ -75,8 +88,8 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
   Value group = arith::RemUIOp::create(b, loc, rest, groups);
   Value y = arith::DivUIOp::create(b, loc, rest, groups);
   Value unit = arith::AddIOp::create(b, loc, x, arith::MulIOp::create(b, loc, xcds, y));
-  Value requests = indexFromI32(b, loc, arg(8));
-  Value splits = indexFromI32(b, loc, arg(9));
+  Value requests = indexFromI32(b, loc, arg(kernel::kAttnNumRequests));
+  Value splits = indexFromI32(b, loc, arg(kernel::kAttnNumSplits));
   Value units = arith::MulIOp::create(b, loc, requests, splits);
   Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, unit, units);
   auto ifActive = scf::IfOp::create(b, loc, active, /*withElseRegion=*/false);
@@ -85,8 +98,10 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
     b.setInsertionPointToStart(ifActive.thenBlock());
     Value request = arith::DivUIOp::create(b, loc, unit, splits);
     Value split = arith::RemUIOp::create(b, loc, unit, splits);
-    CtaAttendOp::create(b, loc, arg(0), arg(1), arg(2), arg(3), arg(4), arg(5), arg(6),
-                        arg(7), request, group, split, splits, config);
+    using namespace kernel;
+    CtaAttendOp::create(b, loc, arg(kAttnQ), arg(kAttnKv), arg(kAttnPages), arg(kAttnIndptr),
+                        arg(kAttnScale), arg(kAttnVscale), arg(kAttnOPart), arg(kAttnLsePart),
+                        request, group, split, splits, config);
   }
   gpu::ReturnOp::create(b, loc);
 }
@@ -99,22 +114,25 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
                            StringRef name) {
   Location loc = op.getLoc();
   ConfigAttr config = op.getConfig();
-  Type i32 = builder.getI32Type();
-  Type ptr = globalPointer(builder.getContext());
-  SmallVector<Type> args = {ptr, ptr, ptr};
+  using kernel::CombineArg;
   bool hasLse = static_cast<bool>(op.getLse());
-  if (hasLse)
-    args.push_back(ptr);
-  args.append({i32, i32});
+  SmallVector<Type> args(kernel::combineArgCount(hasLse));
+  for (CombineArg a : {CombineArg::OPart, CombineArg::LsePart, CombineArg::Out,
+                       CombineArg::Lse, CombineArg::NumRows, CombineArg::NumSplits})
+    if (int index = kernel::combineArgIndex(a, hasLse); index >= 0)
+      args[index] = argType(builder, kernel::combineArgKind(a));
   gpu::GPUFuncOp kernel = createKernel(builder, loc, module, name, args,
                                        kernel::kCombineThreads);
   Block &entry = kernel.getBody().front();
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
-  unsigned sizes = hasLse ? 4 : 3;
+  auto arg = [&](CombineArg a) {
+    int index = kernel::combineArgIndex(a, hasLse);
+    return index < 0 ? Value() : entry.getArgument(index);
+  };
   Value heads = arith::ConstantIndexOp::create(b, loc, config.getHeads());
   Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value rows = indexFromI32(b, loc, entry.getArgument(sizes));
-  Value splits = indexFromI32(b, loc, entry.getArgument(sizes + 1));
+  Value rows = indexFromI32(b, loc, arg(CombineArg::NumRows));
+  Value splits = indexFromI32(b, loc, arg(CombineArg::NumSplits));
   // P = combineSplitGroups(NS): 1 up to kCombineNarrowMaxSplits, 8 up to
   // kCombineMidMaxSplits, else 16.
   auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
@@ -137,9 +155,9 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifActive.thenBlock());
-    CtaCombineOp::create(b, loc, entry.getArgument(0), entry.getArgument(1),
-                         entry.getArgument(2), hasLse ? entry.getArgument(3) : Value(),
-                         row, head, slice, splits, config);
+    CtaCombineOp::create(b, loc, arg(CombineArg::OPart), arg(CombineArg::LsePart),
+                         arg(CombineArg::Out), arg(CombineArg::Lse), row, head, slice, splits,
+                         config);
   }
   gpu::ReturnOp::create(b, loc);
 }
@@ -197,10 +215,11 @@ struct OutlineKernelsPass final
       };
       for (Operation *op : problems) {
         if (auto decode = dyn_cast<SplitKvDecodeOp>(op))
-          outlineAttention(builder, decode, gpuModule, uniqueName("mla_attn", attn));
+          outlineAttention(builder, decode, gpuModule,
+                           uniqueName(kernel::kAttentionKernelName, attn));
         else
           outlineCombine(builder, cast<CombineOp>(op), gpuModule,
-                         uniqueName("mla_combine", comb));
+                         uniqueName(kernel::kCombineKernelName, comb));
       }
       outlined.push_back(func);
     }

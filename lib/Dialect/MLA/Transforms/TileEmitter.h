@@ -14,6 +14,7 @@
 #include "IRInt.h"
 
 #include "mla/Kernel/AttentionLayout.h"
+#include "mla/Kernel/KernelContract.h"
 #include "mla/Target/GFX950/GFX950.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -32,7 +33,7 @@ namespace mla::tile_lowering {
 using namespace mlir;
 
 /// log2 of the fixed P scale 2^PLOG (the numerics model, docs/numerics.md).
-constexpr int kPLog = 8;
+using kernel::kPLog;
 
 /// The alias scopes of the LDS regions: the slot being filled by DMA, the slot being
 /// read, P, and the cross-wave row max / row sum exchange. Without them the backend

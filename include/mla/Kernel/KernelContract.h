@@ -1,0 +1,118 @@
+//===- KernelContract.h - the constants every side of the kernel shares -*- C++ -*-===//
+//
+// The one source of the problem constants that the dialect, the passes, the runtime's
+// Decoder, the reference model, the Python bindings and the tools all use
+// (docs/kernel-contract.md): the shape of a K row and a Q row, the token blocking, the
+// fixed P scale of the numerics model, the supported heads and qlen, the kernels'
+// names and the order and kinds of their arguments (the kernel ABI). Header-only, no
+// dependencies. The chip's facts are in mla/Target/GFX950/GFX950.h; the attention
+// kernel's LDS layout, built on these sizes, in mla/Kernel/AttentionLayout.h. The
+// emulator (runtime/emu) implements the ISA, not this kernel, and does not include it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLA_KERNEL_KERNELCONTRACT_H
+#define MLA_KERNEL_KERNELCONTRACT_H
+
+#include <array>
+#include <cstdint>
+
+namespace mla::kernel {
+
+//===----------------------------------------------------------------------===//
+// Problem shape (kernel-contract.md section 1)
+//===----------------------------------------------------------------------===//
+
+/// Latent width: V is the first kLatentDim entries of each K row (DV = 512).
+inline constexpr int64_t kLatentDim = 512;
+/// Rope width: the last kRopeDim entries of each K row and Q row.
+inline constexpr int64_t kRopeDim = 64;
+/// Width of a K row and of a Q row (D = 576): [latent | rope]. A K row is fp8, so this
+/// is also its size in bytes.
+inline constexpr int64_t kHeadDim = kLatentDim + kRopeDim;
+
+/// Query heads per GPU the kernels support: 1..kMaxHeads.
+inline constexpr int64_t kMaxHeads = 128;
+/// Query positions per request: 1..kMaxQlen (one 16-row MFMA tile holds a head's rows).
+inline constexpr int64_t kMaxQlen = 16;
+
+//===----------------------------------------------------------------------===//
+// Blocking (F1, F4)
+//===----------------------------------------------------------------------===//
+
+/// Tokens of one pipeline block; a split's chunk is a whole number of blocks.
+inline constexpr int64_t kBlockTokens = 128;
+/// Tokens of one wave's tile of a block (the 16 columns of an MFMA 16x16 tile).
+inline constexpr int64_t kTileTokens = 16;
+/// Waves of an attention CTA: one tile of each block per wave.
+inline constexpr int64_t kWavesPerCta = kBlockTokens / kTileTokens;
+/// Query rows one attention CTA owns (one 16-row MFMA tile).
+inline constexpr int64_t kRowsPerCta = 16;
+static_assert(kMaxQlen <= kRowsPerCta, "a CTA holds every row of at least one head");
+
+//===----------------------------------------------------------------------===//
+// Numerics model (kernel-contract.md section 5)
+//===----------------------------------------------------------------------===//
+
+/// P is scaled by 2^kPLog before its fp8 hi/lo split, so the largest weight (1)
+/// becomes 256 and small weights keep precision; lse subtracts kPLog again.
+inline constexpr int kPLog = 8;
+
+//===----------------------------------------------------------------------===//
+// The kernel ABI
+//===----------------------------------------------------------------------===//
+
+/// The kernels' symbol names in the code object.
+inline constexpr char kAttentionKernelName[] = "mla_attn";
+inline constexpr char kCombineKernelName[] = "mla_combine";
+
+/// How an explicit kernel argument is passed.
+enum class ArgKind {
+  GlobalPointer, ///< a 64-bit pointer into global memory
+  F32,
+  I32,
+};
+
+/// The attention kernel's explicit arguments, in order: (q, kv, pages, indptr, scale,
+/// vscale, o_part, lse_part, num_requests, num_splits).
+enum AttentionArg : unsigned {
+  kAttnQ,
+  kAttnKv,
+  kAttnPages,
+  kAttnIndptr,
+  kAttnScale,
+  kAttnVscale,
+  kAttnOPart,
+  kAttnLsePart,
+  kAttnNumRequests,
+  kAttnNumSplits,
+  kAttentionArgCount
+};
+inline constexpr std::array<ArgKind, kAttentionArgCount> kAttentionArgKinds = {
+    ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::GlobalPointer,
+    ArgKind::GlobalPointer, ArgKind::F32,           ArgKind::F32,
+    ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::I32,
+    ArgKind::I32};
+
+/// The combine kernel's explicit arguments: (o_part, lse_part, out, [lse], num_rows,
+/// num_splits); `lse` is there only in a build with the combine's lse output.
+enum class CombineArg { OPart, LsePart, Out, Lse, NumRows, NumSplits };
+/// The position of `arg` in a combine kernel built with (`hasLse`) or without the lse
+/// output; -1 for Lse in a build without it.
+constexpr int combineArgIndex(CombineArg arg, bool hasLse) {
+  int index = static_cast<int>(arg);
+  if (arg == CombineArg::Lse)
+    return hasLse ? index : -1;
+  return index < static_cast<int>(CombineArg::Lse) || hasLse ? index : index - 1;
+}
+/// The number of the combine kernel's explicit arguments.
+constexpr int combineArgCount(bool hasLse) { return hasLse ? 6 : 5; }
+/// The kind of the combine kernel's argument `arg`.
+constexpr ArgKind combineArgKind(CombineArg arg) {
+  return arg == CombineArg::NumRows || arg == CombineArg::NumSplits ? ArgKind::I32
+                                                                     : ArgKind::GlobalPointer;
+}
+
+} // namespace mla::kernel
+
+#endif // MLA_KERNEL_KERNELCONTRACT_H

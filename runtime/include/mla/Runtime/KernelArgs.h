@@ -1,0 +1,73 @@
+//===- KernelArgs.h - the mla kernels' argument lists -----------*- C++ -*-===//
+//
+// Builds the explicit argument lists of the attention and combine kernels in the order
+// and with the kinds of the kernel ABI (mla/Kernel/KernelContract.h), so that every
+// launcher (the Decoder, the benchmarks, the end-to-end tests) fills the arguments by
+// name and none spells the order.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLA_RUNTIME_KERNELARGS_H
+#define MLA_RUNTIME_KERNELARGS_H
+
+#include "mla/Kernel/KernelContract.h"
+#include "mla/Runtime/Device.h"
+
+#include <optional>
+#include <vector>
+
+namespace mla::rt {
+
+/// The attention kernel's arguments, by name (docs/kernel-contract.md section 2).
+struct AttentionKernelArgs {
+  KernelArg q, kv, pages, indptr;
+  float scale = 0, vscale = 1;
+  KernelArg oPart, lsePart;
+  int32_t numRequests = 0, numSplits = 1;
+};
+
+/// The combine kernel's arguments, by name; `lse` only for a build with the lse output.
+struct CombineKernelArgs {
+  KernelArg oPart, lsePart, out;
+  std::optional<KernelArg> lse;
+  int32_t numRows = 0, numSplits = 1;
+};
+
+/// `a` in the attention kernel's argument order (kernel::AttentionArg).
+inline std::vector<KernelArg> attentionArgList(const AttentionKernelArgs &a) {
+  using namespace kernel;
+  std::vector<KernelArg> list(kAttentionArgCount);
+  list[kAttnQ] = a.q;
+  list[kAttnKv] = a.kv;
+  list[kAttnPages] = a.pages;
+  list[kAttnIndptr] = a.indptr;
+  list[kAttnScale] = KernelArg::f32(a.scale);
+  list[kAttnVscale] = KernelArg::f32(a.vscale);
+  list[kAttnOPart] = a.oPart;
+  list[kAttnLsePart] = a.lsePart;
+  list[kAttnNumRequests] = KernelArg::i32(a.numRequests);
+  list[kAttnNumSplits] = KernelArg::i32(a.numSplits);
+  return list;
+}
+
+/// `a` in the combine kernel's argument order (kernel::CombineArg).
+inline std::vector<KernelArg> combineArgList(const CombineKernelArgs &a) {
+  using kernel::CombineArg;
+  const bool hasLse = a.lse.has_value();
+  std::vector<KernelArg> list(kernel::combineArgCount(hasLse));
+  auto at = [&](CombineArg arg) -> KernelArg & {
+    return list[kernel::combineArgIndex(arg, hasLse)];
+  };
+  at(CombineArg::OPart) = a.oPart;
+  at(CombineArg::LsePart) = a.lsePart;
+  at(CombineArg::Out) = a.out;
+  if (hasLse)
+    at(CombineArg::Lse) = *a.lse;
+  at(CombineArg::NumRows) = KernelArg::i32(a.numRows);
+  at(CombineArg::NumSplits) = KernelArg::i32(a.numSplits);
+  return list;
+}
+
+} // namespace mla::rt
+
+#endif // MLA_RUNTIME_KERNELARGS_H
