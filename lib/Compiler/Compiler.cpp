@@ -39,8 +39,9 @@ std::string mla::DecodeConfig::key() const {
 
 const char *mla::compilerVersion() {
   // Bump with every change to the generated code (passes, layout, pipeline options).
-  // 0.2: the combine's grid by split count; 0.3: the tile-op passes and their block schedule.
-  return "mla-0.3.0-gfx950";
+  // 0.2: the combine's grid by split count; 0.3: the tile-op passes and their block schedule;
+  // 0.3.1: the warp-specialised build (wspec) lowered, its page indices a step ahead.
+  return "mla-0.3.1-gfx950";
 }
 
 std::string mla::decodeModuleSource(const DecodeConfig &config) {

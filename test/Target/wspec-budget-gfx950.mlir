@@ -43,21 +43,26 @@
 // DMA: s_endpgm
 
 // The PV role's step (rotated by the backend: the MFMAs of block s - 1 open the loop):
-// its 16 MFMAs, then its own DMAs waited for (vmcnt(0)) and barrier A, the 32
-// transposing reads, barrier B.
+// its 16 MFMAs, then its own DMAs waited for with the two index loads issued after them
+// still in flight (vmcnt(2)) and barrier A, the 32 transposing reads, barrier B.
 // PV-LABEL: mla_attn:
 // PV: ; mla: qk role end
 // PV-NOT: {{v_mfma|ds_read_b64_tr}}
 // PV: ; mla: pv role accumulate
 // PV-COUNT-16: v_mfma_f32_16x16x128_f8f6f4
-// PV-NOT: {{v_mfma|ds_read_b64_tr}}
-// PV: s_waitcnt vmcnt(0)
-// PV: s_barrier
+// PV-NOT: {{v_mfma|ds_read_b64_tr|vmcnt}}
+// PV: s_waitcnt vmcnt(2) lgkmcnt(0)
+// PV-NEXT: ;;#ASMSTART
+// PV-NEXT: ;;#ASMEND
+// PV-NEXT: s_barrier
 // PV-NOT: {{v_mfma|ds_read_b64_tr}}
 // PV: ; mla: pv role block
 // PV-COUNT-32: ds_read_b64_tr_b8
 // PV-NOT: {{v_mfma|ds_read_b64_tr}}
 // PV: s_barrier
+// PV-NOT: {{v_mfma|ds_read_b64_tr}}
+// PV: ; mla: pv role dma
+// PV-COUNT-18: global_load_lds_dwordx4
 // PV-NOT: {{v_mfma|ds_read_b64_tr}}
 // PV: ; mla: pv role end
 // PV-NOT: {{v_mfma|ds_read_b64_tr}}

@@ -216,9 +216,13 @@ struct LowerWsKvDma final : TilePattern<WsKvDmaOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(WsKvDmaOp op, PatternRewriter &rewriter) const override {
     Emitter e(rewriter, op, state);
+    // Every permute of the page indices before the first DMA (see dmaSourcesOfTile).
+    SmallVector<Emitter::DmaSourceOffset, 18> sources;
     for (unsigned t = 0; t < roles::kTilesPerPvWaveDma; ++t)
-      e.kvDmaOfTile(op.getLds(), op.getSlot(), op.getKv(), e.extract(op.getPagesOfTiles(), t),
-                    op.getFirst(), op.getLast(), op.getWideKv(), tileOf(e, t));
+      llvm::append_range(sources,
+                         e.dmaSourcesOfTile(e.extract(op.getPagesOfTiles(), t), op.getFirst(),
+                                            op.getLast(), tileOf(e, t)));
+    e.issueDmas(op.getLds(), op.getSlot(), op.getKv(), op.getWideKv(), sources);
     rewriter.eraseOp(op);
     return success();
   }

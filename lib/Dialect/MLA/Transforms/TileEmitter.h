@@ -261,23 +261,49 @@ public:
   /// page index comes from the lane that loaded it, through ds_bpermute.
   void kvDmaOfTile(Value lds, Value slot, Value kv, Value page, unsigned first,
                    unsigned last, bool wideKv, IRInt tile) {
+    issueDmas(lds, slot, kv, wideKv, dmaSourcesOfTile(page, first, last, tile));
+  }
+
+  /// The global sources (as byte offsets into kv) and LDS destinations of DMAs first ..
+  /// last - 1 of tile `tile`: the ds_bpermute of each DMA's page index, without the
+  /// DMAs, so that a caller can issue every permute before the first DMA (an LDS DMA
+  /// may count on lgkmcnt, and a permute's wait would then wait for the DMAs before it;
+  /// docs/attention-kernel.md, "Known limit").
+  struct DmaSourceOffset {
+    Value token;   // the page (KV row) of the lane's token
+    Value rowByte; // the lane's byte in the row
+    unsigned tileByte;
+    IRInt tile;
+  };
+  SmallVector<DmaSourceOffset, 9> dmaSourcesOfTile(Value page, unsigned first, unsigned last,
+                                                   IRInt tile) {
     namespace layout = mla::kernel::layout;
-    Type i32 = b.getI32Type();
-    IRInt tileBase = wrap(slot) * layout::kSlotBytes + tile * layout::kTileBytes;
+    SmallVector<DmaSourceOffset, 9> sources;
     for (unsigned dma = first; dma < last; ++dma) {
       layout::DmaSource<IRInt> src = layout::dmaSourceOfLane(dma, wrap(geo.lane));
-      Value token = ROCDL::DsBpermuteOp::create(b, loc, i32, src.token * 4u, page);
+      Value token =
+          ROCDL::DsBpermuteOp::create(b, loc, b.getI32Type(), src.token * 4u, page);
+      sources.push_back({token, src.rowByte, dma * layout::kDmaBytes, tile});
+    }
+    return sources;
+  }
+  void issueDmas(Value lds, Value slot, Value kv, bool wideKv,
+                 ArrayRef<DmaSourceOffset> sources) {
+    namespace layout = mla::kernel::layout;
+    for (const DmaSourceOffset &src : sources) {
       Value offset;
       if (wideKv) {
         // F14: pools of 4 GiB or more need 64-bit offsets.
         Value rowStart = arith::MulIOp::create(
-            b, loc, toI64(token), arith::ConstantIntOp::create(b, loc, layout::kRowBytes, 64));
+            b, loc, toI64(src.token),
+            arith::ConstantIntOp::create(b, loc, layout::kRowBytes, 64));
         offset = arith::AddIOp::create(b, loc, rowStart, toI64(src.rowByte));
       } else {
-        offset = toI64(wrap(token) * layout::kRowBytes + src.rowByte);
+        offset = toI64(wrap(src.token) * layout::kRowBytes + wrap(src.rowByte));
       }
       Value source = globalAt(kv, offset, b.getI8Type());
-      Value destination = ldsAt(lds, uniform(tileBase + dma * layout::kDmaBytes));
+      IRInt tileBase = wrap(slot) * layout::kSlotBytes + src.tile * layout::kTileBytes;
+      Value destination = ldsAt(lds, uniform(tileBase + src.tileByte));
       auto dmaOp = ROCDL::GlobalLoadLDSOp::create(b, loc, source, destination,
                                                   /*size=*/layout::kUnitBytes, /*offset=*/0,
                                                   /*aux=*/0, nullptr, nullptr, nullptr);
