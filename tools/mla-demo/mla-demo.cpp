@@ -490,7 +490,8 @@ int main(int argc, char **argv) {
   }
   std::printf("\nBudget: counted on the gfx950 disassembly (LLVM MC) of mla_attn; the loop "
               "body is the backward-branch range with the most MFMAs. Spec figures in "
-              "parentheses.\n");
+              "parentheses (the plain build's; for the wspec build that loop is the QK "
+              "role's: 18 MFMAs, its per-role budget is in docs/warp-specialization.md).\n");
   std::printf("%s\n", allWithinBounds
                          ? "All results within the documented bounds."
                          : "SOME RESULTS ARE OUTSIDE THE DOCUMENTED BOUNDS (see the error "
