@@ -2,12 +2,15 @@
 //
 // mla-perf [--case qlen=Q,B=N,isl=T[,splits=NS]]... [--splits NS]
 //          [--params NAME=V,...] [--params-file FILE] [--dma-lgkmcnt 0|1|both]
-//          [--threads N] [--report] [--update-doc FILE]
+//          [--build plain|wspec|both] [--threads N] [--report] [--update-doc FILE]
 //
 // Without --case: the Kimi-K3 TP8 table (qlen 1, 2, 4; B 64..448 at ISL 8K; B 1, 4, 8
 // at 32K and 128K). Every figure is modeled by the emulator's timing mode
 // (docs/timing-model.md); --update-doc rewrites the marked section of FILE
-// (docs/performance.md) with the table, the command and the parameter table.
+// (docs/performance.md) with the table, the command and the parameter table. With both
+// builds (the default) each row also has the warp-specialised kernel's times (F15), and
+// a summary per qlen sums each build's totals: the comparison the Decoder's default
+// build choice (mla/Runtime/Decoder.h, preferredAttentionBuild) is taken from.
 //
 //===----------------------------------------------------------------------===//
 #include "PerfModel.h"
@@ -21,6 +24,8 @@
 
 #include <cstdlib>
 #include <ctime>
+#include <map>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -37,7 +42,8 @@ namespace {
 void usage(raw_ostream &os) {
   os << "usage: mla-perf [--case qlen=Q,B=N,isl=T[,splits=NS]]... [--splits NS]\n"
         "                [--params NAME=V,...] [--params-file FILE] [--dma-lgkmcnt 0|1|both]\n"
-        "                [--threads N] [--report] [--update-doc FILE]\n"
+        "                [--build plain|wspec|both] [--threads N] [--report]\n"
+        "                [--update-doc FILE]\n"
         "                [--update-param-doc FILE]\n"
         "Prints the modeled MI355X time of decode calls (emulator timing mode; every\n"
         "figure is modeled). Without --case: the Kimi-K3 TP8 table. Parameters:\n"
@@ -92,6 +98,7 @@ int main(int argc, char **argv) {
   std::optional<int> splits;
   PerfOptions options;
   std::vector<int> answers{1, 0};
+  std::vector<bool> builds{false, true}; // wspec off, on
   std::string docPath, paramDocPath;
   bool printReports = false;
   std::string command = "mla-perf";
@@ -133,6 +140,13 @@ int main(int argc, char **argv) {
       else if (v == "1") answers = {1};
       else if (v == "0") answers = {0};
       else die("--dma-lgkmcnt '" + v + "': expected 0, 1 or both");
+    } else if (a == "--build") {
+      StringRef v = value();
+      command += " --build " + v.str();
+      if (v == "both") builds = {false, true};
+      else if (v == "plain") builds = {false};
+      else if (v == "wspec") builds = {true};
+      else die("--build '" + v + "': expected plain, wspec or both");
     } else if (a == "--threads") {
       StringRef v = value();
       if (v.getAsInteger(10, options.threads) || options.threads == 0)
@@ -162,14 +176,27 @@ int main(int argc, char **argv) {
   std::string table;
   raw_string_ostream os(table);
   os << "| qlen | B | ISL | NS | attention CTAs (simulated) | combine CTAs";
-  for (int answer : answers)
-    os << " | attention us | combine us | total us | TB/s"
-       << (answer ? " (DMA on lgkmcnt)" : " (DMA on vmcnt only)")
-       << " | cycles a block: steady / HBM share";
+  unsigned columnsPerAnswer = 0;
+  for (int answer : answers) {
+    const char *which = answer ? "DMA on lgkmcnt" : "DMA on vmcnt only";
+    columnsPerAnswer = 0;
+    for (bool wspec : builds) {
+      if (!wspec || builds.size() == 1) {
+        os << " | attention us | combine us | total us | TB/s (" << which
+           << (wspec ? ", wspec" : "") << ") | cycles a block: steady / HBM share";
+        columnsPerAnswer += 5;
+      } else {
+        os << " | wspec attention us | wspec total us (" << which << ")";
+        columnsPerAnswer += 2;
+      }
+    }
+  }
   os << " | host s |\n|---|---|---|---|---|---";
-  for (size_t i = 0; i < answers.size(); ++i)
-    os << "|---|---|---|---|---";
+  for (size_t i = 0; i < answers.size() * columnsPerAnswer; ++i)
+    os << "|---";
   os << "|---|\n";
+  // Per (qlen, answer, build): the sum of the cases' total times (the summary).
+  std::map<std::tuple<int64_t, int, bool>, double> totals;
   outs() << "modeled MI355X decode calls (emulator timing mode; launch overhead "
          << format("%g", options.params.launchOverheadUs) << " us per kernel)\n";
   for (const PerfCase &c : cases) {
@@ -177,29 +204,60 @@ int main(int argc, char **argv) {
     raw_string_ostream rs(row);
     double host = 0;
     for (size_t k = 0; k < answers.size(); ++k) {
-      PerfOptions o = options;
-      o.params.ldsDmaCountsOnLgkmcnt = answers[k];
-      auto r = modelDecodeCall(c, o);
-      if (!r)
-        die("case " + c.str() + ": " + toString(r.takeError()));
-      host += r->simSeconds;
-      if (k == 0)
-        rs << "| " << c.qlen << " | " << c.batch << " | " << islText(c.isl) << " | "
-           << r->splits << " | " << r->attentionCtas << " (" << r->attentionClasses << ") | "
-           << r->combineCtas;
-      rs << format(" | %.1f | %.1f | %.1f | %.2f | %.0f / %.0f (%.2f)", r->attentionUs,
-                   r->combineUs, r->totalUs, r->tbps, r->steadyBlockCycles, r->hbmBlockCycles,
-                   r->steadyBlockCycles / r->hbmBlockCycles);
-      if (printReports) {
-        errs() << "case " << c.str() << ", ldsDmaCountsOnLgkmcnt=" << answers[k] << ":\n";
-        r->attention.print(errs(), o.params.clockGHz);
-        r->combine.print(errs(), o.params.clockGHz);
+      for (size_t w = 0; w < builds.size(); ++w) {
+        PerfOptions o = options;
+        o.params.ldsDmaCountsOnLgkmcnt = answers[k];
+        PerfCase built = c;
+        built.wspec = builds[w];
+        auto r = modelDecodeCall(built, o);
+        if (!r)
+          die("case " + built.str() + ": " + toString(r.takeError()));
+        host += r->simSeconds;
+        if (k == 0 && w == 0)
+          rs << "| " << c.qlen << " | " << c.batch << " | " << islText(c.isl) << " | "
+             << r->splits << " | " << r->attentionCtas << " (" << r->attentionClasses
+             << ") | " << r->combineCtas;
+        if (!builds[w] || builds.size() == 1)
+          rs << format(" | %.1f | %.1f | %.1f | %.2f | %.0f / %.0f (%.2f)", r->attentionUs,
+                       r->combineUs, r->totalUs, r->tbps, r->steadyBlockCycles,
+                       r->hbmBlockCycles, r->steadyBlockCycles / r->hbmBlockCycles);
+        else
+          rs << format(" | %.1f | %.1f", r->attentionUs, r->totalUs);
+        totals[{c.qlen, answers[k], builds[w]}] += r->totalUs;
+        if (printReports) {
+          errs() << "case " << built.str() << ", ldsDmaCountsOnLgkmcnt=" << answers[k]
+                 << ":\n";
+          r->attention.print(errs(), o.params.clockGHz);
+          r->combine.print(errs(), o.params.clockGHz);
+        }
       }
     }
     rs << format(" | %.1f |\n", host);
     outs() << row;
     outs().flush();
     os << row;
+  }
+
+  // The build comparison: per qlen and counter answer, each build's summed total time
+  // over the qlen's cases.
+  std::string summary;
+  if (builds.size() == 2) {
+    raw_string_ostream ss(summary);
+    ss << "| qlen | LDS-DMA counter answer | plain: sum of total us | wspec: sum of total "
+          "us | wspec / plain | faster |\n|---|---|---|---|---|---|\n";
+    std::map<int64_t, bool> seen;
+    for (const PerfCase &c : cases) {
+      if (seen[c.qlen])
+        continue;
+      seen[c.qlen] = true;
+      for (int answer : answers) {
+        double plain = totals[{c.qlen, answer, false}], wspec = totals[{c.qlen, answer, true}];
+        ss << "| " << c.qlen << " | " << (answer ? "DMA on lgkmcnt" : "DMA on vmcnt only")
+           << format(" | %.1f | %.1f | %.3f | ", plain, wspec, wspec / plain)
+           << (wspec < plain ? "wspec" : "plain") << " |\n";
+      }
+    }
+    outs() << "\nbuild comparison (sum of the total times of each qlen's cases):\n" << summary;
   }
 
   if (!docPath.empty()) {
@@ -225,7 +283,12 @@ int main(int argc, char **argv) {
        << " blocks, over the difference in blocks) / the cycles that CU's HBM share "
           "needs for the bytes it reads a block (after the L2 sharing of the head-group "
           "CTAs) (their ratio).\n\n"
-       << table << "\nParameters (docs/timing-model.md gives the sources):\n\n";
+       << table;
+    if (!summary.empty())
+      ss << "\nThe two attention builds (\"wspec\": the warp-specialised kernel, F15, "
+            "docs/warp-specialization.md; the same combine), each qlen's cases summed:\n\n"
+         << summary;
+    ss << "\nParameters (docs/timing-model.md gives the sources):\n\n";
     mla::rt::printTimingParamTable(ss, options.params);
     ss << end;
     replaceSection(docPath, begin, end, section, "## Modeled MI355X decode (timing mode)");

@@ -79,9 +79,12 @@ Expected<PerfCase> PerfCase::parse(StringRef text) {
     else if (key == "isl") c.isl = v, haveIsl = true;
     else if (key == "splits" || key == "ns") c.splits = int(v);
     else if (key == "heads") c.heads = v;
+    else if (key == "wspec" && v <= 1) c.wspec = v == 1;
+    else if (key == "wspec")
+      return makeError("case '" + text + "': wspec must be 0 or 1");
     else
       return makeError("case '" + text + "': unknown key '" + key +
-                       "' (qlen, B, isl, splits, heads)");
+                       "' (qlen, B, isl, splits, heads, wspec)");
   }
   if (!haveB || !haveQ || !haveIsl)
     return makeError("case '" + text + "' needs qlen=, B= and isl=");
@@ -100,6 +103,8 @@ std::string PerfCase::str() const {
     s += ",splits=" + std::to_string(*splits);
   if (heads != 12)
     s += ",heads=" + std::to_string(heads);
+  if (wspec)
+    s += ",wspec=1";
   return s;
 }
 
@@ -116,6 +121,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   DecodeConfig config;
   config.heads = c.heads;
   config.qlen = c.qlen;
+  config.wspec = c.wspec;
   auto kernels = rt::getDecodeKernels(config, options.cacheDir ? *options.cacheDir
                                                                : rt::cacheDirectory());
   if (!kernels)

@@ -35,7 +35,10 @@ struct PerfCase {
   int64_t batch = 1;
   int64_t isl = 8192;
   std::optional<int> splits; ///< Unset: rt::chooseNumSplits, as the Decoder does.
-  /// Parses "qlen=1,B=64,isl=8192[,splits=8][,heads=12]" (isl accepts a K suffix).
+  /// The warp-specialised attention kernel (F15) instead of the plain one.
+  bool wspec = false;
+  /// Parses "qlen=1,B=64,isl=8192[,splits=8][,heads=12][,wspec=1]" (isl accepts a K
+  /// suffix).
   static llvm::Expected<PerfCase> parse(llvm::StringRef text);
   std::string str() const;
 };

@@ -31,24 +31,27 @@
 using namespace mlir;
 
 std::string mla::DecodeConfig::key() const {
-  return llvm::formatv("heads={0},qlen={1},wide_kv={2},combine_lse={3}", heads, qlen,
-                       int(wideKv), int(combineLse))
-      .str();
+  std::string key = llvm::formatv("heads={0},qlen={1},wide_kv={2},combine_lse={3}", heads,
+                                  qlen, int(wideKv), int(combineLse));
+  // The plain build keeps its key (and its cached code objects' names).
+  return wspec ? key + ",wspec=1" : key;
 }
 
 const char *mla::compilerVersion() {
   // Bump with every change to the generated code (passes, layout, pipeline options).
   // 0.2: the combine's grid by split count; 0.3: the tile-op passes and their block schedule;
-  // 0.4: the next block's DMAs all issued before the softmax; 0.5: Q split once per CTA.
-  return "mla-0.5.0-gfx950";
+  // 0.4: the next block's DMAs all issued before the softmax; 0.5: Q split once per CTA;
+  // 0.6: the warp-specialised build (wspec) lowered.
+  return "mla-0.6.0-gfx950";
 }
 
 std::string mla::decodeModuleSource(const DecodeConfig &config) {
   std::string h = std::to_string(config.heads);
-  std::string attrs = llvm::formatv("#mla.config<heads = {0}, qlen = {1}, wide_kv = {2}>",
-                                    config.heads, config.qlen,
-                                    config.wideKv ? "true" : "false")
-                          .str();
+  std::string attrs =
+      llvm::formatv("#mla.config<heads = {0}, qlen = {1}, wspec = {2}, wide_kv = {3}>",
+                    config.heads, config.qlen, config.wspec ? "true" : "false",
+                    config.wideKv ? "true" : "false")
+          .str();
   const std::string d = std::to_string(kernel::kHeadDim),
                     dv = std::to_string(kernel::kLatentDim);
   std::string q = "memref<?x" + h + "x" + d + "xbf16>",

@@ -17,6 +17,7 @@ void mla::buildMLAToROCDLPipeline(OpPassManager &pm, const PipelineOptions &opti
   kernels.addPass(createMLATileAttention());
   kernels.addPass(createMLAWarpSpecialize());
   kernels.addPass(createMLAPipelineBlocks());
+  kernels.addPass(createMLALowerWarpRoles());
   kernels.addPass(createMLALowerTileOps());
   kernels.addPass(createMLALowerCombine());
   ConvertAMDGPUToROCDLPassOptions amdgpu;

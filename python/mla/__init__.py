@@ -259,9 +259,12 @@ class Decoder:
     in the disk cache, ``$MLA_CACHE_DIR`` / ``$XDG_CACHE_HOME/mla`` / ``~/.cache/mla``).
     ``device`` is ``"emu"``, ``"hip"``, ``"hip:N"``, ``"auto"`` or an
     ``mla.runtime.Device``. One Decoder may be used from several threads at once.
+    ``build`` is the attention kernel: ``"auto"`` (the build the modeled figures
+    favour for (heads, qlen), docs/decoder.md), ``"plain"`` or ``"wspec"`` (the
+    warp-specialised kernel); both give the same bits.
     """
 
-    def __init__(self, heads=12, qlen=1, device="auto", cache_dir=None):
+    def __init__(self, heads=12, qlen=1, device="auto", cache_dir=None, build="auto"):
         if isinstance(device, str):
             device = runtime.Device(device)
         elif not isinstance(device, runtime.Device):
@@ -272,12 +275,16 @@ class Decoder:
         heads = _int(heads, "heads", -2**31, 2**31 - 1)
         qlen = _int(qlen, "qlen", -2**31, 2**31 - 1)
         self.device = device
-        self._dec = _mla.Decoder(heads, qlen, device._dev, cache_dir)
+        if build not in ("auto", "plain", "wspec"):
+            raise ValueError(f"build: expected 'auto', 'plain' or 'wspec', got {build!r}")
+        self._dec = _mla.Decoder(heads, qlen, device._dev, cache_dir, build)
         #: The number of splits the last call used.
         self.last_num_splits = None
 
     heads = property(lambda self: self._dec.heads)
     qlen = property(lambda self: self._dec.qlen)
+    #: The attention kernel in use: 'plain' or 'wspec' (``build="auto"`` resolved).
+    build = property(lambda self: self._dec.build)
 
     @property
     def code_object(self):

@@ -666,17 +666,21 @@ PYBIND11_MODULE(_mla, m) {
   // --- Decoder ---
   py::class_<PyDecoder>(m, "Decoder")
       .def(py::init([](int heads, int qlen, std::shared_ptr<PyDevice> device,
-                       std::optional<std::string> cacheDir) {
+                       std::optional<std::string> cacheDir, const std::string &build) {
              DecodeConfig config;
              config.heads = heads;
              config.qlen = qlen;
+             std::optional<rt::AttentionBuild> attentionBuild = rt::parseAttentionBuild(build);
+             if (!attentionBuild)
+               throw py::value_error("build must be 'auto', 'plain' or 'wspec', got '" +
+                                     build + "'");
              auto d = std::make_unique<PyDecoder>();
              d->device = device->device;
              llvm::Expected<std::unique_ptr<rt::Decoder>> decoder =
                  llvm::createStringError(llvm::inconvertibleErrorCode(), "");
              {
                py::gil_scoped_release release;
-               decoder = rt::Decoder::create(*d->device, config, cacheDir);
+               decoder = rt::Decoder::create(*d->device, config, cacheDir, *attentionBuild);
              }
              if (!decoder) {
                // Out-of-range heads/qlen are the caller's; compile failures are not.
@@ -688,9 +692,13 @@ PYBIND11_MODULE(_mla, m) {
              return d;
            }),
            py::arg("heads"), py::arg("qlen"), py::arg("device"),
-           py::arg("cache_dir") = std::nullopt)
+           py::arg("cache_dir") = std::nullopt, py::arg("build") = "auto")
       .def_property_readonly("heads", [](const PyDecoder &d) { return d.decoder->config().heads; })
       .def_property_readonly("qlen", [](const PyDecoder &d) { return d.decoder->config().qlen; })
+      .def_property_readonly("build",
+                             [](const PyDecoder &d) {
+                               return d.decoder->config().wspec ? "wspec" : "plain";
+                             })
       .def_property_readonly("code_object",
                              [](const PyDecoder &d) {
                                return std::const_pointer_cast<rt::CodeObject>(

@@ -69,6 +69,24 @@ def test_matches_model(decoder, heads, qlen, lengths, splits):
     assert lse_distance(lse_part, model_lp) <= 1e-5
 
 
+def test_attention_build_choice(device):
+    """build="auto" resolves to the modeled figures' choice (plain for Kimi-K3 TP8 at
+    qlen 2 today, docs/decoder.md); "plain"/"wspec" override; both builds give the same
+    bits."""
+    p = mla.reference.make_problem(12, 2, [300, 0, 129], seed=5)
+    auto = mla.Decoder(heads=12, qlen=2, device=device)
+    assert auto.build == "plain"
+    plain = mla.Decoder(heads=12, qlen=2, device=device, build="plain")
+    wspec = mla.Decoder(heads=12, qlen=2, device=device, build="wspec")
+    assert (plain.build, wspec.build) == ("plain", "wspec")
+    out_p, lse_p = plain(*args_of(p), num_splits=2)
+    out_w, lse_w = wspec(*args_of(p), num_splits=2)
+    assert np.array_equal(out_p, out_w)
+    assert np.array_equal(lse_p, lse_w)
+    with pytest.raises(ValueError, match="build"):
+        mla.Decoder(heads=12, qlen=2, device=device, build="fast")
+
+
 def test_close_to_exact(decoder):
     p = mla.reference.make_problem(12, 1, [400, 1], seed=5)
     out, lse = decoder(12, 1)(*args_of(p), num_splits=2)

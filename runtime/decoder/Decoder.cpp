@@ -39,16 +39,22 @@ bool Decoder::needsWideKv(uint64_t slots) {
 }
 
 Expected<std::unique_ptr<Decoder>> Decoder::create(Device &device, const DecodeConfig &config,
-                                                   std::optional<std::string> cacheDir) {
+                                                   std::optional<std::string> cacheDir,
+                                                   AttentionBuild build) {
   if (config.heads < 1 || config.heads > kernel::kMaxHeads)
     return makeError("heads must be in 1.." + Twine(kernel::kMaxHeads) + ", got " +
                      Twine(config.heads));
   if (config.qlen < 1 || config.qlen > kernel::kMaxQlen)
     return makeError("qlen must be in 1.." + Twine(kernel::kMaxQlen) + ", got " +
                      Twine(config.qlen));
+  DecodeConfig resolved = config;
+  if (build == AttentionBuild::Auto && !config.wspec)
+    build = preferredAttentionBuild(config.heads, config.qlen);
+  if (build != AttentionBuild::Auto)
+    resolved.wspec = build == AttentionBuild::Wspec;
   std::unique_ptr<Decoder> decoder(
-      new Decoder(device, config, cacheDir ? *cacheDir : cacheDirectory()));
-  auto kernels = getDecodeKernels(config, decoder->cacheDir_);
+      new Decoder(device, resolved, cacheDir ? *cacheDir : cacheDirectory()));
+  auto kernels = getDecodeKernels(resolved, decoder->cacheDir_);
   if (!kernels)
     return kernels.takeError();
   decoder->kernels_ = std::move(*kernels);

@@ -52,6 +52,7 @@ struct Options {
   uint64_t seed = 2026;
   bool exact = true;
   bool check = false;
+  rt::AttentionBuild build = rt::AttentionBuild::Auto;
 };
 
 const char *kHelp = R"(mla-demo: Kimi-K3 TP8 split-KV MLA decode, compiled and run end to end.
@@ -68,6 +69,8 @@ Options:
   --heads N        query heads (default 12: Kimi-K3 at TP8)
   --qlen a,b,..    query positions per request to run (default 1,2,4)
   --splits N|auto  KV splits, 1..256 (default auto: the Decoder's heuristic for 256 CUs)
+  --build B        attention kernel: auto, plain or wspec (default auto: the build the
+                   modeled figures favour for heads x qlen, docs/decoder.md)
   --device D       emu, hip, hip:N or auto (default auto: HIP with a gfx950, else the emulator)
   --seed N         data seed (default 2026)
   --no-exact       skip the comparison with exact (f64) attention
@@ -130,6 +133,12 @@ Options parseOptions(int argc, char **argv) {
     else if (arg == "--splits") {
       std::string v = value();
       o.splits = v == "auto" ? 0 : parseInt(arg, v, 1, rt::kMaxSplits);
+    } else if (arg == "--build") {
+      std::string v = value();
+      std::optional<rt::AttentionBuild> build = rt::parseAttentionBuild(v);
+      if (!build)
+        usageError("--build expects auto, plain or wspec, got '" + v + "'");
+      o.build = *build;
     } else if (arg == "--device")
       o.device = value();
     else if (arg == "--seed")
@@ -283,6 +292,7 @@ int main(int argc, char **argv) {
       "  requests / rows S / tokens",
       "  splits NS (chosen by)",
       "  KV build / pool",
+      "  attention build (chosen by)",
       "device",
       "kernel resources (mla_attn)",
       "  VGPR / AGPR / SGPR",
@@ -322,7 +332,7 @@ int main(int argc, char **argv) {
     config.heads = options.heads;
     config.qlen = qlen;
     auto start = std::chrono::steady_clock::now();
-    auto decoderOr = rt::Decoder::create(device, config);
+    auto decoderOr = rt::Decoder::create(device, config, std::nullopt, options.build);
     if (!decoderOr)
       fail("compiling " + config.key(), decoderOr.takeError());
     rt::Decoder &decoder = **decoderOr;
@@ -412,6 +422,8 @@ int main(int argc, char **argv) {
     c.push_back(fmt("%d (%s)", info.numSplits, splits ? "--splits" : "heuristic"));
     c.push_back(fmt("%s / %.1f MiB", info.wideKv ? "wide (64-bit)" : "32-bit",
                     double(problem.kv.size()) / (1 << 20)));
+    c.push_back(fmt("%s (%s)", decoder.config().wspec ? "wspec" : "plain",
+                    options.build == rt::AttentionBuild::Auto ? "modeled figures" : "--build"));
     c.push_back(device.kind().str());
     c.push_back("");
     c.push_back(fmt("%u / %u / %u", attn.vgprCount, attn.agprCount, attn.sgprCount));
@@ -478,7 +490,8 @@ int main(int argc, char **argv) {
   }
   std::printf("\nBudget: counted on the gfx950 disassembly (LLVM MC) of mla_attn; the loop "
               "body is the backward-branch range with the most MFMAs. Spec figures in "
-              "parentheses.\n");
+              "parentheses (the plain build's; for the wspec build that loop is the QK "
+              "role's: 18 MFMAs, its per-role budget is in docs/warp-specialization.md).\n");
   std::printf("%s\n", allWithinBounds
                          ? "All results within the documented bounds."
                          : "SOME RESULTS ARE OUTSIDE THE DOCUMENTED BOUNDS (see the error "

@@ -28,6 +28,11 @@ using namespace mla;
 
 namespace {
 
+/// Both builds of the attention kernel pass the same tests: the plain one and the
+/// warp-specialised one (F15, docs/warp-specialization.md).
+enum class Build { Plain, Wspec };
+std::string buildSuffix(Build build) { return build == Build::Wspec ? "_wspec" : ""; }
+
 /// Fails the test with the error's message.
 template <typename T> T unwrap(llvm::Expected<T> value) {
   if (!value) {
@@ -70,11 +75,13 @@ struct DeviceOutputs {
 /// (lazily backed on the device) and the page table is shifted to match.
 DeviceOutputs runOnEmulator(const ref::Problem &problem, int splits, bool wideKv = false,
                             int64_t firstSlot = 0,
-                            const rt::EmulatorOptions *emulatorOptions = nullptr) {
+                            const rt::EmulatorOptions *emulatorOptions = nullptr,
+                            Build build = Build::Plain) {
   DecodeConfig config;
   config.heads = problem.numHeads;
   config.qlen = problem.qlen;
   config.wideKv = wideKv;
+  config.wspec = build == Build::Wspec;
   const rt::CodeObject &code = kernelsFor(config);
   std::unique_ptr<rt::Device> device = rt::Device::openEmulator();
   if (emulatorOptions)
@@ -171,10 +178,10 @@ void expectMatchesModel(const ref::Problem &problem, int splits, const DeviceOut
 /// bit-identical to the functional run `functional`.
 void expectTimingModeIdentical(const ref::Problem &problem, int splits,
                                const DeviceOutputs &functional, bool wideKv = false,
-                               int64_t firstSlot = 0) {
+                               int64_t firstSlot = 0, Build build = Build::Plain) {
   rt::EmulatorOptions timing;
   timing.mode = rt::EmulatorMode::Timing;
-  DeviceOutputs t = runOnEmulator(problem, splits, wideKv, firstSlot, &timing);
+  DeviceOutputs t = runOnEmulator(problem, splits, wideKv, firstSlot, &timing, build);
   EXPECT_EQ(functional.oPart, t.oPart);
   EXPECT_EQ(functional.out, t.out);
   ASSERT_EQ(functional.lsePart.size(), t.lsePart.size());
@@ -197,33 +204,35 @@ ref::Problem matrixProblem(int heads, int qlen, ref::PageLayout pages, uint64_t 
   return ref::makeProblem(spec);
 }
 
-class AttentionMatrix : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
+class AttentionMatrix
+    : public ::testing::TestWithParam<std::tuple<int, int, int, Build>> {};
 
 TEST_P(AttentionMatrix, MatchesModel) {
-  auto [heads, qlen, splits] = GetParam();
+  auto [heads, qlen, splits, build] = GetParam();
   ref::Problem problem = matrixProblem(heads, qlen, ref::PageLayout::Shuffled,
                                        uint64_t(heads * 100 + qlen * 10 + splits));
-  expectMatchesModel(problem, splits, runOnEmulator(problem, splits));
+  expectMatchesModel(problem, splits,
+                     runOnEmulator(problem, splits, false, 0, nullptr, build));
 }
 
 INSTANTIATE_TEST_SUITE_P(
     HeadsQlenSplits, AttentionMatrix,
     ::testing::Combine(::testing::Values(8, 12, 16), ::testing::Values(1, 2, 4),
-                       ::testing::Values(1, 3, 8)),
-    [](const ::testing::TestParamInfo<std::tuple<int, int, int>> &info) {
+                       ::testing::Values(1, 3, 8), ::testing::Values(Build::Plain, Build::Wspec)),
+    [](const ::testing::TestParamInfo<std::tuple<int, int, int, Build>> &info) {
       return "H" + std::to_string(std::get<0>(info.param)) + "_Q" +
              std::to_string(std::get<1>(info.param)) + "_NS" +
-             std::to_string(std::get<2>(info.param));
+             std::to_string(std::get<2>(info.param)) + buildSuffix(std::get<3>(info.param));
     });
 
 // The full end-to-end matrix (docs/testing.md): heads {1, 7, 8, 12, 16, 24, 128} x qlen
 // {1, 2, 3, 4, 5, 16} x NS {1, 3, 8} on the mixed-length batch above, each with the
 // 32-bit build and with the wide-KV build on a pool whose used slots all lie above
-// 4 GiB; functional mode with strict hazards, which include the cross-wave LDS race
-// check. Too slow for the default suite (AttentionMatrix is its sample): the cases
+// 4 GiB, and each in both builds (plain and warp-specialised); functional mode with
+// strict hazards, which include the cross-wave LDS race check. Too slow for the default suite (AttentionMatrix is its sample): the cases
 // exist only when MLA_FULL_MATRIX=1 is set, and CTest discovers them when it runs
 // (`MLA_FULL_MATRIX=1 ctest --test-dir build -L full-matrix`).
-using FullMatrixCase = std::tuple<int, int, int, bool>;
+using FullMatrixCase = std::tuple<int, int, int, bool, Build>;
 
 static std::vector<FullMatrixCase> fullMatrixCases() {
   const char *selected = std::getenv("MLA_FULL_MATRIX");
@@ -234,7 +243,8 @@ static std::vector<FullMatrixCase> fullMatrixCases() {
     for (int qlen : {1, 2, 3, 4, 5, 16})
       for (int splits : {1, 3, 8})
         for (bool wideKv : {false, true})
-          cases.emplace_back(heads, qlen, splits, wideKv);
+          for (Build build : {Build::Plain, Build::Wspec})
+            cases.emplace_back(heads, qlen, splits, wideKv, build);
   return cases;
 }
 
@@ -247,12 +257,13 @@ TEST_P(AttentionFullMatrix, MatchesModel) {
   const char *hazards = std::getenv("MLA_EMU_HAZARDS");
   ASSERT_TRUE(!hazards || std::string(hazards) == "strict")
       << "the full matrix runs with strict hazards; MLA_EMU_HAZARDS=" << hazards;
-  auto [heads, qlen, splits, wideKv] = GetParam();
+  auto [heads, qlen, splits, wideKv, build] = GetParam();
   ref::Problem problem = matrixProblem(heads, qlen, ref::PageLayout::Shuffled,
                                        uint64_t(heads * 100 + qlen * 10 + splits));
   const int64_t firstSlot =
       wideKv ? (int64_t(1) << 32) / kernel::kHeadDim + 1000 : 0; // every used row past 4 GiB
-  expectMatchesModel(problem, splits, runOnEmulator(problem, splits, wideKv, firstSlot));
+  expectMatchesModel(problem, splits,
+                     runOnEmulator(problem, splits, wideKv, firstSlot, nullptr, build));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -261,26 +272,62 @@ INSTANTIATE_TEST_SUITE_P(
       return "H" + std::to_string(std::get<0>(info.param)) + "_Q" +
              std::to_string(std::get<1>(info.param)) + "_NS" +
              std::to_string(std::get<2>(info.param)) +
-             (std::get<3>(info.param) ? "_WideKv" : "");
+             (std::get<3>(info.param) ? "_WideKv" : "") + buildSuffix(std::get<4>(info.param));
     });
 
-TEST(AttentionEndToEnd, KimiK3Tp8OneRequest) {
+class AttentionEndToEnd : public ::testing::TestWithParam<Build> {};
+
+std::string buildName(const ::testing::TestParamInfo<Build> &info) {
+  return info.param == Build::Wspec ? "Wspec" : "Plain";
+}
+
+TEST_P(AttentionEndToEnd, KimiK3Tp8OneRequest) {
   ref::ProblemSpec spec;
   spec.numHeads = 12;
   spec.qlen = 1;
   spec.seqLens = {200};
   spec.seed = 1;
   ref::Problem problem = ref::makeProblem(spec);
-  expectMatchesModel(problem, 1, runOnEmulator(problem, 1));
+  expectMatchesModel(problem, 1, runOnEmulator(problem, 1, false, 0, nullptr, GetParam()));
 }
+
+// Same numerics (docs/warp-specialization.md): the warp-specialised build computes the
+// same operations on the same values in the same order as the plain one, so every
+// output bit agrees, not only within the model's tolerance.
+class AttentionBuildsAgree : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
+
+TEST_P(AttentionBuildsAgree, BitIdentical) {
+  auto [heads, qlen, splits] = GetParam();
+  ref::Problem problem = matrixProblem(heads, qlen, ref::PageLayout::Shuffled,
+                                       uint64_t(heads * 1000 + qlen * 10 + splits));
+  DeviceOutputs plain = runOnEmulator(problem, splits, false, 0, nullptr, Build::Plain);
+  DeviceOutputs wspec = runOnEmulator(problem, splits, false, 0, nullptr, Build::Wspec);
+  EXPECT_EQ(plain.oPart, wspec.oPart);
+  EXPECT_EQ(plain.out, wspec.out);
+  ASSERT_EQ(plain.lsePart.size(), wspec.lsePart.size());
+  EXPECT_EQ(0, std::memcmp(plain.lsePart.data(), wspec.lsePart.data(), plain.lsePart.size() * 4));
+  ASSERT_EQ(plain.lse.size(), wspec.lse.size());
+  EXPECT_EQ(0, std::memcmp(plain.lse.data(), wspec.lse.data(), plain.lse.size() * 4));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    HeadsQlenSplits, AttentionBuildsAgree,
+    ::testing::Values(std::make_tuple(12, 1, 3), std::make_tuple(12, 2, 1),
+                      std::make_tuple(12, 4, 8), std::make_tuple(7, 5, 2),
+                      std::make_tuple(24, 3, 3)),
+    [](const ::testing::TestParamInfo<std::tuple<int, int, int>> &info) {
+      return "H" + std::to_string(std::get<0>(info.param)) + "_Q" +
+             std::to_string(std::get<1>(info.param)) + "_NS" +
+             std::to_string(std::get<2>(info.param));
+    });
 
 // Split counts up to the largest: NS = 64 over a 4500-token request (36 splits of 128
 // tokens, the rest empty) and NS = 256 over short ones (almost every split empty), at
 // qlen 2; the combine then reads all 64 / 256 partials of each row.
-class AttentionManySplits : public ::testing::TestWithParam<int> {};
+class AttentionManySplits : public ::testing::TestWithParam<std::tuple<int, Build>> {};
 
 TEST_P(AttentionManySplits, MatchesModel) {
-  const int splits = GetParam();
+  const auto [splits, build] = GetParam();
   ref::ProblemSpec spec;
   spec.numHeads = 12;
   spec.qlen = 2;
@@ -288,19 +335,22 @@ TEST_P(AttentionManySplits, MatchesModel) {
   spec.pageLayout = ref::PageLayout::Shuffled;
   spec.seed = uint64_t(splits);
   ref::Problem problem = ref::makeProblem(spec);
-  expectMatchesModel(problem, splits, runOnEmulator(problem, splits));
+  expectMatchesModel(problem, splits, runOnEmulator(problem, splits, false, 0, nullptr, build));
 }
 
 INSTANTIATE_TEST_SUITE_P(Splits, AttentionManySplits,
-                         ::testing::Values(64, int(kernel::kMaxSplits)),
-                         [](const ::testing::TestParamInfo<int> &info) {
-                           return "NS" + std::to_string(info.param);
+                         ::testing::Combine(::testing::Values(64, int(kernel::kMaxSplits)),
+                                            ::testing::Values(Build::Plain, Build::Wspec)),
+                         [](const ::testing::TestParamInfo<std::tuple<int, Build>> &info) {
+                           return "NS" + std::to_string(std::get<0>(info.param)) +
+                                  buildSuffix(std::get<1>(info.param));
                          });
 
 // F14: a KV pool of more than 4 GiB whose used slots all lie above 4 GiB needs the
 // 64-bit DMA offsets of the wide-KV build. The device pool is backed lazily, so only
 // the touched rows cost memory; the model sees the same rows compacted.
-TEST(AttentionEndToEnd, WideKvSlotsAbove4GiB) {
+TEST_P(AttentionEndToEnd, WideKvSlotsAbove4GiB) {
+  const Build build = GetParam();
   ref::ProblemSpec spec;
   spec.numHeads = 12;
   spec.qlen = 2;
@@ -309,17 +359,22 @@ TEST(AttentionEndToEnd, WideKvSlotsAbove4GiB) {
   spec.seed = 7;
   ref::Problem problem = ref::makeProblem(spec);
   const int64_t firstSlot = (int64_t(1) << 32) / 576 + 1000; // every used row past 4 GiB
-  DeviceOutputs functional = runOnEmulator(problem, 2, /*wideKv=*/true, firstSlot);
+  DeviceOutputs functional = runOnEmulator(problem, 2, /*wideKv=*/true, firstSlot, nullptr, build);
   expectMatchesModel(problem, 2, functional);
-  expectTimingModeIdentical(problem, 2, functional, /*wideKv=*/true, firstSlot);
+  expectTimingModeIdentical(problem, 2, functional, /*wideKv=*/true, firstSlot, build);
 }
+
+INSTANTIATE_TEST_SUITE_P(Builds, AttentionEndToEnd,
+                         ::testing::Values(Build::Plain, Build::Wspec), buildName);
 
 // Head counts and query lengths off the Kimi-K3 grid: partial head groups (qlen 3: 5
 // heads and one padding row a CTA), a single head with 16 positions, 128 heads.
-class AttentionShapes : public ::testing::TestWithParam<std::tuple<int, int>> {};
+class AttentionShapes
+    : public ::testing::TestWithParam<std::tuple<std::tuple<int, int>, Build>> {};
 
 TEST_P(AttentionShapes, MatchesModel) {
-  auto [heads, qlen] = GetParam();
+  auto [shape, build] = GetParam();
+  auto [heads, qlen] = shape;
   ref::ProblemSpec spec;
   spec.numHeads = heads;
   spec.qlen = qlen;
@@ -327,18 +382,24 @@ TEST_P(AttentionShapes, MatchesModel) {
   spec.pageLayout = ref::PageLayout::Shuffled;
   spec.seed = uint64_t(heads * 31 + qlen);
   ref::Problem problem = ref::makeProblem(spec);
-  DeviceOutputs functional = runOnEmulator(problem, 2);
+  DeviceOutputs functional = runOnEmulator(problem, 2, false, 0, nullptr, build);
   expectMatchesModel(problem, 2, functional);
-  expectTimingModeIdentical(problem, 2, functional);
+  expectTimingModeIdentical(problem, 2, functional, false, 0, build);
 }
 
-INSTANTIATE_TEST_SUITE_P(HeadsQlen, AttentionShapes,
-                         ::testing::Values(std::make_tuple(24, 3), std::make_tuple(1, 16),
-                                           std::make_tuple(128, 1), std::make_tuple(7, 5)),
-                         [](const ::testing::TestParamInfo<std::tuple<int, int>> &info) {
-                           return "H" + std::to_string(std::get<0>(info.param)) + "_Q" +
-                                  std::to_string(std::get<1>(info.param));
-                         });
+std::string shapeName(
+    const ::testing::TestParamInfo<std::tuple<std::tuple<int, int>, Build>> &info) {
+  const std::tuple<int, int> &shape = std::get<0>(info.param);
+  return "H" + std::to_string(std::get<0>(shape)) + "_Q" + std::to_string(std::get<1>(shape)) +
+         buildSuffix(std::get<1>(info.param));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    HeadsQlen, AttentionShapes,
+    ::testing::Combine(::testing::Values(std::make_tuple(24, 3), std::make_tuple(1, 16),
+                                         std::make_tuple(128, 1), std::make_tuple(7, 5)),
+                       ::testing::Values(Build::Plain, Build::Wspec)),
+    shapeName);
 
 // Timing mode (docs/timing-model.md) runs the same instruction semantics with results
 // landing after their modeled latency: the race-free kernels must give bit-identical
@@ -347,10 +408,10 @@ INSTANTIATE_TEST_SUITE_P(HeadsQlen, AttentionShapes,
 // and both answers; 8 and 16 heads with every qlen and eight splits. AttentionShapes and
 // the wide-KV test also compare the two modes.
 class AttentionTimingMode
-    : public ::testing::TestWithParam<std::tuple<int, int, int, int>> {};
+    : public ::testing::TestWithParam<std::tuple<int, int, int, int, Build>> {};
 
 TEST_P(AttentionTimingMode, BitIdenticalToFunctional) {
-  auto [heads, qlen, splits, dmaOnLgkmcnt] = GetParam();
+  auto [heads, qlen, splits, dmaOnLgkmcnt, build] = GetParam();
   ref::ProblemSpec spec;
   spec.numHeads = heads;
   spec.qlen = qlen;
@@ -365,8 +426,8 @@ TEST_P(AttentionTimingMode, BitIdenticalToFunctional) {
   rt::EmulatorOptions functional, timing;
   timing.mode = rt::EmulatorMode::Timing;
   timing.params.ldsDmaCountsOnLgkmcnt = dmaOnLgkmcnt;
-  DeviceOutputs a = runOnEmulator(problem, splits, false, 0, &functional);
-  DeviceOutputs b = runOnEmulator(problem, splits, false, 0, &timing);
+  DeviceOutputs a = runOnEmulator(problem, splits, false, 0, &functional, build);
+  DeviceOutputs b = runOnEmulator(problem, splits, false, 0, &timing, build);
   EXPECT_EQ(a.oPart, b.oPart);
   EXPECT_EQ(a.out, b.out);
   ASSERT_EQ(a.lsePart.size(), b.lsePart.size());
@@ -376,20 +437,24 @@ TEST_P(AttentionTimingMode, BitIdenticalToFunctional) {
   expectMatchesModel(problem, splits, b);
 }
 
-std::string timingModeName(const ::testing::TestParamInfo<std::tuple<int, int, int, int>> &info) {
+std::string timingModeName(
+    const ::testing::TestParamInfo<std::tuple<int, int, int, int, Build>> &info) {
   return "H" + std::to_string(std::get<0>(info.param)) + "_Q" +
          std::to_string(std::get<1>(info.param)) + "_NS" + std::to_string(std::get<2>(info.param)) +
-         "_DmaLgkm" + std::to_string(std::get<3>(info.param));
+         "_DmaLgkm" + std::to_string(std::get<3>(info.param)) +
+         buildSuffix(std::get<4>(info.param));
 }
 
 INSTANTIATE_TEST_SUITE_P(KimiK3QlenSplitsDmaCounter, AttentionTimingMode,
                          ::testing::Combine(::testing::Values(12), ::testing::Values(1, 2, 4),
-                                            ::testing::Values(1, 3), ::testing::Values(0, 1)),
+                                            ::testing::Values(1, 3), ::testing::Values(0, 1),
+                                            ::testing::Values(Build::Plain, Build::Wspec)),
                          timingModeName);
 // The matrix's other head counts, with its largest split count.
 INSTANTIATE_TEST_SUITE_P(OtherHeads, AttentionTimingMode,
                          ::testing::Combine(::testing::Values(8, 16), ::testing::Values(1, 2, 4),
-                                            ::testing::Values(8), ::testing::Values(1)),
+                                            ::testing::Values(8), ::testing::Values(1),
+                                            ::testing::Values(Build::Plain, Build::Wspec)),
                          timingModeName);
 
 // The NaN contract (docs/robustness.md, docs/numerics.md): a NaN byte (E4M3 0x7f or
@@ -436,10 +501,10 @@ uint32_t floatBits(float value) {
 /// lse NaN (All).
 enum class Poison { Clean, Column, All };
 
-class AttentionNaN : public ::testing::TestWithParam<NanCase> {};
+class AttentionNaN : public ::testing::TestWithParam<std::tuple<NanCase, Build>> {};
 
 TEST_P(AttentionNaN, PropagatesLikeModel) {
-  const NanCase c = GetParam();
+  const auto [c, build] = GetParam();
   ref::ProblemSpec spec;
   spec.numHeads = 12;
   spec.qlen = c.qlen;
@@ -478,7 +543,7 @@ TEST_P(AttentionNaN, PropagatesLikeModel) {
   ref::ModelOutput cleanOut = ref::modelCombine(cleanModel);
   ref::ModelPartials model = ref::modelSplitAttention(poisoned.view(), splits);
   ref::ModelOutput modelOut = ref::modelCombine(model);
-  DeviceOutputs got = runOnEmulator(poisoned, splits);
+  DeviceOutputs got = runOnEmulator(poisoned, splits, false, 0, nullptr, build);
 
   int poisonedRows = 0;
   const int rows = int(spec.seqLens.size()) * qlen;
@@ -548,13 +613,13 @@ TEST_P(AttentionNaN, PropagatesLikeModel) {
   EXPECT_GT(poisonedRows, 0);
 }
 
-std::string nanCaseName(const ::testing::TestParamInfo<NanCase> &info) {
-  return info.param.name;
+std::string nanCaseName(const ::testing::TestParamInfo<std::tuple<NanCase, Build>> &info) {
+  return std::get<0>(info.param).name + buildSuffix(std::get<1>(info.param));
 }
 
 INSTANTIATE_TEST_SUITE_P(
     PoisonedToken, AttentionNaN,
-    ::testing::Values(NanCase{"LatentVisible_NS1", 0, 150, 7, 0x7f, 1},
+    ::testing::Combine(::testing::Values(NanCase{"LatentVisible_NS1", 0, 150, 7, 0x7f, 1},
                       NanCase{"LatentVisible_NS3", 0, 150, 300, 0xff, 3},
                       NanCase{"RopeVisible_NS1", 0, 150, 540, 0xff, 1},
                       NanCase{"RopeVisible_NS3", 0, 150, 575, 0x7f, 3},
@@ -563,6 +628,7 @@ INSTANTIATE_TEST_SUITE_P(
                       NanCase{"RopeOnlyTokenOfSplit_NS3", 1, 128, 520, 0x7f, 3},
                       NanCase{"LatentOnlyTokenOfSplit_NS3", 1, 128, 3, 0xff, 3},
                       NanCase{"RopeOnlyTokenOfSplit_NS1", 1, 128, 520, 0xff, 1}),
+                       ::testing::Values(Build::Plain, Build::Wspec)),
     nanCaseName);
 
 // A masked token's V in a split the row sees: o's column `byte` NaN, lse and the other
@@ -571,13 +637,15 @@ INSTANTIATE_TEST_SUITE_P(
 // nothing of, so only row 3 changes; InSeenSplit: the same token at NS 1.
 INSTANTIATE_TEST_SUITE_P(
     PoisonedMaskedV, AttentionNaN,
-    ::testing::Values(NanCase{"LatentMasked_NS1", 0, 299, 0, 0x7f, 1},
-                      NanCase{"LatentMasked_NS3", 0, 299, 511, 0xff, 3},
-                      NanCase{"LatentMaskedShortRequest_NS1", 1, 128, 200, 0xff, 1},
-                      NanCase{"LatentMasked_Q4_NS1", 1, 127, 64, 0x7f, 1, 4},
-                      NanCase{"LatentMasked_Q4_NS3", 1, 127, 449, 0xff, 3, 4},
-                      NanCase{"LatentMaskedInUnseenSplit_Q4_NS3", 1, 128, 5, 0x7f, 3, 4},
-                      NanCase{"LatentMaskedInSeenSplit_Q4_NS1", 1, 128, 5, 0xff, 1, 4}),
+    ::testing::Combine(
+        ::testing::Values(NanCase{"LatentMasked_NS1", 0, 299, 0, 0x7f, 1},
+                          NanCase{"LatentMasked_NS3", 0, 299, 511, 0xff, 3},
+                          NanCase{"LatentMaskedShortRequest_NS1", 1, 128, 200, 0xff, 1},
+                          NanCase{"LatentMasked_Q4_NS1", 1, 127, 64, 0x7f, 1, 4},
+                          NanCase{"LatentMasked_Q4_NS3", 1, 127, 449, 0xff, 3, 4},
+                          NanCase{"LatentMaskedInUnseenSplit_Q4_NS3", 1, 128, 5, 0x7f, 3, 4},
+                          NanCase{"LatentMaskedInSeenSplit_Q4_NS1", 1, 128, 5, 0xff, 1, 4}),
+        ::testing::Values(Build::Plain, Build::Wspec)),
     nanCaseName);
 
 // The padding slots of a split's last block load the split's last token again (the
@@ -586,9 +654,11 @@ INSTANTIATE_TEST_SUITE_P(
 // block, tokens 256..383 at NS 1 and 3, would otherwise read request 1's tokens 0..83).
 INSTANTIATE_TEST_SUITE_P(
     PoisonedNextRequest, AttentionNaN,
-    ::testing::Values(NanCase{"LatentFirstToken_NS1", 1, 0, 100, 0x7f, 1},
-                      NanCase{"LatentFirstToken_NS3", 1, 0, 33, 0xff, 3},
-                      NanCase{"LatentFirstToken_Q4_NS3", 1, 0, 257, 0x7f, 3, 4}),
+    ::testing::Combine(
+        ::testing::Values(NanCase{"LatentFirstToken_NS1", 1, 0, 100, 0x7f, 1},
+                          NanCase{"LatentFirstToken_NS3", 1, 0, 33, 0xff, 3},
+                          NanCase{"LatentFirstToken_Q4_NS3", 1, 0, 257, 0x7f, 3, 4}),
+        ::testing::Values(Build::Plain, Build::Wspec)),
     nanCaseName);
 
 } // namespace

@@ -29,6 +29,9 @@ struct DecodeConfig {
   bool wideKv = false;
   /// The combine also writes the total LSE.
   bool combineLse = true;
+  /// The warp-specialised attention kernel (F15, docs/warp-specialization.md): QK and
+  /// PV waves run different code. Same numerics as the plain build.
+  bool wspec = false;
 
   /// A stable text form, for cache keys and messages ("heads=12,qlen=1,...").
   std::string key() const;

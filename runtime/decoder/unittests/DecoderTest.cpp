@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <optional>
 
@@ -149,4 +150,54 @@ TEST(Decoder, SplitHeuristic) {
   // Never more splits than the longest request has 128-token blocks.
   std::vector<int32_t> medium = {0, 1000, 1300};
   EXPECT_LE(rt::chooseNumSplits(medium, 12, 4, cus), 8);
+}
+
+// The attention build (F15): Auto takes the modeled figures' choice (today wspec for
+// Kimi-K3 TP8 at qlen 4, plain at qlen 1 and 2, docs/decoder.md) unless config.wspec
+// asks for wspec; Plain and Wspec override. Both builds give the same bits.
+TEST(Decoder, AttentionBuildChoice) {
+  EXPECT_EQ(rt::parseAttentionBuild("auto"), rt::AttentionBuild::Auto);
+  EXPECT_EQ(rt::parseAttentionBuild("plain"), rt::AttentionBuild::Plain);
+  EXPECT_EQ(rt::parseAttentionBuild("wspec"), rt::AttentionBuild::Wspec);
+  EXPECT_EQ(rt::parseAttentionBuild("fast"), std::nullopt);
+  EXPECT_STREQ(rt::attentionBuildName(rt::AttentionBuild::Wspec), "wspec");
+  EXPECT_EQ(rt::preferredAttentionBuild(12, 1), rt::AttentionBuild::Plain);
+  EXPECT_EQ(rt::preferredAttentionBuild(12, 2), rt::AttentionBuild::Plain);
+  EXPECT_EQ(rt::preferredAttentionBuild(12, 4), rt::AttentionBuild::Wspec);
+  // No figures: no claim, the plain build.
+  EXPECT_EQ(rt::preferredAttentionBuild(7, 5), rt::AttentionBuild::Plain);
+
+  std::unique_ptr<rt::Device> device = rt::Device::openEmulator();
+  auto make = [&](bool configWspec, rt::AttentionBuild build) {
+    DecodeConfig config;
+    config.qlen = 2;
+    config.wspec = configWspec;
+    auto d = rt::Decoder::create(*device, config, std::string(), build);
+    EXPECT_TRUE(bool(d)) << llvm::toString(d.takeError());
+    return std::move(*d);
+  };
+  auto automatic = make(false, rt::AttentionBuild::Auto);
+  EXPECT_EQ(automatic->config().wspec,
+            rt::preferredAttentionBuild(12, 2) == rt::AttentionBuild::Wspec);
+  EXPECT_TRUE(make(true, rt::AttentionBuild::Auto)->config().wspec);
+  EXPECT_FALSE(make(true, rt::AttentionBuild::Plain)->config().wspec);
+  auto wspec = make(false, rt::AttentionBuild::Wspec);
+  auto plain = make(false, rt::AttentionBuild::Plain);
+  EXPECT_TRUE(wspec->config().wspec);
+  EXPECT_FALSE(plain->config().wspec);
+  EXPECT_NE(wspec->kernels().code.get(), plain->kernels().code.get());
+
+  ref::ProblemSpec spec;
+  spec.numHeads = 12;
+  spec.qlen = 2;
+  spec.seqLens = {300, 0, 129};
+  spec.pageLayout = ref::PageLayout::Shuffled;
+  spec.seed = 11;
+  ref::Problem p = ref::makeProblem(spec);
+  std::vector<uint16_t> outPlain(6 * 12 * 512), outWspec(outPlain.size());
+  std::vector<float> lsePlain(6 * 12), lseWspec(lsePlain.size());
+  ASSERT_FALSE(llvm::errorToBool(plain->run(inputsOf(p), outPlain, lsePlain, 2)));
+  ASSERT_FALSE(llvm::errorToBool(wspec->run(inputsOf(p), outWspec, lseWspec, 2)));
+  EXPECT_EQ(outPlain, outWspec);
+  EXPECT_EQ(0, std::memcmp(lsePlain.data(), lseWspec.data(), lsePlain.size() * 4));
 }

@@ -53,11 +53,6 @@
 
 // -----
 
-// expected-error@+1 {{'wspec' needs qlen to divide a CTA's 16 query rows: qlen 1, 2, 4, 8 or 16; got qlen 3}}
-#bad = #mla.config<qlen = 3, wspec = true>
-
-// -----
-
 func.func @f(%q: memref<?x8x576xbf16>, %kv: memref<?x576xf8E4M3FN>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>, %ns: index) {
   // expected-error@+1 {{'mla.split_kv_decode' op 'q' dimension 1 (heads) must be 12, got 8}}
   mla.split_kv_decode q(%q) kv(%kv) pages(%p) indptr(%i) scale(%s) vscale(%s)

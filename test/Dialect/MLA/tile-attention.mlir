@@ -37,7 +37,8 @@
 // CHECK:   %[[O3:.*]] = mla.pv_tile %[[LDS]] slot %[[SLOT]] acc %[[O2]]
 // CHECK:   mla.lds_barrier
 // CHECK:   scf.yield %[[M2]], %[[L2]], %[[O3]]
-// CHECK: "; mla: block loop exit"
+// CHECK-NEXT: }{{$}}
+// CHECK-NEXT: "; mla: block loop exit"
 // CHECK: mla.attend_epilogue %[[LDS]] state
 gpu.module @m {
   gpu.func @mla_attn(%q: !llvm.ptr<1>, %kv: !llvm.ptr<1>, %pages: !llvm.ptr<1>,
@@ -94,11 +95,16 @@ gpu.module @m {
 
 // -----
 
-// F15 (the warp-specialised build) is not built yet: a clear error, not a silent
-// plain build.
+// F15: the warp-specialised build marks the block loop for mla-warp-specialize; the
+// plain build leaves it unmarked (the first case's CHECK-NOT).
+// CHECK-LABEL: gpu.func @wspec
+// CHECK: scf.for
+// CHECK: mla.qk_tile
+// CHECK: } {mla.warp_specialize}
+// CHECK-NEXT: "; mla: block loop exit"
+// CHECK: mla.attend_epilogue
 gpu.module @m {
   gpu.func @wspec(%p: !llvm.ptr<1>, %s: f32, %i: index) kernel {
-    // expected-error@+1 {{'mla.cta_attend' op the warp-specialised build (wspec, F15) is not implemented yet; use wspec = false}}
     mla.cta_attend request(%i) head_group(%i) split(%i) of %i q(%p) kv(%p) pages(%p)
         indptr(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
         {config = #mla.config<wspec = true>}

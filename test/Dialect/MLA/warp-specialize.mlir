@@ -31,39 +31,52 @@
 // CHECK-NEXT:   scf.yield %[[M]], %[[L]]
 // CHECK:     scf.yield %[[STATE]]#0, %[[STATE]]#1
 // CHECK-NOT: mla.lds_barrier
-// CHECK:   mla.ws_publish_sums %[[LDS]] sums %[[QKR]]#1
+// CHECK:   "; mla: qk role end"
+// CHECK-NEXT: mla.ws_publish_sums %[[LDS]] sums %[[QKR]]#1
 // CHECK-NEXT: mla.lds_barrier
 // CHECK-NEXT: } pv {
 //
-// PV role: block 0's DMA before the steps; in step s, its own DMAs of block s waited for
-// before barrier A, V^T, P and m of block s - 1 read into registers, barrier B, block
-// s + 1's DMA into the slot just read, then the MFMAs.
+// PV role: block 0's indices and DMA, then block 1's indices, before the steps; in step
+// s, its own DMAs of block s waited for before barrier A (the indices of block s + 1,
+// loaded after them, may stay in flight: pending 2), V^T, P and m of block s - 1 read
+// into registers, barrier B, block s + 1's DMA into the slot just read with the indices
+// carried from the step before, block s + 2's indices, then the MFMAs.
 // CHECK:   %[[ANY:.*]] = arith.cmpi slt, %[[C0]], %[[N]]
-// CHECK-NEXT: scf.if %[[ANY]] {
+// CHECK-NEXT: %[[FIRSTP:.*]] = scf.if %[[ANY]] -> (vector<2xi32>) {
 // CHECK:        %[[P0:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %[[C0]] of[%[[I]], %[[I]])
+// CHECK-NEXT:   "; mla: pv role dma"
 // CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[P0]]] to %[[LDS]] slot %{{.*}} dmas 0 to 9 {wide_kv}
-// CHECK:   %[[PVR:.*]]:2 = scf.for %[[T:.*]] = %[[C0]] to %[[STEPS]] step %[[C1]] iter_args(%[[PM:.*]] = %[[MI]], %[[O:.*]] = %{{.*}}) -> (f32, vector<8x4xf32>)
+// CHECK:        %[[P1:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %{{.*}} of[%[[I]], %[[I]])
+// CHECK-NEXT:   scf.yield %[[P1]]
+// CHECK:   %[[PVR:.*]]:3 = scf.for %[[T:.*]] = %[[C0]] to %[[STEPS]] step %[[C1]] iter_args(%[[PM:.*]] = %[[MI]], %[[O:.*]] = %{{.*}}, %[[NP:.*]] = %[[FIRSTP]]) -> (f32, vector<8x4xf32>, vector<2xi32>)
 // CHECK:     %[[PSLOT:.*]] = arith.remui %[[T]], %c2_i32
 // CHECK:     %[[OTHER:.*]] = arith.xori %[[PSLOT]], %c1_i32
 // CHECK:     %[[PREV:.*]] = arith.cmpi sgt, %[[T]], %[[C0]]
 // CHECK:     %[[NEXTB:.*]] = arith.addi %[[T]], %c1_i32
 // CHECK:     %[[HASNEXT:.*]] = arith.cmpi slt, %[[NEXTB]], %[[N]]
-// CHECK-NEXT: mla.kv_wait slot %[[PSLOT]] pending 0
+// CHECK-NEXT: mla.kv_wait slot %[[PSLOT]] pending 2
 // CHECK-NEXT: mla.lds_barrier
-// CHECK-NEXT: %[[OPS:.*]]:4 = scf.if %[[PREV]] -> (vector<8x32xf8E4M3FN>, vector<32xf8E4M3FN>, vector<32xf8E4M3FN>, f32) {
+// CHECK-NEXT: %[[OPS:.*]]:4 = scf.if %[[PREV]] -> (vector<8x8xi32>, vector<8xi32>, vector<8xi32>, f32) {
 // CHECK:       mla.ws_pv_operands %[[LDS]] slot %[[OTHER]]
 // CHECK:     } else {
 // CHECK:       scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[PM]]
 // CHECK:     mla.lds_barrier
-// CHECK-NEXT: scf.if %[[HASNEXT]] {
-// CHECK-NEXT:   %[[PN:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %[[NEXTB]] of[%[[I]], %[[I]])
-// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[PN]]] to %[[LDS]] slot %[[OTHER]] dmas 0 to 9 {wide_kv}
+// CHECK-NEXT: %[[NEWP:.*]] = scf.if %[[HASNEXT]] -> (vector<2xi32>) {
+// CHECK-NEXT:   "; mla: pv role dma"
+// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[NP]]] to %[[LDS]] slot %[[OTHER]] dmas 0 to 9 {wide_kv}
+// CHECK:        %[[AFTER:.*]] = arith.addi %[[NEXTB]], %c1_i32
+// CHECK-NEXT:   %[[PN:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %[[AFTER]] of[%[[I]], %[[I]])
+// CHECK-NEXT:   scf.yield %[[PN]]
+// CHECK:     } else {
+// CHECK-NEXT:   scf.yield %[[NP]]
 // CHECK:     %[[ACC:.*]] = scf.if %[[PREV]] -> (vector<8x4xf32>) {
+// CHECK-NEXT:   "; mla: pv role accumulate"
 // CHECK-NEXT:   mla.ws_pv_accumulate %[[OPS]]#0 p(%[[OPS]]#1, %[[OPS]]#2) max %[[OPS]]#3 state(%[[PM]], %[[O]])
 // CHECK:     } else {
 // CHECK-NEXT:   scf.yield %[[O]]
-// CHECK:     scf.yield %[[OPS]]#3, %[[ACC]]
-// CHECK:   mla.lds_barrier
+// CHECK:     scf.yield %[[OPS]]#3, %[[ACC]], %[[NEWP]]
+// CHECK:   "; mla: pv role end"
+// CHECK-NEXT: mla.lds_barrier
 // CHECK-NEXT: mla.ws_attend_epilogue %[[LDS]] state(%[[PVR]]#0, %[[PVR]]#1) vscale %[[F]] into %[[G]], %[[G]][%[[I]]] valid %[[V]]
 // CHECK-NEXT: }
 // The plain ops are gone.

@@ -154,6 +154,10 @@ void tileAttention(CtaAttendOp op, LLVM::GlobalOp ldsGlobal) {
     LdsBarrierOp::create(b, loc); // every wave is done with the slot
     scf::YieldOp::create(b, loc, SmallVector<Value>{update.getMNew(), update.getLNew(), oNew});
   }
+  // The warp-specialised build (F15): mla-warp-specialize turns this loop and the
+  // epilogue into the QK and PV roles.
+  if (config.getWspec())
+    loop->setAttr(kWarpSpecializeMarker, b.getUnitAttr());
   asmMarker(b, loc, "block loop exit");
 
   // Partials of (query row, head, split): o_part [S, H, NS, 512], lse_part [S, H, NS].
@@ -170,11 +174,6 @@ struct TileAttentionPass final : mla::impl::MLATileAttentionBase<TileAttentionPa
     SmallVector<CtaAttendOp> ops;
     module.walk([&](CtaAttendOp op) { ops.push_back(op); });
     for (CtaAttendOp op : ops) {
-      if (op.getConfig().getWspec()) {
-        op.emitOpError("the warp-specialised build (wspec, F15) is not "
-                       "implemented yet; use wspec = false");
-        return signalPassFailure();
-      }
       auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
       // The CTA's LDS (F5): one workgroup buffer per kernel, sized by the layout.
       OpBuilder builder(module.getBody(), module.getBody()->begin());

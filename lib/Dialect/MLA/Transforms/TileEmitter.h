@@ -13,6 +13,7 @@
 
 #include "IRInt.h"
 
+#include "mla/Kernel/AttentionLayout.h"
 #include "mla/Kernel/KernelContract.h"
 #include "mla/Target/GFX950/GFX950.h"
 
@@ -21,8 +22,11 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
+
+#include <cmath>
 
 namespace mla::tile_lowering {
 
@@ -63,6 +67,19 @@ struct LaneGeometry {
   Value row;   // lane % 16: the query row of the MFMA operands and accumulators
   Value group; // lane / 16
 };
+
+/// The lane geometry built at the builder's insertion point (a kernel's entry).
+inline LaneGeometry buildLaneGeometry(OpBuilder &b, Location loc) {
+  IRInt tid(b, loc, ROCDL::ThreadIdXOp::create(b, loc, b.getI32Type()));
+  Value waveIndex = tid / gfx950::kWaveSize;
+  LaneGeometry geo;
+  geo.wave = ROCDL::ReadfirstlaneOp::create(b, loc, b.getI32Type(), waveIndex);
+  IRInt lane = tid % gfx950::kWaveSize;
+  geo.lane = lane;
+  geo.row = lane % 16u;
+  geo.group = lane / 16u;
+  return geo;
+}
 
 /// What every pattern shares: the alias scopes and each kernel's lane geometry.
 struct LoweringState {
@@ -205,10 +222,283 @@ public:
     return vector::BitCastOp::create(
         b, loc, VectorType::get({32}, b.getType<Float8E4M3FNType>()), words);
   }
+  /// An MFMA operand's 32 E4M3 bytes as 8 dwords, and back: the form in which an
+  /// operand may cross a branch (an fp8 vector would be split into bytes).
+  Value operandWords(Value fp8Operand) {
+    return vector::BitCastOp::create(b, loc, VectorType::get({8}, b.getI32Type()), fp8Operand);
+  }
+  Value wordsOperand(Value words) {
+    return vector::BitCastOp::create(
+        b, loc, VectorType::get({32}, b.getType<Float8E4M3FNType>()), words);
+  }
   /// One v_mfma_f32_16x16x128_f8f6f4 with E4M3 A and B (unscaled).
   Value mfma(Value a, Value bOperand, Value acc) {
     return amdgpu::MFMAOp::create(b, loc, acc.getType(), /*m=*/16, /*n=*/16, /*k=*/128,
                                   /*blocks=*/1, a, bOperand, acc);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Per-tile code, with the tile (of the block's 8) or latent tile (of 32) a
+  // parameter: what the warp-role lowering (LowerWarpRoles.cpp) builds its role ops
+  // from, two tiles or eight latent tiles at a time. Each is the matching plain
+  // pattern's code of LowerTileOps.cpp with the wave index as the tile.
+  //===--------------------------------------------------------------------===//
+
+  /// The lane's page index for token 16 tile + row of block `block`, clamped into the
+  /// split so that padding tokens load a valid row (they are masked out).
+  Value pageIndexOfTile(Value pages, Value requestBase, Value start, Value end, Value block,
+                        IRInt tile) {
+    namespace layout = mla::kernel::layout;
+    IRInt token = wrap(start) + wrap(block) * layout::kBlockTokens +
+                  tile * layout::kTileTokens + wrap(geo.row);
+    Value last = arith::SubIOp::create(b, loc, end, ci(1));
+    Value clamped = arith::MinSIOp::create(b, loc, token, last);
+    return loadI32(pages, wrap(requestBase) + wrap(clamped));
+  }
+
+  /// DMAs first .. last - 1 of tile `tile` of the block into slot `slot` (F5, F7, F14):
+  /// lane i of DMA j loads what the layout puts at tile byte 1024 j + 16 i; the token's
+  /// page index comes from the lane that loaded it, through ds_bpermute.
+  void kvDmaOfTile(Value lds, Value slot, Value kv, Value page, unsigned first,
+                   unsigned last, bool wideKv, IRInt tile) {
+    issueDmas(lds, slot, kv, wideKv, dmaSourcesOfTile(page, first, last, tile));
+  }
+
+  /// The global sources (as byte offsets into kv) and LDS destinations of DMAs first ..
+  /// last - 1 of tile `tile`: the ds_bpermute of each DMA's page index, without the
+  /// DMAs, so that a caller can issue every permute before the first DMA (an LDS DMA
+  /// may count on lgkmcnt, and a permute's wait would then wait for the DMAs before it;
+  /// docs/attention-kernel.md, "Known limit").
+  struct DmaSourceOffset {
+    Value token;   // the page (KV row) of the lane's token
+    Value rowByte; // the lane's byte in the row
+    unsigned tileByte;
+    IRInt tile;
+  };
+  SmallVector<DmaSourceOffset, 9> dmaSourcesOfTile(Value page, unsigned first, unsigned last,
+                                                   IRInt tile) {
+    namespace layout = mla::kernel::layout;
+    SmallVector<DmaSourceOffset, 9> sources;
+    for (unsigned dma = first; dma < last; ++dma) {
+      layout::DmaSource<IRInt> src = layout::dmaSourceOfLane(dma, wrap(geo.lane));
+      Value token =
+          ROCDL::DsBpermuteOp::create(b, loc, b.getI32Type(), src.token * 4u, page);
+      sources.push_back({token, src.rowByte, dma * layout::kDmaBytes, tile});
+    }
+    return sources;
+  }
+  void issueDmas(Value lds, Value slot, Value kv, bool wideKv,
+                 ArrayRef<DmaSourceOffset> sources) {
+    namespace layout = mla::kernel::layout;
+    for (const DmaSourceOffset &src : sources) {
+      Value offset;
+      if (wideKv) {
+        // F14: pools of 4 GiB or more need 64-bit offsets.
+        Value rowStart = arith::MulIOp::create(
+            b, loc, toI64(src.token),
+            arith::ConstantIntOp::create(b, loc, layout::kRowBytes, 64));
+        offset = arith::AddIOp::create(b, loc, rowStart, toI64(src.rowByte));
+      } else {
+        offset = toI64(wrap(src.token) * layout::kRowBytes + wrap(src.rowByte));
+      }
+      Value source = globalAt(kv, offset, b.getI8Type());
+      IRInt tileBase = wrap(slot) * layout::kSlotBytes + src.tile * layout::kTileBytes;
+      Value destination = ldsAt(lds, uniform(tileBase + src.tileByte));
+      auto dmaOp = ROCDL::GlobalLoadLDSOp::create(b, loc, source, destination,
+                                                  /*size=*/layout::kUnitBytes, /*offset=*/0,
+                                                  /*aux=*/0, nullptr, nullptr, nullptr);
+      annotate(dmaOp, scopes.fill, scopes.notFill);
+    }
+  }
+
+  /// S^T of tile `tile` (16 tokens x 16 rows) from slot `slot`: 4 latent steps x
+  /// {hi, lo} + the rope, 9 MFMAs.
+  Value qkTileOf(Value lds, Value slot, IRInt tile, Value qHi, Value qLo, Value qRope) {
+    namespace layout = mla::kernel::layout;
+    auto f32x4 = VectorType::get({4}, b.getF32Type());
+    auto i32x4 = VectorType::get({4}, b.getI32Type());
+    Value s = arith::ConstantOp::create(b, loc, f32x4, DenseElementsAttr::get(f32x4, 0.0f));
+    IRInt tileBase = wrap(slot) * layout::kSlotBytes + tile * layout::kTileBytes;
+    for (unsigned step = 0; step < layout::kQkSteps; ++step) {
+      std::array<IRInt, 2> offsets = layout::qkOperandOffsets(step, wrap(geo.lane));
+      Value a = fp8Operand({ldsLoad(lds, i32x4, tileBase + offsets[0], scopes.read,
+                                    scopes.notRead),
+                            ldsLoad(lds, i32x4, tileBase + offsets[1], scopes.read,
+                                    scopes.notRead)});
+      if (step < layout::kQkLatentSteps) {
+        s = mfma(a, extract(qHi, step), s);
+        s = mfma(a, extract(qLo, step), s);
+      } else {
+        s = mfma(a, qRope, s);
+      }
+    }
+    return s;
+  }
+
+  /// Whether the block starting at `blockFirst` crosses the split's end or the CTA's
+  /// first causal bound (F13: only such a block pays for the mask).
+  Value blockCrossesBound(Value blockFirst, Value end, Value firstBound) {
+    IRInt blockLast = wrap(blockFirst) + (mla::kernel::layout::kBlockTokens - 1);
+    Value pastEnd = cmp(arith::CmpIPredicate::sge, blockLast, end);
+    Value pastBound = cmp(arith::CmpIPredicate::sgt, blockLast, firstBound);
+    return arith::OrIOp::create(b, loc, pastEnd, pastBound);
+  }
+
+  /// Tile `tile`'s scaled logits (vector<4xf32>, accumulator layout) with tokens past
+  /// the split's end or the row's causal bound set to -inf.
+  Value maskTileOf(Value s, IRInt tile, Value blockFirst, Value end, Value causalBound) {
+    namespace layout = mla::kernel::layout;
+    Value masked = s;
+    for (unsigned v = 0; v < gfx950::mfma16x16x128::kAccVgprs; ++v) {
+      // S^T's accumulator v of lane (g, n) holds row (token) accRow of the tile.
+      IRInt token = wrap(blockFirst) + tile * layout::kTileTokens +
+                    gfx950::mfma16x16x128::accRow(wrap(geo.lane), v);
+      Value visible =
+          arith::AndIOp::create(b, loc, cmp(arith::CmpIPredicate::slt, token, end),
+                                cmp(arith::CmpIPredicate::sle, token, causalBound));
+      Value value = select(visible, extract(masked, v), cf(-INFINITY));
+      masked = vector::InsertOp::create(b, loc, value, masked, int64_t(v));
+    }
+    return masked;
+  }
+
+  /// The max over the row's four lane groups (two xor shuffles).
+  Value rowReduceMax(Value v) {
+    v = fmax(v, shuffleXor(v, 16));
+    return fmax(v, shuffleXor(v, 32));
+  }
+
+  /// Stores `value` of the lane's row to entry `entry` of its row in the cross-wave
+  /// exchange at `base` ([row][8] f32: the row max or the row sum area), from the
+  /// lanes of group 0 (the row's value is the same in its four groups).
+  void storeExchange(Value lds, unsigned base, Value entry, Value value) {
+    unsigned entries = mla::kernel::layout::kTilesPerBlock;
+    IRInt at = (wrap(geo.row) * entries + wrap(entry)) * 4u + base;
+    auto ifFirstGroup = scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::eq, geo.group, ci(0)),
+                                          /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifFirstGroup.thenBlock());
+    ldsStore(lds, value, at, scopes.exchange, scopes.notExchange);
+  }
+
+  /// Entries 0 .. count - 1 (a multiple of 4) of the lane's row of the exchange at
+  /// `base`, in entry order.
+  SmallVector<Value, 8> loadExchange(Value lds, unsigned base, unsigned count) {
+    unsigned entries = mla::kernel::layout::kTilesPerBlock;
+    auto f32x4 = VectorType::get({4}, b.getF32Type());
+    IRInt row = wrap(geo.row) * (entries * 4u) + base;
+    SmallVector<Value, 8> values;
+    for (unsigned quad = 0; quad < count / 4; ++quad) {
+      Value four = ldsLoad(lds, f32x4, row + quad * 16u, scopes.exchange, scopes.notExchange);
+      for (int64_t i = 0; i < 4; ++i)
+        values.push_back(extract(four, i));
+    }
+    return values;
+  }
+
+  /// The max the weights are taken against: m_new, or 0 while nothing is visible
+  /// (m_new = -inf: every weight is 0 and nothing changes).
+  Value usableMax(Value mNew) {
+    Value nothingVisible =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew, cf(-INFINITY));
+    return select(nothingVisible, cf(0.0), mNew);
+  }
+
+  /// One tile's weights p = 2^(s - mUse) 2^PLOG as E4M3 hi + lo codes, and their
+  /// exact row sum (hi + lo decoded) over the tile's 16 tokens.
+  struct TileWeights {
+    Value hiCodes, loCodes, rowSum;
+  };
+  TileWeights weightsOf(Value s, Value mUse) {
+    FloatType f32 = b.getF32Type();
+    SmallVector<Value, 4> p, rest;
+    for (int64_t v = 0; v < 4; ++v) {
+      Value x = ROCDL::ROCDLExp2::create(b, loc, f32, subf(extract(s, v), mUse));
+      p.push_back(mulf(x, cf(double(1 << kPLog))));
+    }
+    TileWeights w;
+    w.hiCodes = packE4M3(p);
+    SmallVector<Value, 4> hiValues = unpackE4M3(w.hiCodes);
+    for (int64_t i = 0; i < 4; ++i)
+      rest.push_back(subf(p[i], hiValues[i]));
+    w.loCodes = packE4M3(rest);
+    SmallVector<Value, 4> loValues = unpackE4M3(w.loCodes);
+    // l sums exactly the weights PV multiplies V by.
+    Value sum = cf(0.0);
+    for (int64_t i = 0; i < 4; ++i)
+      sum = addf(sum, addf(hiValues[i], loValues[i]));
+    sum = addf(sum, shuffleXor(sum, 16));
+    w.rowSum = addf(sum, shuffleXor(sum, 32));
+    return w;
+  }
+
+  /// Stores tile `tile`'s weights to P: lane (g, n) holds tokens accRow(lane, 0 .. 3)
+  /// of the tile for row n, four consecutive positions of P's row (the layout test
+  /// checks it), one dword per part.
+  void storeWeights(Value lds, IRInt tile, const TileWeights &w) {
+    namespace layout = mla::kernel::layout;
+    using layout::QPart;
+    IRInt firstToken =
+        tile * layout::kTileTokens + gfx950::mfma16x16x128::accRow(wrap(geo.lane), 0);
+    ldsStore(lds, word(w.hiCodes),
+             layout::pOffset(QPart::Hi, wrap(geo.row), firstToken) + layout::kPOffset,
+             scopes.p, scopes.notP);
+    ldsStore(lds, word(w.loCodes),
+             layout::pOffset(QPart::Lo, wrap(geo.row), firstToken) + layout::kPOffset,
+             scopes.p, scopes.notP);
+  }
+
+  /// P's hi or lo as the lane's PV B operand (two ds_read_b128).
+  Value pOperandOf(Value lds, mla::kernel::layout::QPart part) {
+    namespace layout = mla::kernel::layout;
+    auto i32x4 = VectorType::get({4}, b.getI32Type());
+    IRInt at = layout::pOperandOffset(part, wrap(geo.lane)) + layout::kPOffset;
+    return fp8Operand({ldsLoad(lds, i32x4, at, scopes.p, scopes.notP),
+                       ldsLoad(lds, i32x4, at + 16u, scopes.p, scopes.notP)});
+  }
+
+  /// V^T of latent tile `latentTile` (16 latents x the block's 128 tokens) from slot
+  /// `slot` as the lane's PV A operand: 4 ds_read_b64_tr_b8.
+  Value vTransposeOf(Value lds, Value slot, IRInt latentTile) {
+    namespace layout = mla::kernel::layout;
+    auto i32x2 = VectorType::get({2}, b.getI32Type());
+    IRInt slotBase = wrap(slot) * layout::kSlotBytes;
+    SmallVector<Value, 4> reads;
+    for (unsigned read = 0; read < layout::kPvReadsPerTile; ++read) {
+      IRInt at = slotBase + layout::pvTransposeReadOffset(latentTile, read, wrap(geo.lane));
+      auto tr = ROCDL::ds_read_tr8_b64::create(b, loc, i32x2, ldsAt(lds, at), nullptr,
+                                               nullptr, nullptr);
+      annotate(tr, scopes.read, scopes.notRead);
+      reads.push_back(tr);
+    }
+    return fp8Operand(reads);
+  }
+
+  /// Stores latent tile `latentTile` of the lane's row of o_part: o = (vscale O)
+  /// (1 / l) to bf16, zero when the split saw no token. `outRow` is the row's first
+  /// element (i64).
+  void storeOutputTile(Value oPart, Value outRow, IRInt latentTile, Value oTile, Value vscale,
+                       Value reciprocal, Value empty) {
+    auto f32x4 = VectorType::get({4}, b.getF32Type());
+    Value zeros = arith::ConstantOp::create(b, loc, f32x4, DenseElementsAttr::get(f32x4, 0.0f));
+    Value o = mulf(mulf(vector::BroadcastOp::create(b, loc, f32x4, vscale), oTile),
+                   vector::BroadcastOp::create(b, loc, f32x4, reciprocal));
+    o = select(empty, zeros, o);
+    Value packed = arith::TruncFOp::create(b, loc, VectorType::get({4}, b.getBF16Type()), o);
+    // Accumulator v of lane (g, n) is latent 16 latentTile + accRow(lane, v) of row n.
+    IRInt latent = latentTile * 16u + gfx950::mfma16x16x128::accRow(wrap(geo.lane), 0);
+    Value index = arith::AddIOp::create(b, loc, outRow, toI64(latent));
+    LLVM::StoreOp::create(b, loc, packed, globalAt(oPart, index, b.getBF16Type()),
+                          /*alignment=*/8);
+  }
+
+  /// lse = (m + log2 l - PLOG) ln 2 (-inf for an empty split) to lse_part[partial].
+  void storeLse(Value lsePart, Value partial, Value m, Value l, Value empty) {
+    FloatType f32 = b.getF32Type();
+    Value log2l = ROCDL::ROCDLLog::create(b, loc, f32, l);
+    Value lse = mulf(subf(addf(m, log2l), cf(double(kPLog))), cf(M_LN2));
+    lse = select(empty, cf(-INFINITY), lse);
+    LLVM::StoreOp::create(b, loc, lse, globalAt(lsePart, toI64(partial), f32));
   }
 };
 

@@ -59,9 +59,6 @@ namespace roles = mla::kernel::warp_roles;
 
 namespace {
 
-/// The attribute mla-tile-attention puts on the block loop of a `wspec = true` CTA.
-constexpr StringLiteral kMarker = "mla.warp_specialize";
-
 /// The plain block loop's ops (mla-tile-attention's form) and its epilogue.
 struct PlainBlock {
   LoadPageIndexOp page;
@@ -188,12 +185,12 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     return arith::CmpIOp::create(b, loc, p, x, y);
   };
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
-  auto f8 = b.getType<Float8E4M3FNType>();
   auto logitsType = VectorType::get({2, 4}, f32);
   auto sumsType = VectorType::get({2}, f32);
   auto pagesType = VectorType::get({2}, i32);
-  auto vOperandsType = VectorType::get({roles::kLatentTilesPerPvWave, 32}, f8);
-  auto pOperandType = VectorType::get({32}, f8);
+  // The PV operands as dwords (32 E4M3 bytes = 8 i32 each; see MLAOps.td).
+  auto vOperandsType = VectorType::get({roles::kLatentTilesPerPvWave, 8}, i32);
+  auto pOperandType = VectorType::get({8}, i32);
   auto outputType = VectorType::get({roles::kLatentTilesPerPvWave, 4}, f32);
 
   Value lds = ops.qk.getLds();
@@ -255,6 +252,7 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     }
     scf::YieldOp::create(b, loc, state.getResults());
   }
+  asmMarker(b, loc, "qk role end");
   WsPublishSumsOp::create(b, loc, lds, qkLoop.getResult(1));
   LdsBarrierOp::create(b, loc); // E: the row sums for the epilogue
 
@@ -262,33 +260,52 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
   b.setInsertionPointToStart(pvBody);
   Value kv = ops.dma.getKv();
   bool wideKv = ops.dma.getWideKv();
-  auto dmaBlock = [&](Value block, Value slot) {
-    Value pages = WsLoadPageIndicesOp::create(
-        b, loc, pagesType, ops.page.getPages(), ops.page.getRequestBase(),
-        ops.page.getStart(), ops.page.getEnd(), block);
+  // The page indices are loaded a step ahead of their DMAs and after the DMAs before
+  // them, so the DMAs never wait for an index load, and the wait for a step's DMAs
+  // leaves the indices loaded after them in flight (the counter is in issue order).
+  auto loadPages = [&](Value block) -> Value {
+    return WsLoadPageIndicesOp::create(b, loc, pagesType, ops.page.getPages(),
+                                       ops.page.getRequestBase(), ops.page.getStart(),
+                                       ops.page.getEnd(), block);
+  };
+  auto dmaBlock = [&](Value pages, Value slot) {
+    asmMarker(b, loc, "pv role dma");
     WsKvDmaOp::create(b, loc, lds, slot, kv, pages, 0, layout::kDmasPerTile, wideKv);
   };
+  // One global load a tile of the role wave: what may stay in flight at a step's wait.
+  const unsigned indexLoads = roles::kTilesPerPvWaveDma;
+  Value firstPages;
   {
-    auto prologue = scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::slt, lower, blocks),
-                                      /*withElseRegion=*/false);
+    // Block 0's indices and DMA, then block 1's indices (clamped into the split: valid
+    // whenever the split has a token).
+    auto prologue = scf::IfOp::create(b, loc, TypeRange{pagesType},
+                                      cmp(arith::CmpIPredicate::slt, lower, blocks),
+                                      /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(prologue.thenBlock());
-    dmaBlock(lower, ci(0));
+    dmaBlock(loadPages(lower), ci(0));
+    scf::YieldOp::create(b, loc, loadPages(wrap(lower) + 1u));
+    b.setInsertionPointToStart(prologue.elseBlock());
+    scf::YieldOp::create(b, loc, zerosOf(b, loc, pagesType));
+    firstPages = prologue.getResult(0);
   }
   Value oInit = zerosOf(b, loc, outputType);
-  auto pvLoop = scf::ForOp::create(b, loc, lower, steps, one, ValueRange{mInit, oInit});
+  auto pvLoop = scf::ForOp::create(b, loc, lower, steps, one,
+                                   ValueRange{mInit, oInit, firstPages});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(pvLoop.getBody());
     Value step = pvLoop.getInductionVar();
     Value m = pvLoop.getRegionIterArgs()[0], o = pvLoop.getRegionIterArgs()[1];
+    Value nextPages = pvLoop.getRegionIterArgs()[2]; // block s + 1's
     Value slot = wrap(step) % 2u;
     Value otherSlot = wrap(slot) ^ 1u; // block s - 1's, and block s + 1's
     Value hasPrevious = cmp(arith::CmpIPredicate::sgt, step, lower);
     Value nextBlock = wrap(step) + 1u;
     Value hasNext = cmp(arith::CmpIPredicate::slt, nextBlock, blocks);
-    // Only this wave's DMAs of block s are in flight here (issued a step ago).
-    KvWaitOp::create(b, loc, slot, 0);
+    // In flight here: this wave's DMAs of block s (issued a step ago) and, after them,
+    // the index loads of block s + 1.
+    KvWaitOp::create(b, loc, slot, indexLoads);
     LdsBarrierOp::create(b, loc); // A: K(s) for the QK role; P(s - 1), m(s - 1)
     auto operands = scf::IfOp::create(
         b, loc, TypeRange{vOperandsType, pOperandType, pOperandType, f32}, hasPrevious,
@@ -306,17 +323,22 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
                            ValueRange{zerosOf(b, loc, vOperandsType), noP, noP, m});
     }
     LdsBarrierOp::create(b, loc); // B: slot (s + 1) % 2 and P are read
+    auto ifNext = scf::IfOp::create(b, loc, TypeRange{pagesType}, hasNext,
+                                    /*withElseRegion=*/true);
     {
-      auto ifNext = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(ifNext.thenBlock());
-      dmaBlock(nextBlock, otherSlot);
+      dmaBlock(nextPages, otherSlot);
+      scf::YieldOp::create(b, loc, loadPages(wrap(nextBlock) + 1u));
+      b.setInsertionPointToStart(ifNext.elseBlock());
+      scf::YieldOp::create(b, loc, nextPages);
     }
     auto accumulated = scf::IfOp::create(b, loc, TypeRange{outputType}, hasPrevious,
                                          /*withElseRegion=*/true);
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(accumulated.thenBlock());
+      asmMarker(b, loc, "pv role accumulate");
       Value oNew = WsPvAccumulateOp::create(
           b, loc, outputType, operands.getResult(0), operands.getResult(1),
           operands.getResult(2), operands.getResult(3), m, o);
@@ -324,8 +346,10 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
       b.setInsertionPointToStart(accumulated.elseBlock());
       scf::YieldOp::create(b, loc, o);
     }
-    scf::YieldOp::create(b, loc, ValueRange{operands.getResult(3), accumulated.getResult(0)});
+    scf::YieldOp::create(
+        b, loc, ValueRange{operands.getResult(3), accumulated.getResult(0), ifNext.getResult(0)});
   }
+  asmMarker(b, loc, "pv role end");
   LdsBarrierOp::create(b, loc); // E: the QK role's row sums
   AttendEpilogueOp epilogue = ops.epilogue;
   WsAttendEpilogueOp::create(b, loc, epilogue.getLds(), pvLoop.getResult(0),
@@ -343,7 +367,7 @@ struct WarpSpecializePass final : mla::impl::MLAWarpSpecializeBase<WarpSpecializ
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
-      if (loop->hasAttr(kMarker))
+      if (loop->hasAttr(kWarpSpecializeMarker))
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops)

@@ -142,17 +142,39 @@ llvm::Error validateIndptr(llvm::ArrayRef<int32_t> indptr);
 int chooseNumSplits(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
                     unsigned numCUs);
 
+/// Which attention kernel a Decoder runs: the plain build or the warp-specialised one
+/// (F15, docs/warp-specialization.md). Both compute the same bits; they differ in
+/// speed only.
+enum class AttentionBuild {
+  Auto,  ///< config.wspec when set, else preferredAttentionBuild(heads, qlen)
+  Plain, ///< the plain kernel
+  Wspec, ///< the warp-specialised kernel
+};
+
+/// The build the modeled MI355X figures (mla-perf, docs/performance.md) favour for
+/// (heads, qlen): Wspec only where its modeled total time is lower under both answers
+/// to the LDS-DMA counter question; Plain elsewhere, including every configuration
+/// without figures (docs/decoder.md). Defined in BuildChoice.cpp.
+AttentionBuild preferredAttentionBuild(int64_t heads, int64_t qlen);
+/// "auto", "plain", "wspec".
+const char *attentionBuildName(AttentionBuild build);
+std::optional<AttentionBuild> parseAttentionBuild(llvm::StringRef name);
+
 /// The split-KV MLA decode call of one configuration on one device.
 class Decoder {
 public:
   /// Compiles (or loads from the caches) the narrow-KV kernels of `config` for
   /// `device`. config.wideKv forces the wide-KV (64-bit offset) build for every run;
   /// otherwise each run picks it from the pool size, compiling it on first use.
-  /// `cacheDir` defaults to cacheDirectory().
+  /// `cacheDir` defaults to cacheDirectory(). `build` chooses the attention kernel
+  /// (Plain or Wspec override the choice; Auto keeps config.wspec when it is set and
+  /// otherwise takes preferredAttentionBuild(heads, qlen)).
   static llvm::Expected<std::unique_ptr<Decoder>>
   create(Device &device, const DecodeConfig &config,
-         std::optional<std::string> cacheDir = std::nullopt);
+         std::optional<std::string> cacheDir = std::nullopt,
+         AttentionBuild build = AttentionBuild::Auto);
 
+  /// The configuration the kernels were built for (config().wspec: the build chosen).
   const DecodeConfig &config() const { return config_; }
   Device &device() const { return device_; }
   /// The narrow (or forced wide) build's code object and where it came from.

@@ -438,13 +438,17 @@ def MLA_LdsBarrierOp : MLA_Op<"lds_barrier"> {
 //===----------------------------------------------------------------------===//
 
 // A QK role wave's two S^T accumulators, its two running row sums, a PV role wave's
-// page indices of its two tiles, its 8 V^T operands and 8 output accumulators.
+// page indices of its two tiles, its 8 V^T operands, P's operands and its 8 output
+// accumulators. The PV operands (32 E4M3 bytes each) are carried as 8 dwords: they
+// cross the role's branches, and the backend splits an fp8 (i8) vector that crosses a
+// branch into bytes (hundreds of VGPRs, spilled).
 def MLA_RoleLogits : FixedVectorOfShapeAndType<[2, 4], F32>;
 def MLA_RoleRowSums : FixedVectorOfLengthAndType<[2], [F32]>,
     BuildableType<"::mlir::VectorType::get({2}, $_builder.getF32Type())">;
 def MLA_RolePages : FixedVectorOfLengthAndType<[2], [I32]>,
     BuildableType<"::mlir::VectorType::get({2}, $_builder.getI32Type())">;
-def MLA_RoleVOperands : FixedVectorOfShapeAndType<[8, 32], F8E4M3FN>;
+def MLA_RoleVOperands : FixedVectorOfShapeAndType<[8, 8], I32>;
+def MLA_RolePOperand : FixedVectorOfShapeAndType<[8], I32>;
 def MLA_RoleOutputAccumulators : FixedVectorOfShapeAndType<[8, 4], F32>;
 
 def MLA_WarpRolesOp : MLA_Op<"warp_roles", [NoTerminator, RecursiveMemoryEffects]> {
@@ -608,8 +612,8 @@ def MLA_WsPvOperandsOp : MLA_Op<"ws_pv_operands"> {
     Arg<MLA_LdsPtr, "the CTA's LDS", [MemRead]>:$lds,
     I32:$slot
   );
-  let results = (outs MLA_RoleVOperands:$v_t, MLA_QRopeOperand:$p_hi,
-                      MLA_QRopeOperand:$p_lo, F32:$m_new);
+  let results = (outs MLA_RoleVOperands:$v_t, MLA_RolePOperand:$p_hi,
+                      MLA_RolePOperand:$p_lo, F32:$m_new);
   let assemblyFormat = "$lds `slot` $slot attr-dict";
   let hasVerifier = 1;
 }
@@ -624,8 +628,8 @@ def MLA_WsPvAccumulateOp : MLA_Op<"ws_pv_accumulate",
   }];
   let arguments = (ins
     MLA_RoleVOperands:$v_t,
-    MLA_QRopeOperand:$p_hi,
-    MLA_QRopeOperand:$p_lo,
+    MLA_RolePOperand:$p_hi,
+    MLA_RolePOperand:$p_lo,
     F32:$m_new,
     F32:$m,
     MLA_RoleOutputAccumulators:$o

@@ -17,6 +17,10 @@
 
 namespace mla {
 
+/// The unit attribute mla-tile-attention puts on the block loop of a `wspec = true`
+/// CTA, for mla-warp-specialize.
+inline constexpr llvm::StringLiteral kWarpSpecializeMarker = "mla.warp_specialize";
+
 #define GEN_PASS_DECL
 #include "mla/Dialect/MLA/Transforms/Passes.h.inc"
 

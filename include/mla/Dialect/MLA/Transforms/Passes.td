@@ -125,4 +125,22 @@ def MLAWarpSpecialize : Pass<"mla-warp-specialize", "::mlir::gpu::GPUModuleOp"> 
                            "::mlir::LLVM::LLVMDialect", "::mlir::vector::VectorDialect"];
 }
 
+def MLALowerWarpRoles : Pass<"mla-lower-warp-roles", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower mla.warp_roles and the role ops to amdgpu/rocdl (F15)";
+  let description = [{
+    `mla.warp_roles` becomes a branch on the wave index (uniform in the wave:
+    readfirstlane of tid / 64), the QK region for waves 0..3 and the PV region for
+    waves 4..7; both regions meet the same barriers (the op's verifier). Each role op
+    becomes the code of the plain tile op it stands for, with the role wave
+    r = wave % 4 choosing its tiles: the QK role's tiles 2 r and 2 r + 1, the PV role's
+    DMAs of those tiles and latent tiles 8 r .. 8 r + 7 (docs/warp-specialization.md).
+    The `mla.lds_barrier` and `mla.kv_wait` inside the roles are left to
+    `mla-lower-tile-ops`, which runs after it.
+  }];
+  let dependentDialects = ["::mlir::ROCDL::ROCDLDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
+                           "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::amdgpu::AMDGPUDialect"];
+}
+
 #endif // MLA_DIALECT_MLA_TRANSFORMS_PASSES_TD

@@ -1,0 +1,341 @@
+//===- LowerWarpRoles.cpp - the warp-specialised build's roles to rocdl ----===//
+//
+// Implements mla-lower-warp-roles (F15, docs/warp-specialization.md): `mla.warp_roles`
+// becomes two branches on the wave index, uniform in the wave (readfirstlane), so each
+// wave runs one role's code and both roles still meet every barrier; each role op
+// becomes the code of the plain tile op it stands for (TileEmitter.h's per-tile code,
+// the same the plain patterns emit), with the role wave r = wave % 4 choosing the
+// tiles: the QK role's wave r its tiles 2 r and 2 r + 1 of each block, the PV role's
+// wave r the DMAs of those tiles and the latent tiles 8 r .. 8 r + 7.
+//
+// The `mla.lds_barrier` and `mla.kv_wait` inside the roles are left to
+// mla-lower-tile-ops, which runs after this pass.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IRInt.h"
+#include "TileEmitter.h"
+
+#include "mla/Dialect/MLA/Transforms/Passes.h"
+#include "mla/Kernel/AttentionLayout.h"
+#include "mla/Kernel/WarpRoleLayout.h"
+
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+namespace mla {
+#define GEN_PASS_DEF_MLALOWERWARPROLES
+#include "mla/Dialect/MLA/Transforms/Passes.h.inc"
+} // namespace mla
+
+using namespace mlir;
+using namespace mla;
+using namespace mla::tile_lowering;
+namespace layout = mla::kernel::layout;
+namespace roles = mla::kernel::warp_roles;
+using layout::QPart;
+
+namespace {
+
+/// The role wave index r (0..3) of the lane's wave in its role.
+IRInt roleWave(Emitter &e) { return e.wrap(e.geo.wave) % roles::kQkWaves; }
+
+/// The block tile of the role wave's t-th tile (2 r + t).
+IRInt tileOf(Emitter &e, unsigned t) { return roleWave(e) * roles::kTilesPerQkWave + t; }
+
+//===----------------------------------------------------------------------===//
+// The role branch
+//===----------------------------------------------------------------------===//
+
+/// if (wave < 4) { qk region }; if (wave >= 4) { pv region }. The wave index is
+/// uniform in the wave, so these are scalar branches, and each wave meets the barriers
+/// of its region. Two branches one after the other, not an if/else: the backend's
+/// control-flow structurizer turns an if/else into two such branches anyway, in an
+/// order of its choosing; with the PV region first, the QK role's Q operands (72
+/// VGPRs, computed before the roles) stay live through it and spill.
+struct LowerWarpRolesOp final : TilePattern<WarpRolesOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(WarpRolesOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    Value isQk = e.cmp(arith::CmpIPredicate::ult, e.geo.wave, e.ci(op.getQkWaves()));
+    Value isPv = e.cmp(arith::CmpIPredicate::uge, e.geo.wave, e.ci(op.getQkWaves()));
+    auto qk = scf::IfOp::create(rewriter, e.loc, isQk, /*withElseRegion=*/false);
+    auto pv = scf::IfOp::create(rewriter, e.loc, isPv, /*withElseRegion=*/false);
+    // A region may be empty (no block) in hand-written IR.
+    if (!op.getQk().empty())
+      rewriter.inlineBlockBefore(&op.getQk().front(), qk.thenBlock()->getTerminator());
+    if (!op.getPv().empty())
+      rewriter.inlineBlockBefore(&op.getPv().front(), pv.thenBlock()->getTerminator());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// QK role
+//===----------------------------------------------------------------------===//
+
+struct LowerWsQkTiles final : TilePattern<WsQkTilesOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(WsQkTilesOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    Value s = arith::ConstantOp::create(rewriter, e.loc, op.getType(),
+                                        rewriter.getZeroAttr(op.getType()));
+    for (unsigned t = 0; t < roles::kTilesPerQkWave; ++t) {
+      Value tile = e.qkTileOf(op.getLds(), op.getSlot(), tileOf(e, t), op.getQHi(),
+                              op.getQLo(), op.getQRope());
+      s = vector::InsertOp::create(rewriter, e.loc, tile, s, int64_t(t));
+    }
+    rewriter.replaceOp(op, s);
+    return success();
+  }
+};
+
+/// Both tiles scaled; only a block crossing the split's end or the first causal bound
+/// pays for the mask (one uniform branch for both tiles).
+struct LowerWsMaskLogits final : TilePattern<WsMaskLogitsOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(WsMaskLogitsOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    auto &b = rewriter;
+    auto type = cast<VectorType>(op.getType());
+    Value scale = vector::BroadcastOp::create(b, e.loc, type, op.getLogitScale());
+    Value s = e.mulf(op.getS(), scale);
+    Value crossing = e.blockCrossesBound(op.getBlockFirst(), op.getEnd(), op.getFirstBound());
+    auto ifCrossing = scf::IfOp::create(b, e.loc, TypeRange{type}, crossing,
+                                        /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifCrossing.thenBlock());
+      Value masked = s;
+      for (unsigned t = 0; t < roles::kTilesPerQkWave; ++t) {
+        Value tile = e.maskTileOf(e.extract(masked, t), tileOf(e, t), op.getBlockFirst(),
+                                  op.getEnd(), op.getCausalBound());
+        masked = vector::InsertOp::create(b, e.loc, tile, masked, int64_t(t));
+      }
+      scf::YieldOp::create(b, e.loc, masked);
+      b.setInsertionPointToStart(ifCrossing.elseBlock());
+      scf::YieldOp::create(b, e.loc, s);
+    }
+    rewriter.replaceOp(op, ifCrossing.getResult(0));
+    return success();
+  }
+};
+
+/// The role wave's row max over its two tiles to entry r of its row of the row-max
+/// exchange.
+struct LowerWsPublishMax final : TilePattern<WsPublishMaxOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(WsPublishMaxOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    Value max;
+    for (unsigned t = 0; t < roles::kTilesPerQkWave; ++t)
+      for (int64_t v = 0; v < 4; ++v) {
+        Value x = vector::ExtractOp::create(rewriter, e.loc, op.getS(),
+                                            ArrayRef<int64_t>{int64_t(t), v});
+        max = max ? e.fmax(max, x) : x;
+      }
+    e.storeExchange(op.getLds(), layout::kRowMaxOffset, roleWave(e), e.rowReduceMax(max));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The block max from the 4 QK role waves' entries; P of the two tiles to LDS; one
+/// running sum a tile; m_new to the hand-over (role wave 0).
+struct LowerWsSoftmax final : TilePattern<WsSoftmaxOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(WsSoftmaxOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    auto &b = rewriter;
+    Value lds = op.getLds();
+    Value blockMax = e.cf(-INFINITY);
+    for (Value x : e.loadExchange(lds, layout::kRowMaxOffset, roles::kQkWaves))
+      blockMax = e.fmax(blockMax, x);
+    Value mNew = e.fmax(op.getM(), blockMax);
+    Value mUse = e.usableMax(mNew);
+    Value alpha = ROCDL::ROCDLExp2::create(b, e.loc, b.getF32Type(), e.subf(op.getM(), mUse));
+    Value l = op.getL();
+    for (unsigned t = 0; t < roles::kTilesPerQkWave; ++t) {
+      Emitter::TileWeights w = e.weightsOf(e.extract(op.getS(), t), mUse);
+      e.storeWeights(lds, tileOf(e, t), w);
+      Value lNew = e.addf(e.mulf(alpha, e.extract(l, t)), w.rowSum);
+      l = vector::InsertOp::create(b, e.loc, lNew, l, int64_t(t));
+    }
+    // The PV role rescales O with the same m_new (its own alpha, computed the same way).
+    Value isHandoverWriter = arith::AndIOp::create(
+        b, e.loc, e.cmp(arith::CmpIPredicate::eq, roleWave(e), e.ci(0)),
+        e.cmp(arith::CmpIPredicate::eq, e.geo.group, e.ci(0)));
+    {
+      auto ifWriter = scf::IfOp::create(b, e.loc, isHandoverWriter, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifWriter.thenBlock());
+      e.ldsStore(lds, mNew, e.wrap(e.geo.row) * 4u + roles::kHandoverMaxOffset,
+                 e.scopes.exchange, e.scopes.notExchange);
+    }
+    rewriter.replaceOp(op, ValueRange{mNew, l});
+    return success();
+  }
+};
+
+/// l of tile 2 r + t to entry 2 r + t of the row-sum exchange (the plain build's
+/// wave 2 r + t entry).
+struct LowerWsPublishSums final : TilePattern<WsPublishSumsOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(WsPublishSumsOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    for (unsigned t = 0; t < roles::kTilesPerQkWave; ++t)
+      e.storeExchange(op.getLds(), layout::kRowSumOffset, tileOf(e, t),
+                      e.extract(op.getL(), t));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// PV role
+//===----------------------------------------------------------------------===//
+
+struct LowerWsLoadPageIndices final : TilePattern<WsLoadPageIndicesOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(WsLoadPageIndicesOp op,
+                                PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    Value pages = arith::ConstantOp::create(rewriter, e.loc, op.getType(),
+                                            rewriter.getZeroAttr(op.getType()));
+    for (unsigned t = 0; t < roles::kTilesPerPvWaveDma; ++t) {
+      Value page = e.pageIndexOfTile(op.getPages(), op.getRequestBase(), op.getStart(),
+                                     op.getEnd(), op.getBlock(), tileOf(e, t));
+      pages = vector::InsertOp::create(rewriter, e.loc, page, pages, int64_t(t));
+    }
+    rewriter.replaceOp(op, pages);
+    return success();
+  }
+};
+
+struct LowerWsKvDma final : TilePattern<WsKvDmaOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(WsKvDmaOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    // Every permute of the page indices before the first DMA (see dmaSourcesOfTile).
+    SmallVector<Emitter::DmaSourceOffset, 18> sources;
+    for (unsigned t = 0; t < roles::kTilesPerPvWaveDma; ++t)
+      llvm::append_range(sources,
+                         e.dmaSourcesOfTile(e.extract(op.getPagesOfTiles(), t), op.getFirst(),
+                                            op.getLast(), tileOf(e, t)));
+    e.issueDmas(op.getLds(), op.getSlot(), op.getKv(), op.getWideKv(), sources);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// V^T of the role wave's 8 latent tiles, P's hi and lo, and the handed-over m_new.
+struct LowerWsPvOperands final : TilePattern<WsPvOperandsOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(WsPvOperandsOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    Value lds = op.getLds();
+    Type vType = op.getVT().getType();
+    Value vT = arith::ConstantOp::create(rewriter, e.loc, vType, rewriter.getZeroAttr(vType));
+    for (unsigned i = 0; i < roles::kLatentTilesPerPvWave; ++i) {
+      IRInt latentTile = roleWave(e) * roles::kLatentTilesPerPvWave + i;
+      Value operand = e.operandWords(e.vTransposeOf(lds, op.getSlot(), latentTile));
+      vT = vector::InsertOp::create(rewriter, e.loc, operand, vT, int64_t(i));
+    }
+    Value pHi = e.operandWords(e.pOperandOf(lds, QPart::Hi));
+    Value pLo = e.operandWords(e.pOperandOf(lds, QPart::Lo));
+    Value mNew = e.ldsLoad(lds, rewriter.getF32Type(),
+                           e.wrap(e.geo.row) * 4u + roles::kHandoverMaxOffset,
+                           e.scopes.exchange, e.scopes.notExchange);
+    rewriter.replaceOp(op, ValueRange{vT, pHi, pLo, mNew});
+    return success();
+  }
+};
+
+/// O = alpha O, then per latent tile an MFMA with P hi and one with P lo: the plain
+/// build's mla.softmax_update rescale followed by its mla.pv_tile MFMAs.
+struct LowerWsPvAccumulate final : TilePattern<WsPvAccumulateOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(WsPvAccumulateOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    auto f32x4 = VectorType::get({4}, rewriter.getF32Type());
+    Value mUse = e.usableMax(op.getMNew());
+    Value alpha =
+        ROCDL::ROCDLExp2::create(rewriter, e.loc, rewriter.getF32Type(), e.subf(op.getM(), mUse));
+    Value alphaSplat = vector::BroadcastOp::create(rewriter, e.loc, f32x4, alpha);
+    Value o = op.getO();
+    Value pHi = e.wordsOperand(op.getPHi()), pLo = e.wordsOperand(op.getPLo());
+    for (unsigned i = 0; i < roles::kLatentTilesPerPvWave; ++i) {
+      Value vT = e.wordsOperand(e.extract(op.getVT(), i));
+      Value acc = e.mulf(e.extract(o, i), alphaSplat);
+      acc = e.mfma(vT, pHi, acc);
+      acc = e.mfma(vT, pLo, acc);
+      o = vector::InsertOp::create(rewriter, e.loc, acc, o, int64_t(i));
+    }
+    rewriter.replaceOp(op, o);
+    return success();
+  }
+};
+
+/// l = the 8 tiles' sums in tile order, then o of the role wave's 128 latents and the
+/// LSE (role wave 0) as the plain mla.attend_epilogue stores them.
+struct LowerWsAttendEpilogue final : TilePattern<WsAttendEpilogueOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(WsAttendEpilogueOp op,
+                                PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    auto &b = rewriter;
+    Location loc = e.loc;
+    Value l = e.cf(0.0);
+    for (Value x : e.loadExchange(op.getLds(), layout::kRowSumOffset, layout::kTilesPerBlock))
+      l = e.addf(l, x);
+    // Empty is l = 0 exactly (see mla.attend_epilogue's lowering: it keeps a NaN).
+    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, e.cf(0.0));
+    auto ifValid = scf::IfOp::create(b, loc, op.getRowValid(), /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifValid.thenBlock());
+    Value reciprocal = ROCDL::ROCDLRcp::create(b, loc, b.getF32Type(), l);
+    Value outRow = arith::MulIOp::create(
+        b, loc, e.toI64(op.getPartial()),
+        arith::ConstantIntOp::create(b, loc, layout::kLatentBytes, 64));
+    for (unsigned i = 0; i < roles::kLatentTilesPerPvWave; ++i)
+      e.storeOutputTile(op.getOPart(), outRow,
+                        roleWave(e) * roles::kLatentTilesPerPvWave + i, e.extract(op.getO(), i),
+                        op.getVscale(), reciprocal, empty);
+    Value isWriter =
+        arith::AndIOp::create(b, loc, e.cmp(arith::CmpIPredicate::eq, roleWave(e), e.ci(0)),
+                              e.cmp(arith::CmpIPredicate::eq, e.geo.group, e.ci(0)));
+    auto ifWriter = scf::IfOp::create(b, loc, isWriter, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifWriter.thenBlock());
+    e.storeLse(op.getLsePart(), op.getPartial(), op.getM(), l, empty);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct LowerWarpRolesPass final : mla::impl::MLALowerWarpRolesBase<LowerWarpRolesPass> {
+  void runOnOperation() override {
+    gpu::GPUModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    LoweringState state(ctx);
+    module.walk([&](WarpRolesOp roles) {
+      auto func = roles->getParentOfType<gpu::GPUFuncOp>();
+      if (state.geometry.count(func))
+        return;
+      OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+      state.geometry[func] = buildLaneGeometry(b, func.getLoc());
+    });
+    if (state.geometry.empty())
+      return;
+    RewritePatternSet patterns(ctx);
+    patterns.add<LowerWsQkTiles, LowerWsMaskLogits, LowerWsPublishMax, LowerWsSoftmax,
+                 LowerWsPublishSums, LowerWsLoadPageIndices, LowerWsKvDma, LowerWsPvOperands,
+                 LowerWsPvAccumulate, LowerWsAttendEpilogue>(ctx, state);
+    walkAndApplyPatterns(module, std::move(patterns));
+    // The role ops are gone; now the regions become the branch.
+    RewritePatternSet branch(ctx);
+    branch.add<LowerWarpRolesOp>(ctx, state);
+    walkAndApplyPatterns(module, std::move(branch));
+  }
+};
+
+} // namespace
