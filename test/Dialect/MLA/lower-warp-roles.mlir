@@ -189,7 +189,8 @@ gpu.module @m {
 // -----
 
 // PV role: the page indices of tiles 2 r, 2 r + 1 (token start + 128 block + 16 tile +
-// row, clamped to end - 1), then their 2 x 9 DMAs into the slot being filled.
+// row, clamped to end - 1), then their 2 x 9 DMAs into the slot being filled, every
+// page-index permute before the first DMA.
 // CHECK-DAG: #[[FILL:.*]] = #llvm.alias_scope<{{.*}}description = "slot being filled">
 // CHECK-LABEL: gpu.func @dma
 // CHECK: arith.minsi
@@ -197,8 +198,11 @@ gpu.module @m {
 // CHECK: arith.minsi
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> i32
 // CHECK-NOT: llvm.load
-// CHECK-COUNT-9: rocdl.global.load.lds %{{.*}}, %{{.*}}, 16, 0, 0 {alias_scopes = [#[[FILL]]]
+// CHECK-COUNT-9: rocdl.ds_bpermute
 // CHECK: %[[TILE1:.*]] = arith.addi %{{.*}}, %c1_i32
+// CHECK-COUNT-9: rocdl.ds_bpermute
+// CHECK-NOT: rocdl.ds_bpermute
+// CHECK-COUNT-9: rocdl.global.load.lds %{{.*}}, %{{.*}}, 16, 0, 0 {alias_scopes = [#[[FILL]]]
 // CHECK: arith.muli %[[TILE1]], %c9216_i32
 // CHECK-COUNT-9: rocdl.global.load.lds
 // CHECK-NOT: rocdl.global.load.lds
