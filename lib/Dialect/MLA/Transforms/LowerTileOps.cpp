@@ -62,12 +62,9 @@ struct LowerLoadPageIndex final : TilePattern<LoadPageIndexOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(LoadPageIndexOp op, PatternRewriter &rewriter) const override {
     Emitter e(rewriter, op, state);
-    IRInt token = e.wrap(op.getStart()) + e.wrap(op.getBlock()) * layout::kBlockTokens +
-                  e.wrap(e.geo.wave) * layout::kTileTokens + e.wrap(e.geo.row);
-    Value last = arith::SubIOp::create(rewriter, e.loc, op.getEnd(), e.ci(1));
-    Value clamped = arith::MinSIOp::create(rewriter, e.loc, token, last);
-    rewriter.replaceOp(op, e.loadI32(op.getPages(),
-                                     e.wrap(op.getRequestBase()) + e.wrap(clamped)));
+    rewriter.replaceOp(op, e.pageIndexOfTile(op.getPages(), op.getRequestBase(),
+                                             op.getStart(), op.getEnd(), op.getBlock(),
+                                             e.wrap(e.geo.wave)));
     return success();
   }
 };
@@ -318,26 +315,8 @@ struct LowerQkTile final : TilePattern<QkTileOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(QkTileOp op, PatternRewriter &rewriter) const override {
     Emitter e(rewriter, op, state);
-    auto f32x4 = VectorType::get({4}, rewriter.getF32Type());
-    auto i32x4 = VectorType::get({4}, rewriter.getI32Type());
-    Value s = arith::ConstantOp::create(rewriter, e.loc, f32x4,
-                                        DenseElementsAttr::get(f32x4, 0.0f));
-    IRInt tileBase = e.wrap(op.getSlot()) * layout::kSlotBytes +
-                     e.wrap(e.geo.wave) * layout::kTileBytes;
-    Value lds = op.getLds();
-    for (unsigned step = 0; step < layout::kQkSteps; ++step) {
-      std::array<IRInt, 2> offsets = layout::qkOperandOffsets(step, e.wrap(e.geo.lane));
-      Value a = e.fp8Operand(
-          {e.ldsLoad(lds, i32x4, tileBase + offsets[0], e.scopes.read, e.scopes.notRead),
-           e.ldsLoad(lds, i32x4, tileBase + offsets[1], e.scopes.read, e.scopes.notRead)});
-      if (step < layout::kQkLatentSteps) {
-        s = e.mfma(a, e.extract(op.getQHi(), step), s);
-        s = e.mfma(a, e.extract(op.getQLo(), step), s);
-      } else {
-        s = e.mfma(a, op.getQRope(), s);
-      }
-    }
-    rewriter.replaceOp(op, s);
+    rewriter.replaceOp(op, e.qkTileOf(op.getLds(), op.getSlot(), e.wrap(e.geo.wave),
+                                      op.getQHi(), op.getQLo(), op.getQRope()));
     return success();
   }
 };
@@ -356,28 +335,15 @@ struct LowerMaskLogits final : TilePattern<MaskLogitsOp> {
     Location loc = e.loc;
     auto f32x4 = VectorType::get({4}, b.getF32Type());
     Value s = e.mulf(op.getS(), vector::BroadcastOp::create(b, loc, f32x4, op.getLogitScale()));
-    IRInt blockFirst = e.wrap(op.getBlockFirst());
-    IRInt blockLast = blockFirst + (layout::kBlockTokens - 1);
-    Value pastEnd = e.cmp(arith::CmpIPredicate::sge, blockLast, op.getEnd());
-    Value pastBound = e.cmp(arith::CmpIPredicate::sgt, blockLast, op.getFirstBound());
-    Value crossing = arith::OrIOp::create(b, loc, pastEnd, pastBound);
+    Value crossing = e.blockCrossesBound(op.getBlockFirst(), op.getEnd(), op.getFirstBound());
     auto ifCrossing = scf::IfOp::create(b, loc, TypeRange{f32x4}, crossing,
                                         /*withElseRegion=*/true);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifCrossing.thenBlock());
-      Value masked = s;
-      for (unsigned v = 0; v < gfx950::mfma16x16x128::kAccVgprs; ++v) {
-        // S^T's accumulator v of lane (g, n) holds row (token) accRow of the tile.
-        IRInt token = blockFirst + e.wrap(e.geo.wave) * layout::kTileTokens +
-                      gfx950::mfma16x16x128::accRow(e.wrap(e.geo.lane), v);
-        Value visible = arith::AndIOp::create(
-            b, loc, e.cmp(arith::CmpIPredicate::slt, token, op.getEnd()),
-            e.cmp(arith::CmpIPredicate::sle, token, op.getCausalBound()));
-        Value value = e.select(visible, e.extract(masked, v), e.cf(-INFINITY));
-        masked = vector::InsertOp::create(b, loc, value, masked, int64_t(v));
-      }
-      scf::YieldOp::create(b, loc, masked);
+      scf::YieldOp::create(b, loc,
+                           e.maskTileOf(s, e.wrap(e.geo.wave), op.getBlockFirst(), op.getEnd(),
+                                        op.getCausalBound()));
       b.setInsertionPointToStart(ifCrossing.elseBlock());
       scf::YieldOp::create(b, loc, s);
     }
@@ -486,33 +452,15 @@ struct LowerPvTile final : TilePattern<PvTileOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(PvTileOp op, PatternRewriter &rewriter) const override {
     Emitter e(rewriter, op, state);
-    auto i32x4 = VectorType::get({4}, rewriter.getI32Type());
-    auto i32x2 = VectorType::get({2}, rewriter.getI32Type());
     Value lds = op.getLds();
-    SmallVector<Value, 2> pOperands;
-    for (QPart part : {QPart::Hi, QPart::Lo}) {
-      IRInt at = layout::pOperandOffset(part, e.wrap(e.geo.lane)) + layout::kPOffset;
-      pOperands.push_back(
-          e.fp8Operand({e.ldsLoad(lds, i32x4, at, e.scopes.p, e.scopes.notP),
-                        e.ldsLoad(lds, i32x4, at + 16u, e.scopes.p, e.scopes.notP)}));
-    }
-    IRInt slotBase = e.wrap(op.getSlot()) * layout::kSlotBytes;
+    Value pHi = e.pOperandOf(lds, QPart::Hi), pLo = e.pOperandOf(lds, QPart::Lo);
     Value o = op.getO();
     for (unsigned tile = 0; tile < layout::kPvTilesPerWave; ++tile) {
       IRInt latentTile = e.wrap(e.geo.wave) * layout::kPvTilesPerWave + tile;
-      SmallVector<Value, 4> reads;
-      for (unsigned read = 0; read < layout::kPvReadsPerTile; ++read) {
-        IRInt at = slotBase + layout::pvTransposeReadOffset(latentTile, read,
-                                                            e.wrap(e.geo.lane));
-        auto tr = ROCDL::ds_read_tr8_b64::create(rewriter, e.loc, i32x2, e.ldsAt(lds, at),
-                                                 nullptr, nullptr, nullptr);
-        Emitter::annotate(tr, e.scopes.read, e.scopes.notRead);
-        reads.push_back(tr);
-      }
-      Value vT = e.fp8Operand(reads);
+      Value vT = e.vTransposeOf(lds, op.getSlot(), latentTile);
       Value acc = e.extract(o, tile);
-      acc = e.mfma(vT, pOperands[0], acc);
-      acc = e.mfma(vT, pOperands[1], acc);
+      acc = e.mfma(vT, pHi, acc);
+      acc = e.mfma(vT, pLo, acc);
       o = vector::InsertOp::create(rewriter, e.loc, acc, o, int64_t(tile));
     }
     rewriter.replaceOp(op, o);
@@ -604,29 +552,21 @@ struct LowerTileOpsPass final : mla::impl::MLALowerTileOpsBase<LowerTileOpsPass>
     module.walk([&](gpu::GPUFuncOp func) {
       bool hasTileOps = false;
       func.walk([&](Operation *op) {
-        if (isa<LoadPageIndexOp, KvDmaOp, KvWaitOp, LdsBarrierOp, LoadQueryOp, SplitQueryOp, ReadQueryOp, QkTileOp,
-                MaskLogitsOp, SoftmaxUpdateOp, PvTileOp, AttendEpilogueOp>(op))
+        if (isa<LoadPageIndexOp, KvDmaOp, KvWaitOp, LdsBarrierOp, LoadQueryOp, SplitQueryOp,
+                ReadQueryOp, QkTileOp, MaskLogitsOp, SoftmaxUpdateOp, PvTileOp,
+                AttendEpilogueOp>(op))
           hasTileOps = true;
       });
       if (!hasTileOps)
         return;
       OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
-      Location loc = func.getLoc();
-      IRInt tid(b, loc, ROCDL::ThreadIdXOp::create(b, loc, b.getI32Type()));
-      Value waveIndex = tid / gfx950::kWaveSize;
-      LaneGeometry geo;
-      geo.wave = ROCDL::ReadfirstlaneOp::create(b, loc, b.getI32Type(), waveIndex);
-      IRInt lane = tid % gfx950::kWaveSize;
-      geo.lane = lane;
-      geo.row = lane % 16u;
-      geo.group = lane / 16u;
-      state.geometry[func] = geo;
+      state.geometry[func] = buildLaneGeometry(b, func.getLoc());
     });
 
     RewritePatternSet patterns(ctx);
-    patterns.add<LowerLoadPageIndex, LowerKvDma, LowerKvWait, LowerLdsBarrier,
-                 LowerLoadQuery, LowerSplitQuery, LowerReadQuery, LowerQkTile, LowerMaskLogits, LowerSoftmaxUpdate,
-                 LowerPvTile, LowerAttendEpilogue>(ctx, state);
+    patterns.add<LowerLoadPageIndex, LowerKvDma, LowerKvWait, LowerLdsBarrier, LowerLoadQuery,
+                 LowerSplitQuery, LowerReadQuery, LowerQkTile, LowerMaskLogits,
+                 LowerSoftmaxUpdate, LowerPvTile, LowerAttendEpilogue>(ctx, state);
     walkAndApplyPatterns(module, std::move(patterns));
   }
 };
