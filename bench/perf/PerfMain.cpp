@@ -183,8 +183,8 @@ int main(int argc, char **argv) {
     for (bool wspec : builds) {
       if (!wspec || builds.size() == 1) {
         os << " | attention us | combine us | total us | TB/s (" << which
-           << (wspec ? ", wspec" : "") << ")";
-        columnsPerAnswer += 4;
+           << (wspec ? ", wspec" : "") << ") | cycles a block: steady / HBM share";
+        columnsPerAnswer += 5;
       } else {
         os << " | wspec attention us | wspec total us (" << which << ")";
         columnsPerAnswer += 2;
@@ -218,8 +218,9 @@ int main(int argc, char **argv) {
              << r->splits << " | " << r->attentionCtas << " (" << r->attentionClasses
              << ") | " << r->combineCtas;
         if (!builds[w] || builds.size() == 1)
-          rs << format(" | %.1f | %.1f | %.1f | %.2f", r->attentionUs, r->combineUs,
-                       r->totalUs, r->tbps);
+          rs << format(" | %.1f | %.1f | %.1f | %.2f | %.0f / %.0f (%.2f)", r->attentionUs,
+                       r->combineUs, r->totalUs, r->tbps, r->steadyBlockCycles,
+                       r->hbmBlockCycles, r->steadyBlockCycles / r->hbmBlockCycles);
         else
           rs << format(" | %.1f | %.1f", r->attentionUs, r->totalUs);
         totals[{c.qlen, answers[k], builds[w]}] += r->totalUs;
@@ -275,7 +276,13 @@ int main(int argc, char **argv) {
        << " us overhead each, attention, combine; one launch and no combine at NS = 1, "
           "where the attention writes the output). \"DMA on lgkmcnt\" and \"DMA on vmcnt "
           "only\" are the two answers to the open LDS-DMA counter question; \"host s\" is "
-          "the simulation time of both on one core.\n\n"
+          "the simulation time of both on one core. \"cycles a block\": the steady-state "
+          "cycles of one 128-token block of a head-group-0 CTA with the case's HBM share "
+          "(the difference of one-split simulations of "
+       << kSteadyBlocks[0] << " and " << kSteadyBlocks[1]
+       << " blocks, over the difference in blocks) / the cycles that CU's HBM share "
+          "needs for the bytes it reads a block (after the L2 sharing of the head-group "
+          "CTAs) (their ratio).\n\n"
        << table;
     if (!summary.empty())
       ss << "\nThe two attention builds (\"wspec\": the warp-specialised kernel, F15, "

@@ -146,8 +146,11 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   std::unique_ptr<rt::Device> device = rt::Device::openEmulator();
   auto alloc = [&](uint64_t bytes) { return device->alloc(std::max<uint64_t>(bytes, 64)); };
   auto q = alloc(uint64_t(rows) * c.heads * kBytesPerToken * 2);
-  auto kv = alloc(uint64_t(c.isl) * kBytesPerToken);
-  auto pages = alloc(uint64_t(c.batch) * c.isl * 4);
+  // At least the steady-state simulation's tokens (below), each its own KV row.
+  const int64_t poolTokens =
+      std::max<int64_t>(c.isl, kSteadyBlocks[1] * int64_t(kernel::kBlockTokens));
+  auto kv = alloc(uint64_t(poolTokens) * kBytesPerToken);
+  auto pages = alloc(uint64_t(std::max<int64_t>(c.batch * c.isl, poolTokens)) * 4);
   auto ind = alloc(indptr.size() * 4);
   auto oPart = alloc(uint64_t(rows) * c.heads * splits * kernel::kLatentDim * 2);
   auto lsePart = alloc(uint64_t(rows) * c.heads * splits * 4);
@@ -160,14 +163,14 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     std::vector<uint16_t> qHost(uint64_t(rows) * c.heads * kBytesPerToken, 0x3F80); // 1.0
     if (Error e = device->copyTo(*q, qHost.data(), qHost.size() * 2))
       return std::move(e);
-    std::vector<uint8_t> kvHost(uint64_t(c.isl) * kBytesPerToken);
+    std::vector<uint8_t> kvHost(uint64_t(poolTokens) * kBytesPerToken);
     for (size_t i = 0; i < kvHost.size(); ++i)
       kvHost[i] = uint8_t(0x30 + (i * 7) % 16); // small positive E4M3 values
     if (Error e = device->copyTo(*kv, kvHost.data(), kvHost.size()))
       return std::move(e);
-    std::vector<int32_t> pageHost(uint64_t(c.batch) * c.isl);
+    std::vector<int32_t> pageHost(std::max<int64_t>(c.batch * c.isl, poolTokens));
     for (size_t i = 0; i < pageHost.size(); ++i)
-      pageHost[i] = int32_t(i % uint64_t(c.isl));
+      pageHost[i] = int32_t(i < uint64_t(c.batch * c.isl) ? i % uint64_t(c.isl) : i);
     if (Error e = device->copyTo(*pages, pageHost.data(), pageHost.size() * 4))
       return std::move(e);
     if (Error e = device->copyTo(*ind, indptr.data(), indptr.size() * 4))
@@ -273,6 +276,53 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     attentionEnd = std::max(attentionEnd, scheduleXcd(durations, cusPerXcd));
   }
   result.attentionCycles = attentionEnd;
+
+  // Steady state: one request, one split of kSteadyBlocks[i] blocks, its head group 0
+  // CTA simulated with the same HBM share and L2 sharing as the case's CTAs.
+  {
+    rt::EmulatorOptions steady = emu;
+    steady.params.activeCUs = std::min<double>(P.numCUs, double(grid));
+    std::vector<uint32_t> first{0};
+    steady.sample = [&](StringRef, uint64_t) { return first; };
+    if (Error e = device->setEmulatorOptions(steady))
+      return std::move(e);
+    uint64_t cycles[2], bytes[2];
+    for (int i = 0; i < 2; ++i) {
+      const int64_t tokens = kSteadyBlocks[i] * int64_t(kernel::kBlockTokens);
+      int32_t steadyIndptr[2] = {0, int32_t(tokens)};
+      if (Error e = device->copyTo(*ind, steadyIndptr, sizeof steadyIndptr))
+        return std::move(e);
+      const int64_t steadyGrid = kernel::attentionGridSize(1, 1, c.heads, c.qlen, xcds);
+      rt::AttentionKernelArgs a;
+      a.q = KernelArg::pointer(*q);
+      a.kv = KernelArg::pointer(*kv);
+      a.pages = KernelArg::pointer(*pages);
+      a.indptr = KernelArg::pointer(*ind);
+      a.scale = 0.0416f;
+      a.vscale = 1.0f;
+      a.oPart = KernelArg::pointer(*oPart);
+      a.lsePart = KernelArg::pointer(*lsePart);
+      a.numRequests = 1;
+      a.numSplits = 1;
+      if (Error e = device->launch(code, kernel::kAttentionKernelName,
+                                   {uint32_t(steadyGrid), 1, 1},
+                                   {uint32_t(kernel::kAttentionThreads), 1, 1},
+                                   rt::attentionArgList(a)))
+        return std::move(e);
+      std::vector<rt::TimingReport> reports = device->takeTimingReports();
+      if (reports.size() != 1 || reports[0].cus.empty())
+        return makeError("expected one simulated CTA in the steady-state launch");
+      cycles[i] = reports[0].cus.front().cycles;
+      bytes[i] = reports[0].hbmReadBytes;
+    }
+    if (Error e = device->copyTo(*ind, indptr.data(), indptr.size() * 4))
+      return std::move(e);
+    const double blocks = double(kSteadyBlocks[1] - kSteadyBlocks[0]);
+    const double shareBytesPerCycle =
+        P.hbmTBps * 1e12 * P.hbmEfficiency / steady.params.activeCUs / (P.clockGHz * 1e9);
+    result.steadyBlockCycles = double(cycles[1] - cycles[0]) / blocks;
+    result.hbmBlockCycles = double(bytes[1] - bytes[0]) / blocks / shareBytesPerCycle;
+  }
 
   // One split: the Decoder has the attention write out and lse itself and launches no
   // combine (Decoder::plan).

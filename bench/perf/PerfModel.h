@@ -66,7 +66,16 @@ struct PerfResult {
   uint64_t hbmBytes = 0;                ///< Attention HBM reads, extrapolated to all CTAs.
   double simSeconds = 0;                ///< Host time spent simulating.
   rt::TimingReport attention, combine;  ///< The sampled launches' reports.
+  /// Steady state of one attention CTA (head group 0) with the case's HBM share and L2
+  /// sharing: cycles per 128-token block, from two simulations of one split of
+  /// kSteadyBlocks[0] and kSteadyBlocks[1] blocks (the difference cancels prologue and
+  /// epilogue), and the cycles the CU's HBM share needs for the bytes it reads per block
+  /// (the same difference of the reports' HBM bytes over the share's bytes a cycle).
+  double steadyBlockCycles = 0, hbmBlockCycles = 0;
 };
+
+/// The block counts of the steady-state simulations.
+inline constexpr int64_t kSteadyBlocks[2] = {8, 24};
 
 /// Models one decode call. Errors name the problem (bad case, compile failure...).
 llvm::Expected<PerfResult> modelDecodeCall(const PerfCase &c, const PerfOptions &options);

@@ -40,8 +40,9 @@ std::string mla::DecodeConfig::key() const {
 const char *mla::compilerVersion() {
   // Bump with every change to the generated code (passes, layout, pipeline options).
   // 0.2: the combine's grid by split count; 0.3: the tile-op passes and their block schedule;
-  // 0.3.1: the warp-specialised build (wspec) lowered, its page indices a step ahead.
-  return "mla-0.3.1-gfx950";
+  // 0.4: the next block's DMAs all issued before the softmax; 0.5: Q split once per CTA;
+  // 0.5.1: the warp-specialised build (wspec) lowered.
+  return "mla-0.5.1-gfx950";
 }
 
 std::string mla::decodeModuleSource(const DecodeConfig &config) {
@@ -51,18 +52,21 @@ std::string mla::decodeModuleSource(const DecodeConfig &config) {
                     config.heads, config.qlen, config.wspec ? "true" : "false",
                     config.wideKv ? "true" : "false")
           .str();
-  std::string q = "memref<?x" + h + "x576xbf16>", o = "memref<?x" + h + "x?x512xbf16>",
-              l = "memref<?x" + h + "x?xf32>", out = "memref<?x" + h + "x512xbf16>",
-              lse = "memref<?x" + h + "xf32>";
+  const std::string d = std::to_string(kernel::kHeadDim),
+                    dv = std::to_string(kernel::kLatentDim);
+  std::string q = "memref<?x" + h + "x" + d + "xbf16>",
+              o = "memref<?x" + h + "x?x" + dv + "xbf16>", l = "memref<?x" + h + "x?xf32>",
+              out = "memref<?x" + h + "x" + dv + "xbf16>", lse = "memref<?x" + h + "xf32>";
+  const std::string kv = "memref<?x" + d + "xf8E4M3FN>";
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << "func.func @mla_decode(%q: " << q << ", %kv: memref<?x576xf8E4M3FN>, "
+  os << "func.func @mla_decode(%q: " << q << ", %kv: " << kv << ", "
      << "%pages: memref<?xi32>, %indptr: memref<?xi32>, %scale: f32, %vscale: f32, "
      << "%splits: index, %o: " << o << ", %l: " << l << ", %out: " << out
      << ", %lse: " << lse << ") {\n"
      << "  mla.split_kv_decode q(%q) kv(%kv) pages(%pages) indptr(%indptr) scale(%scale) "
      << "vscale(%vscale) splits(%splits) into o_part(%o) lse_part(%l) {config = " << attrs
-     << "} : " << q << ", memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>, " << o
+     << "} : " << q << ", " << kv << ", memref<?xi32>, memref<?xi32>, " << o
      << ", " << l << "\n"
      << "  mla.combine o_part(%o) lse_part(%l) into out(%out)"
      << (config.combineLse ? " lse(%lse)" : "") << " {config = " << attrs << "} : " << o

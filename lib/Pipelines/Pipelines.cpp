@@ -10,7 +10,9 @@
 using namespace mlir;
 
 void mla::buildMLAToROCDLPipeline(OpPassManager &pm, const PipelineOptions &options) {
-  pm.addPass(createMLAOutlineKernels());
+  MLAOutlineKernelsOptions outline;
+  outline.chip = options.chip;
+  pm.addPass(createMLAOutlineKernels(outline));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createMLATileAttention());
   kernels.addPass(createMLAWarpSpecialize());

@@ -143,25 +143,34 @@ private:
 
   /// Step 4 on the block of tokens [blockBegin, blockEnd) (at most 128; the rest
   /// of the block is padding and, like tokens past `bound`, gets s = -inf).
+  ///
+  /// As in the kernel, all 128 slots of the block are loaded and enter PV, a masked
+  /// token's and a padding slot's with weight exactly 0: a finite V then adds an exact
+  /// 0 (no bit changes), a NaN V byte makes that column of O NaN (0 x NaN), also for a
+  /// row that cannot see the token (docs/numerics.md, NaN contract). A padding slot
+  /// holds the split's last token, blockEnd - 1 (the kernel's page index is clamped
+  /// into the split, mla.load_page_index).
   void stageBlock(int blockBegin, int blockEnd, int bound) {
     const int count = blockEnd - blockBegin;
     float s[kBlockTokens];
     float blockMax = kNegInf;
     for (int j = 0; j < kBlockTokens; ++j) {
-      const int token = blockBegin + j;
-      if (j < count && token <= bound) {
-        loadRow(token, rows[j].data());
-        s[j] = logit(rows[j].data());
-      } else {
-        s[j] = kNegInf;
-      }
+      const int token = std::min(blockBegin + j, blockEnd - 1);
+      loadRow(token, rows[j].data());
+      // Only a visible token's K is used: the kernel replaces a masked logit, NaN or
+      // not, by -inf.
+      s[j] = j < count && token <= bound ? logit(rows[j].data()) : kNegInf;
       // A NaN logit (a NaN byte in a visible K) makes the running max NaN, so the
       // split's o and lse are NaN (docs/numerics.md, NaN contract).
       blockMax = std::isnan(s[j]) ? s[j] : std::max(blockMax, s[j]);
     }
     const float mNew = std::isnan(blockMax) ? blockMax : std::max(m, blockMax);
+    // Nothing visible yet: the block adds nothing. A row's visible tokens are a prefix of
+    // the split, so the row then sees no token of the split at all and its o is 0
+    // whatever O holds (the kernel's O may take a NaN V from this block; its epilogue
+    // discards O when l = 0).
     if (mNew == kNegInf)
-      return; // Nothing visible yet: the block adds nothing.
+      return;
 
     // P = exp2(s - m_new) * 2^PLOG, split into fp8 hi + lo.
     float pHi[kBlockTokens], pLo[kBlockTokens];
@@ -189,18 +198,15 @@ private:
       waveL[w] = alpha * waveL[w] + tileSum;
     }
 
-    // O = alpha*O + P_hi V + P_lo V: two MFMA steps over the block's 128 tokens.
-    // Masked tokens have p = 0 and contribute nothing, so only loaded rows count.
-    int visible = 0;
-    while (visible < count && blockBegin + visible <= bound)
-      ++visible;
+    // O = alpha*O + P_hi V + P_lo V: two MFMA steps over the block's 128 slots, the
+    // masked and padding ones included with p = 0 (see above).
     float vColumn[kBlockTokens];
     for (int d = 0; d < kValueDim; ++d) {
-      for (int j = 0; j < visible; ++j)
+      for (int j = 0; j < kBlockTokens; ++j)
         vColumn[j] = rows[j][d];
       float acc = alpha * O[d];
-      acc = accumulateF32(acc, exactDot(pHi, vColumn, visible));
-      acc = accumulateF32(acc, exactDot(pLo, vColumn, visible));
+      acc = accumulateF32(acc, exactDot(pHi, vColumn, kBlockTokens));
+      acc = accumulateF32(acc, exactDot(pLo, vColumn, kBlockTokens));
       O[d] = acc;
     }
   }

@@ -11,6 +11,7 @@ def test_import_surface():
         assert hasattr(mla, name), name
     assert mla.NUM_CUS == 256
     assert mla.MAX_SPLITS == 256
+    assert (mla.HEAD_DIM, mla.VALUE_DIM) == (576, 512)
     assert [mla.combine_grid(3, 12, ns) for ns in (1, 8, 9, 64, 65, 256)] == \
         [36, 36, 288, 288, 576, 576]
 

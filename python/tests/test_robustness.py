@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import mla
+from conftest import args_of
 from mla import runtime as rt
 
 
@@ -11,6 +12,31 @@ def test_e4m3_rounding_into_the_next_binade_overflows_to_nan():
     # |x| in [496, 512) rounds up to 512, beyond 448: NaN with x's sign (it was -0).
     x = np.array([496.0, 500.0, 511.9, -496.0, -511.0, 495.9], np.float32)
     assert list(mla.e4m3(x)) == [0x7F, 0x7F, 0x7F, 0xFF, 0xFF, 0x7F]
+
+
+@pytest.mark.parametrize("splits", [1, 3])
+def test_nan_in_the_kv_pool_follows_the_contract(decoder, splits):
+    # docs/robustness.md: a NaN byte of a token a row sees makes the row's out and lse
+    # NaN; a NaN V byte of a token masked for the row, in a split it sees, makes only
+    # that column NaN; nothing else changes a bit. Latent byte 7 of request 0's last
+    # token: row 1 sees it, row 0 (qlen 2) does not.
+    p = mla.reference.make_problem(8, 2, [300, 129], seed=16)
+    dec = decoder(8, 2)
+    clean_out, clean_lse = dec(*args_of(p), num_splits=splits)
+    kv = p["kv"].copy()
+    kv[p["pages"][p["indptr"][0] + 299], 7] = 0x7F
+    poisoned = dict(p, kv=kv)
+    out, lse = dec(*args_of(poisoned), num_splits=splits)
+    assert np.all(np.isnan(out[1])) and np.all(np.isnan(lse[1]))
+    assert np.all(np.isnan(out[0, :, 7]))
+    others = np.arange(512) != 7
+    assert np.array_equal(out[0][:, others], clean_out[0][:, others])
+    assert np.array_equal(lse[0], clean_lse[0])
+    assert np.array_equal(out[2:], clean_out[2:]) and np.array_equal(lse[2:], clean_lse[2:])
+    # The reference model agrees: the same NaNs, the same values elsewhere.
+    model_out, model_lse = mla.reference.model(*args_of(poisoned), num_splits=splits)
+    assert np.array_equal(out, model_out, equal_nan=True)
+    assert np.array_equal(lse, model_lse, equal_nan=True)
 
 
 @pytest.mark.parametrize("dtype", [object, "V8", [("a", np.int32), ("b", np.float32)], str])

@@ -2,21 +2,35 @@
 // per 128-token block and wave (one 16-row tile, 8 waves), 9 global_load_lds_dwordx4
 // (the next block's K), 17 v_mfma_f32_16x16x128_f8f6f4 (9 QK + 8 PV) and 16
 // ds_read_b64_tr_b8; no scratch, no spills, and the LDS plan of two 72 KiB K slots + P +
-// the row exchange. The schedule (mla-pipeline-blocks): two blocks per loop iteration,
-// each first loading the page indices of the block two ahead (global_load_dword) and
-// then waiting for its own DMAs with that load still in flight (vmcnt(1)); nothing in
-// the loop waits for vector memory to drain (no vmcnt(0)). An odd count's last block
-// runs after the loop.
+// the row exchange. The loop runs two blocks an iteration, so the loop's code (from the
+// "block loop" marker to the "last block" marker, whatever order the backend lays its
+// basic blocks out in) holds twice the budget; an odd count's last block, after it, once
+// (without DMAs: there is no next block). The prologue issues block 0's 9 DMAs.
+//
+// The schedule (mla-pipeline-blocks): each block first loads the page indices of the
+// block two ahead (global_load_dword) and then waits for its own DMAs with that load
+// still in flight (vmcnt(1)); nothing in the loop waits for vector memory to drain (no
+// vmcnt(0)). The next block's DMAs are all issued before the softmax: 3 right after the
+// barrier that frees the other slot (before the QK reads), 6 more before the row max
+// goes to LDS, none between the softmax's barriers and the next block's wait.
+// Q is split once per CTA, after block 0's DMAs are issued: each thread's share of a row
+// (the row max over its 32 threads by DPP and a lane swap, no LDS instruction), written
+// to the Q exchange, one barrier, then the operand reads (18 ds_read_b128 + k).
 // RUN: mla-compile %mla_src_root/examples/kimi_k3_tp8_q1.mlir -o %t.q1.hsaco --dump-isa=%t.q1.s --print-kernel-resources | FileCheck %s --check-prefix=RES
 // RUN: FileCheck %s --check-prefix=DMA < %t.q1.s
 // RUN: FileCheck %s --check-prefix=MFMA < %t.q1.s
 // RUN: FileCheck %s --check-prefix=TR < %t.q1.s
 // RUN: FileCheck %s --check-prefix=WAIT < %t.q1.s
+// RUN: FileCheck %s --check-prefix=SCHED < %t.q1.s
+// RUN: FileCheck %s --check-prefix=QSPLIT < %t.q1.s
 // RUN: llvm-readelf --notes %t.q1.hsaco | FileCheck %s --check-prefix=NOTES
 // RUN: mla-compile %mla_src_root/examples/kimi_k3_tp8_q4.mlir -o %t.q4.hsaco --dump-isa=%t.q4.s --print-kernel-resources | FileCheck %s --check-prefix=RES
+// RUN: FileCheck %s --check-prefix=DMA < %t.q4.s
 // RUN: FileCheck %s --check-prefix=MFMA < %t.q4.s
 // RUN: FileCheck %s --check-prefix=TR < %t.q4.s
 // RUN: FileCheck %s --check-prefix=WAIT < %t.q4.s
+// RUN: FileCheck %s --check-prefix=SCHED < %t.q4.s
+// RUN: FileCheck %s --check-prefix=QSPLIT < %t.q4.s
 
 // RES: kernel @mla_attn: {{.*}} sgpr_spill_count=0 vgpr_spill_count=0 group_segment_fixed_size=153088 private_segment_fixed_size=0 wavefront_size=64 max_flat_workgroup_size=512
 // RES: kernel @mla_combine: {{.*}} sgpr_spill_count=0 vgpr_spill_count=0 group_segment_fixed_size=0 private_segment_fixed_size=0
@@ -24,28 +38,19 @@
 // DMA-LABEL: mla_attn:
 // DMA-COUNT-9: global_load_lds_dwordx4
 // DMA-NOT: global_load_lds_dwordx4
-// DMA: ; mla: block compute
-// DMA-COUNT-9: global_load_lds_dwordx4
-// DMA-NOT: global_load_lds_dwordx4
-// DMA: ; mla: block compute
-// DMA-COUNT-9: global_load_lds_dwordx4
+// DMA: ; mla: block loop
+// DMA-COUNT-18: global_load_lds_dwordx4
 // DMA-NOT: global_load_lds_dwordx4
 // DMA: ; mla: last block
-// DMA-NOT: global_load_lds_dwordx4
-// DMA: ; mla: block loop exit
 // DMA-NOT: global_load_lds_dwordx4
 // DMA: s_endpgm
 
 // MFMA-LABEL: mla_attn:
 // MFMA-NOT: v_mfma
-// MFMA: ; mla: block compute
-// MFMA-COUNT-17: v_mfma_f32_16x16x128_f8f6f4
-// MFMA-NOT: v_mfma
-// MFMA: ; mla: block compute
-// MFMA-COUNT-17: v_mfma_f32_16x16x128_f8f6f4
+// MFMA: ; mla: block loop
+// MFMA-COUNT-34: v_mfma_f32_16x16x128_f8f6f4
 // MFMA-NOT: v_mfma
 // MFMA: ; mla: last block
-// MFMA: ; mla: block compute
 // MFMA-COUNT-17: v_mfma_f32_16x16x128_f8f6f4
 // MFMA-NOT: v_mfma
 // MFMA: ; mla: block loop exit
@@ -54,45 +59,93 @@
 
 // TR-LABEL: mla_attn:
 // TR-NOT: ds_read_b64_tr_b8
-// TR: ; mla: block compute
-// TR-COUNT-16: ds_read_b64_tr_b8
-// TR-NOT: ds_read_b64_tr_b8
-// TR: ; mla: block compute
-// TR-COUNT-16: ds_read_b64_tr_b8
+// TR: ; mla: block loop
+// TR-COUNT-32: ds_read_b64_tr_b8
 // TR-NOT: ds_read_b64_tr_b8
 // TR: ; mla: last block
-// TR: ; mla: block compute
 // TR-COUNT-16: ds_read_b64_tr_b8
 // TR-NOT: ds_read_b64_tr_b8
 // TR: ; mla: block loop exit
+// TR-NOT: ds_read_b64_tr_b8
+// TR: s_endpgm
 
-// The prologue issues block 0's DMAs (after the indices of blocks 0 and 1); in the loop
+// The prologue issues block 0's DMAs (after the indices of blocks 0 and 1) and waits for
+// nothing but what was issued before them (the Q share: vmcnt(9) or more); in the loop
 // each block loads the indices two blocks ahead, then waits with that load in flight,
-// then the barrier that frees the other slot.
+// then the barrier that frees the other slot (the backend may move register-only
+// instructions between the wait and the barrier, no memory access).
 // WAIT-LABEL: mla_attn:
 // WAIT-COUNT-9: global_load_lds_dwordx4
+// WAIT-NOT: vmcnt({{[0-8]}})
+// WAIT: ; mla: block loop
 // WAIT-NOT: vmcnt
 // WAIT: global_load_dword v{{[0-9]+}}, v[{{[0-9]+:[0-9]+}}], off
 // WAIT-NOT: vmcnt
 // WAIT: s_waitcnt vmcnt(1) lgkmcnt(0)
-// WAIT-NEXT: ;;#ASMSTART
-// WAIT-NEXT: ;;#ASMEND
-// WAIT-NEXT: s_barrier
-// WAIT: ; mla: block compute
+// WAIT-NOT: {{ds_|global_|buffer_}}
+// WAIT: s_barrier
 // WAIT-NOT: vmcnt
 // WAIT: global_load_dword v{{[0-9]+}}, v[{{[0-9]+:[0-9]+}}], off
 // WAIT-NOT: vmcnt
 // WAIT: s_waitcnt vmcnt(1) lgkmcnt(0)
-// WAIT-NEXT: ;;#ASMSTART
-// WAIT-NEXT: ;;#ASMEND
-// WAIT-NEXT: s_barrier
-// WAIT: ; mla: block compute
+// WAIT-NOT: {{ds_|global_|buffer_}}
+// WAIT: s_barrier
 // WAIT-NOT: vmcnt
 // WAIT: ; mla: last block
 // WAIT: s_waitcnt vmcnt(0) lgkmcnt(0)
 // WAIT: ; mla: block compute
 // WAIT-NOT: vmcnt
 // WAIT: ; mla: block loop exit
+
+// Where the next block's DMAs go, for both blocks of the loop. The backend lays the
+// second block's softmax and PV out first (the loop is rotated): no DMA there.
+// SCHED-LABEL: mla_attn:
+// SCHED: ; mla: block loop
+// SCHED-NOT: global_load_lds_dwordx4
+// SCHED: s_waitcnt vmcnt(1) lgkmcnt(0)
+// SCHED-NOT: {{ds_|global_|buffer_}}
+// SCHED: s_barrier
+// SCHED-NOT: ds_read
+// SCHED-COUNT-3: global_load_lds_dwordx4
+// SCHED-NOT: global_load_lds_dwordx4
+// SCHED: ; mla: block compute
+// SCHED-NOT: {{s_barrier|ds_write}}
+// SCHED-COUNT-6: global_load_lds_dwordx4
+// SCHED-NOT: global_load_lds_dwordx4
+// SCHED: ds_write_b32
+// SCHED-NOT: global_load_lds_dwordx4
+// SCHED: s_barrier
+// SCHED-NOT: global_load_lds_dwordx4
+// SCHED: s_barrier
+// SCHED-NOT: global_load_lds_dwordx4
+// SCHED: s_waitcnt vmcnt(1) lgkmcnt(0)
+// SCHED-NOT: {{ds_|global_|buffer_}}
+// SCHED: s_barrier
+// SCHED-NOT: ds_read
+// SCHED-COUNT-3: global_load_lds_dwordx4
+// SCHED-NOT: global_load_lds_dwordx4
+// SCHED: ; mla: block compute
+// SCHED-NOT: {{s_barrier|ds_write}}
+// SCHED-COUNT-6: global_load_lds_dwordx4
+// SCHED-NOT: global_load_lds_dwordx4
+// SCHED: ; mla: last block
+
+// QSPLIT-LABEL: mla_attn:
+// QSPLIT-NOT: row_mirror
+// QSPLIT-COUNT-9: global_load_lds_dwordx4
+// QSPLIT-NOT: {{ds_|s_barrier}}
+// QSPLIT: v_mov_b32_dpp {{.*}} quad_perm:[1,0,3,2]
+// QSPLIT-NOT: {{ds_|s_barrier}}
+// QSPLIT: v_mov_b32_dpp {{.*}} row_mirror
+// QSPLIT-NOT: {{ds_|s_barrier}}
+// QSPLIT: v_permlane16_swap_b32
+// QSPLIT-NOT: s_barrier
+// QSPLIT: ds_write
+// QSPLIT: s_barrier
+// QSPLIT-COUNT-18: ds_read_b128
+// QSPLIT: ; mla: block loop
+// QSPLIT-NOT: row_mirror
+// QSPLIT: s_endpgm
 
 // NOTES: .group_segment_fixed_size: 153088
 // NOTES: .name: mla_attn

@@ -253,3 +253,32 @@ TEST(AttentionLayout, POperandBytesAreTheTokensTheTransposeReadsDeliver) {
       EXPECT_EQ(32 * read + 8 * (src.lane / 16) + (src.lane % 16) / 2, token);
     }
 }
+
+// The CTA's Q split: the 512 threads split every dimension of every row once.
+TEST(AttentionLayout, QSplitCoversEveryRowDimensionOnce) {
+  std::vector<int> covered(16 * kRowBytes, 0);
+  for (unsigned thread = 0; thread < kTilesPerBlock * 64; ++thread)
+    for (unsigned d = 0; d < kQSplitDims; ++d)
+      ++covered[qSplitRow(thread) * kRowBytes + qSplitFirstDim(thread) + d];
+  for (unsigned i = 0; i < covered.size(); ++i)
+    ASSERT_EQ(covered[i], 1) << "row " << i / kRowBytes << " dimension " << i % kRowBytes;
+}
+
+// Each lane reads its QK B operand (32 dimensions from qkOperandFirstDim) of the split Q
+// as two ds_read_b128: conflict free per 16 lanes, inside K slot 1, clear of the k words.
+TEST(AttentionLayout, QExchangeReadsAreBankConflictFree) {
+  for (unsigned step = 0; step < kQkSteps; ++step)
+    for (QPart part : {QPart::Hi, QPart::Lo})
+      for (unsigned half = 0; half < 2; ++half)
+        for (unsigned group = 0; group < 4; ++group) {
+          std::vector<unsigned> addresses;
+          for (unsigned n = 0; n < 16; ++n) {
+            unsigned at = qExchangeOffset(part, n, qkOperandFirstDim(step, 16 * group + n));
+            EXPECT_EQ(at % 16, 0u);
+            EXPECT_GE(at, kSlotOffset[1]);
+            EXPECT_LE(at + 32, kQExchangeShiftOffset);
+            addresses.push_back(at + 16 * half);
+          }
+          EXPECT_EQ(repeatedBanks(addresses, 16), 0u) << "step " << step << " group " << group;
+        }
+}

@@ -11,6 +11,50 @@
 
 using namespace mla::kernel;
 
+// The kernel contract's constants, against kernel-contract.md's numbers: every side of
+// the kernel uses them, so a change here is a change of the problem or of the ABI.
+TEST(KernelContract, ProblemConstants) {
+  EXPECT_EQ(kLatentDim, 512);
+  EXPECT_EQ(kRopeDim, 64);
+  EXPECT_EQ(kHeadDim, 576);
+  EXPECT_EQ(kMaxHeads, 128);
+  EXPECT_EQ(kMaxQlen, 16);
+  EXPECT_EQ(kBlockTokens, 128);
+  EXPECT_EQ(kTileTokens, 16);
+  EXPECT_EQ(kWavesPerCta, 8);
+  EXPECT_EQ(kRowsPerCta, 16);
+  EXPECT_EQ(kAttentionThreads, 512);
+  EXPECT_EQ(kPLog, 8);
+  EXPECT_STREQ(kAttentionKernelName, "mla_attn");
+  EXPECT_STREQ(kCombineKernelName, "mla_combine");
+}
+
+// The kernel ABI's order (kernel-contract.md section 2), position by position.
+TEST(KernelContract, ArgumentOrder) {
+  const unsigned attention[] = {kAttnQ,      kAttnKv,     kAttnPages,       kAttnIndptr,
+                                kAttnScale,  kAttnVscale, kAttnOPart,       kAttnLsePart,
+                                kAttnNumRequests, kAttnNumSplits};
+  for (unsigned i = 0; i < 10; ++i)
+    EXPECT_EQ(attention[i], i);
+  EXPECT_EQ(kAttentionArgCount, 10u);
+  EXPECT_EQ(kAttentionArgKinds[kAttnScale], ArgKind::F32);
+  EXPECT_EQ(kAttentionArgKinds[kAttnVscale], ArgKind::F32);
+  EXPECT_EQ(kAttentionArgKinds[kAttnNumRequests], ArgKind::I32);
+  EXPECT_EQ(kAttentionArgKinds[kAttnNumSplits], ArgKind::I32);
+  for (unsigned i : {kAttnQ, kAttnKv, kAttnPages, kAttnIndptr, kAttnOPart, kAttnLsePart})
+    EXPECT_EQ(kAttentionArgKinds[i], ArgKind::GlobalPointer);
+  // (o_part, lse_part, out, [lse], num_rows, num_splits)
+  const CombineArg combine[] = {CombineArg::OPart, CombineArg::LsePart, CombineArg::Out,
+                                CombineArg::Lse, CombineArg::NumRows, CombineArg::NumSplits};
+  const int withLse[] = {0, 1, 2, 3, 4, 5}, withoutLse[] = {0, 1, 2, -1, 3, 4};
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(combineArgIndex(combine[i], true), withLse[i]);
+    EXPECT_EQ(combineArgIndex(combine[i], false), withoutLse[i]);
+  }
+  EXPECT_EQ(combineArgCount(true), 6);
+  EXPECT_EQ(combineArgCount(false), 5);
+}
+
 TEST(LaunchGeometry, HeadGroups) {
   // kernel-contract.md F2: Q=1, H=12 is one group of 16 rows; Q=4 is 3 groups of 4 heads.
   EXPECT_EQ(headsPerGroup(1), 16);

@@ -282,6 +282,75 @@ TEST(KernelModelTest, MaskedTokensActExactlyLikeAbsentOnes) {
   }
 }
 
+TEST(KernelModelTest, MaskedNaNVReachesOnlyItsColumnInASplitTheRowSees) {
+  // qlen 2, one head; request 0 has 3 tokens (token 2 is masked for position 0),
+  // request 1 has 129 (token 128 is masked for position 0; at NS 2 it is split 1's only
+  // token, a split position 0 sees nothing of). The masked token's V enters PV with
+  // weight 0, as in the kernel's MFMA: 0 x NaN makes column d NaN and nothing else.
+  ProblemSpec spec;
+  spec.numHeads = 1;
+  spec.qlen = 2;
+  spec.seqLens = {3, 129};
+  spec.pageLayout = PageLayout::Shuffled;
+  spec.seed = 16;
+  const Problem clean = makeProblem(spec);
+  auto poisoned = [&](int request, int token, int byte) {
+    Problem p = clean;
+    p.kv[size_t(p.pages[p.indptr[request] + token]) * kHeadDim + byte] = 0xff;
+    return p;
+  };
+  auto isNan = [](uint16_t bits) { return (bits & 0x7fff) > 0x7f80; };
+  // Row `row` of `got` against `ref`: column `nanColumn` NaN (or none with -1), the rest
+  // and the lse bit for bit.
+  auto expectRow = [&](const ModelPartials &got, const ModelPartials &ref, int row, int split,
+                       int nanColumn) {
+    const size_t part = size_t(row) * got.numSplits + split;
+    EXPECT_EQ(got.lse[part], ref.lse[part]) << "row " << row << " split " << split;
+    for (int d = 0; d < kValueDim; ++d) {
+      const uint16_t value = got.o[part * kValueDim + d];
+      if (d == nanColumn)
+        EXPECT_TRUE(isNan(value)) << "row " << row << " split " << split << " column " << d;
+      else
+        ASSERT_EQ(value, ref.o[part * kValueDim + d]) << "row " << row << " column " << d;
+    }
+  };
+  const ModelPartials clean1 = modelSplitAttention(clean.view(), 1);
+  const ModelPartials clean2 = modelSplitAttention(clean.view(), 2);
+
+  // Request 0, token 2, latent byte 9: row 0 gets column 9 NaN, row 1 (which sees the
+  // token) o and lse NaN; request 1 unchanged (rows 2, 3).
+  ModelPartials m = modelSplitAttention(poisoned(0, 2, 9).view(), 1);
+  expectRow(m, clean1, 0, 0, 9);
+  EXPECT_TRUE(std::isnan(m.lse[1]));
+  for (int d = 0; d < kValueDim; ++d)
+    ASSERT_TRUE(isNan(m.o[kValueDim + d])) << d;
+  expectRow(m, clean1, 2, 0, -1);
+  expectRow(m, clean1, 3, 0, -1);
+  ModelOutput out = modelCombine(m), cleanOut = modelCombine(clean1);
+  EXPECT_EQ(out.lse[0], cleanOut.lse[0]);
+  for (int d = 0; d < kValueDim; ++d)
+    ASSERT_EQ(isNan(out.out[d]), d == 9) << d;
+
+  // A rope byte of the masked token changes nothing.
+  m = modelSplitAttention(poisoned(0, 2, 540).view(), 1);
+  expectRow(m, clean1, 0, 0, -1);
+
+  // Request 1, token 128: at NS 1 row 2 (position 0) gets the column; at NS 2 the token
+  // is in a split row 2 sees nothing of, which stays empty.
+  m = modelSplitAttention(poisoned(1, 128, 300).view(), 1);
+  expectRow(m, clean1, 2, 0, 300);
+  m = modelSplitAttention(poisoned(1, 128, 300).view(), 2);
+  expectRow(m, clean2, 2, 0, -1);
+  expectRow(m, clean2, 2, 1, -1);
+  EXPECT_EQ(m.lse[2 * 2 + 1], kNegInfF);
+
+  // Request 0's padding slots (tokens 3..127 of its block) hold its token 2, not
+  // request 1's first tokens: a NaN in request 1's token 0 leaves request 0 unchanged.
+  m = modelSplitAttention(poisoned(1, 0, 9).view(), 1);
+  expectRow(m, clean1, 0, 0, -1);
+  expectRow(m, clean1, 1, 0, -1);
+}
+
 TEST(KernelModelTest, PageIndirectionDoesNotChangeAnyBit) {
   // The same logical tokens through the identity table and a shuffled pool.
   ProblemSpec spec;

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mla/Target/GFX950/Chipset.h"
 #include "mla/Target/Hsaco/Hsaco.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -135,6 +136,13 @@ TEST(Hsaco, DiagnosticsGoThroughTheContext) {
             "unknown AMDGPU processor 'gfx9999' for triple 'amdgcn-amd-amdhsa'");
 
   messages.clear();
+  options.chip = "sm_90";
+  EXPECT_TRUE(failed(mla::compileToHsaco(getGpuModule(*module), options)));
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_EQ(messages.front(),
+            "'sm_90' is not an AMDGPU chip name (gfx and a version, e.g. gfx950)");
+
+  messages.clear();
   options = mla::HsacoOptions();
   options.lldPath = "/nonexistent/ld.lld";
   EXPECT_TRUE(failed(mla::compileToHsaco(getGpuModule(*module), options)));
@@ -211,3 +219,28 @@ TEST(Hsaco, MalformedCodeObjects) {
 }
 
 } // namespace
+
+// The compiler's chipset of gfx950 is the one upstream parses from the chip's name,
+// and only gfx950 (with or without target features) passes the kernels' chip check.
+TEST(Gfx950Chipset, MatchesTheChipName) {
+  FailureOr<amdgpu::Chipset> parsed = amdgpu::Chipset::parse(mla::gfx950::kChipName);
+  ASSERT_TRUE(succeeded(parsed));
+  EXPECT_TRUE(*parsed == mla::gfx950::kChipset);
+  EXPECT_TRUE(amdgpu::hasOcpFp8(mla::gfx950::kChipset));
+  FailureOr<amdgpu::Chipset> withFeatures = mla::gfx950::parseChip("gfx950:sramecc+:xnack-");
+  ASSERT_TRUE(succeeded(withFeatures));
+  EXPECT_TRUE(*withFeatures == mla::gfx950::kChipset);
+
+  EXPECT_EQ(mla::gfx950::unsupportedChipReason("gfx950"), "");
+  EXPECT_EQ(mla::gfx950::unsupportedChipReason("gfx950:xnack-"), "");
+  EXPECT_EQ(mla::gfx950::unsupportedChipReason("gfx942"),
+            "the mla kernels need gfx950 (OCP fp8 MFMA 16x16x128, 16-byte LDS DMA, "
+            "ds_read_b64_tr_b8), not 'gfx942'");
+  EXPECT_EQ(mla::gfx950::unsupportedChipReason("gfx1201"),
+            "the mla kernels need gfx950 (OCP fp8 MFMA 16x16x128, 16-byte LDS DMA, "
+            "ds_read_b64_tr_b8), not 'gfx1201'");
+  EXPECT_EQ(mla::gfx950::unsupportedChipReason("sm_90"),
+            "'sm_90' is not an AMDGPU chip name (gfx and a version, e.g. gfx950)");
+  EXPECT_EQ(mla::gfx950::unsupportedChipReason(""),
+            "'' is not an AMDGPU chip name (gfx and a version, e.g. gfx950)");
+}

@@ -239,6 +239,50 @@ constexpr Int pOffset(QPart part, Int row, Int t) {
   return kPRowPitch * row + pTokenPosition(t) + (part == QPart::Lo ? kPPartBytes : 0);
 }
 
+//===----------------------------------------------------------------------===//
+// The Q split (F8): once per CTA, exchanged through K slot 1
+//===----------------------------------------------------------------------===//
+
+/// Each of the CTA's 512 threads splits kQSplitDims consecutive dimensions of one of the
+/// 16 query rows: thread t takes row t / 32, dimensions 18 (t % 32) .. + 17.
+inline constexpr unsigned kQSplitLanesPerRow = 32;
+inline constexpr unsigned kQSplitDims = kRowBytes / kQSplitLanesPerRow; // 18
+static_assert(kQSplitDims * kQSplitLanesPerRow == kRowBytes);
+static_assert(16 * kQSplitLanesPerRow == kTilesPerBlock * 64, "the CTA's threads cover 16 rows");
+
+/// The split rows wait in K slot 1 until every lane has read its QK operands: slot 1's
+/// first DMA (block 1's) is issued after the barrier that opens block 0, and each lane
+/// waits for its reads before that barrier. hi rows, then lo rows, 592 B apart (576 + 16,
+/// so each 16 lanes' operand read hits 64 distinct banks), then k of each row (i32).
+inline constexpr unsigned kQExchangeOffset = kSlotOffset[1];
+inline constexpr unsigned kQExchangePitch = kRowBytes + 16;
+inline constexpr unsigned kQExchangePartBytes = 16 * kQExchangePitch;
+inline constexpr unsigned kQExchangeShiftOffset = kQExchangeOffset + 2 * kQExchangePartBytes;
+static_assert(kQExchangeShiftOffset + 16 * 4 <= kSlotOffset[1] + kSlotBytes,
+              "the Q exchange fits in K slot 1");
+
+/// The query row (0..15) thread `thread` (0..511) of the CTA splits.
+template <typename Int>
+constexpr Int qSplitRow(Int thread) {
+  MLA_LAYOUT_ASSERT(thread < 16 * kQSplitLanesPerRow);
+  return thread / kQSplitLanesPerRow;
+}
+
+/// The first of the kQSplitDims dimensions thread `thread` splits.
+template <typename Int>
+constexpr Int qSplitFirstDim(Int thread) {
+  MLA_LAYOUT_ASSERT(thread < 16 * kQSplitLanesPerRow);
+  return thread % kQSplitLanesPerRow * kQSplitDims;
+}
+
+/// LDS offset of dimension d (0..575) of query row `row`'s split `part`.
+template <typename Int>
+constexpr Int qExchangeOffset(QPart part, Int row, Int d) {
+  MLA_LAYOUT_ASSERT(row < 16 && d < kRowBytes);
+  return kQExchangeOffset + (part == QPart::Lo ? kQExchangePartBytes : 0) +
+         kQExchangePitch * row + d;
+}
+
 #undef MLA_LAYOUT_ASSERT
 
 } // namespace mla::kernel::layout

@@ -9,7 +9,8 @@ namespace mla {
 
 /// Options of the pipeline from mla problem ops to the LLVM dialect.
 struct PipelineOptions {
-  /// Target chip, passed to the upstream ROCDL conversions.
+  /// Target chip, checked by mla-outline-kernels (it must be gfx950) and passed to the
+  /// upstream ROCDL conversions.
   std::string chip = "gfx950";
 };
 

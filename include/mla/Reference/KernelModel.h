@@ -13,7 +13,9 @@
 //  * QK per token: 9 MFMA steps in the order latent 0..127 hi, latent 0..127 lo,
 //    ..., latent 384..511 hi, lo, then one step of the rope's 64 hi + 64 lo (F9).
 //  * PV per block: O = alpha*O (f32), then one step of the hi weights, one of the
-//    lo weights (F11).
+//    lo weights (F11), over all 128 slots of the block: masked tokens and padding
+//    slots (which hold the split's last token) with weight 0, so a NaN in their V
+//    reaches O as in the kernel's MFMA (docs/numerics.md, NaN contract).
 //  * l: wave w (tokens 16w..16w+15 of each 128-token block) keeps its own running
 //    l_w = alpha*l_w + sum of its tile's (p_hi + p_lo) in token order (f32); the
 //    epilogue sums l_0 + ... + l_7 in wave order (F12).

@@ -21,6 +21,8 @@
 
 #include "mla/Target/Hsaco/Hsaco.h"
 
+#include "mla/Target/GFX950/Chipset.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -193,6 +195,10 @@ createTargetMachine(gpu::GPUModuleOp gpuModule, const HsacoOptions &options) {
   // without the backend's "not a recognized processor" warning on stderr.
   std::unique_ptr<llvm::MCSubtargetInfo> sti(
       target->createMCSubtargetInfo(triple, "", ""));
+  if (failed(gfx950::parseChip(options.chip)))
+    return gpuModule.emitError("'")
+           << options.chip << "' is not an AMDGPU chip name (gfx and a version, e.g. "
+           << gfx950::kChipName << ")";
   if (!sti || !sti->isCPUStringValid(options.chip))
     return gpuModule.emitError("unknown AMDGPU processor '")
            << options.chip << "' for triple '" << options.triple << "'";
@@ -526,7 +532,11 @@ mla::compileToHsaco(gpu::GPUModuleOp gpuModule, const HsacoOptions &options) {
       if (!rocdlTarget)
         return gpuModule.emitError("gpu.module target ")
                << attr << " is not a #rocdl.target";
-      if (rocdlTarget.getChip() != options.chip)
+      FailureOr<amdgpu::Chipset> targetChip = gfx950::parseChip(rocdlTarget.getChip());
+      if (failed(targetChip))
+        return gpuModule.emitError("gpu.module target chip '")
+               << rocdlTarget.getChip() << "' is not an AMDGPU chip name";
+      if (*targetChip != *gfx950::parseChip(options.chip))
         return gpuModule.emitError("gpu.module targets chip '")
                << rocdlTarget.getChip() << "' but code is emitted for '"
                << options.chip << "'";

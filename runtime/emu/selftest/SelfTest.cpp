@@ -493,6 +493,40 @@ std::vector<SelfTestKernel> buildKernels() {
                    o[7] = bits(isa::max3F32(flt(x[0]), flt(x[2]), flt(x[4])));
                  }
                }});
+  // NaN through the unscaled fp8 MFMA: A rows 0-3 each hold one NaN code (0x7f / 0xff) at
+  // k = 5, 40, 70, 127, which B multiplies by +0 / -0 in the even columns and by a
+  // finite non-zero code in the odd ones; rows 4-15 are finite. The emulator gives NaN
+  // in all of rows 0-3 (IEEE: 0 x NaN = NaN), which the NaN contract of the attention
+  // kernel relies on (docs/numerics.md); whether the hardware does is UNKNOWN.
+  k.push_back({"st_mfma_f8_f8_16x16x128_nan", 20, 4, 0,
+               [](std::mt19937 &rng, Words &in) {
+                 // fp8 16x16x128 operand layout (emu/isa/Mfma.cpp): element (row or
+                 // column r, k) is byte 16 (k / 64) + k % 16 of lane r + 16 ((k % 64) / 16).
+                 auto setByte = [&](unsigned r, unsigned kIndex, unsigned firstWord,
+                                    uint8_t code) {
+                   const unsigned lane = r + 16 * ((kIndex % 64) / 16);
+                   const unsigned byte = 16 * (kIndex / 64) + kIndex % 16;
+                   uint32_t &word = in[lane * 20 + firstWord + byte / 4];
+                   word = (word & ~(0xFFu << (8 * (byte % 4)))) | uint32_t(code) << (8 * (byte % 4));
+                 };
+                 for (unsigned l = 0; l < kLanes; ++l) {
+                   for (unsigned r = 0; r < 16; ++r)
+                     in[l * 20 + r] = packCodes(rng, false);
+                   for (unsigned r = 0; r < 4; ++r)
+                     in[l * 20 + 16 + r] = bits(randomFloat(rng, -100, 100));
+                 }
+                 const unsigned nanK[4] = {5, 40, 70, 127};
+                 for (unsigned row = 0; row < 4; ++row) {
+                   setByte(row, nanK[row], 0, row % 2 ? 0xFF : 0x7F);
+                   for (unsigned column = 0; column < 16; column += 2)
+                     setByte(column, nanK[row], 8, column % 4 ? 0x80 : 0x00);
+                   for (unsigned column = 1; column < 16; column += 2)
+                     setByte(column, nanK[row], 8, 0x38); // 1.0
+                 }
+               },
+               [](const Words &in, Words &out) {
+                 mfmaModel(in, out, 20, isa::MfmaShape::M16N16K128, 0, 0, 8, 8, false, 0, 0);
+               }});
   return k;
 }
 

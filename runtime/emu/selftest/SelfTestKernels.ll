@@ -715,6 +715,28 @@ entry:
   ret void
 }
 
+; st_mfma_f8_f8_16x16x128_nan: IN = 20, OUT = 4. Unscaled fp8 x fp8 (the attention
+; kernel's QK and PV instruction): A fp8 (8 dwords), B fp8 (8), C (4); A holds NaN codes
+; that B multiplies by 0 in some columns (a masked token's NaN V, docs/numerics.md).
+define amdgpu_kernel void @st_mfma_f8_f8_16x16x128_nan(ptr addrspace(1) %in, ptr addrspace(1) %out) #0 {
+entry:
+  %lane = call i32 @llvm.amdgcn.workitem.id.x()
+  %ibase = mul i32 %lane, 20
+  %obase = mul i32 %lane, 4
+  %ibase64 = zext i32 %ibase to i64
+  %obase64 = zext i32 %obase to i64
+  %ip = getelementptr inbounds i32, ptr addrspace(1) %in, i64 %ibase64
+  %op = getelementptr inbounds i32, ptr addrspace(1) %out, i64 %obase64
+  %a = load <8 x i32>, ptr addrspace(1) %ip, align 4
+  %b.p = getelementptr inbounds i32, ptr addrspace(1) %ip, i64 8
+  %b = load <8 x i32>, ptr addrspace(1) %b.p, align 4
+  %c.p = getelementptr inbounds i32, ptr addrspace(1) %ip, i64 16
+  %c = load <4 x float>, ptr addrspace(1) %c.p, align 4
+  %d = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
+  store <4 x float> %d, ptr addrspace(1) %op, align 4
+  ret void
+}
+
 declare <2 x float> @llvm.fma.v2f32(<2 x float>, <2 x float>, <2 x float>)
 declare float @llvm.maxnum.f32(float, float)
 

@@ -51,20 +51,59 @@ gpu.module @m {
 
 // -----
 
-// F8: the row's max |q| over its four lanes, k from its exponent, q 2^k split into
-// E4M3 hi + lo with amdgpu's packed conversions: 5 steps x 8 words x (2 + 2) for hi
-// and lo, 5 x 8 x 2 unpacks of hi.
-// CHECK-LABEL: gpu.func @split
-// CHECK-COUNT-5: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<32xbf16>
+// F8, once per CTA. The load: the wave's two rows (2w, 2w + 1) come from lanes 2w and
+// 2w + 1 (readlane), each thread loads its 18 values (zeros for a padding row).
+// CHECK-LABEL: gpu.func @load_query
+// CHECK-COUNT-4: rocdl.readlane
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> vector<18xbf16>
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<18xbf16>
+gpu.module @m {
+  gpu.func @load_query(%g: !llvm.ptr<1>, %i: i32, %v: i1) kernel {
+    %share = mla.load_query %g[%i, %i] valid %v {heads = 12 : i64}
+    gpu.return
+  }
+}
+
+// -----
+
+// The split: the row's max |q| over its 32 threads with DPP and one lane swap (no LDS
+// instruction before the writes), k from its exponent, 9 pairs of hi + lo codes written
+// as 16-bit words to the exchange (hi then lo of each pair), and the row's first
+// thread writes k. No barrier: mla.read_query has it.
+// CHECK-LABEL: gpu.func @split_query
+// CHECK-NOT: llvm.load
+// CHECK: amdgpu.dpp {{.*}} quad_perm([1 : i32, 0 : i32, 3 : i32, 2 : i32])
+// CHECK: amdgpu.dpp {{.*}} quad_perm([2 : i32, 3 : i32, 0 : i32, 1 : i32])
+// CHECK: amdgpu.dpp {{.*}} row_half_mirror
+// CHECK: amdgpu.dpp {{.*}} row_mirror
 // CHECK: gpu.shuffle xor %{{.*}}, %c16_i32
-// CHECK: gpu.shuffle xor %{{.*}}, %c32_i32
 // CHECK: llvm.intr.ctlz
-// CHECK-COUNT-160: amdgpu.packed_trunc_2xfp8
+// CHECK-COUNT-18: llvm.store {{.*}} : i16, !llvm.ptr<3>
 // CHECK-NOT: amdgpu.packed_trunc_2xfp8
+// CHECK: scf.if
+// CHECK: llvm.store {{.*}} : i32, !llvm.ptr<3>
+// CHECK-NOT: rocdl.s.barrier
 // CHECK: gpu.return
 gpu.module @m {
-  gpu.func @split(%g: !llvm.ptr<1>, %i: i32, %f: f32, %v: i1) kernel {
-    %qh, %ql, %qr, %ls = mla.split_query %g[%i, %i] valid %v scale %f {heads = 12 : i64}
+  gpu.func @split_query(%lds: !llvm.ptr<3>, %share: vector<18xbf16>) kernel {
+    mla.split_query %lds share %share
+    gpu.return
+  }
+}
+
+// -----
+
+// The read: the barrier, then per lane 4 latent steps x {hi, lo} + the rope step, two
+// 16-byte reads each, and the row's k.
+// CHECK-LABEL: gpu.func @read_query
+// CHECK: rocdl.s.barrier
+// CHECK-COUNT-18: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK-NOT: llvm.load
+// CHECK: gpu.return
+gpu.module @m {
+  gpu.func @read_query(%lds: !llvm.ptr<3>, %f: f32) kernel {
+    %qh, %ql, %qr, %ls = mla.read_query %lds scale %f
     gpu.return
   }
 }
@@ -126,7 +165,10 @@ gpu.module @m {
 // CHECK: %[[ALPHA:.*]] = rocdl.exp2 %[[DM]]
 // CHECK: %[[AL:.*]] = arith.mulf %[[ALPHA]], %[[L]]
 // CHECK: %[[LNEW:.*]] = arith.addf %[[AL]], %{{.*}}
-// CHECK: %[[ASPLAT:.*]] = vector.broadcast %[[ALPHA]]
+// alpha for the O rescale as [alpha, copy, alpha, copy], the copy an identity DPP move
+// (a splat makes the backend name alpha's register pair with op_sel, see the lowering).
+// CHECK: %[[ACOPY:.*]] = amdgpu.dpp %[[ALPHA]] %[[ALPHA]] quad_perm([0 : i32, 1 : i32, 2 : i32, 3 : i32])
+// CHECK: %[[ASPLAT:.*]] = vector.from_elements %[[ALPHA]], %[[ACOPY]], %[[ALPHA]], %[[ACOPY]] : vector<4xf32>
 // CHECK-COUNT-4: arith.mulf %{{.*}}, %[[ASPLAT]] : vector<4xf32>
 // CHECK: llvm.store %{{.*}} : i32, !llvm.ptr<3>
 // CHECK: llvm.store %{{.*}} : i32, !llvm.ptr<3>

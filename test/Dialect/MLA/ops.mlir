@@ -13,9 +13,7 @@ func.func @defaults(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>,
                     %l: memref<?x12x?xf32>) {
   mla.split_kv_decode q(%q) kv(%kv) pages(%pages) indptr(%indptr) scale(%scale)
       vscale(%vscale) splits(%ns) into o_part(%o) lse_part(%l)
-      {config = #mla.config<heads = 12, qlen = 1, latent = 512, rope = 64,
-                            block_tokens = 128, waves = 8, rows_per_cta = 16,
-                            wspec = false, wide_kv = false, chip = "gfx950">}
+      {config = #mla.config<heads = 12, qlen = 1, wspec = false, wide_kv = false>}
       : memref<?x12x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>,
         memref<?x12x?x512xbf16>, memref<?x12x?xf32>
   return

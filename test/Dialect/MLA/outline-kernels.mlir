@@ -2,6 +2,12 @@
 // function, with the CTA decomposition of F1-F3 (attention) or one CTA per column slice
 // of a (row, head) (combine); the host function is erased.
 // RUN: mla-opt %s -split-input-file -mla-outline-kernels -verify-diagnostics | FileCheck %s
+// The target chip is parsed as an AMDGPU chipset and must be gfx950:
+// RUN: mla-opt %s -split-input-file -mla-outline-kernels=chip=gfx950:sramecc+:xnack- -verify-diagnostics | FileCheck %s
+// RUN: not mla-opt %s -split-input-file -mla-outline-kernels=chip=gfx942 2>&1 | FileCheck %s --check-prefix=GFX942
+// RUN: not mla-opt %s -split-input-file -mla-outline-kernels=chip=sm_90 2>&1 | FileCheck %s --check-prefix=NOT-AMDGPU
+// GFX942: error: mla-outline-kernels: the mla kernels need gfx950 (OCP fp8 MFMA 16x16x128, 16-byte LDS DMA, ds_read_b64_tr_b8), not 'gfx942'
+// NOT-AMDGPU: error: mla-outline-kernels: 'sm_90' is not an AMDGPU chip name (gfx and a version, e.g. gfx950)
 
 // CHECK: module attributes {gpu.container_module}
 // CHECK-NOT: func.func

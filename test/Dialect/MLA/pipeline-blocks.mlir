@@ -13,6 +13,8 @@
 // CHECK:   %[[PAGE1:.*]] = mla.load_page_index %[[G]][%{{.*}}] block %{{.*}} of
 // CHECK:   mla.kv_dma %[[G]][%[[PAGE0]]] to %[[LDS]] slot %[[ZERO]] dmas 0 to 9 {wide_kv}
 // CHECK:   scf.yield %[[PAGE1]]
+// A marker for the tests on the disassembly: the loop's code follows.
+// CHECK: llvm.inline_asm has_side_effects "; mla: block loop"
 // Two blocks an iteration, the loop carrying the next block's page indices.
 // CHECK: scf.for %[[B:.*]] = %[[C0]] to %{{.*}} step %{{.*}} iter_args({{.*}}, %[[NEXT:.*]] = %[[P1]]) -> (f32, f32, vector<4x4xf32>, i32)
 // Block b reads slot b % 2. First the page indices two blocks ahead, then the wait
@@ -25,20 +27,22 @@
 // CHECK:   %[[AHEAD:.*]] = mla.load_page_index %[[G]][%{{.*}}] block %[[B2]] of
 // CHECK-NEXT: mla.kv_wait slot %[[SLOT]] pending 1
 // CHECK-NEXT: mla.lds_barrier
-// The next block's DMAs in three groups: after QK, after the softmax update, after PV;
-// no barrier closes the block any more.
-// CHECK:   mla.qk_tile %[[LDS]] slot %[[SLOT]]
+// The next block's DMAs in three groups, all before the softmax: right after the
+// barrier that frees the other slot, after QK, after the mask; no barrier closes the
+// block any more.
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
 // CHECK-NEXT:   mla.kv_dma %[[G]][%[[NEXT]]] to %[[LDS]] slot %[[OTHER]] dmas 0 to 3 {wide_kv}
 // CHECK-NEXT: }
-// CHECK:   mla.softmax_update
+// CHECK-NEXT: mla.qk_tile %[[LDS]] slot %[[SLOT]]
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
 // CHECK-NEXT:   mla.kv_dma %[[G]][%[[NEXT]]] to %[[LDS]] slot %[[OTHER]] dmas 3 to 6 {wide_kv}
 // CHECK-NEXT: }
-// CHECK-NEXT: mla.pv_tile %[[LDS]] slot %[[SLOT]]
+// CHECK-NEXT: mla.mask_logits
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
 // CHECK-NEXT:   mla.kv_dma %[[G]][%[[NEXT]]] to %[[LDS]] slot %[[OTHER]] dmas 6 to 9 {wide_kv}
 // CHECK-NEXT: }
+// CHECK-NEXT: mla.softmax_update
+// CHECK-NEXT: mla.pv_tile %[[LDS]] slot %[[SLOT]]
 // CHECK-NOT: mla.lds_barrier
 // The second block of the iteration: its DMAs use the indices the first one loaded.
 // CHECK:   %[[AHEAD2:.*]] = mla.load_page_index
@@ -97,6 +101,101 @@ gpu.module @m {
       mla.kv_wait slot %c0 pending 0
       mla.lds_barrier
       %o3 = mla.pv_tile %lds slot %c0 acc %o
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// The DMA groups are placed around the mask: a block loop without one is an error.
+gpu.module @m {
+  gpu.func @no_mask(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %n: i32, %i: i32, %f: f32,
+                    %qh: vector<4x32xf8E4M3FN>, %ql: vector<4x32xf8E4M3FN>,
+                    %qr: vector<32xf8E4M3FN>, %o: vector<4x4xf32>) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    // expected-error@+1 {{'scf.for' op mla-pipeline-blocks expects exactly one mla.mask_logits in the block loop}}
+    scf.for %b = %c0 to %n step %c1 : i32 {
+      %page = mla.load_page_index %g[%i] block %b of [%i, %i)
+      mla.kv_dma %g[%page] to %lds slot %c0 dmas 0 to 9
+      mla.kv_wait slot %c0 pending 0
+      mla.lds_barrier
+      %s = mla.qk_tile %lds slot %c0 q(%qh, %ql, %qr)
+      %m2, %l2, %o2 = mla.softmax_update %lds logits %s state(%f, %f, %o)
+      %o3 = mla.pv_tile %lds slot %c0 acc %o2
+      mla.lds_barrier
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// The CTA's Q split around block 0's DMAs: the share's load first in the prologue's
+// `if` (before the page indices), the split after the DMAs, the read after the `if`.
+// CHECK-LABEL: gpu.func @qsplit
+// CHECK: scf.if %{{.*}} -> (i32) {
+// CHECK-NEXT: %[[SHARE:.*]] = mla.load_query
+// CHECK: mla.load_page_index
+// CHECK: mla.load_page_index
+// CHECK: mla.kv_dma {{.*}} dmas 0 to 9
+// CHECK-NEXT: mla.split_query %{{.*}} share %[[SHARE]]
+// CHECK-NEXT: scf.yield
+// CHECK: } else {
+// CHECK-NOT: mla.split_query
+// CHECK: }
+// CHECK-NEXT: mla.read_query
+// CHECK: scf.for
+gpu.module @m {
+  gpu.func @qsplit(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %n: i32, %i: i32, %f: f32,
+                   %v: i1) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zeros = arith.constant dense<0.0> : vector<4x4xf32>
+    %share = mla.load_query %g[%i, %i] valid %v {heads = 12 : i64}
+    mla.split_query %lds share %share
+    %qh, %ql, %qr, %ls = mla.read_query %lds scale %f
+    %r:3 = scf.for %b = %c0 to %n step %c1 iter_args(%m = %f, %l = %f, %o = %zeros)
+        -> (f32, f32, vector<4x4xf32>) : i32 {
+      %slot = arith.constant 0 : i32
+      %page = mla.load_page_index %g[%i] block %b of [%i, %i)
+      mla.kv_dma %g[%page] to %lds slot %slot dmas 0 to 9
+      mla.kv_wait slot %slot pending 0
+      mla.lds_barrier
+      %s = mla.qk_tile %lds slot %slot q(%qh, %ql, %qr)
+      %sm = mla.mask_logits %s scale %ls block %i end %i bounds(%i, %i)
+      %m2, %l2, %o2 = mla.softmax_update %lds logits %sm state(%m, %l, %o)
+      %o3 = mla.pv_tile %lds slot %slot acc %o2
+      mla.lds_barrier
+      scf.yield %m2, %l2, %o3 : f32, f32, vector<4x4xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// The split must take its share from an mla.load_query (which moves with it).
+gpu.module @m {
+  gpu.func @split_without_load(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %n: i32, %i: i32,
+                               %f: f32, %share: vector<18xbf16>, %o: vector<4x4xf32>,
+                               %qh: vector<4x32xf8E4M3FN>, %ql: vector<4x32xf8E4M3FN>,
+                               %qr: vector<32xf8E4M3FN>) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    // expected-error@+1 {{'mla.split_query' op mla-pipeline-blocks expects the split's share from an mla.load_query used only by it}}
+    mla.split_query %lds share %share
+    scf.for %b = %c0 to %n step %c1 : i32 {
+      %page = mla.load_page_index %g[%i] block %b of [%i, %i)
+      mla.kv_dma %g[%page] to %lds slot %c0 dmas 0 to 9
+      mla.kv_wait slot %c0 pending 0
+      mla.lds_barrier
+      %s = mla.qk_tile %lds slot %c0 q(%qh, %ql, %qr)
+      %sm = mla.mask_logits %s scale %f block %i end %i bounds(%i, %i)
+      %m2, %l2, %o2 = mla.softmax_update %lds logits %sm state(%f, %f, %o)
+      %o3 = mla.pv_tile %lds slot %c0 acc %o2
+      mla.lds_barrier
     }
     gpu.return
   }

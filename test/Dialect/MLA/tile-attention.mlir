@@ -20,7 +20,10 @@
 // CHECK: %[[GROUP16:.*]] = arith.muli %[[GROUP]], %c16
 // CHECK: %[[HEAD:.*]] = arith.addi %[[GROUP16]], %{{.*}} : i32
 // CHECK: arith.cmpi ult, %[[HEAD]], %c12_i32
-// CHECK: %[[QH:[^,]*]], %[[QL:[^,]*]], %[[QR:[^,]*]], %[[LS:[^ ]*]] = mla.split_query %{{.*}}[%{{.*}}, %{{.*}}] valid %{{.*}} scale %{{.*}} {heads = 12 : i64}
+// Q split once per CTA: each thread's share, split into the exchange, read back.
+// CHECK: %[[SHARE:.*]] = mla.load_query %{{.*}}[%{{.*}}, %{{.*}}] valid %{{.*}} {heads = 12 : i64}
+// CHECK-NEXT: mla.split_query %[[LDS]] share %[[SHARE]]
+// CHECK-NEXT: %[[QH:[^,]*]], %[[QL:[^,]*]], %[[QR:[^,]*]], %[[LS:[^ ]*]] = mla.read_query %[[LDS]] scale %{{.*}}
 // CHECK: scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[M:.*]] = %cst{{.*}}, %[[L:.*]] = %cst{{.*}}, %[[O:.*]] = %cst{{.*}}) -> (f32, f32, vector<4x4xf32>)
 // CHECK:   %[[PAGE:.*]] = mla.load_page_index %{{.*}}[%{{.*}}] block %[[B]] of[%[[START]], %[[END]])
 // CHECK:   mla.kv_dma %{{.*}}[%[[PAGE]]] to %[[LDS]] slot %[[SLOT:.*]] dmas 0 to 9

@@ -3,7 +3,9 @@
 // RUN: mla-opt %s -split-input-file -verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: gpu.func @block
-// CHECK: mla.split_query %{{.*}}[%{{.*}}, %{{.*}}] valid %{{.*}} scale %{{.*}} {heads = 12 : i64}
+// CHECK: %[[SHARE:.*]] = mla.load_query %{{.*}}[%{{.*}}, %{{.*}}] valid %{{.*}} {heads = 12 : i64}
+// CHECK: mla.split_query %{{.*}} share %[[SHARE]]
+// CHECK: mla.read_query %{{.*}} scale %{{.*}}
 // CHECK: mla.load_page_index %{{.*}}[%{{.*}}] block %{{.*}} of[%{{.*}}, %{{.*}})
 // CHECK: mla.kv_dma %{{.*}}[%{{.*}}] to %{{.*}} slot %{{.*}} dmas 0 to 3 {wide_kv}
 // CHECK: mla.kv_wait slot %{{.*}} pending 5
@@ -16,7 +18,9 @@
 gpu.module @m {
   gpu.func @block(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32, %f: f32, %v: i1,
                   %o: vector<4x4xf32>) kernel {
-    %qh, %ql, %qr, %ls = mla.split_query %g[%i, %i] valid %v scale %f {heads = 12 : i64}
+    %share = mla.load_query %g[%i, %i] valid %v {heads = 12 : i64}
+    mla.split_query %lds share %share
+    %qh, %ql, %qr, %ls = mla.read_query %lds scale %f
     %page = mla.load_page_index %g[%i] block %i of [%i, %i)
     mla.kv_dma %g[%page] to %lds slot %i dmas 0 to 3 {wide_kv}
     mla.kv_wait slot %i pending 5
@@ -97,4 +101,47 @@ func.func @f() {
   // expected-error@+1 {{'mla.lds_barrier' op must be inside a gpu.func kernel (it is one CTA's work)}}
   mla.lds_barrier
   return
+}
+
+// -----
+
+// The Q split's ops hold a barrier or use the CTA's threads: kernels only.
+gpu.module @m {
+  gpu.func @not_a_kernel(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32, %v: i1, %f: f32) {
+    // expected-error@+1 {{'mla.load_query' op must be inside a gpu.func kernel (it is one CTA's work)}}
+    %share = mla.load_query %g[%i, %i] valid %v {heads = 12 : i64}
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @not_a_kernel(%lds: !llvm.ptr<3>, %share: vector<18xbf16>) {
+    // expected-error@+1 {{'mla.split_query' op must be inside a gpu.func kernel (it is one CTA's work)}}
+    mla.split_query %lds share %share
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @not_a_kernel(%lds: !llvm.ptr<3>, %f: f32) {
+    // expected-error@+1 {{'mla.read_query' op must be inside a gpu.func kernel (it is one CTA's work)}}
+    %qh, %ql, %qr, %ls = mla.read_query %lds scale %f
+    gpu.return
+  }
+}
+
+// -----
+
+// A share is one thread's 18 values of a row.
+gpu.module @m {
+  // expected-note@+1 {{prior use here}}
+  gpu.func @k(%lds: !llvm.ptr<3>, %share: vector<16xbf16>) kernel {
+    // expected-error@+1 {{use of value '%share' expects different type than prior uses: 'vector<18xbf16>' vs 'vector<16xbf16>'}}
+    mla.split_query %lds share %share
+    gpu.return
+  }
 }

@@ -36,6 +36,10 @@ namespace mla::gfx950 {
 // Chip constants
 //===----------------------------------------------------------------------===//
 
+/// The chip's name: the LLVM AMDGPU processor and the HIP gcnArchName prefix. The
+/// compiler's mlir::amdgpu::Chipset form is in mla/Target/GFX950/Chipset.h.
+inline constexpr char kChipName[] = "gfx950";
+
 /// Lanes per wave (wave64 only on CDNA). ISA ref 5 (ROCm GPU specs table).
 inline constexpr unsigned kWaveSize = 64;
 

@@ -60,7 +60,7 @@ static LogicalResult verifyPartials(Operation *op, ConfigAttr config,
                                     MemRefType oPart, MemRefType lsePart,
                                     DimAgreement &rows, DimAgreement &splits) {
   if (failed(expectDim(op, "o_part", oPart, 1, config.getHeads(), "heads")) ||
-      failed(expectDim(op, "o_part", oPart, 3, config.getLatent(), "value width")) ||
+      failed(expectDim(op, "o_part", oPart, 3, kernel::kLatentDim, "value width")) ||
       failed(expectDim(op, "lse_part", lsePart, 1, config.getHeads(), "heads")))
     return failure();
   if (failed(rows.add("o_part", oPart, 0)) || failed(rows.add("lse_part", lsePart, 0)) ||
@@ -109,7 +109,7 @@ LogicalResult SplitKvDecodeOp::verify() {
   if (failed(verifyPlainMemrefs(op)))
     return failure();
   MemRefType q = getQ().getType(), kv = getKv().getType();
-  int64_t width = config.getKvWidth();
+  const int64_t width = kernel::kHeadDim;
   if (failed(expectDim(op, "q", q, 1, config.getHeads(), "heads")) ||
       failed(expectDim(op, "q", q, 2, width, "latent + rope")) ||
       failed(expectDim(op, "kv", kv, 1, width, "latent + rope bytes of a token")))
@@ -147,7 +147,7 @@ LogicalResult CombineOp::verify() {
   if (failed(verifyPartials(op, config, getOPart().getType(), getLsePart().getType(),
                             rows, splits)) ||
       failed(expectDim(op, "out", out, 1, config.getHeads(), "heads")) ||
-      failed(expectDim(op, "out", out, 2, config.getLatent(), "value width")) ||
+      failed(expectDim(op, "out", out, 2, kernel::kLatentDim, "value width")) ||
       failed(rows.add("out", out, 0)))
     return failure();
   if (Value lse = getLse()) {
@@ -184,7 +184,9 @@ LogicalResult KvDmaOp::verify() {
 
 // The tile ops are one CTA's work too.
 LogicalResult LoadPageIndexOp::verify() { return verifyInsideKernel(getOperation()); }
+LogicalResult LoadQueryOp::verify() { return verifyInsideKernel(getOperation()); }
 LogicalResult SplitQueryOp::verify() { return verifyInsideKernel(getOperation()); }
+LogicalResult ReadQueryOp::verify() { return verifyInsideKernel(getOperation()); }
 LogicalResult QkTileOp::verify() { return verifyInsideKernel(getOperation()); }
 LogicalResult MaskLogitsOp::verify() { return verifyInsideKernel(getOperation()); }
 LogicalResult SoftmaxUpdateOp::verify() { return verifyInsideKernel(getOperation()); }

@@ -85,7 +85,7 @@ LogicalResult WarpRolesOp::verify() {
   // The ops that assume every wave of the CTA runs them have no place in a role.
   WalkResult allWave = walk([&](Operation *op) {
     if (isa<LoadPageIndexOp, KvDmaOp, QkTileOp, MaskLogitsOp, SoftmaxUpdateOp, PvTileOp,
-            AttendEpilogueOp, SplitQueryOp>(op)) {
+            AttendEpilogueOp, LoadQueryOp, SplitQueryOp, ReadQueryOp>(op)) {
       op->emitOpError() << "assumes all " << kernel::warp_roles::kWaves
                         << " waves run it; inside mla.warp_roles use the role ops";
       return WalkResult::interrupt();

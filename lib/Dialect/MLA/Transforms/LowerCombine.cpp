@@ -48,6 +48,7 @@ namespace {
 /// Value columns each lane accumulates (one 16-byte load of bf16).
 constexpr int64_t kColumnsPerLane = 8;
 constexpr int64_t kValueColumns = kernel::kCombineThreads * kColumnsPerLane;
+static_assert(kValueColumns == kernel::kLatentDim, "a combine wave covers an output row");
 
 /// The combine's variants (kernel::combineSplitGroups): split groups P and the largest
 /// split count it serves, so the slots a lane holds at most are maxSplits / P.
@@ -118,8 +119,7 @@ static Value reduceOverSplitGroups(ImplicitLocOpBuilder &b, Value value, int64_t
 static void emitVariant(OpBuilder &outer, CtaCombineOp op, Variant variant) {
   ImplicitLocOpBuilder b(op.getLoc(), outer);
   ConfigAttr config = op.getConfig();
-  int64_t width = config.getLatent();
-  assert(width == kValueColumns && "the verifier fixes the value width to 512");
+  const int64_t width = kernel::kLatentDim;
   const int64_t splitGroups = variant.groups;
   const int64_t slotsPerLane = variant.maxSplits / variant.groups;
   const int64_t sliceColumns = kValueColumns / variant.groups;

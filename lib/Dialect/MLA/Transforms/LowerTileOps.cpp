@@ -137,8 +137,45 @@ struct LowerLdsBarrier final : TilePattern<LdsBarrierOp> {
 // Q split (F8) and QK (F9)
 //===----------------------------------------------------------------------===//
 
-/// The lane's q values of every QK step, split into E4M3 hi + lo of q 2^k with
-/// k = 7 - floor(log2 max|q_row|) (0 for an all-zero row).
+/// The thread's share of the CTA's Q split: 18 bf16 values of row qSplitRow(tid). The
+/// wave's two rows are described by its lanes 2w and 2w + 1 (lane n < 16 holds row n).
+struct LowerLoadQuery final : TilePattern<LoadQueryOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(LoadQueryOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    auto &b = rewriter;
+    Location loc = e.loc;
+    Type i32 = b.getI32Type();
+    IRInt rowElement =
+        e.wrap(op.getQueryRow()) * unsigned(op.getHeads()) + e.wrap(op.getHead());
+    Value valid = arith::ExtUIOp::create(b, loc, i32, op.getRowValid());
+    IRInt thread = e.wrap(e.geo.wave) * gfx950::kWaveSize + e.wrap(e.geo.lane);
+    IRInt splitRow = layout::qSplitRow(thread);
+    // The wave's two rows come from its lanes 2w and 2w + 1 (uniform lane indices).
+    IRInt firstRow = e.wrap(e.geo.wave) * 2u;
+    Value second = e.cmp(arith::CmpIPredicate::ne, splitRow, firstRow);
+    auto fromLane = [&](Value v, IRInt lane) {
+      return ROCDL::ReadlaneOp::create(b, loc, i32, v, lane).getResult();
+    };
+    Value element = e.select(second, fromLane(rowElement, firstRow + 1u),
+                             fromLane(rowElement, firstRow));
+    Value rowValid = e.cmp(arith::CmpIPredicate::ne,
+                           e.select(second, fromLane(valid, firstRow + 1u),
+                                    fromLane(valid, firstRow)),
+                           e.ci(0));
+    Value index = e.toI64(e.wrap(element) * layout::kRowBytes + layout::qSplitFirstDim(thread));
+    auto share = VectorType::get({layout::kQSplitDims}, b.getBF16Type());
+    Value raw = LLVM::LoadOp::create(b, loc, share, e.globalAt(op.getQ(), index, b.getBF16Type()),
+                                     /*alignment=*/4);
+    Value zeros = arith::ConstantOp::create(b, loc, share, b.getZeroAttr(share));
+    rewriter.replaceOp(op, e.select(rowValid, raw, zeros));
+    return success();
+  }
+};
+
+/// The CTA's Q split (F8): each thread splits its share with its row's
+/// k = 7 - floor(log2 max|q_row|) (0 for an all-zero row) and writes hi, lo and k to the
+/// exchange in K slot 1 (mla.read_query reads them back).
 struct LowerSplitQuery final : TilePattern<SplitQueryOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(SplitQueryOp op, PatternRewriter &rewriter) const override {
@@ -146,79 +183,131 @@ struct LowerSplitQuery final : TilePattern<SplitQueryOp> {
     auto &b = rewriter;
     Location loc = e.loc;
     FloatType f32 = b.getF32Type();
-    auto bf16x32 = VectorType::get({32}, b.getBF16Type());
-    auto f32x32 = VectorType::get({32}, f32);
-    IRInt rowElement = (e.wrap(op.getQueryRow()) * unsigned(op.getHeads()) +
-                        e.wrap(op.getHead())) *
-                       layout::kRowBytes;
-    Value rowBase = e.toI64(rowElement);
-
-    SmallVector<Value, 5> values; // f32x32 per QK step
-    Value maxAbs = e.cf(0.0);
-    Value zeros =
-        arith::ConstantOp::create(b, loc, f32x32, DenseElementsAttr::get(f32x32, 0.0f));
-    for (unsigned step = 0; step < layout::kQkSteps; ++step) {
-      Value first = e.toI64(layout::qkOperandFirstDim(step, e.wrap(e.geo.lane)));
-      Value index = arith::AddIOp::create(b, loc, rowBase, first);
-      Value raw = LLVM::LoadOp::create(b, loc, bf16x32,
-                                       e.globalAt(op.getQ(), index, b.getBF16Type()),
-                                       /*alignment=*/16);
-      Value x = arith::ExtFOp::create(b, loc, f32x32, raw);
-      x = e.select(op.getRowValid(), x, zeros);
-      values.push_back(x);
-      Value stepMax = vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXNUMF,
-                                                  math::AbsFOp::create(b, loc, x));
-      maxAbs = e.fmax(maxAbs, stepMax);
-    }
-    // The row's four lanes (g = 0..3) together hold all 576 values.
+    Type i32 = b.getI32Type();
+    const unsigned dims = layout::kQSplitDims;
+    auto f32xn = VectorType::get({dims}, f32);
+    Value lds = op.getLds();
+    Value x = arith::ExtFOp::create(b, loc, f32xn, op.getShare());
+    Value maxAbs = vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXNUMF,
+                                               math::AbsFOp::create(b, loc, x));
+    // The row's 32 threads (lanes 32 h .. 32 h + 31 of the wave): DPP within each 16
+    // (quad_perm x2, row_half_mirror, row_mirror: every lane of the 16 ends with their
+    // max), then xor 16 (v_permlane16_swap). No LDS instruction: under either answer to
+    // the LDS-DMA counter question nothing here waits for block 0's DMAs in flight.
+    auto dpp = [&](amdgpu::DPPPerm kind, Attribute argument) {
+      maxAbs = e.fmax(maxAbs, amdgpu::DPPOp::create(b, loc, f32, maxAbs, maxAbs, kind, argument));
+    };
+    dpp(amdgpu::DPPPerm::quad_perm, b.getI32ArrayAttr({1, 0, 3, 2}));
+    dpp(amdgpu::DPPPerm::quad_perm, b.getI32ArrayAttr({2, 3, 0, 1}));
+    dpp(amdgpu::DPPPerm::row_half_mirror, Attribute());
+    dpp(amdgpu::DPPPerm::row_mirror, Attribute());
     maxAbs = e.fmax(maxAbs, e.shuffleXor(maxAbs, 16));
-    maxAbs = e.fmax(maxAbs, e.shuffleXor(maxAbs, 32));
 
     // floor(log2 a) from the bits of a (subnormals through the mantissa's leading zeros).
-    IRInt bits = e.wrap(arith::BitcastOp::create(b, loc, b.getI32Type(), maxAbs));
-    IRInt biased = bits / (1u << 23) % 256u;
-    IRInt mantissa = bits % (1u << 23);
-    Value leadingZeros = LLVM::CountLeadingZerosOp::create(b, loc, mantissa.get(), false);
-    Value floorLog2 = e.select(e.cmp(arith::CmpIPredicate::ne, biased, e.ci(0)),
-                               biased - 127u, e.ci(31 - 149) - e.wrap(leadingZeros));
-    Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, maxAbs, e.cf(0.0));
-    Value k = e.select(isZero, e.ci(0), e.ci(7) - e.wrap(floorLog2));
-    // q 2^k and 2^-k c, each as two exact power-of-two products (k may exceed 127).
-    Value kHalf = arith::ShRSIOp::create(b, loc, k, e.ci(1));
-    Value kRest = arith::SubIOp::create(b, loc, k, kHalf);
-    Value negHalf = arith::SubIOp::create(b, loc, e.ci(0), kHalf);
-    Value negRest = arith::SubIOp::create(b, loc, e.ci(0), kRest);
-    Value c = e.mulf(op.getScale(), e.cf(M_LOG2E));
-    Value logitScale = e.mulf(e.mulf(c, e.pow2(negHalf)), e.pow2(negRest));
-    auto splat = [&](Value s) { return vector::BroadcastOp::create(b, loc, f32x32, s); };
+    auto shiftOf = [&](Value a) {
+      IRInt bits = e.wrap(arith::BitcastOp::create(b, loc, i32, a));
+      IRInt biased = bits / (1u << 23) % 256u;
+      IRInt mantissa = bits % (1u << 23);
+      Value leadingZeros = LLVM::CountLeadingZerosOp::create(b, loc, mantissa.get(), false);
+      Value floorLog2 = e.select(e.cmp(arith::CmpIPredicate::ne, biased, e.ci(0)),
+                                 biased - 127u, e.ci(31 - 149) - e.wrap(leadingZeros));
+      Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, a, e.cf(0.0));
+      return e.select(isZero, e.ci(0), e.ci(7) - e.wrap(floorLog2));
+    };
+    // q 2^k as two exact power-of-two products (k may exceed 127).
+    auto halves = [&](Value k) {
+      Value kHalf = arith::ShRSIOp::create(b, loc, k, e.ci(1));
+      return std::pair<Value, Value>{kHalf, arith::SubIOp::create(b, loc, k, kHalf)};
+    };
+    Value k = shiftOf(maxAbs);
+    auto [kHalf, kRest] = halves(k);
+    auto splat = [&](Value s) { return vector::BroadcastOp::create(b, loc, f32xn, s); };
+    x = e.mulf(e.mulf(x, splat(e.pow2(kHalf))), splat(e.pow2(kRest)));
 
-    auto operands = VectorType::get({4, 32}, b.getType<Float8E4M3FNType>());
-    Value qHi = arith::ConstantOp::create(b, loc, operands, b.getZeroAttr(operands));
-    Value qLo = qHi, qRope;
-    for (unsigned step = 0; step < layout::kQkSteps; ++step) {
-      Value x = e.mulf(e.mulf(values[step], splat(e.pow2(kHalf))), splat(e.pow2(kRest)));
-      SmallVector<Value, 8> hiWords, loWords;
-      for (int64_t w = 0; w < 8; ++w) {
-        SmallVector<Value, 4> four;
-        for (int64_t i = 0; i < 4; ++i)
-          four.push_back(e.extract(x, 4 * w + i));
-        Value hi = e.packE4M3(four);
-        SmallVector<Value, 4> hiValues = e.unpackE4M3(hi), rest;
-        for (int64_t i = 0; i < 4; ++i)
-          rest.push_back(e.subf(four[i], hiValues[i]));
-        hiWords.push_back(e.word(hi));
-        loWords.push_back(e.word(e.packE4M3(rest)));
-      }
-      Value hi = e.fp8Operand(hiWords), lo = e.fp8Operand(loWords);
-      if (step < layout::kQkLatentSteps) {
-        qHi = vector::InsertOp::create(b, loc, hi, qHi, int64_t(step));
-        qLo = vector::InsertOp::create(b, loc, lo, qLo, int64_t(step));
-      } else {
-        // The rope step multiplies K's rope by q_hi in lanes g < 2 and q_lo in g >= 2.
-        Value loLanes = e.cmp(arith::CmpIPredicate::uge, e.geo.group, e.ci(2));
-        qRope = e.select(loLanes, lo, hi);
+    IRInt thread = e.wrap(e.geo.wave) * gfx950::kWaveSize + e.wrap(e.geo.lane);
+    IRInt row = layout::qSplitRow(thread), firstDim = layout::qSplitFirstDim(thread);
+    auto i16 = b.getI16Type();
+    // Two codes at a time (18 = 9 x 2; the share's start is only 2-byte aligned).
+    for (unsigned pair = 0; pair < dims / 2; ++pair) {
+      SmallVector<Value, 4> two = {e.extract(x, 2 * pair), e.extract(x, 2 * pair + 1),
+                                   e.cf(0.0), e.cf(0.0)};
+      Value hi = e.packE4M3(two);
+      SmallVector<Value, 4> hiValues = e.unpackE4M3(hi);
+      SmallVector<Value, 4> rest = {e.subf(two[0], hiValues[0]), e.subf(two[1], hiValues[1]),
+                                    e.cf(0.0), e.cf(0.0)};
+      Value lo = e.packE4M3(rest);
+      for (auto [part, codes] : {std::pair{QPart::Hi, hi}, std::pair{QPart::Lo, lo}}) {
+        Value half = arith::TruncIOp::create(b, loc, i16, e.word(codes));
+        auto store = LLVM::StoreOp::create(
+            b, loc, half,
+            e.ldsAt(lds, layout::qExchangeOffset(part, row, firstDim + 2 * pair)),
+            /*alignment=*/2);
+        Emitter::annotate(store, e.scopes.exchange, e.scopes.notExchange);
       }
     }
+    // The row's first thread writes k.
+    auto ifFirst = scf::IfOp::create(
+        b, loc, e.cmp(arith::CmpIPredicate::eq, thread % layout::kQSplitLanesPerRow, e.ci(0)),
+        /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifFirst.thenBlock());
+      e.ldsStore(lds, k, row * 4u + layout::kQExchangeShiftOffset, e.scopes.exchange,
+                 e.scopes.notExchange);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// A barrier, then the lane's QK operands of row lane % 16 from the Q exchange and the
+/// row's logit scale from its k.
+struct LowerReadQuery final : TilePattern<ReadQueryOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(ReadQueryOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    auto &b = rewriter;
+    Location loc = e.loc;
+    Type i32 = b.getI32Type();
+    Value lds = op.getLds();
+    auto halves = [&](Value k) {
+      Value kHalf = arith::ShRSIOp::create(b, loc, k, e.ci(1));
+      return std::pair<Value, Value>{kHalf, arith::SubIOp::create(b, loc, k, kHalf)};
+    };
+    e.barrier();
+
+    // The lane's operands of row n = lane % 16.
+    auto i32x4 = VectorType::get({4}, i32);
+    auto read = [&](QPart part, unsigned step) {
+      IRInt at = layout::qExchangeOffset(part, e.wrap(e.geo.row),
+                                         layout::qkOperandFirstDim(step, e.wrap(e.geo.lane)));
+      return e.fp8Operand(
+          {e.ldsLoad(lds, i32x4, at, e.scopes.exchange, e.scopes.notExchange),
+           e.ldsLoad(lds, i32x4, at + 16u, e.scopes.exchange, e.scopes.notExchange)});
+    };
+    auto operands = VectorType::get({4, 32}, b.getType<Float8E4M3FNType>());
+    Value qHi = arith::ConstantOp::create(b, loc, operands, b.getZeroAttr(operands));
+    Value qLo = qHi;
+    for (unsigned step = 0; step < layout::kQkLatentSteps; ++step) {
+      qHi = vector::InsertOp::create(b, loc, read(QPart::Hi, step), qHi, int64_t(step));
+      qLo = vector::InsertOp::create(b, loc, read(QPart::Lo, step), qLo, int64_t(step));
+    }
+    // The rope step multiplies K's rope by q_hi in lanes g < 2 and q_lo in g >= 2.
+    unsigned rope = layout::kQkLatentSteps;
+    IRInt ropeAt = layout::qExchangeOffset(QPart::Hi, e.wrap(e.geo.row),
+                                           layout::qkOperandFirstDim(rope, e.wrap(e.geo.lane)));
+    Value loLanes = e.cmp(arith::CmpIPredicate::uge, e.geo.group, e.ci(2));
+    IRInt ropeOffset = e.wrap(e.select(loLanes, ropeAt + layout::kQExchangePartBytes, ropeAt));
+    Value qRope = e.fp8Operand(
+        {e.ldsLoad(lds, i32x4, ropeOffset, e.scopes.exchange, e.scopes.notExchange),
+         e.ldsLoad(lds, i32x4, ropeOffset + 16u, e.scopes.exchange, e.scopes.notExchange)});
+    Value rowShift = e.ldsLoad(lds, i32, e.wrap(e.geo.row) * 4u + layout::kQExchangeShiftOffset,
+                               e.scopes.exchange, e.scopes.notExchange);
+    auto [rowHalf, rowRest] = halves(rowShift);
+    Value negHalf = arith::SubIOp::create(b, loc, e.ci(0), rowHalf);
+    Value negRest = arith::SubIOp::create(b, loc, e.ci(0), rowRest);
+    Value c = e.mulf(op.getScale(), e.cf(M_LOG2E));
+    Value logitScale = e.mulf(e.mulf(c, e.pow2(negHalf)), e.pow2(negRest));
     rewriter.replaceOp(op, ValueRange{qHi, qLo, qRope, logitScale});
     return success();
   }
@@ -361,7 +450,16 @@ struct LowerSoftmaxUpdate final : TilePattern<SoftmaxUpdateOp> {
 
     Value alpha = ROCDL::ROCDLExp2::create(b, loc, f32, e.subf(op.getM(), mUse));
     Value l = e.addf(e.mulf(alpha, op.getL()), tileSum);
-    Value alphaSplat = vector::BroadcastOp::create(b, loc, f32x4, alpha);
+    // alpha as [alpha, copy, alpha, copy], the copy an identity DPP move the backend
+    // cannot see through: multiplying by a splat, it uses the register pair of alpha and
+    // whatever register follows it (v_pk_mul_f32 with op_sel), and its waitcnt insertion
+    // then waits for any load into that register: a vmcnt(0) in the block loop when it
+    // holds the page indices of the block two ahead.
+    Value alphaCopy = amdgpu::DPPOp::create(b, loc, f32, alpha, alpha,
+                                            amdgpu::DPPPerm::quad_perm,
+                                            b.getI32ArrayAttr({0, 1, 2, 3}));
+    Value alphaSplat =
+        vector::FromElementsOp::create(b, loc, f32x4, ValueRange{alpha, alphaCopy, alpha, alphaCopy});
     Value o = op.getO();
     for (int64_t tile = 0; tile < layout::kPvTilesPerWave; ++tile)
       o = vector::InsertOp::create(b, loc, e.mulf(e.extract(o, tile), alphaSplat), o, tile);
@@ -506,7 +604,7 @@ struct LowerTileOpsPass final : mla::impl::MLALowerTileOpsBase<LowerTileOpsPass>
     module.walk([&](gpu::GPUFuncOp func) {
       bool hasTileOps = false;
       func.walk([&](Operation *op) {
-        if (isa<LoadPageIndexOp, KvDmaOp, KvWaitOp, LdsBarrierOp, SplitQueryOp, QkTileOp,
+        if (isa<LoadPageIndexOp, KvDmaOp, KvWaitOp, LdsBarrierOp, LoadQueryOp, SplitQueryOp, ReadQueryOp, QkTileOp,
                 MaskLogitsOp, SoftmaxUpdateOp, PvTileOp, AttendEpilogueOp>(op))
           hasTileOps = true;
       });
@@ -527,7 +625,7 @@ struct LowerTileOpsPass final : mla::impl::MLALowerTileOpsBase<LowerTileOpsPass>
 
     RewritePatternSet patterns(ctx);
     patterns.add<LowerLoadPageIndex, LowerKvDma, LowerKvWait, LowerLdsBarrier,
-                 LowerSplitQuery, LowerQkTile, LowerMaskLogits, LowerSoftmaxUpdate,
+                 LowerLoadQuery, LowerSplitQuery, LowerReadQuery, LowerQkTile, LowerMaskLogits, LowerSoftmaxUpdate,
                  LowerPvTile, LowerAttendEpilogue>(ctx, state);
     walkAndApplyPatterns(module, std::move(patterns));
   }

@@ -9,6 +9,7 @@
 
 #include "mla/Dialect/MLA/Transforms/Passes.h"
 #include "mla/Kernel/LaunchGeometry.h"
+#include "mla/Target/GFX950/Chipset.h"
 #include "mla/Target/GFX950/GFX950.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -164,8 +165,14 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
 
 struct OutlineKernelsPass final
     : mla::impl::MLAOutlineKernelsBase<OutlineKernelsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (std::string why = gfx950::unsupportedChipReason(chip); !why.empty()) {
+      module.emitError() << "mla-outline-kernels: " << why;
+      return signalPassFailure();
+    }
     OpBuilder builder(&getContext());
     // Only a func.func directly in this module is outlined; a problem op anywhere
     // else (a nested module, a gpu.func) would be left unlowered.

@@ -13,15 +13,26 @@
 //   for b, carrying next = p(b + 1):
 //           slot = b % 2; p(b + 2) = load_page_index b + 2 (clamped into the split)
 //           kv_wait slot pending(N); lds_barrier          -- frees slot ^ 1
-//           qk_tile slot;           if (b + 1 < blocks) kv_dma next -> slot ^ 1 [0, 3)
-//           mask; softmax_update;   if (b + 1 < blocks) kv_dma next -> slot ^ 1 [3, 6)
-//           pv_tile slot;           if (b + 1 < blocks) kv_dma next -> slot ^ 1 [6, 9)
+//                                   if (b + 1 < blocks) kv_dma next -> slot ^ 1 [0, 3)
+//           qk_tile slot;           if (b + 1 < blocks) kv_dma next -> slot ^ 1 [3, 6)
+//           mask;                   if (b + 1 < blocks) kv_dma next -> slot ^ 1 [6, 9)
+//           softmax_update; pv_tile slot
 //           yield p(b + 2)
 //
 // The page indices are loaded two blocks ahead, so the DMAs never wait for them; N
 // counts the vector-memory operations this wave issues between the last DMA into the
 // slot and the wait (the counter is in order, so those may stay in flight): the wait
-// never drains the counter inside the loop.
+// never drains the counter inside the loop. The CTA's mla.load_query moves to the start
+// of the prologue's `if` and its mla.split_query after block 0's DMAs (mla.read_query
+// stays after the `if`).
+//
+// Where the groups go (docs/attention-kernel.md, "Keeping the DMA in flight"): all of
+// block b + 1's DMAs are issued before block b's softmax, so under either answer to the
+// LDS-DMA counter question they have the softmax and PV of block b (about half of the
+// block) to land before the wait at the top of block b + 1. Later groups (after the
+// softmax, after PV) left the last group's HBM round trip exposed at that wait; an
+// earlier single group makes the QK reads wait for it when the DMA counts on lgkmcnt
+// (an LDS read issued after a DMA completes after it). Chosen with the timing model.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,6 +62,7 @@ struct BlockOps {
   KvWaitOp wait;
   LdsBarrierOp topBarrier;
   QkTileOp qk;
+  MaskLogitsOp mask;
   SoftmaxUpdateOp softmax;
   PvTileOp pv;
   LdsBarrierOp closingBarrier;
@@ -70,6 +82,7 @@ FailureOr<BlockOps> matchBlock(scf::ForOp loop) {
   };
   if (failed(one(ops.page, "mla.load_page_index")) || failed(one(ops.dma, "mla.kv_dma")) ||
       failed(one(ops.wait, "mla.kv_wait")) || failed(one(ops.qk, "mla.qk_tile")) ||
+      failed(one(ops.mask, "mla.mask_logits")) ||
       failed(one(ops.softmax, "mla.softmax_update")) || failed(one(ops.pv, "mla.pv_tile")))
     return failure();
   SmallVector<LdsBarrierOp> barriers(loop.getBody()->getOps<LdsBarrierOp>());
@@ -84,8 +97,10 @@ FailureOr<BlockOps> matchBlock(scf::ForOp loop) {
     return loop.emitOpError("mla-pipeline-blocks expects one block's page indices and "
                             "all its DMAs in the loop, as mla-tile-attention emits them");
   if (!ops.wait->isBeforeInBlock(ops.topBarrier) || !ops.topBarrier->isBeforeInBlock(ops.qk) ||
+      !ops.qk->isBeforeInBlock(ops.mask) || !ops.mask->isBeforeInBlock(ops.softmax) ||
       !ops.pv->isBeforeInBlock(ops.closingBarrier))
-    return loop.emitOpError("mla-pipeline-blocks expects wait, barrier, QK ... PV, barrier");
+    return loop.emitOpError(
+        "mla-pipeline-blocks expects wait, barrier, QK, mask, softmax ... PV, barrier");
   return ops;
 }
 
@@ -139,14 +154,19 @@ unsigned issuedBefore(Block *block, Operation *op) {
 /// by an scf.if: as a loop it would copy its carried page indices at the back edge, and
 /// that copy waits for their load. The last block needs no further page indices; its
 /// wait counts what is left.
+/// An assembly comment, so tests on the disassembly can find a point of the schedule.
+void asmMarker(OpBuilder &b, Location loc, StringRef text) {
+  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{},
+                            b.getStringAttr(("; mla: " + text).str()), b.getStringAttr(""),
+                            b.getUnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
+                            LLVM::AsmDialectAttr(), ArrayAttr());
+}
+
 void lastBlockAsIf(scf::ForOp loop, unsigned pendingAtEndOfMainLoop) {
   OpBuilder b(loop);
   Location loc = loop.getLoc();
-  // An assembly comment, so tests on the disassembly can tell this block from the loop.
-  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{},
-                            b.getStringAttr("; mla: last block"), b.getStringAttr(""),
-                            b.getUnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
-                            LLVM::AsmDialectAttr(), ArrayAttr());
+  // Tells this block from the loop in the disassembly.
+  asmMarker(b, loc, "last block");
   Value runs = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                      loop.getLowerBound(), loop.getUpperBound());
   auto once = scf::IfOp::create(b, loc, loop.getResultTypes(), runs,
@@ -188,6 +208,31 @@ LogicalResult pipeline(scf::ForOp loop) {
 
   // Before the loop: the page indices of blocks 0 and 1 (both loads in flight at once),
   // then block 0's DMAs into slot 0 (F5). Block 1's indices enter the loop.
+  // The CTA's Q split (F8) moves in around them: the share's load first (waiting for
+  // the page indices waits for it too: the counter is in order), the split after the
+  // DMAs, so it works while they are in flight. Both in the same basic block: after a
+  // join the backend waits for a load issued before an LDS DMA with vmcnt(0), draining
+  // the DMAs. The split writes the Q exchange in K slot 1; mla.read_query (after the
+  // prologue) reads it back, and the first DMA into slot 1 (block 1's, after the
+  // barrier that opens block 0) finds it free again. Without a block there is no split
+  // (the operands are never used).
+  LoadQueryOp loadQuery;
+  SplitQueryOp splitQuery;
+  ReadQueryOp readQuery;
+  for (Operation &op : *loop->getBlock()) {
+    if (&op == loop.getOperation())
+      break;
+    if (auto load = dyn_cast<LoadQueryOp>(op))
+      loadQuery = load;
+    if (auto split = dyn_cast<SplitQueryOp>(op))
+      splitQuery = split;
+    if (auto read = dyn_cast<ReadQueryOp>(op))
+      readQuery = read;
+  }
+  if (splitQuery && (!loadQuery || splitQuery.getShare() != loadQuery.getResult() ||
+                     !loadQuery->hasOneUse()))
+    return splitQuery.emitOpError(
+        "mla-pipeline-blocks expects the split's share from an mla.load_query used only by it");
   Value lower = loop.getLowerBound(), upper = loop.getUpperBound();
   Value hasBlocks = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lower, upper);
   auto prologue = scf::IfOp::create(b, loc, TypeRange{i32}, hasBlocks,
@@ -195,6 +240,8 @@ LogicalResult pipeline(scf::ForOp loop) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(prologue.thenBlock());
+    if (loadQuery)
+      loadQuery->moveBefore(prologue.thenBlock(), prologue.thenBlock()->end());
     IRMapping first;
     first.map(loop.getInductionVar(), lower);
     first.map(ops.dma.getSlot(), ci(0)); // block 0 goes to slot 0
@@ -204,10 +251,17 @@ LogicalResult pipeline(scf::ForOp loop) {
     Operation *page1 = b.clone(*ops.page, second);
     first.map(ops.page.getResult(), page0->getResult(0));
     b.clone(*ops.dma, first);
+    if (splitQuery)
+      splitQuery->moveBefore(prologue.thenBlock(), prologue.thenBlock()->end());
     scf::YieldOp::create(b, loc, page1->getResult(0));
     b.setInsertionPointToStart(prologue.elseBlock());
     scf::YieldOp::create(b, loc, ValueRange{ci(0)});
   }
+  if (readQuery)
+    readQuery->moveAfter(prologue);
+  // The loop's code follows in the disassembly (whatever order the backend lays its
+  // blocks out in), up to the "last block" marker after it.
+  asmMarker(b, loc, "block loop");
 
   // The loop carries the next block's page indices; each iteration loads those of the
   // block after it, two blocks ahead of the one it computes (F6).
@@ -234,10 +288,11 @@ LogicalResult pipeline(scf::ForOp loop) {
   ops.qk.getSlotMutable().assign(slot);
   ops.pv.getSlotMutable().assign(slot);
 
-  // The next block's DMAs, spread in three groups over this block's stages (F6).
+  // The next block's DMAs in three groups (F6): once the barrier has freed the other
+  // slot, after QK, after the mask; none after the softmax (see the file comment).
   unsigned groups = 3, perGroup = layout::kDmasPerTile / groups;
   static_assert(layout::kDmasPerTile % 3 == 0, "three equal DMA groups");
-  Operation *after[3] = {ops.qk, ops.softmax, ops.pv};
+  Operation *after[3] = {ops.topBarrier, ops.qk, ops.mask};
   for (unsigned g = 0; g < groups; ++g) {
     b.setInsertionPointAfter(after[g]);
     auto ifNext = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);

@@ -4,7 +4,7 @@
 // docs/kernel-contract.md)
 // expressed with the tile-level ops of the mla dialect, one 128-token block at a time:
 //
-//   split_query                                   (F8)
+//   load_query; split_query; read_query           (F8, once per CTA)
 //   for block b:  load_page_index b; kv_dma -> slot 0; kv_wait; lds_barrier
 //                 qk_tile; mask_logits; softmax_update; pv_tile; lds_barrier
 //   attend_epilogue                               (F12)
@@ -115,9 +115,15 @@ void tileAttention(CtaAttendOp op, LLVM::GlobalOp ldsGlobal) {
   auto qOperands = VectorType::get({4, 32}, f8), qRope = VectorType::get({32}, f8);
   auto f32x4 = VectorType::get({4}, b.getF32Type());
   auto f32x4x4 = VectorType::get({4, 4}, b.getF32Type());
-  auto query = SplitQueryOp::create(b, loc, qOperands, qOperands, qRope, b.getF32Type(),
-                                    op.getQ(), op.getScale(), queryRow, head, rowValid,
-                                    b.getI64IntegerAttr(config.getHeads()));
+  // Q is split once per CTA: each thread loads and splits its share into the Q exchange
+  // in K slot 1, then every lane reads its operands (mla-pipeline-blocks places the
+  // load and the split around block 0's DMAs).
+  auto share = VectorType::get({layout::kQSplitDims}, b.getBF16Type());
+  Value qShare = LoadQueryOp::create(b, loc, share, op.getQ(), queryRow, head, rowValid,
+                                     b.getI64IntegerAttr(config.getHeads()));
+  SplitQueryOp::create(b, loc, lds, qShare);
+  auto query = ReadQueryOp::create(b, loc, qOperands, qOperands, qRope, b.getF32Type(), lds,
+                                   op.getScale());
 
   Value zeros =
       arith::ConstantOp::create(b, loc, f32x4x4, DenseElementsAttr::get(f32x4x4, 0.0f));

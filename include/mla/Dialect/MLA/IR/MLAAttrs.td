@@ -15,39 +15,29 @@ def MLA_ConfigAttr : AttrDef<MLA_Dialect, "Config"> {
 
     - `heads`: query heads on this GPU (1..128).
     - `qlen`: query positions per request (1..16; >1 for MTP / speculative verify).
-    - `latent`, `rope`: widths of a K row's latent and rope parts (512 and 64).
-    - `block_tokens`: tokens per pipeline block (128).
-    - `waves`: waves per CTA (8, i.e. 512 threads).
-    - `rows_per_cta`: query rows a CTA owns (16, one MFMA row tile).
     - `wspec`: warp-specialised build (QK and PV waves run different code).
     - `wide_kv`: 64-bit DMA offsets, for KV pools of 4 GiB or more.
-    - `chip`: the target (`gfx950`).
+
+    Only what a kernel can be built for is a parameter. The problem's fixed sizes (K row
+    of latent 512 + rope 64, 128-token blocks, 8 waves of 16-token tiles, 16 query rows a
+    CTA) are the constants of mla/Kernel/KernelContract.h, and the target chip is the
+    pipeline's `chip` option (gfx950, checked by mla-outline-kernels).
   }];
   let parameters = (ins
     DefaultValuedParameter<"int64_t", "12">:$heads,
     DefaultValuedParameter<"int64_t", "1">:$qlen,
-    DefaultValuedParameter<"int64_t", "512">:$latent,
-    DefaultValuedParameter<"int64_t", "64">:$rope,
-    DefaultValuedParameter<"int64_t", "128">:$block_tokens,
-    DefaultValuedParameter<"int64_t", "8">:$waves,
-    DefaultValuedParameter<"int64_t", "16">:$rows_per_cta,
     DefaultValuedParameter<"bool", "false">:$wspec,
-    DefaultValuedParameter<"bool", "false">:$wide_kv,
-    StringRefParameter<"target chip", "\"gfx950\"">:$chip
+    DefaultValuedParameter<"bool", "false">:$wide_kv
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// Width of a K row (latent + rope), in elements (and bytes, as fp8).
-    int64_t getKvWidth() const { return getLatent() + getRope(); }
-    /// Heads a CTA owns: floor(rows_per_cta / qlen) (F2).
-    int64_t getHeadsPerGroup() const { return getRowsPerCta() / getQlen(); }
+    /// Heads a CTA owns: floor(16 / qlen) (F2).
+    int64_t getHeadsPerGroup() const { return ::mla::kernel::headsPerGroup(getQlen()); }
     /// Head groups per request: ceil(heads / heads per group) (F2).
     int64_t getHeadGroups() const {
-      return (getHeads() + getHeadsPerGroup() - 1) / getHeadsPerGroup();
+      return ::mla::kernel::headGroups(getHeads(), getQlen());
     }
-    /// Threads per CTA (64-lane waves).
-    int64_t getThreads() const { return getWaves() * 64; }
   }];
 }
 

@@ -3,6 +3,8 @@
 #ifndef MLA_DIALECT_MLA_IR_MLADIALECT_H
 #define MLA_DIALECT_MLA_IR_MLADIALECT_H
 
+#include "mla/Kernel/LaunchGeometry.h"
+
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/BuiltinAttributes.h"

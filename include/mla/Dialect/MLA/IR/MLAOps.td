@@ -167,6 +167,9 @@ def MLA_GlobalPtr : LLVM_PointerInAddressSpace<1>;
 // The QK B operands of the 4 latent steps (32 E4M3 bytes a lane each), the rope step's,
 // a 16x16 MFMA accumulator (4 f32 a lane), and the 4 PV accumulators of a wave.
 def MLA_QOperands : FixedVectorOfShapeAndType<[4, 32], F8E4M3FN>;
+// A thread's share of the CTA's Q split: kQSplitDims (18) bf16 values of one row.
+def MLA_QSplitShare : FixedVectorOfLengthAndType<[18], [BF16]>,
+    BuildableType<"::mlir::VectorType::get({18}, $_builder.getBF16Type())">;
 def MLA_QRopeOperand : FixedVectorOfLengthAndType<[32], [F8E4M3FN]>,
     BuildableType<"::mlir::VectorType::get({32}, $_builder.getType<::mlir::Float8E4M3FNType>())">;
 def MLA_Accumulator : FixedVectorOfLengthAndType<[4], [F32]>,
@@ -235,30 +238,66 @@ def MLA_KvWaitOp : MLA_Op<"kv_wait"> {
   let hasVerifier = 1;
 }
 
-def MLA_SplitQueryOp : MLA_Op<"split_query"> {
-  let summary = "The lane's query row as fp8 hi + lo QK operands (F8)";
+def MLA_LoadQueryOp : MLA_Op<"load_query"> {
+  let summary = "The thread's share of the CTA's query rows for the Q split (F8)";
   let description = [{
-    Loads the lane's share of bf16 query row `query_row`, head `head` (row
-    `query_row * heads + head` of `q`), finds the row's `k = 7 - floor(log2 max|q|)`
-    (0 for an all-zero row) over its four lanes, and splits `q 2^k` into E4M3 `hi` and
-    `lo = e4m3(q 2^k - hi)`, both in the QK operand order of the K slot layout: one
-    32-byte operand per latent step, and the rope step holding `hi` in lanes g < 2 and
-    `lo` in g >= 2. `logit_scale` is `scale log2(e) 2^-k`. A lane whose `row_valid` is
-    false gets zeros (its row is padding).
+    The CTA splits its 16 query rows once (`mla.split_query`); thread t of the CTA takes
+    row t / 32, dimensions 18 (t % 32) .. + 17 (`qSplitRow`, `qSplitFirstDim` of
+    AttentionLayout.h). The operands describe the lane's own row n = lane % 16: bf16 row
+    `query_row * heads + head` of `q`, `row_valid` false for a padding row. Lanes 0..15
+    of each wave hold rows 0..15, so the lowering takes the two rows its wave splits
+    from them. Loads the 18 values of the thread's share (zeros for a padding row).
+    Issued before the block loop's first DMA; the split comes after it.
   }];
   let arguments = (ins
     Arg<MLA_GlobalPtr, "q, bf16 [S, H, 576]", [MemRead]>:$q,
-    F32:$scale,
     I32:$query_row,
     I32:$head,
     I1:$row_valid,
     ConfinedAttr<I64Attr, [IntMinValue<1>]>:$heads
   );
+  let results = (outs MLA_QSplitShare:$share);
+  let assemblyFormat = [{
+    $q `[` $query_row `,` $head `]` `valid` $row_valid attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def MLA_SplitQueryOp : MLA_Op<"split_query"> {
+  let summary = "The thread's share of the CTA's query rows split into fp8 hi + lo (F8)";
+  let description = [{
+    Each thread splits its share (`mla.load_query`) of a row: the row's
+    `k = 7 - floor(log2 max|q|)` (0 for an all-zero row) over the row's 32 threads (DPP
+    and a lane swap: no LDS instruction, so nothing waits for DMAs in flight), and
+    `q 2^k` into E4M3 `hi` and `lo = e4m3(q 2^k - hi)`, written with k to the Q exchange
+    in K slot 1 (AttentionLayout.h); `mla.read_query` reads them back after a barrier.
+    Slot 1 must not be in use.
+  }];
+  let arguments = (ins
+    Arg<MLA_LdsPtr, "the CTA's LDS", [MemWrite]>:$lds,
+    MLA_QSplitShare:$share
+  );
+  let assemblyFormat = "$lds `share` $share attr-dict";
+  let hasVerifier = 1;
+}
+
+def MLA_ReadQueryOp : MLA_Op<"read_query"> {
+  let summary = "The lane's QK operands of the split Q, from the Q exchange (F8)";
+  let description = [{
+    A barrier (every wave's `mla.split_query` writes are visible), then each lane reads
+    the split of row lane % 16 in the QK operand order of the K slot layout: one
+    32-byte operand per latent step of `hi` and of `lo`, and the rope step holding `hi`
+    in lanes g < 2 and `lo` in g >= 2; `logit_scale` is `scale log2(e) 2^-k` of the
+    row. Every wave runs it (it holds a barrier). The reads are waited before the next
+    barrier, so slot 1 is free again after it.
+  }];
+  let arguments = (ins
+    Arg<MLA_LdsPtr, "the CTA's LDS", [MemRead]>:$lds,
+    F32:$scale
+  );
   let results = (outs MLA_QOperands:$q_hi, MLA_QOperands:$q_lo,
                       MLA_QRopeOperand:$q_rope, F32:$logit_scale);
-  let assemblyFormat = [{
-    $q `[` $query_row `,` $head `]` `valid` $row_valid `scale` $scale attr-dict
-  }];
+  let assemblyFormat = "$lds `scale` $scale attr-dict";
   let hasVerifier = 1;
 }
 

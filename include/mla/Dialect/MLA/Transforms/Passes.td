@@ -10,7 +10,8 @@ def MLAOutlineKernels : Pass<"mla-outline-kernels", "::mlir::ModuleOp"> {
   let description = [{
     Turns every function made of `mla.split_kv_decode` / `mla.combine` ops into a
     `gpu.module` holding one kernel per op (the runtime is the host; the function is
-    erased). The kernels take flat global buffers and i32 sizes (docs/kernel-abi.md).
+    erased). The kernels take flat global buffers and i32 sizes in the order of the kernel ABI
+    (mla/Kernel/KernelContract.h, docs/kernel-contract.md section 2).
 
     The attention kernel is one launch of 512-thread CTAs, one CTA per (request, head
     group, split) (F1, F2), in an XCD-aware order (F3): flat id
@@ -20,7 +21,15 @@ def MLAOutlineKernels : Pass<"mla-outline-kernels", "::mlir::ModuleOp"> {
     an `mla.cta_attend`.
 
     The combine kernel is one 64-thread CTA per (query row, head), each an `mla.cta_combine`.
+
+    `chip` is the target the pipeline lowers for, parsed as an `mlir::amdgpu::Chipset`:
+    a name that is not an AMDGPU chip, or a chip other than gfx950 (the kernels use its
+    fp8 MFMA 16x16x128, 16-byte LDS DMA and transposing LDS reads), is an error.
   }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx950\"",
+           "Target chip (must be gfx950)">
+  ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect", "::mlir::LLVM::LLVMDialect"];
 }
@@ -49,7 +58,8 @@ def MLATileAttention : Pass<"mla-tile-attention", "::mlir::gpu::GPUModuleOp"> {
     Gives each attention kernel its LDS (one workgroup buffer laid out as
     mla/Kernel/AttentionLayout.h says), computes the CTA's work (the split's token
     range, the lane's query row, head and causal bound; F2, F13) and expresses the
-    attention as tile ops: `mla.split_query` (F8), then a loop over the split's
+    attention as tile ops: the Q split once per CTA (`mla.load_query`,
+    `mla.split_query`, `mla.read_query`; F8), then a loop over the split's
     128-token blocks, each loading its page indices, DMA'ing its K into slot 0, waiting,
     `mla.qk_tile`, `mla.mask_logits`, `mla.softmax_update`, `mla.pv_tile` and a closing
     barrier, then `mla.attend_epilogue`. The loop is correct but not overlapped:
@@ -64,9 +74,10 @@ def MLAPipelineBlocks : Pass<"mla-pipeline-blocks", "::mlir::gpu::GPUModuleOp"> 
   let summary = "Double-buffer the attention block loop: slots, DMA spread, waits (F4-F6)";
   let description = [{
     Rewrites the block loop of `mla-tile-attention`: block 0's page indices and DMAs
-    move before the loop; block b reads slot b % 2 while the next block's DMAs fill the
-    other slot, spread in three groups after the QK tile, the softmax update and the PV
-    tile (F6); the next block's page indices are loaded at the top of the loop; each
+    move before the loop, with the CTA's Q share loaded before them and split after
+    them; block b reads slot b % 2 while the next block's DMAs fill the other slot, in
+    three groups after the barrier that frees it, after the QK tile and after the mask
+    (F6); the page indices two blocks ahead are loaded at the top of the loop; each
     `mla.kv_wait` gets the count of vector-memory operations issued after the DMAs it
     waits for; the closing barrier goes (the top barrier of the next block frees the
     slot).
