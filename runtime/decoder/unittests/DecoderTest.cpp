@@ -152,9 +152,9 @@ TEST(Decoder, SplitHeuristic) {
   EXPECT_LE(rt::chooseNumSplits(medium, 12, 4, cus), 8);
 }
 
-// The attention build (F15): Auto takes the modeled figures' choice (today wspec for
-// Kimi-K3 TP8 at qlen 4, plain at qlen 1 and 2, docs/decoder.md) unless config.wspec
-// asks for wspec; Plain and Wspec override. Both builds give the same bits.
+// The attention build (F15): Auto takes the modeled figures' choice (today plain for
+// every Kimi-K3 TP8 qlen, docs/decoder.md) unless config.wspec asks for wspec; Plain and
+// Wspec override. Both builds give the same bits.
 TEST(Decoder, AttentionBuildChoice) {
   EXPECT_EQ(rt::parseAttentionBuild("auto"), rt::AttentionBuild::Auto);
   EXPECT_EQ(rt::parseAttentionBuild("plain"), rt::AttentionBuild::Plain);
@@ -163,7 +163,7 @@ TEST(Decoder, AttentionBuildChoice) {
   EXPECT_STREQ(rt::attentionBuildName(rt::AttentionBuild::Wspec), "wspec");
   EXPECT_EQ(rt::preferredAttentionBuild(12, 1), rt::AttentionBuild::Plain);
   EXPECT_EQ(rt::preferredAttentionBuild(12, 2), rt::AttentionBuild::Plain);
-  EXPECT_EQ(rt::preferredAttentionBuild(12, 4), rt::AttentionBuild::Wspec);
+  EXPECT_EQ(rt::preferredAttentionBuild(12, 4), rt::AttentionBuild::Plain);
   // No figures: no claim, the plain build.
   EXPECT_EQ(rt::preferredAttentionBuild(7, 5), rt::AttentionBuild::Plain);
 
