@@ -1,14 +1,14 @@
 // Every kernel argument gets a .type_name in the metadata (from the LLVM type), so
 // the runtime and mla-run refuse a float for an int of the same size.
 //
-// RUN: mla-compile %s -o %t.hsaco
-// RUN: llvm-readelf --notes %t.hsaco | FileCheck %s
+// RUN: mla-compile %s -o %t.hsaco \
+// RUN:   && llvm-readelf --notes %t.hsaco | FileCheck %s
 // RUN: not mla-run %t.hsaco --kernel k --grid 1 --block 64 --arg out:%t.out:4 --arg i32:2 --arg i32:3 --arg i64:4 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=RUN-F32
 // RUN: not mla-run %t.hsaco --kernel k --grid 1 --block 64 --arg out:%t.out:4 --arg f32:2 --arg f32:1.5 --arg i64:4 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=RUN-I32
-// RUN: mla-run %t.hsaco --kernel k --grid 1 --block 64 --arg out:%t.out:4 --arg f32:2 --arg u32:3 --arg i64:4
-// RUN: od -An -tx4 %t.out | FileCheck %s --check-prefix=OUT
+// RUN: mla-run %t.hsaco --kernel k --grid 1 --block 64 --arg out:%t.out:4 --arg f32:2 --arg u32:3 --arg i64:4 \
+// RUN:   && od -An -tx4 %t.out | FileCheck %s --check-prefix=OUT
 
 // CHECK: .args:
 // CHECK: .type_name: 'void*'
