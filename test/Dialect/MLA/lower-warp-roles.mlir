@@ -48,8 +48,10 @@ gpu.module @m {
 // CHECK: %[[R:.*]] = arith.remui %[[WAVE]], %c4_i32
 // CHECK: %[[T0:.*]] = arith.muli %[[R]], %c2_i32
 // CHECK: %[[TILE0:.*]] = arith.addi %[[T0]], %c0_i32
-// CHECK: arith.muli %[[TILE0]], %c9216_i32
-// CHECK: arith.muli %{{.*}}, %c73728_i32
+// The two products in either order (the host compiler building mla picks the order of
+// an expression's operands).
+// CHECK-DAG: arith.muli %[[TILE0]], %c9216_i32
+// CHECK-DAG: arith.muli %{{.*}}, %c73728_i32
 // CHECK: llvm.load %{{.*}} {alias_scopes = [#[[READ]]], alignment = 16 : i64, noalias_scopes = [{{.*}}]} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK-COUNT-9: amdgpu.mfma 16x16x128
 // CHECK: vector.insert %{{.*}}, %{{.*}} [0] : vector<4xf32> into vector<2x4xf32>

@@ -42,6 +42,16 @@ IRInt roleWave(Emitter &e) { return e.wrap(e.geo.wave) % roles::kQkWaves; }
 /// The block tile of the role wave's t-th tile (2 r + t).
 IRInt tileOf(Emitter &e, unsigned t) { return roleWave(e) * roles::kTilesPerQkWave + t; }
 
+/// Whether the lane is in lane group 0 of role wave 0 (the one writer of a row's
+/// value). Each op is built in its own statement: the order of the IR must not depend
+/// on the host compiler's order of evaluating arguments.
+Value isRoleWave0Group0(Emitter &e) {
+  Value group0 = e.cmp(arith::CmpIPredicate::eq, e.geo.group, e.ci(0));
+  Value zero = e.ci(0);
+  Value roleWave0 = e.cmp(arith::CmpIPredicate::eq, roleWave(e), zero);
+  return arith::AndIOp::create(e.b, e.loc, roleWave0, group0);
+}
+
 //===----------------------------------------------------------------------===//
 // The role branch
 //===----------------------------------------------------------------------===//
@@ -108,7 +118,8 @@ struct LowerWsMaskLogits final : TilePattern<WsMaskLogitsOp> {
       b.setInsertionPointToStart(ifCrossing.thenBlock());
       Value masked = s;
       for (unsigned t = 0; t < roles::kTilesPerQkWave; ++t) {
-        Value tile = e.maskTileOf(e.extract(masked, t), tileOf(e, t), op.getBlockFirst(),
+        IRInt blockTile = tileOf(e, t);
+        Value tile = e.maskTileOf(e.extract(masked, t), blockTile, op.getBlockFirst(),
                                   op.getEnd(), op.getCausalBound());
         masked = vector::InsertOp::create(b, e.loc, tile, masked, int64_t(t));
       }
@@ -134,7 +145,8 @@ struct LowerWsPublishMax final : TilePattern<WsPublishMaxOp> {
                                             ArrayRef<int64_t>{int64_t(t), v});
         max = max ? e.fmax(max, x) : x;
       }
-    e.storeExchange(op.getLds(), layout::kRowMaxOffset, roleWave(e), e.rowReduceMax(max));
+    Value rowMax = e.rowReduceMax(max);
+    e.storeExchange(op.getLds(), layout::kRowMaxOffset, roleWave(e), rowMax);
     rewriter.eraseOp(op);
     return success();
   }
@@ -162,9 +174,7 @@ struct LowerWsSoftmax final : TilePattern<WsSoftmaxOp> {
       l = vector::InsertOp::create(b, e.loc, lNew, l, int64_t(t));
     }
     // The PV role rescales O with the same m_new (its own alpha, computed the same way).
-    Value isHandoverWriter = arith::AndIOp::create(
-        b, e.loc, e.cmp(arith::CmpIPredicate::eq, roleWave(e), e.ci(0)),
-        e.cmp(arith::CmpIPredicate::eq, e.geo.group, e.ci(0)));
+    Value isHandoverWriter = isRoleWave0Group0(e);
     {
       auto ifWriter = scf::IfOp::create(b, e.loc, isHandoverWriter, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard guard(b);
@@ -183,9 +193,10 @@ struct LowerWsPublishSums final : TilePattern<WsPublishSumsOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(WsPublishSumsOp op, PatternRewriter &rewriter) const override {
     Emitter e(rewriter, op, state);
-    for (unsigned t = 0; t < roles::kTilesPerQkWave; ++t)
-      e.storeExchange(op.getLds(), layout::kRowSumOffset, tileOf(e, t),
-                      e.extract(op.getL(), t));
+    for (unsigned t = 0; t < roles::kTilesPerQkWave; ++t) {
+      Value sum = e.extract(op.getL(), t);
+      e.storeExchange(op.getLds(), layout::kRowSumOffset, tileOf(e, t), sum);
+    }
     rewriter.eraseOp(op);
     return success();
   }
@@ -218,10 +229,12 @@ struct LowerWsKvDma final : TilePattern<WsKvDmaOp> {
     Emitter e(rewriter, op, state);
     // Every permute of the page indices before the first DMA (see dmaSourcesOfTile).
     SmallVector<Emitter::DmaSourceOffset, 18> sources;
-    for (unsigned t = 0; t < roles::kTilesPerPvWaveDma; ++t)
+    for (unsigned t = 0; t < roles::kTilesPerPvWaveDma; ++t) {
+      IRInt blockTile = tileOf(e, t);
       llvm::append_range(sources,
                          e.dmaSourcesOfTile(e.extract(op.getPagesOfTiles(), t), op.getFirst(),
-                                            op.getLast(), tileOf(e, t)));
+                                            op.getLast(), blockTile));
+    }
     e.issueDmas(op.getLds(), op.getSlot(), op.getKv(), op.getWideKv(), sources);
     rewriter.eraseOp(op);
     return success();
@@ -297,13 +310,12 @@ struct LowerWsAttendEpilogue final : TilePattern<WsAttendEpilogueOp> {
     Value outRow = arith::MulIOp::create(
         b, loc, e.toI64(op.getPartial()),
         arith::ConstantIntOp::create(b, loc, layout::kLatentBytes, 64));
-    for (unsigned i = 0; i < roles::kLatentTilesPerPvWave; ++i)
-      e.storeOutputTile(op.getOPart(), outRow,
-                        roleWave(e) * roles::kLatentTilesPerPvWave + i, e.extract(op.getO(), i),
-                        op.getVscale(), reciprocal, empty);
-    Value isWriter =
-        arith::AndIOp::create(b, loc, e.cmp(arith::CmpIPredicate::eq, roleWave(e), e.ci(0)),
-                              e.cmp(arith::CmpIPredicate::eq, e.geo.group, e.ci(0)));
+    for (unsigned i = 0; i < roles::kLatentTilesPerPvWave; ++i) {
+      Value oTile = e.extract(op.getO(), i);
+      e.storeOutputTile(op.getOPart(), outRow, roleWave(e) * roles::kLatentTilesPerPvWave + i,
+                        oTile, op.getVscale(), reciprocal, empty);
+    }
+    Value isWriter = isRoleWave0Group0(e);
     auto ifWriter = scf::IfOp::create(b, loc, isWriter, /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifWriter.thenBlock());
     e.storeLse(op.getLsePart(), op.getPartial(), op.getM(), l, empty);

@@ -481,8 +481,10 @@ public:
                        Value reciprocal, Value empty) {
     auto f32x4 = VectorType::get({4}, b.getF32Type());
     Value zeros = arith::ConstantOp::create(b, loc, f32x4, DenseElementsAttr::get(f32x4, 0.0f));
+    // One op a statement: the IR's order must not depend on the host compiler.
+    Value reciprocals = vector::BroadcastOp::create(b, loc, f32x4, reciprocal);
     Value o = mulf(mulf(vector::BroadcastOp::create(b, loc, f32x4, vscale), oTile),
-                   vector::BroadcastOp::create(b, loc, f32x4, reciprocal));
+                   reciprocals);
     o = select(empty, zeros, o);
     Value packed = arith::TruncFOp::create(b, loc, VectorType::get({4}, b.getBF16Type()), o);
     // Accumulator v of lane (g, n) is latent 16 latentTile + accRow(lane, v) of row n.

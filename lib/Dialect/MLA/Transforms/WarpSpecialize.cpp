@@ -283,7 +283,10 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
                                       /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(prologue.thenBlock());
-    dmaBlock(loadPages(lower), ci(0));
+    // One statement each: the IR's order must not depend on the host compiler's
+    // order of evaluating arguments.
+    Value slot0 = ci(0);
+    dmaBlock(loadPages(lower), slot0);
     scf::YieldOp::create(b, loc, loadPages(wrap(lower) + 1u));
     b.setInsertionPointToStart(prologue.elseBlock());
     scf::YieldOp::create(b, loc, zerosOf(b, loc, pagesType));
