@@ -208,12 +208,8 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   };
   emu.threads = std::max(1u, options.threads);
   using rt::KernelArg;
-  // Simulates the representatives with `activeCUs` CUs sharing HBM; cycles per class.
-  auto simulateAttention =
-      [&](double activeCUs, rt::TimingReport &report) -> Expected<std::map<Key, uint64_t>> {
-    emu.params.activeCUs = activeCUs;
-    if (Error e = device->setEmulatorOptions(emu))
-      return std::move(e);
+  // The attention kernel's arguments on this case's buffers.
+  auto attentionArgs = [&](int32_t numRequests, int32_t numSplits) {
     rt::AttentionKernelArgs a;
     a.q = KernelArg::pointer(*q);
     a.kv = KernelArg::pointer(*kv);
@@ -223,11 +219,19 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     a.vscale = 1.0f;
     a.oPart = KernelArg::pointer(*oPart);
     a.lsePart = KernelArg::pointer(*lsePart);
-    a.numRequests = int32_t(c.batch);
-    a.numSplits = splits;
+    a.numRequests = numRequests;
+    a.numSplits = numSplits;
+    return rt::attentionArgList(a);
+  };
+  // Simulates the representatives with `activeCUs` CUs sharing HBM; cycles per class.
+  auto simulateAttention =
+      [&](double activeCUs, rt::TimingReport &report) -> Expected<std::map<Key, uint64_t>> {
+    emu.params.activeCUs = activeCUs;
+    if (Error e = device->setEmulatorOptions(emu))
+      return std::move(e);
     if (Error e = device->launch(code, kernel::kAttentionKernelName, {uint32_t(grid), 1, 1},
                                  {uint32_t(kernel::kAttentionThreads), 1, 1},
-                                 rt::attentionArgList(a)))
+                                 attentionArgs(int32_t(c.batch), splits)))
       return std::move(e);
     std::vector<rt::TimingReport> reports = device->takeTimingReports();
     if (reports.size() != 1)
@@ -293,21 +297,10 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
       if (Error e = device->copyTo(*ind, steadyIndptr, sizeof steadyIndptr))
         return std::move(e);
       const int64_t steadyGrid = kernel::attentionGridSize(1, 1, c.heads, c.qlen, xcds);
-      rt::AttentionKernelArgs a;
-      a.q = KernelArg::pointer(*q);
-      a.kv = KernelArg::pointer(*kv);
-      a.pages = KernelArg::pointer(*pages);
-      a.indptr = KernelArg::pointer(*ind);
-      a.scale = 0.0416f;
-      a.vscale = 1.0f;
-      a.oPart = KernelArg::pointer(*oPart);
-      a.lsePart = KernelArg::pointer(*lsePart);
-      a.numRequests = 1;
-      a.numSplits = 1;
       if (Error e = device->launch(code, kernel::kAttentionKernelName,
                                    {uint32_t(steadyGrid), 1, 1},
                                    {uint32_t(kernel::kAttentionThreads), 1, 1},
-                                   rt::attentionArgList(a)))
+                                   attentionArgs(1, 1)))
         return std::move(e);
       std::vector<rt::TimingReport> reports = device->takeTimingReports();
       if (reports.size() != 1 || reports[0].cus.empty())
