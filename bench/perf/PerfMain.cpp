@@ -2,7 +2,8 @@
 //
 // mla-perf [--case qlen=Q,B=N,isl=T[,splits=NS]]... [--splits NS]
 //          [--params NAME=V,...] [--params-file FILE] [--dma-lgkmcnt 0|1|both]
-//          [--build plain|wspec|both] [--threads N] [--report] [--update-doc FILE]
+//          [--build plain|wspec|both] [--threads N] [--report [--stall-pcs N]]
+//          [--update-doc FILE]
 //
 // Without --case: the Kimi-K3 TP8 table (qlen 1, 2, 4; B 64..448 at ISL 8K; B 1, 4, 8
 // at 32K and 128K). Every figure is modeled by the emulator's timing mode
@@ -43,6 +44,7 @@ void usage(raw_ostream &os) {
   os << "usage: mla-perf [--case qlen=Q,B=N,isl=T[,splits=NS]]... [--splits NS]\n"
         "                [--params NAME=V,...] [--params-file FILE] [--dma-lgkmcnt 0|1|both]\n"
         "                [--build plain|wspec|both] [--threads N] [--report]\n"
+        "                [--stall-pcs N]\n"
         "                [--update-doc FILE]\n"
         "                [--update-param-doc FILE]\n"
         "Prints the modeled MI355X time of decode calls (emulator timing mode; every\n"
@@ -101,6 +103,7 @@ int main(int argc, char **argv) {
   std::vector<bool> builds{false, true}; // wspec off, on
   std::string docPath, paramDocPath;
   bool printReports = false;
+  size_t stallPcs = 12; // with --report: the attention instructions with the most stalls
   std::string command = "mla-perf";
   for (int i = 1; i < argc; ++i) {
     StringRef a = argv[i];
@@ -153,6 +156,10 @@ int main(int argc, char **argv) {
         die("--threads '" + v + "': expected a positive integer");
     } else if (a == "--report") {
       printReports = true;
+    } else if (a == "--stall-pcs") {
+      StringRef v = value();
+      if (v.getAsInteger(10, stallPcs))
+        die("--stall-pcs '" + v + "': expected a number of instructions");
     } else if (a == "--update-doc") {
       docPath = value().str();
     } else if (a == "--update-param-doc") {
@@ -227,8 +234,8 @@ int main(int argc, char **argv) {
         if (printReports) {
           errs() << "case " << built.str() << ", ldsDmaCountsOnLgkmcnt=" << answers[k]
                  << ":\n";
-          r->attention.print(errs(), o.params.clockGHz);
-          r->combine.print(errs(), o.params.clockGHz);
+          r->attention.print(errs(), o.params.clockGHz, stallPcs);
+          r->combine.print(errs(), o.params.clockGHz, /*stallPcs=*/4);
         }
       }
     }

@@ -246,7 +246,7 @@ int main(int argc, char **argv) {
   }
 
   for (const TimingReport &r : (*device)->takeTimingReports())
-    r.print(outs(), emuOptions.params.clockGHz);
+    r.print(outs(), emuOptions.params.clockGHz, /*stallPcs=*/5);
   if (stats) {
     outs() << "kernel " << kernelName << ": " << launchStats.workgroups << " workgroups, "
            << launchStats.waves.size() << " waves, " << launchStats.instructions()

@@ -21,7 +21,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -306,6 +308,45 @@ TEST(TimingMemory, GlobalLoadLatencyAndStall) {
   EXPECT_GE(r.report.maxCuCycles(), 1000u + 500); // load latency + store latency
   EXPECT_EQ(r.report.hbmReadBytes, 256u);         // 64 lanes x 4 B = two 128 B lines
   EXPECT_EQ(r.report.writeBytes, 256u);
+}
+
+// The per-instruction stall report charges a wait to the instruction the wave could
+// not issue: the vmcnt wait behind a load, the lgkmcnt wait behind an LDS read, and a
+// wave's s_nop time to the s_nop; the instructions that never waited have no entry.
+TEST(TimingReport, StallsByInstruction) {
+  const std::string body = R"(
+  global_load_dword v2, v1, s[10:11]
+  s_waitcnt vmcnt(0)
+  ds_read_b32 v3, v1
+  s_waitcnt lgkmcnt(0)
+  s_nop 7
+  v_add_u32_e32 v2, v2, v3
+  global_store_dword v1, v2, s[10:11] offset:512
+)";
+  TimedRun r = run(body, 64, EmulatorMode::Timing, "hbmLatency=1000");
+  ASSERT_EQ(r.error, "");
+  std::map<std::string, std::array<uint64_t, kNumStallCauses>> byText;
+  for (const auto &[pc, causes] : r.report.stallCyclesByPc) {
+    auto text = r.report.textByPc.find(pc);
+    ASSERT_NE(text, r.report.textByPc.end()) << "no text for PC " << pc;
+    for (unsigned c = 0; c < kNumStallCauses; ++c) // the epilogue waits on vmcnt(0) too
+      byText[text->second][c] += causes[c];
+  }
+  ASSERT_TRUE(byText.count("s_waitcnt vmcnt(0)"));
+  EXPECT_GE(byText["s_waitcnt vmcnt(0)"][unsigned(StallCause::Vmcnt)], 1000u);
+  ASSERT_TRUE(byText.count("s_waitcnt lgkmcnt(0)"));
+  EXPECT_GE(byText["s_waitcnt lgkmcnt(0)"][unsigned(StallCause::Lgkmcnt)], 64u);
+  ASSERT_TRUE(byText.count("s_nop 7"));
+  EXPECT_GE(byText["s_nop 7"][unsigned(StallCause::Nop)], 7u);
+  EXPECT_FALSE(byText.count("v_add_u32_e32 v2, v2, v3"));
+  // The per-instruction sums are the per-wave sums, cause by cause.
+  std::array<uint64_t, kNumStallCauses> sum{};
+  for (const auto &[pc, causes] : r.report.stallCyclesByPc)
+    for (unsigned c = 0; c < kNumStallCauses; ++c)
+      sum[c] += causes[c];
+  EXPECT_EQ(sum, r.report.totalStalls());
+  ASSERT_FALSE(r.report.topStallPcs(1).empty());
+  EXPECT_EQ(r.report.textByPc.at(r.report.topStallPcs(1)[0]), "s_waitcnt vmcnt(0)");
 }
 
 // Two, three and five waves contending for the CU's vector memory path: each store of

@@ -150,6 +150,9 @@ struct SimWave {
   uint16_t lastMfmaOpcode = 0;
   uint64_t lastMfmaFree = 0;
   uint64_t lastVmReady = 0, lastLgkmReady = 0;
+  /// The instruction a wave's stall is charged to: the one it cannot issue, or while it
+  /// sits at a barrier, s_nop or taken branch, the one that put it there.
+  uint32_t stallIp = 0;
   std::deque<std::pair<uint64_t, uint32_t>> inflight; ///< (ready, bytes) of loads.
   emu::WaveTiming t;
 };
@@ -182,6 +185,8 @@ struct CuResult {
   uint64_t hbmReadBytes = 0, l2HitBytes = 0, mallHitBytes = 0, writeBytes = 0, ldsBytes = 0,
            conflicts = 0;
   std::map<uint64_t, uint64_t> conflictsByPc;
+  /// Stall cycles by instruction index and cause, summed over the CU's waves.
+  std::vector<std::array<uint64_t, emu::kNumStallCauses>> stallsByInst;
   std::vector<uint64_t> bytesInFlight;
 };
 
@@ -211,6 +216,12 @@ private:
   void timeVmem(SimWave &s, const DecodedInst &in, const InstInfo &info, unsigned vmBefore,
                 unsigned lgkmBefore);
   void timeLds(SimWave &s, const DecodedInst &in, unsigned lgkmBefore);
+  void chargeStall(SimWave &s, emu::StallCause cause, uint64_t cycles) {
+    s.t.stallCycles[unsigned(cause)] += cycles;
+    if (result_.stallsByInst.size() <= s.stallIp)
+      result_.stallsByInst.resize(L_.program->insts.size());
+    result_.stallsByInst[s.stallIp][unsigned(cause)] += cycles;
+  }
   void setReady(PendingQueue &q, unsigned before, uint64_t ready) {
     for (unsigned i = before; i < q.size(); ++i)
       const_cast<PendingWrite &>(q.at(i)).readyCycle = ready;
@@ -505,6 +516,7 @@ std::string CuSim::issue(SimWave &s, const DecodedInst &in, const InstInfo &info
   else if (info.special == Special::Sleep)
     s.readyAt = now_ + 64 * uint64_t((in.numImms ? in.imms[0] : 0) & 0x7f);
 
+  s.stallIp = w.ip;
   w.ip = w.nextIp;
   if (w.status == WaveStatus::Ended) {
     s.ended = true;
@@ -557,6 +569,7 @@ std::string CuSim::run(ArrayRef<uint32_t> ids) {
       s.lastMfmaFree = 0;
       s.lastCause = emu::StallCause::Nop;
       s.lastVmReady = s.lastLgkmReady = 0;
+      s.stallIp = 0;
       s.inflight.clear();
       s.t = emu::WaveTiming();
       s.t.workgroup = flatId;
@@ -631,8 +644,9 @@ std::string CuSim::run(ArrayRef<uint32_t> ids) {
             continue;
           }
           cause = *b;
+          s.stallIp = w.ip;
         }
-        s.t.stallCycles[unsigned(cause)] += period;
+        chargeStall(s, cause, period);
         s.lastCause = cause;
       }
     }
@@ -692,7 +706,7 @@ std::string CuSim::run(ArrayRef<uint32_t> ids) {
         uint64_t skipped = next - now_ - 1;
         for (SimWave &s : sims)
           if (!s.ended)
-            s.t.stallCycles[unsigned(s.lastCause)] += skipped;
+            chargeStall(s, s.lastCause, skipped);
         now_ = next;
         continue;
       }
@@ -841,11 +855,20 @@ Error mla::emu::timing::dispatchTimed(const LaunchState &launch, const DispatchO
       report->ldsConflictCycles += r.conflicts;
       for (auto &[pc, c] : r.conflictsByPc)
         report->ldsConflictCyclesByPc[pc] += c;
+      for (size_t i = 0; i < r.stallsByInst.size(); ++i) {
+        const auto &causes = r.stallsByInst[i];
+        if (std::any_of(causes.begin(), causes.end(), [](uint64_t c) { return c != 0; })) {
+          auto &sum = report->stallCyclesByPc[L.program->insts[i].address];
+          for (unsigned c = 0; c < emu::kNumStallCauses; ++c)
+            sum[c] += causes[c];
+        }
+      }
       if (report->bytesInFlight.empty())
         report->bytesInFlight = std::move(r.bytesInFlight);
     }
     for (const DecodedInst &in : L.program->insts)
-      if (report->ldsConflictCyclesByPc.count(in.address))
+      if (report->ldsConflictCyclesByPc.count(in.address) ||
+          report->stallCyclesByPc.count(in.address))
         report->textByPc[in.address] = L.program->text[in.index];
   }
   return Error::success();

@@ -215,7 +215,23 @@ std::array<uint64_t, kNumStallCauses> TimingReport::totalStalls() const {
   return total;
 }
 
-void TimingReport::print(raw_ostream &os, double clockGHz) const {
+std::vector<uint64_t> TimingReport::topStallPcs(size_t n) const {
+  std::vector<std::pair<uint64_t, uint64_t>> totals;
+  for (const auto &[pc, causes] : stallCyclesByPc) {
+    uint64_t sum = 0;
+    for (uint64_t c : causes)
+      sum += c;
+    totals.emplace_back(sum, pc);
+  }
+  std::sort(totals.begin(), totals.end(),
+            [](auto &a, auto &b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  std::vector<uint64_t> pcs;
+  for (size_t i = 0; i < totals.size() && i < n; ++i)
+    pcs.push_back(totals[i].second);
+  return pcs;
+}
+
+void TimingReport::print(raw_ostream &os, double clockGHz, size_t stallPcs) const {
   os << "timing (modeled): kernel '" << kernel << "', " << simulatedWorkgroups << " of "
      << gridWorkgroups << " workgroups simulated, " << workgroupsPerCu << " per CU\n";
   if (!cus.empty()) {
@@ -249,5 +265,16 @@ void TimingReport::print(raw_ostream &os, double clockGHz) const {
     os << format("  conflict cycles %8llu at PC 0x%llx", (unsigned long long)top[i].second,
                  (unsigned long long)top[i].first)
        << (it != textByPc.end() ? " '" + it->second + "'" : std::string()) << "\n";
+  }
+  for (uint64_t pc : topStallPcs(stallPcs)) {
+    const auto &causes = stallCyclesByPc.at(pc);
+    os << format("  stalls at PC 0x%llx:", (unsigned long long)pc);
+    for (unsigned c = 0; c < kNumStallCauses; ++c)
+      if (causes[c])
+        os << " " << stallCauseName(StallCause(c)) << " " << causes[c];
+    auto it = textByPc.find(pc);
+    if (it != textByPc.end())
+      os << " '" << it->second << "'";
+    os << "\n";
   }
 }

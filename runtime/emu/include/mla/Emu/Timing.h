@@ -157,6 +157,11 @@ struct TimingReport {
   uint64_t ldsConflictCycles = 0;
   /// LDS bank-conflict cycles per DS (or LDS DMA) instruction address.
   std::map<uint64_t, uint64_t> ldsConflictCyclesByPc;
+  /// Stall cycles by instruction address and cause, summed over the simulated waves. A
+  /// stall is charged to the instruction the wave could not issue; while a wave sits at
+  /// s_barrier, behind an s_nop or a taken branch, to that instruction.
+  std::map<uint64_t, std::array<uint64_t, kNumStallCauses>> stallCyclesByPc;
+  /// The instruction text of every address the two maps above name.
   std::map<uint64_t, std::string> textByPc;
   /// Bytes of global loads in flight, sampled every 256 cycles of the first CU.
   std::vector<uint64_t> bytesInFlight;
@@ -164,8 +169,11 @@ struct TimingReport {
   uint64_t maxCuCycles() const;
   /// Stall cycles summed over waves, by cause.
   std::array<uint64_t, kNumStallCauses> totalStalls() const;
-  /// A human-readable summary (cycles distribution, stalls, bytes, top conflicts).
-  void print(llvm::raw_ostream &os, double clockGHz) const;
+  /// The \p n instructions with the most stall cycles, most first.
+  std::vector<uint64_t> topStallPcs(size_t n) const;
+  /// A human-readable summary (cycles distribution, stalls, bytes, top conflicts; with
+  /// \p stallPcs > 0 also that many instructions with the most stall cycles).
+  void print(llvm::raw_ostream &os, double clockGHz, size_t stallPcs = 0) const;
 };
 
 enum class EmulatorMode : uint8_t { Functional, Timing };
