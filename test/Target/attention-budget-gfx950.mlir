@@ -23,6 +23,7 @@
 // RUN: FileCheck %s --check-prefix=WAIT < %t.q1.s
 // RUN: FileCheck %s --check-prefix=SCHED < %t.q1.s
 // RUN: FileCheck %s --check-prefix=QSPLIT < %t.q1.s
+// RUN: FileCheck %s --check-prefix=QKREAD < %t.q1.s
 // RUN: llvm-readelf --notes %t.q1.hsaco | FileCheck %s --check-prefix=NOTES
 // RUN: mla-compile %mla_src_root/examples/kimi_k3_tp8_q4.mlir -o %t.q4.hsaco --dump-isa=%t.q4.s --print-kernel-resources | FileCheck %s --check-prefix=RES
 // RUN: FileCheck %s --check-prefix=DMA < %t.q4.s
@@ -31,6 +32,7 @@
 // RUN: FileCheck %s --check-prefix=WAIT < %t.q4.s
 // RUN: FileCheck %s --check-prefix=SCHED < %t.q4.s
 // RUN: FileCheck %s --check-prefix=QSPLIT < %t.q4.s
+// RUN: FileCheck %s --check-prefix=QKREAD < %t.q4.s
 
 // RES: kernel @mla_attn: {{.*}} sgpr_spill_count=0 vgpr_spill_count=0 group_segment_fixed_size=153088 private_segment_fixed_size=0 wavefront_size=64 max_flat_workgroup_size=512
 // RES: kernel @mla_combine: {{.*}} sgpr_spill_count=0 vgpr_spill_count=0 group_segment_fixed_size=0 private_segment_fixed_size=0
@@ -96,6 +98,20 @@
 // WAIT: ; mla: block compute
 // WAIT-NOT: vmcnt
 // WAIT: ; mla: block loop exit
+
+// QK reads K one step ahead of its MFMAs (the scheduling groups of mla-lower-tile-ops):
+// after the barrier's DMAs, the first two steps' operands (4 ds_read_b128) are read
+// before the block's first MFMA, and the waits before the MFMAs leave reads in flight.
+// QKREAD-LABEL: mla_attn:
+// QKREAD: ; mla: block loop
+// QKREAD: s_waitcnt vmcnt(1) lgkmcnt(0)
+// QKREAD: s_barrier
+// QKREAD-COUNT-3: global_load_lds_dwordx4
+// QKREAD-NOT: v_mfma
+// QKREAD-COUNT-4: ds_read_b128
+// QKREAD-NOT: ds_read
+// QKREAD: s_waitcnt lgkmcnt(2)
+// QKREAD-NEXT: v_mfma_f32_16x16x128_f8f6f4
 
 // Where the next block's DMAs go, for both blocks of the loop. The backend lays the
 // second block's softmax and PV out first (the loop is rotated): no DMA there.

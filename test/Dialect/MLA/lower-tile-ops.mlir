@@ -110,11 +110,24 @@ gpu.module @m {
 
 // -----
 
-// F9: 9 MFMA 16x16x128 fp8 on K read (2 x 16 B a step) from the slot being read.
+// F9: 9 MFMA 16x16x128 fp8 on K read (2 x 16 B a step) from the slot being read, each
+// step's K read before the previous step's MFMAs, and scheduling groups that keep that
+// order through LLVM's scheduler (DS reads 0x100, MFMA 0x8: reads, then per step the
+// next step's reads and this step's MFMAs).
 // CHECK-LABEL: gpu.func @qk
-// CHECK: llvm.load %{{.*}} {alias_scopes = [#{{.*}}], alignment = 16 : i64, noalias_scopes = [{{.*}}]} : !llvm.ptr<3> -> vector<4xi32>
-// CHECK-COUNT-9: amdgpu.mfma 16x16x128 {{.*}} : vector<32xf8E4M3FN>, vector<32xf8E4M3FN>, vector<4xf32>
+// CHECK-COUNT-4: llvm.load %{{.*}} {alias_scopes = [#{{.*}}], alignment = 16 : i64, noalias_scopes = [{{.*}}]} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK-NOT: llvm.load
+// CHECK-COUNT-2: amdgpu.mfma 16x16x128 {{.*}} : vector<32xf8E4M3FN>, vector<32xf8E4M3FN>, vector<4xf32>
 // CHECK-NOT: amdgpu.mfma
+// CHECK-COUNT-2: llvm.load
+// CHECK-COUNT-7: amdgpu.mfma 16x16x128
+// CHECK-NOT: amdgpu.mfma
+// CHECK:      rocdl.sched.group.barrier 256, 2, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 256, 2, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 2, 0
+// CHECK-COUNT-3: rocdl.sched.group.barrier 256, 2, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 2, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
 gpu.module @m {
   gpu.func @qk(%lds: !llvm.ptr<3>, %i: i32, %qh: vector<4x32xf8E4M3FN>,
                %ql: vector<4x32xf8E4M3FN>, %qr: vector<32xf8E4M3FN>) kernel {

@@ -319,18 +319,36 @@ public:
     auto i32x4 = VectorType::get({4}, b.getI32Type());
     Value s = arith::ConstantOp::create(b, loc, f32x4, DenseElementsAttr::get(f32x4, 0.0f));
     IRInt tileBase = wrap(slot) * layout::kSlotBytes + tile * layout::kTileBytes;
-    for (unsigned step = 0; step < layout::kQkSteps; ++step) {
+    auto kOperand = [&](unsigned step) {
       std::array<IRInt, 2> offsets = layout::qkOperandOffsets(step, wrap(geo.lane));
-      Value a = fp8Operand({ldsLoad(lds, i32x4, tileBase + offsets[0], scopes.read,
-                                    scopes.notRead),
-                            ldsLoad(lds, i32x4, tileBase + offsets[1], scopes.read,
-                                    scopes.notRead)});
+      return fp8Operand({ldsLoad(lds, i32x4, tileBase + offsets[0], scopes.read,
+                                 scopes.notRead),
+                         ldsLoad(lds, i32x4, tileBase + offsets[1], scopes.read,
+                                 scopes.notRead)});
+    };
+    // Each step's K operand is read before the previous step's MFMAs, so the LDS
+    // latency overlaps them.
+    Value next = kOperand(0);
+    for (unsigned step = 0; step < layout::kQkSteps; ++step) {
+      Value a = next;
+      if (step + 1 < layout::kQkSteps)
+        next = kOperand(step + 1);
       if (step < layout::kQkLatentSteps) {
         s = mfma(a, extract(qHi, step), s);
         s = mfma(a, extract(qLo, step), s);
       } else {
         s = mfma(a, qRope, s);
       }
+    }
+    // LLVM's scheduler keeps each read next to its MFMAs (register pressure); ask for
+    // the reads one step ahead so the LDS latency overlaps the previous step's MFMAs.
+    constexpr uint32_t kMfmaGroup = 0x8, kDsReadGroup = 0x100;
+    ROCDL::SchedGroupBarrier::create(b, loc, kDsReadGroup, 2, 0);
+    for (unsigned step = 0; step < layout::kQkSteps; ++step) {
+      if (step + 1 < layout::kQkSteps)
+        ROCDL::SchedGroupBarrier::create(b, loc, kDsReadGroup, 2, 0);
+      ROCDL::SchedGroupBarrier::create(b, loc, kMfmaGroup,
+                                       step < layout::kQkLatentSteps ? 2 : 1, 0);
     }
     return s;
   }
