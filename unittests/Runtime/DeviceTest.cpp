@@ -2,6 +2,7 @@
 #include "KernelCompiler.h"
 #include "TestUtil.h"
 #include "lib/HipArch.h"
+#include "mla/Target/GFX950/GFX950.h"
 
 #include <chrono>
 #include <csignal>
@@ -106,6 +107,8 @@ TEST(HipArch, Gfx950IsTheProcessorBeforeTheFeatures) {
   EXPECT_FALSE(isGfx950ArchName("gfx950x:xnack-"));
   EXPECT_FALSE(isGfx950ArchName(""));
   EXPECT_FALSE(isGfx950ArchName(":gfx950"));
+  // The runtime's rule (LLVM's GK_GFX950) names the compiler's target chip.
+  EXPECT_TRUE(isGfx950ArchName(gfx950::kChipName));
 }
 
 // A device whose processor only starts with "gfx950" is not opened, either picked
