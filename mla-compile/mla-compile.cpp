@@ -205,7 +205,9 @@ static LogicalResult compileBuffer(llvm::SourceMgr &sourceMgr,
                                                                     : WalkResult::advance();
                     }).wasInterrupted()) {
     *pm = std::make_unique<PassManager>(&context);
-    mla::buildMLAToROCDLPipeline(**pm, mla::PipelineOptions{chip});
+    mla::PipelineOptions options;
+    options.chip = chip;
+    mla::buildMLAToROCDLPipeline(**pm, options);
     if (failed(applyPassManagerCLOptions(**pm)))
       return failure();
   }
