@@ -31,7 +31,7 @@ TEST(CodeObject, MetadataAndDescriptor) {
   const KernelInfo &k = (*co)->kernels()[0];
   EXPECT_EQ(k.name, "vadd");
   EXPECT_EQ(k.symbolName, "vadd.kd");
-  EXPECT_EQ((*co)->target().substr(0, 25), "amdgcn-amd-amdhsa--gfx950");
+  EXPECT_EQ((*co)->target(), "amdgcn-amd-amdhsa--gfx950");
   EXPECT_EQ(k.wavefrontSize, 64u);
   auto expl = k.explicitArgs();
   ASSERT_EQ(expl.size(), 4u);
