@@ -24,6 +24,7 @@
 // RUN: FileCheck %s --check-prefix=SCHED < %t.q1.s
 // RUN: FileCheck %s --check-prefix=QSPLIT < %t.q1.s
 // RUN: FileCheck %s --check-prefix=QKREAD < %t.q1.s
+// RUN: FileCheck %s --check-prefix=DMASRC < %t.q1.s
 // RUN: llvm-readelf --notes %t.q1.hsaco | FileCheck %s --check-prefix=NOTES
 // RUN: mla-compile %mla_src_root/examples/kimi_k3_tp8_q4.mlir -o %t.q4.hsaco --dump-isa=%t.q4.s --print-kernel-resources | FileCheck %s --check-prefix=RES
 // RUN: FileCheck %s --check-prefix=DMA < %t.q4.s
@@ -33,6 +34,7 @@
 // RUN: FileCheck %s --check-prefix=SCHED < %t.q4.s
 // RUN: FileCheck %s --check-prefix=QSPLIT < %t.q4.s
 // RUN: FileCheck %s --check-prefix=QKREAD < %t.q4.s
+// RUN: FileCheck %s --check-prefix=DMASRC < %t.q4.s
 
 // RES: kernel @mla_attn: {{.*}} sgpr_spill_count=0 vgpr_spill_count=0 group_segment_fixed_size=153088 private_segment_fixed_size=0 wavefront_size=64 max_flat_workgroup_size=512
 // RES: kernel @mla_combine: {{.*}} sgpr_spill_count=0 vgpr_spill_count=0 group_segment_fixed_size=0 private_segment_fixed_size=0
@@ -98,6 +100,24 @@
 // WAIT: ; mla: block compute
 // WAIT-NOT: vmcnt
 // WAIT: ; mla: block loop exit
+
+// Each block's 9 DMA source pages are fetched across lanes (ds_bpermute) at once, right
+// after the barrier and before the first DMA (mla.kv_dma_pages); no permute sits
+// between DMAs, in either block of the loop.
+// DMASRC-LABEL: mla_attn:
+// DMASRC: ; mla: block loop
+// DMASRC-NOT: ds_bpermute_b32
+// DMASRC: s_waitcnt vmcnt(1) lgkmcnt(0)
+// DMASRC: s_barrier
+// DMASRC-NOT: global_load_lds_dwordx4
+// DMASRC-COUNT-9: ds_bpermute_b32
+// DMASRC-NOT: ds_bpermute_b32
+// DMASRC: s_waitcnt vmcnt(1) lgkmcnt(0)
+// DMASRC: s_barrier
+// DMASRC-NOT: global_load_lds_dwordx4
+// DMASRC-COUNT-9: ds_bpermute_b32
+// DMASRC-NOT: ds_bpermute_b32
+// DMASRC: ; mla: last block
 
 // QK reads K one step ahead of its MFMAs (the scheduling groups of mla-lower-tile-ops):
 // after the barrier's DMAs, the first two steps' operands (4 ds_read_b128) are read

@@ -27,9 +27,36 @@
 // CHECK-NEXT: llvm.inline_asm has_side_effects "", "~{memory}"
 gpu.module @m {
   gpu.func @dma(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32) kernel {
-    mla.kv_dma %g[%i] to %lds slot %i dmas 3 to 6
+    mla.kv_dma %g[%i : i32] to %lds slot %i dmas 3 to 6
     mla.kv_wait slot %i pending 2
     mla.lds_barrier
+    gpu.return
+  }
+}
+
+// -----
+
+// The source pages fetched beforehand: mla.kv_dma_pages is a scheduling barrier and the
+// 9 permutes, in DMA order; a kv_dma on its result permutes nothing and takes its DMAs'
+// elements (3, 4, 5 here).
+// CHECK-LABEL: gpu.func @dma_pages
+// CHECK: amdgpu.sched_barrier allow = <none>
+// CHECK-COUNT-9: rocdl.ds_bpermute
+// CHECK-NOT: rocdl.ds_bpermute
+// CHECK: %[[SRC:.*]] = vector.from_elements {{.*}} : vector<9xi32>
+// CHECK: %[[P3:.*]] = vector.extract %[[SRC]][3] : i32 from vector<9xi32>
+// CHECK: arith.muli %[[P3]], %c576_i32{{.*}} : i32
+// CHECK: rocdl.global.load.lds
+// CHECK: vector.extract %[[SRC]][4]
+// CHECK: rocdl.global.load.lds
+// CHECK: vector.extract %[[SRC]][5]
+// CHECK: rocdl.global.load.lds
+// CHECK-NOT: rocdl.global.load.lds
+// CHECK: gpu.return
+gpu.module @m {
+  gpu.func @dma_pages(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32) kernel {
+    %src = mla.kv_dma_pages %i
+    mla.kv_dma %g[%src : vector<9xi32>] to %lds slot %i dmas 3 to 6
     gpu.return
   }
 }
@@ -44,7 +71,7 @@ gpu.module @m {
 // CHECK-COUNT-9: rocdl.global.load.lds
 gpu.module @m {
   gpu.func @wide(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32) kernel {
-    mla.kv_dma %g[%i] to %lds slot %i dmas 0 to 9 {wide_kv}
+    mla.kv_dma %g[%i : i32] to %lds slot %i dmas 0 to 9 {wide_kv}
     gpu.return
   }
 }

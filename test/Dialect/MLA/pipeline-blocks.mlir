@@ -11,7 +11,7 @@
 // CHECK:   %[[ZERO:.*]] = arith.constant 0 : i32
 // CHECK:   %[[PAGE0:.*]] = mla.load_page_index %[[G]][%{{.*}}] block %[[C0]] of
 // CHECK:   %[[PAGE1:.*]] = mla.load_page_index %[[G]][%{{.*}}] block %{{.*}} of
-// CHECK:   mla.kv_dma %[[G]][%[[PAGE0]]] to %[[LDS]] slot %[[ZERO]] dmas 0 to 9 {wide_kv}
+// CHECK:   mla.kv_dma %[[G]][%[[PAGE0]] : i32] to %[[LDS]] slot %[[ZERO]] dmas 0 to 9 {wide_kv}
 // CHECK:   scf.yield %[[PAGE1]]
 // A marker for the tests on the disassembly: the loop's code follows.
 // CHECK: llvm.inline_asm has_side_effects "; mla: block loop"
@@ -29,17 +29,18 @@
 // CHECK-NEXT: mla.lds_barrier
 // The next block's DMAs in three groups, all before the softmax: right after the
 // barrier that frees the other slot, after QK, after the mask; no barrier closes the
-// block any more.
+// block any more. Their source pages are fetched once, right after the barrier.
+// CHECK-NEXT: %[[SRC:.*]] = mla.kv_dma_pages %[[NEXT]]{{$}}
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
-// CHECK-NEXT:   mla.kv_dma %[[G]][%[[NEXT]]] to %[[LDS]] slot %[[OTHER]] dmas 0 to 3 {wide_kv}
+// CHECK-NEXT:   mla.kv_dma %[[G]][%[[SRC]] : vector<9xi32>] to %[[LDS]] slot %[[OTHER]] dmas 0 to 3 {wide_kv}
 // CHECK-NEXT: }
 // CHECK-NEXT: mla.qk_tile %[[LDS]] slot %[[SLOT]]
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
-// CHECK-NEXT:   mla.kv_dma %[[G]][%[[NEXT]]] to %[[LDS]] slot %[[OTHER]] dmas 3 to 6 {wide_kv}
+// CHECK-NEXT:   mla.kv_dma %[[G]][%[[SRC]] : vector<9xi32>] to %[[LDS]] slot %[[OTHER]] dmas 3 to 6 {wide_kv}
 // CHECK-NEXT: }
 // CHECK-NEXT: mla.mask_logits
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
-// CHECK-NEXT:   mla.kv_dma %[[G]][%[[NEXT]]] to %[[LDS]] slot %[[OTHER]] dmas 6 to 9 {wide_kv}
+// CHECK-NEXT:   mla.kv_dma %[[G]][%[[SRC]] : vector<9xi32>] to %[[LDS]] slot %[[OTHER]] dmas 6 to 9 {wide_kv}
 // CHECK-NEXT: }
 // CHECK-NEXT: mla.softmax_update
 // CHECK-NEXT: mla.pv_tile %[[LDS]] slot %[[SLOT]]
@@ -47,9 +48,10 @@
 // The second block of the iteration: its DMAs use the indices the first one loaded.
 // CHECK:   %[[AHEAD2:.*]] = mla.load_page_index
 // CHECK-NEXT: mla.kv_wait slot %{{.*}} pending 1
-// CHECK:   mla.kv_dma %[[G]][%[[AHEAD]]] to %[[LDS]] slot %{{.*}} dmas 0 to 3
-// CHECK:   mla.kv_dma %[[G]][%[[AHEAD]]] to %[[LDS]] slot %{{.*}} dmas 3 to 6
-// CHECK:   mla.kv_dma %[[G]][%[[AHEAD]]] to %[[LDS]] slot %{{.*}} dmas 6 to 9
+// CHECK:   %[[SRC2:.*]] = mla.kv_dma_pages %[[AHEAD]]
+// CHECK:   mla.kv_dma %[[G]][%[[SRC2]] : vector<9xi32>] to %[[LDS]] slot %{{.*}} dmas 0 to 3
+// CHECK:   mla.kv_dma %[[G]][%[[SRC2]] : vector<9xi32>] to %[[LDS]] slot %{{.*}} dmas 3 to 6
+// CHECK:   mla.kv_dma %[[G]][%[[SRC2]] : vector<9xi32>] to %[[LDS]] slot %{{.*}} dmas 6 to 9
 // CHECK:   scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[AHEAD2]] : f32, f32, vector<4x4xf32>, i32
 // An odd count's last block: not a loop, no page indices or DMAs after it; its wait
 // leaves nothing in flight.
@@ -72,7 +74,7 @@ gpu.module @m {
         -> (f32, f32, vector<4x4xf32>) : i32 {
       %slot = arith.constant 0 : i32
       %page = mla.load_page_index %g[%i] block %b of [%i, %i)
-      mla.kv_dma %g[%page] to %lds slot %slot dmas 0 to 9 {wide_kv}
+      mla.kv_dma %g[%page : i32] to %lds slot %slot dmas 0 to 9 {wide_kv}
       mla.kv_wait slot %slot pending 0
       mla.lds_barrier
       %s = mla.qk_tile %lds slot %slot q(%qh, %ql, %qr)
@@ -97,7 +99,7 @@ gpu.module @m {
     // expected-error@+1 {{'scf.for' op mla-pipeline-blocks expects exactly one mla.qk_tile in the block loop}}
     scf.for %b = %c0 to %n step %c1 : i32 {
       %page = mla.load_page_index %g[%i] block %b of [%i, %i)
-      mla.kv_dma %g[%page] to %lds slot %c0 dmas 0 to 9
+      mla.kv_dma %g[%page : i32] to %lds slot %c0 dmas 0 to 9
       mla.kv_wait slot %c0 pending 0
       mla.lds_barrier
       %o3 = mla.pv_tile %lds slot %c0 acc %o
@@ -118,7 +120,7 @@ gpu.module @m {
     // expected-error@+1 {{'scf.for' op mla-pipeline-blocks expects exactly one mla.mask_logits in the block loop}}
     scf.for %b = %c0 to %n step %c1 : i32 {
       %page = mla.load_page_index %g[%i] block %b of [%i, %i)
-      mla.kv_dma %g[%page] to %lds slot %c0 dmas 0 to 9
+      mla.kv_dma %g[%page : i32] to %lds slot %c0 dmas 0 to 9
       mla.kv_wait slot %c0 pending 0
       mla.lds_barrier
       %s = mla.qk_tile %lds slot %c0 q(%qh, %ql, %qr)
@@ -160,7 +162,7 @@ gpu.module @m {
         -> (f32, f32, vector<4x4xf32>) : i32 {
       %slot = arith.constant 0 : i32
       %page = mla.load_page_index %g[%i] block %b of [%i, %i)
-      mla.kv_dma %g[%page] to %lds slot %slot dmas 0 to 9
+      mla.kv_dma %g[%page : i32] to %lds slot %slot dmas 0 to 9
       mla.kv_wait slot %slot pending 0
       mla.lds_barrier
       %s = mla.qk_tile %lds slot %slot q(%qh, %ql, %qr)
@@ -188,7 +190,7 @@ gpu.module @m {
     mla.split_query %lds share %share
     scf.for %b = %c0 to %n step %c1 : i32 {
       %page = mla.load_page_index %g[%i] block %b of [%i, %i)
-      mla.kv_dma %g[%page] to %lds slot %c0 dmas 0 to 9
+      mla.kv_dma %g[%page : i32] to %lds slot %c0 dmas 0 to 9
       mla.kv_wait slot %c0 pending 0
       mla.lds_barrier
       %s = mla.qk_tile %lds slot %c0 q(%qh, %ql, %qr)

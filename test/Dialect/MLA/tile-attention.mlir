@@ -26,7 +26,7 @@
 // CHECK-NEXT: %[[QH:[^,]*]], %[[QL:[^,]*]], %[[QR:[^,]*]], %[[LS:[^ ]*]] = mla.read_query %[[LDS]] scale %{{.*}}
 // CHECK: scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[M:.*]] = %cst{{.*}}, %[[L:.*]] = %cst{{.*}}, %[[O:.*]] = %cst{{.*}}) -> (f32, f32, vector<4x4xf32>)
 // CHECK:   %[[PAGE:.*]] = mla.load_page_index %{{.*}}[%{{.*}}] block %[[B]] of[%[[START]], %[[END]])
-// CHECK:   mla.kv_dma %{{.*}}[%[[PAGE]]] to %[[LDS]] slot %[[SLOT:.*]] dmas 0 to 9
+// CHECK:   mla.kv_dma %{{.*}}[%[[PAGE]] : i32] to %[[LDS]] slot %[[SLOT:.*]] dmas 0 to 9
 // CHECK-NOT: wide_kv
 // CHECK:   mla.kv_wait slot %[[SLOT]] pending 0
 // CHECK:   mla.lds_barrier

@@ -7,7 +7,7 @@
 // CHECK: mla.split_query %{{.*}} share %[[SHARE]]
 // CHECK: mla.read_query %{{.*}} scale %{{.*}}
 // CHECK: mla.load_page_index %{{.*}}[%{{.*}}] block %{{.*}} of[%{{.*}}, %{{.*}})
-// CHECK: mla.kv_dma %{{.*}}[%{{.*}}] to %{{.*}} slot %{{.*}} dmas 0 to 3 {wide_kv}
+// CHECK: mla.kv_dma %{{.*}}[%{{.*}} : i32] to %{{.*}} slot %{{.*}} dmas 0 to 3 {wide_kv}
 // CHECK: mla.kv_wait slot %{{.*}} pending 5
 // CHECK: mla.lds_barrier
 // CHECK: mla.qk_tile %{{.*}} slot %{{.*}} q(%{{.*}}, %{{.*}}, %{{.*}})
@@ -22,7 +22,7 @@ gpu.module @m {
     mla.split_query %lds share %share
     %qh, %ql, %qr, %ls = mla.read_query %lds scale %f
     %page = mla.load_page_index %g[%i] block %i of [%i, %i)
-    mla.kv_dma %g[%page] to %lds slot %i dmas 0 to 3 {wide_kv}
+    mla.kv_dma %g[%page : i32] to %lds slot %i dmas 0 to 3 {wide_kv}
     mla.kv_wait slot %i pending 5
     mla.lds_barrier
     %s = mla.qk_tile %lds slot %i q(%qh, %ql, %qr)
@@ -36,10 +36,45 @@ gpu.module @m {
 
 // -----
 
+// The DMAs' source pages fetched beforehand: mla.kv_dma_pages, and mla.kv_dma on its
+// result.
+// CHECK-LABEL: gpu.func @pages
+// CHECK: %[[SRC:.*]] = mla.kv_dma_pages %{{.*}}
+// CHECK: mla.kv_dma %{{.*}}[%[[SRC]] : vector<9xi32>] to %{{.*}} slot %{{.*}} dmas 6 to 9
+gpu.module @m {
+  gpu.func @pages(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32) kernel {
+    %src = mla.kv_dma_pages %i
+    mla.kv_dma %g[%src : vector<9xi32>] to %lds slot %i dmas 6 to 9
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32, %v: vector<8xi32>) kernel {
+    // expected-error@+1 {{'mla.kv_dma' op operand #3 must be 32-bit signless integer or fixed-length vector of 32-bit signless integer values of length 9, but got 'vector<8xi32>'}}
+    mla.kv_dma %g[%v : vector<8xi32>] to %lds slot %i dmas 0 to 9
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @not_a_kernel(%i: i32) {
+    // expected-error@+1 {{'mla.kv_dma_pages' op must be inside a gpu.func kernel (it is one CTA's work)}}
+    %src = mla.kv_dma_pages %i
+    gpu.return
+  }
+}
+
+// -----
+
 gpu.module @m {
   gpu.func @k(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32) kernel {
     // expected-error@+1 {{'mla.kv_dma' op DMA range [3, 3) must be a non-empty part of the tile's 9 DMAs}}
-    mla.kv_dma %g[%i] to %lds slot %i dmas 3 to 3
+    mla.kv_dma %g[%i : i32] to %lds slot %i dmas 3 to 3
     gpu.return
   }
 }
@@ -49,7 +84,7 @@ gpu.module @m {
 gpu.module @m {
   gpu.func @k(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32) kernel {
     // expected-error@+1 {{'mla.kv_dma' op DMA range [6, 10) must be a non-empty part of the tile's 9 DMAs}}
-    mla.kv_dma %g[%i] to %lds slot %i dmas 6 to 10
+    mla.kv_dma %g[%i : i32] to %lds slot %i dmas 6 to 10
     gpu.return
   }
 }

@@ -96,7 +96,7 @@ gpu.module @m {
         -> (f32, f32, vector<4x4xf32>) : i32 {
       %slot = arith.constant 0 : i32
       %page = mla.load_page_index %g[%i] block %b of [%i, %i)
-      mla.kv_dma %g[%page] to %lds slot %slot dmas 0 to 9 {wide_kv}
+      mla.kv_dma %g[%page : i32] to %lds slot %slot dmas 0 to 9 {wide_kv}
       mla.kv_wait slot %slot pending 0
       mla.lds_barrier
       %s = mla.qk_tile %lds slot %slot q(%qh, %ql, %qr)
@@ -131,7 +131,7 @@ gpu.module @m {
     %r:3 = scf.for %b = %c0 to %n step %c1 iter_args(%m = %f, %l = %f, %o = %zeros)
         -> (f32, f32, vector<4x4xf32>) : i32 {
       %page = mla.load_page_index %g[%i] block %b of [%i, %i)
-      mla.kv_dma %g[%page] to %lds slot %c0 dmas 0 to 9
+      mla.kv_dma %g[%page : i32] to %lds slot %c0 dmas 0 to 9
       mla.kv_wait slot %c0 pending 0
       mla.lds_barrier
       %s = mla.qk_tile %lds slot %c0 q(%qh, %ql, %qr)
@@ -163,7 +163,7 @@ gpu.module @m {
     %r:3 = scf.for %b = %c0 to %n step %c1 iter_args(%m = %f, %l = %f, %o = %zeros)
         -> (f32, f32, vector<4x4xf32>) : i32 {
       %page = mla.load_page_index %g[%i] block %b of [%i, %i)
-      mla.kv_dma %g[%page] to %lds slot %c0 dmas 0 to 9
+      mla.kv_dma %g[%page : i32] to %lds slot %c0 dmas 0 to 9
       mla.kv_wait slot %c0 pending 0
       mla.lds_barrier
       %s = mla.qk_tile %lds slot %c0 q(%qh, %ql, %qr)
@@ -191,7 +191,7 @@ gpu.module @m {
     // expected-error@+1 {{'scf.for' op mla-warp-specialize expects exactly one mla.pv_tile in the block loop}}
     scf.for %b = %c0 to %n step %c1 : i32 {
       %page = mla.load_page_index %g[%i] block %b of [%i, %i)
-      mla.kv_dma %g[%page] to %lds slot %c0 dmas 0 to 9
+      mla.kv_dma %g[%page : i32] to %lds slot %c0 dmas 0 to 9
       mla.kv_wait slot %c0 pending 0
       mla.lds_barrier
       %s = mla.qk_tile %lds slot %c0 q(%qh, %ql, %qr)
@@ -216,7 +216,7 @@ gpu.module @m {
     %r:3 = scf.for %b = %c0 to %n step %c1 iter_args(%m = %f, %l = %f, %o = %zeros)
         -> (f32, f32, vector<4x4xf32>) : i32 {
       %page = mla.load_page_index %g[%i] block %b of [%i, %i)
-      mla.kv_dma %g[%page] to %lds slot %c0 dmas 0 to 9
+      mla.kv_dma %g[%page : i32] to %lds slot %c0 dmas 0 to 9
       mla.kv_wait slot %c0 pending 0
       mla.lds_barrier
       %s = mla.qk_tile %lds slot %c0 q(%qh, %ql, %qr)
@@ -246,7 +246,7 @@ gpu.module @m {
     %r:3 = scf.for %b = %c1 to %n step %c1 iter_args(%m = %f, %l = %f, %o = %zeros)
         -> (f32, f32, vector<4x4xf32>) : i32 {
       %page = mla.load_page_index %g[%i] block %b of [%i, %i)
-      mla.kv_dma %g[%page] to %lds slot %c1 dmas 0 to 9
+      mla.kv_dma %g[%page : i32] to %lds slot %c1 dmas 0 to 9
       mla.kv_wait slot %c1 pending 0
       mla.lds_barrier
       %s = mla.qk_tile %lds slot %c1 q(%qh, %ql, %qr)
@@ -275,7 +275,7 @@ gpu.module @m {
     %r:3 = scf.for %b = %c0 to %n step %c1 iter_args(%m = %f, %l = %f, %o = %zeros)
         -> (f32, f32, vector<4x4xf32>) : i32 {
       %page = mla.load_page_index %g[%i] block %b of [%i, %i)
-      mla.kv_dma %g[%page] to %lds slot %c0 dmas 0 to 9
+      mla.kv_dma %g[%page : i32] to %lds slot %c0 dmas 0 to 9
       mla.kv_wait slot %c0 pending 0
       mla.lds_barrier
       %s = mla.qk_tile %lds slot %c0 q(%qh, %ql, %qr)

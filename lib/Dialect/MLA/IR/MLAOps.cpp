@@ -183,6 +183,7 @@ LogicalResult KvDmaOp::verify() {
 }
 
 // The tile ops are one CTA's work too.
+LogicalResult KvDmaPagesOp::verify() { return verifyInsideKernel(getOperation()); }
 LogicalResult LoadPageIndexOp::verify() { return verifyInsideKernel(getOperation()); }
 LogicalResult LoadQueryOp::verify() { return verifyInsideKernel(getOperation()); }
 LogicalResult SplitQueryOp::verify() { return verifyInsideKernel(getOperation()); }

@@ -69,20 +69,47 @@ struct LowerLoadPageIndex final : TilePattern<LoadPageIndexOp> {
   }
 };
 
+/// The source page of DMA `dma` for this lane: the page index of the lane that loaded
+/// the page of the token it copies (ds_bpermute addresses lanes in bytes).
+static Value dmaSourcePage(Emitter &e, unsigned dma, Value page) {
+  layout::DmaSource<IRInt> src = layout::dmaSourceOfLane(dma, e.wrap(e.geo.lane));
+  return ROCDL::DsBpermuteOp::create(e.b, e.loc, e.b.getI32Type(), src.token * 4u, page);
+}
+
+/// The source pages of the wave's 9 DMAs, fetched at once.
+struct LowerKvDmaPages final : TilePattern<KvDmaPagesOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(KvDmaPagesOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    // The permutes only read registers, so the backend's scheduler would hoist them
+    // above the wait that covers the indices' load, and the backend would then wait for
+    // that load with vmcnt(0), draining the DMAs in flight. Nothing crosses this point.
+    amdgpu::SchedBarrierOp::create(rewriter, e.loc,
+                                   amdgpu::sched_barrier_opt_enumAttr::get(
+                                       rewriter.getContext(), amdgpu::sched_barrier_opt_enum::none));
+    SmallVector<Value, layout::kDmasPerTile> pages;
+    for (unsigned dma = 0; dma < layout::kDmasPerTile; ++dma)
+      pages.push_back(dmaSourcePage(e, dma, op.getPage()));
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, op.getType(), pages);
+    return success();
+  }
+};
+
 /// DMAs first .. last - 1 of the wave's tile (F5, F7): lane i of DMA j loads what the
 /// layout puts at tile byte 1024 j + 16 i; the token's page index comes from the lane
-/// that loaded it, through ds_bpermute.
+/// that loaded it, through ds_bpermute (here, or in mla.kv_dma_pages beforehand).
 struct LowerKvDma final : TilePattern<KvDmaOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(KvDmaOp op, PatternRewriter &rewriter) const override {
     Emitter e(rewriter, op, state);
-    Type i32 = rewriter.getI32Type();
     IRInt tileBase = e.wrap(op.getSlot()) * layout::kSlotBytes +
                      e.wrap(e.geo.wave) * layout::kTileBytes;
+    const bool fetched = isa<VectorType>(op.getPage().getType());
     for (unsigned dma = op.getFirst(); dma < op.getLast(); ++dma) {
       layout::DmaSource<IRInt> src = layout::dmaSourceOfLane(dma, e.wrap(e.geo.lane));
-      Value page = ROCDL::DsBpermuteOp::create(rewriter, e.loc, i32, src.token * 4u,
-                                               op.getPage());
+      Value page = fetched ? vector::ExtractOp::create(rewriter, e.loc, op.getPage(),
+                                                       int64_t(dma)).getResult()
+                           : dmaSourcePage(e, dma, op.getPage());
       Value offset;
       if (op.getWideKv()) {
         // F14: pools of 4 GiB or more need 64-bit offsets.
@@ -552,8 +579,8 @@ struct LowerTileOpsPass final : mla::impl::MLALowerTileOpsBase<LowerTileOpsPass>
     module.walk([&](gpu::GPUFuncOp func) {
       bool hasTileOps = false;
       func.walk([&](Operation *op) {
-        if (isa<LoadPageIndexOp, KvDmaOp, KvWaitOp, LdsBarrierOp, LoadQueryOp, SplitQueryOp,
-                ReadQueryOp, QkTileOp, MaskLogitsOp, SoftmaxUpdateOp, PvTileOp,
+        if (isa<LoadPageIndexOp, KvDmaPagesOp, KvDmaOp, KvWaitOp, LdsBarrierOp, LoadQueryOp,
+                SplitQueryOp, ReadQueryOp, QkTileOp, MaskLogitsOp, SoftmaxUpdateOp, PvTileOp,
                 AttendEpilogueOp>(op))
           hasTileOps = true;
       });
@@ -564,8 +591,8 @@ struct LowerTileOpsPass final : mla::impl::MLALowerTileOpsBase<LowerTileOpsPass>
     });
 
     RewritePatternSet patterns(ctx);
-    patterns.add<LowerLoadPageIndex, LowerKvDma, LowerKvWait, LowerLdsBarrier, LowerLoadQuery,
-                 LowerSplitQuery, LowerReadQuery, LowerQkTile, LowerMaskLogits,
+    patterns.add<LowerLoadPageIndex, LowerKvDmaPages, LowerKvDma, LowerKvWait, LowerLdsBarrier,
+                 LowerLoadQuery, LowerSplitQuery, LowerReadQuery, LowerQkTile, LowerMaskLogits,
                  LowerSoftmaxUpdate, LowerPvTile, LowerAttendEpilogue>(ctx, state);
     walkAndApplyPatterns(module, std::move(patterns));
   }

@@ -13,13 +13,16 @@
 //   for b, carrying next = p(b + 1):
 //           slot = b % 2; p(b + 2) = load_page_index b + 2 (clamped into the split)
 //           kv_wait slot pending(N); lds_barrier          -- frees slot ^ 1
-//                                   if (b + 1 < blocks) kv_dma next -> slot ^ 1 [0, 3)
-//           qk_tile slot;           if (b + 1 < blocks) kv_dma next -> slot ^ 1 [3, 6)
-//           mask;                   if (b + 1 < blocks) kv_dma next -> slot ^ 1 [6, 9)
+//           src = kv_dma_pages next
+//                                   if (b + 1 < blocks) kv_dma src -> slot ^ 1 [0, 3)
+//           qk_tile slot;           if (b + 1 < blocks) kv_dma src -> slot ^ 1 [3, 6)
+//           mask;                   if (b + 1 < blocks) kv_dma src -> slot ^ 1 [6, 9)
 //           softmax_update; pv_tile slot
 //           yield p(b + 2)
 //
-// The page indices are loaded two blocks ahead, so the DMAs never wait for them; N
+// The page indices are loaded two blocks ahead, so the DMAs never wait for them, and
+// each DMA's source page is fetched across lanes once for the block (kv_dma_pages),
+// so no LDS wait sits between a block's DMAs; N
 // counts the vector-memory operations this wave issues between the last DMA into the
 // slot and the wait (the counter is in order, so those may stay in flight): the wait
 // never drains the counter inside the loop. The CTA's mla.load_query moves to the start
@@ -186,6 +189,7 @@ void lastBlockAsIf(scf::ForOp loop, unsigned pendingAtEndOfMainLoop) {
   // There is no block after the last one: no page indices or DMAs for it.
   Block *body = once.thenBlock();
   body->walk([](KvDmaOp dma) { dma.erase(); });
+  body->walk([](KvDmaPagesOp pages) { pages.erase(); });
   for (LoadPageIndexOp page : llvm::make_early_inc_range(body->getOps<LoadPageIndexOp>())) {
     page.getResult().replaceAllUsesWith(carriedPages);
     page.erase();
@@ -288,17 +292,25 @@ LogicalResult pipeline(scf::ForOp loop) {
   ops.qk.getSlotMutable().assign(slot);
   ops.pv.getSlotMutable().assign(slot);
 
+  // The next block's source pages right after the barrier, all at once: one wait for
+  // their cross-lane fetches before the first DMA, none between DMAs (a wait issued
+  // after a DMA would also wait for it if LDS DMA counts on lgkmcnt). Before the barrier
+  // they would lengthen every block's slowest wave to the barrier. The indices were
+  // loaded a block earlier: the wait above has covered them.
+  b.setInsertionPointAfter(ops.topBarrier);
+  Value nextSources = KvDmaPagesOp::create(
+      b, loc, VectorType::get({layout::kDmasPerTile}, b.getI32Type()), nextPages);
   // The next block's DMAs in three groups (F6): once the barrier has freed the other
   // slot, after QK, after the mask; none after the softmax (see the file comment).
   unsigned groups = 3, perGroup = layout::kDmasPerTile / groups;
   static_assert(layout::kDmasPerTile % 3 == 0, "three equal DMA groups");
-  Operation *after[3] = {ops.topBarrier, ops.qk, ops.mask};
+  Operation *after[3] = {nextSources.getDefiningOp(), ops.qk, ops.mask};
   for (unsigned g = 0; g < groups; ++g) {
     b.setInsertionPointAfter(after[g]);
     auto ifNext = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifNext.thenBlock());
-    KvDmaOp::create(b, loc, ops.dma.getLds(), nextSlot, ops.dma.getKv(), nextPages,
+    KvDmaOp::create(b, loc, ops.dma.getLds(), nextSlot, ops.dma.getKv(), nextSources,
                     g * perGroup, (g + 1) * perGroup, ops.dma.getWideKv());
   }
   ops.dma.erase();

@@ -198,26 +198,50 @@ def MLA_LoadPageIndexOp : MLA_Op<"load_page_index"> {
   let hasVerifier = 1;
 }
 
+// The source page index of each of a lane's 9 DMAs of its wave's tile.
+def MLA_DmaPages : FixedVectorOfLengthAndType<[9], [I32]>,
+    BuildableType<"::mlir::VectorType::get({9}, $_builder.getI32Type())">;
+
+def MLA_KvDmaPagesOp : MLA_Op<"kv_dma_pages"> {
+  let summary = "Each lane's source page index for its 9 DMAs of a K tile (F5, F7)";
+  let description = [{
+    Element `j` is the page index of the token whose 16 bytes this lane loads in DMA `j`
+    of its wave's tile: `page` (the lane-per-token result of `mla.load_page_index`) of
+    the lane that holds that token, fetched across lanes (a `ds_bpermute` each). Apart
+    from `mla.kv_dma` so that the block schedule can fetch a block's source pages before
+    its first DMA: a wait for these LDS-unit results issued after a DMA would also wait
+    for the DMA when LDS DMA counts on lgkmcnt, and right before a DMA it exposes the
+    permute's latency.
+  }];
+  let arguments = (ins I32:$page);
+  let results = (outs MLA_DmaPages:$pages);
+  let assemblyFormat = "$page attr-dict";
+  let hasVerifier = 1;
+}
+
 def MLA_KvDmaOp : MLA_Op<"kv_dma"> {
   let summary = "LDS DMA of part of a K block into a slot (F5, F7, F14)";
   let description = [{
     DMAs `first` .. `last - 1` (of 9) of each wave's tile of a 128-token K block from
     the fp8 pool `kv` into K slot `slot` (0 or 1) of `lds`, 16 bytes a lane, each lane
-    loading the source the XOR swizzle puts at its destination. `page` is each lane's
-    result of `mla.load_page_index` for the block. `wide_kv` computes the pool offsets
-    in 64 bits (pools of 4 GiB or more).
+    loading the source the XOR swizzle puts at its destination. `page` is either each
+    lane's result of `mla.load_page_index` for the block (i32; the op fetches each
+    DMA's source page across lanes itself) or `mla.kv_dma_pages` of it
+    (vector<9xi32>, fetched beforehand). `wide_kv` computes the pool offsets in 64 bits
+    (pools of 4 GiB or more).
   }];
   let arguments = (ins
     Arg<MLA_LdsPtr, "the CTA's LDS", [MemWrite]>:$lds,
     I32:$slot,
     Arg<MLA_GlobalPtr, "fp8 K pool", [MemRead]>:$kv,
-    I32:$page,
+    AnyTypeOf<[I32, MLA_DmaPages]>:$page,
     I32Attr:$first,
     I32Attr:$last,
     UnitAttr:$wide_kv
   );
   let assemblyFormat = [{
-    $kv `[` $page `]` `to` $lds `slot` $slot `dmas` $first `to` $last attr-dict
+    $kv `[` $page `:` type($page) `]` `to` $lds `slot` $slot `dmas` $first `to` $last
+    attr-dict
   }];
   let hasVerifier = 1;
 }
