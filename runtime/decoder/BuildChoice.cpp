@@ -24,13 +24,14 @@ struct ModeledComparison {
 };
 
 // mla-perf (default cases: B 64..448 at ISL 8K, B 1, 4, 8 at ISL 32K and 128K), on the
-// tree of 2026-11-30 with the plain build's new block schedule and Q split (compiler
-// 0.6) and the default timing parameters. Wspec wins only under the lgkmcnt answer
-// (qlen 2 and 4), so no configuration takes it by default until hardware settles it.
+// tree of 2026-11-30 with compiler 0.8 (the QK read-ahead and a block's DMA source pages
+// fetched at once) and the default timing parameters. Wspec wins only under the
+// lgkmcnt answer at qlen 4, so no configuration takes it by default until hardware
+// settles the question.
 constexpr ModeledComparison kModeled[] = {
-    {12, 1, 1.019, 1.212},
-    {12, 2, 0.863, 1.420},
-    {12, 4, 0.693, 1.149},
+    {12, 1, 1.005, 1.191},
+    {12, 2, 1.019, 1.377},
+    {12, 4, 0.904, 1.267},
 };
 
 } // namespace
