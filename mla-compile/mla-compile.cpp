@@ -22,6 +22,7 @@
 #include "mla/Pipelines/Pipelines.h"
 #include "mla/Target/Hsaco/Hsaco.h"
 #include "mla/Support/InputLimits.h"
+#include "mla/Target/GFX950/GFX950.h"
 #include "mla/Target/Hsaco/Passes.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -89,7 +90,7 @@ static cl::opt<bool> printKernelResources(
              "code object metadata to stdout"),
     cl::cat(category));
 static cl::opt<std::string> chip("chip", cl::desc("AMDGPU processor"),
-                                 cl::init("gfx950"), cl::cat(category));
+                                 cl::init(mla::gfx950::kChipName), cl::cat(category));
 static cl::opt<std::string>
     features("features", cl::desc("Subtarget features, e.g. +sramecc,-xnack"),
              cl::init(""), cl::cat(category));
@@ -205,7 +206,9 @@ static LogicalResult compileBuffer(llvm::SourceMgr &sourceMgr,
                                                                     : WalkResult::advance();
                     }).wasInterrupted()) {
     *pm = std::make_unique<PassManager>(&context);
-    mla::buildMLAToROCDLPipeline(**pm, mla::PipelineOptions{chip});
+    mla::PipelineOptions options;
+    options.chip = chip;
+    mla::buildMLAToROCDLPipeline(**pm, options);
     if (failed(applyPassManagerCLOptions(**pm)))
       return failure();
   }

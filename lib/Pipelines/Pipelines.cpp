@@ -13,6 +13,10 @@ void mla::buildMLAToROCDLPipeline(OpPassManager &pm, const PipelineOptions &opti
   MLAOutlineKernelsOptions outline;
   outline.chip = options.chip;
   pm.addPass(createMLAOutlineKernels(outline));
+  // The upstream conversions parse their chipset as a bare processor name; the target
+  // features a chip may carry ("gfx950:sramecc+:xnack-") do not change the ROCDL they
+  // produce (they matter to code-object emission, which takes them separately).
+  std::string processor = StringRef(options.chip).split(':').first.str();
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createMLATileAttention());
   kernels.addPass(createMLAWarpSpecialize());
@@ -21,18 +25,18 @@ void mla::buildMLAToROCDLPipeline(OpPassManager &pm, const PipelineOptions &opti
   kernels.addPass(createMLALowerTileOps());
   kernels.addPass(createMLALowerCombine());
   ConvertAMDGPUToROCDLPassOptions amdgpu;
-  amdgpu.chipset = options.chip;
+  amdgpu.chipset = processor;
   kernels.addPass(createConvertAMDGPUToROCDLPass(amdgpu));
   kernels.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToROCDLOpsOptions rocdl;
-  rocdl.chipset = options.chip;
+  rocdl.chipset = processor;
   kernels.addPass(createConvertGpuOpsToROCDLOps(rocdl));
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 void mla::registerMLAPipelines() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<PipelineOptions>(
       "mla-to-rocdl",
       "Lower mla problem ops to gpu.modules in the LLVM/ROCDL dialects for gfx950",
-      [](OpPassManager &pm) { buildMLAToROCDLPipeline(pm, PipelineOptions{}); });
+      buildMLAToROCDLPipeline);
 }

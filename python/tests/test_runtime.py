@@ -17,7 +17,7 @@ def code(decoder):
 
 
 def test_code_object_metadata(code):
-    assert code.target.endswith("gfx950")
+    assert code.target == "amdgcn-amd-amdhsa--gfx950"
     assert set(code.kernel_names) == {"mla_attn", "mla_combine"}
     attn = code.kernel("mla_attn")
     # kernel-contract.md section 4: no scratch, LDS within 160 KiB, 512 threads.

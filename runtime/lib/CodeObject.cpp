@@ -445,6 +445,16 @@ Error CodeObject::parse(ArrayRef<uint8_t> bytes) {
   if (!target)
     return target.takeError();
   target_ = *target;
+  // The processor is the ELF header's EF_AMDGPU_MACH (what the HSA loader checks against
+  // the agent). The runtime's devices run gfx950 code only; another processor's code
+  // would run as gfx950 code, silently wrong (gfx942's fp8 is FNUZ, not OCP).
+  unsigned mach = elf.getHeader().e_flags & ELF::EF_AMDGPU_MACH;
+  if (mach != ELF::EF_AMDGPU_MACH_AMDGCN_GFX950)
+    return makeError("the code object is for a processor other than gfx950 (" +
+                     (target_.empty() ? std::string("no amdhsa.target")
+                                      : "target '" + target_ + "'") +
+                     ", ELF EF_AMDGPU_MACH 0x" + Twine::utohexstr(mach) + "; gfx950's is 0x" +
+                     Twine::utohexstr(ELF::EF_AMDGPU_MACH_AMDGCN_GFX950) + ")");
   const MsgNode *kernelsNode = rootMap.lookup("amdhsa.kernels");
   if (!kernelsNode)
     return makeError("metadata has no 'amdhsa.kernels'");

@@ -4,9 +4,11 @@
 // no device, or no gfx950 device is an error that says which.
 //
 //===----------------------------------------------------------------------===//
+#include "HipArch.h"
 #include "mla/Runtime/Device.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/TargetParser/TargetParser.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -201,6 +203,11 @@ private:
 };
 } // namespace
 
+bool mla::rt::isGfx950ArchName(StringRef gcnArchName) {
+  StringRef processor = gcnArchName.split(':').first;
+  return AMDGPU::parseArchAMDGCN(processor) == AMDGPU::GK_GFX950;
+}
+
 /// The architecture string ("gfx...") in a hipDeviceProp_t buffer, or "".
 static std::string archOf(const HipApi &api, int device) {
   std::vector<char> props(kDevicePropBufferSize, 0);
@@ -269,7 +276,7 @@ Expected<std::unique_ptr<Device>> Device::openHip(StringRef library, int ordinal
       return fail("HIP device " + Twine(ordinal) + " does not exist (" + Twine(count) +
                   " device(s): ordinals 0.." + Twine(count - 1) + ")");
     std::string arch = archOf(api, ordinal);
-    if (!StringRef(arch).starts_with("gfx950"))
+    if (!isGfx950ArchName(arch))
       return fail("HIP device " + Twine(ordinal) + " is " +
                   (arch.empty() ? std::string("of unknown architecture") : arch) +
                   ", not a gfx950");
@@ -279,7 +286,7 @@ Expected<std::unique_ptr<Device>> Device::openHip(StringRef library, int ordinal
   for (int d = 0; d < count; ++d) {
     std::string arch = archOf(api, d);
     seen.push_back(arch.empty() ? "unknown" : arch);
-    if (StringRef(arch).starts_with("gfx950"))
+    if (isGfx950ArchName(arch))
       return open(d, arch);
   }
   std::string list;

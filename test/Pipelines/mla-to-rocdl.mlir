@@ -1,6 +1,16 @@
 // The registered pipeline takes a combine to a gfx950 kernel in the LLVM/ROCDL dialects
 // with no mla, scf, arith or gpu op left and no device-library call.
 // RUN: mla-opt %s --mla-to-rocdl | FileCheck %s
+// The `chip` option: gfx950 (the default), also with target features, gives the same
+// output; any other chip is refused by mla-outline-kernels, an unknown option by the parser.
+// RUN: mla-opt %s --mla-to-rocdl > %t.default.mlir
+// RUN: mla-opt %s --mla-to-rocdl='chip=gfx950' | FileCheck %s
+// RUN: mla-opt %s --mla-to-rocdl='chip=gfx950' | diff %t.default.mlir -
+// RUN: mla-opt %s --mla-to-rocdl='chip=gfx950:sramecc+:xnack-' | diff %t.default.mlir -
+// RUN: not mla-opt %s --mla-to-rocdl='chip=gfx942' 2>&1 | FileCheck %s --check-prefix=GFX942
+// RUN: not mla-opt %s --mla-to-rocdl='chp=gfx950' 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
+// GFX942: error: mla-outline-kernels: the mla kernels need gfx950 (OCP fp8 MFMA 16x16x128, 16-byte LDS DMA, ds_read_b64_tr_b8), not 'gfx942'
+// BAD-OPTION: no such option chp
 
 // CHECK: gpu.module @combine_only
 // CHECK: llvm.func @mla_combine(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32)

@@ -1,5 +1,6 @@
 //===- InstructionBudget.cpp - Count kernel-contract.md's budget in a code object --===//
 #include "InstructionBudget.h"
+#include "mla/Target/GFX950/GFX950.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/MC/MCAsmInfo.h"
@@ -78,7 +79,7 @@ Expected<demo::InstructionBudget> demo::countBudget(const rt::CodeObject &code,
   std::unique_ptr<MCRegisterInfo> mri(target->createMCRegInfo(triple));
   MCTargetOptions options;
   std::unique_ptr<MCAsmInfo> mai(target->createMCAsmInfo(*mri, triple, options));
-  std::unique_ptr<MCSubtargetInfo> sti(target->createMCSubtargetInfo(triple, "gfx950", ""));
+  std::unique_ptr<MCSubtargetInfo> sti(target->createMCSubtargetInfo(triple, gfx950::kChipName, ""));
   std::unique_ptr<MCInstrInfo> mii(target->createMCInstrInfo());
   MCContext ctx(triple, mai.get(), mri.get(), sti.get());
   std::unique_ptr<MCDisassembler> disassembler(target->createMCDisassembler(*sti, ctx));

@@ -7,6 +7,9 @@
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/ELF.h"
 
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <random>
 
 using namespace mla;
@@ -31,7 +34,7 @@ TEST(CodeObject, MetadataAndDescriptor) {
   const KernelInfo &k = (*co)->kernels()[0];
   EXPECT_EQ(k.name, "vadd");
   EXPECT_EQ(k.symbolName, "vadd.kd");
-  EXPECT_EQ((*co)->target().substr(0, 25), "amdgcn-amd-amdhsa--gfx950");
+  EXPECT_EQ((*co)->target(), "amdgcn-amd-amdhsa--gfx950");
   EXPECT_EQ(k.wavefrontSize, 64u);
   auto expl = k.explicitArgs();
   ASSERT_EQ(expl.size(), 4u);
@@ -124,6 +127,28 @@ TEST(CodeObject, NamedMalformations) {
   noWf[wf + 1] = 'W';
   EXPECT_NE(loadError(noWf).find("missing field '.wavefront_size'"), std::string::npos)
       << loadError(noWf);
+}
+
+// Another processor's code object (here gfx942's ELF machine and target ID) is refused:
+// a device would otherwise run it as gfx950 code.
+TEST(CodeObject, AnotherProcessorIsRefused) {
+  std::vector<uint8_t> other = vaddBytes();
+  constexpr size_t kEFlagsOffset = offsetof(llvm::ELF::Elf64_Ehdr, e_flags);
+  uint32_t flags;
+  std::memcpy(&flags, other.data() + kEFlagsOffset, sizeof(flags));
+  ASSERT_EQ(flags & llvm::ELF::EF_AMDGPU_MACH, unsigned(llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX950));
+  flags = (flags & ~unsigned(llvm::ELF::EF_AMDGPU_MACH)) | llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX942;
+  std::memcpy(other.data() + kEFlagsOffset, &flags, sizeof(flags));
+  std::string gfx950Target = "amdgcn-amd-amdhsa--gfx950";
+  auto at = std::search(other.begin(), other.end(), gfx950Target.begin(), gfx950Target.end());
+  ASSERT_NE(at, other.end());
+  at[gfx950Target.size() - 2] = '4'; // "gfx950" -> "gfx942"
+  at[gfx950Target.size() - 1] = '2';
+  std::string e = loadError(other);
+  EXPECT_NE(e.find("the code object is for a processor other than gfx950 (target "
+                   "'amdgcn-amd-amdhsa--gfx942', ELF EF_AMDGPU_MACH 0x4c; gfx950's is 0x4f)"),
+            std::string::npos)
+      << e;
 }
 
 TEST(CodeObject, TruncationsNeverCrash) {

@@ -1,6 +1,8 @@
 //===- DeviceTest.cpp - Devices: memory, argument packing, HIP failures --===//
 #include "KernelCompiler.h"
 #include "TestUtil.h"
+#include "lib/HipArch.h"
+#include "mla/Target/GFX950/GFX950.h"
 
 #include <chrono>
 #include <csignal>
@@ -92,6 +94,38 @@ TEST(HipDevice, FailureModesWithoutGpu) {
   auto notHip = Device::openHip("libm.so.6");
   ASSERT_FALSE(bool(notHip));
   EXPECT_NE(llvm::toString(notHip.takeError()).find("has no symbol 'hipInit'"), std::string::npos);
+}
+
+TEST(HipArch, Gfx950IsTheProcessorBeforeTheFeatures) {
+  EXPECT_TRUE(isGfx950ArchName("gfx950"));
+  EXPECT_TRUE(isGfx950ArchName("gfx950:sramecc+:xnack-"));
+  EXPECT_TRUE(isGfx950ArchName("gfx950:xnack+"));
+  EXPECT_FALSE(isGfx950ArchName("gfx942"));
+  EXPECT_FALSE(isGfx950ArchName("gfx942:sramecc+:xnack-"));
+  // Processor names that merely start with "gfx950" are other processors.
+  EXPECT_FALSE(isGfx950ArchName("gfx9500"));
+  EXPECT_FALSE(isGfx950ArchName("gfx950x:xnack-"));
+  EXPECT_FALSE(isGfx950ArchName(""));
+  EXPECT_FALSE(isGfx950ArchName(":gfx950"));
+  // The runtime's rule (LLVM's GK_GFX950) names the compiler's target chip.
+  EXPECT_TRUE(isGfx950ArchName(gfx950::kChipName));
+}
+
+// A device whose processor only starts with "gfx950" is not opened, either picked
+// from all devices or asked for by ordinal.
+TEST(HipDevice, RejectsAProcessorThatOnlyStartsWithGfx950) {
+  std::string lib = std::string(MLA_TEST_MOCK_HIP_DIR) + "/libmock_hip_gfx9500.so";
+  auto any = Device::openHip(lib);
+  ASSERT_FALSE(bool(any));
+  std::string anyMsg = llvm::toString(any.takeError());
+  EXPECT_NE(anyMsg.find("no gfx950 GPU among 1 HIP device(s) (found: gfx9500:xnack-)"),
+            std::string::npos)
+      << anyMsg;
+  auto first = Device::openHip(lib, 0);
+  ASSERT_FALSE(bool(first));
+  std::string firstMsg = llvm::toString(first.takeError());
+  EXPECT_NE(firstMsg.find("HIP device 0 is gfx9500:xnack-, not a gfx950"), std::string::npos)
+      << firstMsg;
 }
 
 TEST(KernelArgs, PackingChecksCountKindAndSize) {

@@ -1,6 +1,6 @@
 //===- MockHip.cpp - A stand-in libamdhip64 for the HIP device's tests ---===//
 //
-// Built twice: MOCK_HIP_DEVICES=0 (hipGetDeviceCount reports none) and
+// Built several times: MOCK_HIP_DEVICES=0 (hipGetDeviceCount reports none) and
 // MOCK_HIP_DEVICES=1 with MOCK_HIP_ARCH (one device of that architecture).
 // Only the entry points the runtime resolves exist; none does real work.
 //

@@ -36,7 +36,7 @@ namespace mla::gfx950 {
 // Chip constants
 //===----------------------------------------------------------------------===//
 
-/// The chip's name: the LLVM AMDGPU processor and the HIP gcnArchName prefix. The
+/// The chip's name: the LLVM AMDGPU processor, HIP's gcnArchName before any ':'. The
 /// compiler's mlir::amdgpu::Chipset form is in mla/Target/GFX950/Chipset.h.
 inline constexpr char kChipName[] = "gfx950";
 

@@ -11,6 +11,8 @@
 #ifndef MLA_TARGET_HSACO_HSACO_H
 #define MLA_TARGET_HSACO_HSACO_H
 
+#include "mla/Target/GFX950/GFX950.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -35,7 +37,7 @@ struct HsacoOptions {
   /// parameters (O, abi, features, flags) are not read: these options are
   /// the single source of the compilation settings.
   std::string triple = "amdgcn-amd-amdhsa";
-  std::string chip = "gfx950";
+  std::string chip = gfx950::kChipName;
   /// Subtarget features, e.g. "+sramecc,-xnack". Empty keeps the processor
   /// defaults (xnack and sramecc "any").
   std::string features;

@@ -7,6 +7,8 @@
 #ifndef MLA_TARGET_HSACO_PASSES_H
 #define MLA_TARGET_HSACO_PASSES_H
 
+#include "mla/Target/GFX950/GFX950.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

@@ -27,7 +27,7 @@ def MLAEmitHsaco : Pass<"mla-emit-hsaco", "::mlir::ModuleOp"> {
     Option<"output", "output", "std::string", /*default=*/"\"\"",
            "Code object file (pattern for several gpu.modules); empty: "
            "compile and check only">,
-    Option<"chip", "chip", "std::string", /*default=*/"\"gfx950\"",
+    Option<"chip", "chip", "std::string", /*default=*/"::mla::gfx950::kChipName",
            "AMDGPU processor">,
     Option<"codeObjectVersion", "code-object-version", "unsigned",
            /*default=*/"500", "AMDHSA code object version (500 or 600)">,

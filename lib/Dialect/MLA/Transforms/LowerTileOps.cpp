@@ -69,13 +69,6 @@ struct LowerLoadPageIndex final : TilePattern<LoadPageIndexOp> {
   }
 };
 
-/// The source page of DMA `dma` for this lane: the page index of the lane that loaded
-/// the page of the token it copies (ds_bpermute addresses lanes in bytes).
-static Value dmaSourcePage(Emitter &e, unsigned dma, Value page) {
-  layout::DmaSource<IRInt> src = layout::dmaSourceOfLane(dma, e.wrap(e.geo.lane));
-  return ROCDL::DsBpermuteOp::create(e.b, e.loc, e.b.getI32Type(), src.token * 4u, page);
-}
-
 /// The source pages of the wave's 9 DMAs, fetched at once.
 struct LowerKvDmaPages final : TilePattern<KvDmaPagesOp> {
   using TilePattern::TilePattern;
@@ -88,8 +81,9 @@ struct LowerKvDmaPages final : TilePattern<KvDmaPagesOp> {
                                    amdgpu::sched_barrier_opt_enumAttr::get(
                                        rewriter.getContext(), amdgpu::sched_barrier_opt_enum::none));
     SmallVector<Value, layout::kDmasPerTile> pages;
-    for (unsigned dma = 0; dma < layout::kDmasPerTile; ++dma)
-      pages.push_back(dmaSourcePage(e, dma, op.getPage()));
+    for (const Emitter::DmaSourceOffset &src :
+         e.dmaSourcesOfTile(op.getPage(), 0, layout::kDmasPerTile, e.wrap(e.geo.wave)))
+      pages.push_back(src.token);
     rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, op.getType(), pages);
     return success();
   }
@@ -102,30 +96,17 @@ struct LowerKvDma final : TilePattern<KvDmaOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(KvDmaOp op, PatternRewriter &rewriter) const override {
     Emitter e(rewriter, op, state);
-    IRInt tileBase = e.wrap(op.getSlot()) * layout::kSlotBytes +
-                     e.wrap(e.geo.wave) * layout::kTileBytes;
+    IRInt tile = e.wrap(e.geo.wave);
     const bool fetched = isa<VectorType>(op.getPage().getType());
     for (unsigned dma = op.getFirst(); dma < op.getLast(); ++dma) {
-      layout::DmaSource<IRInt> src = layout::dmaSourceOfLane(dma, e.wrap(e.geo.lane));
-      Value page = fetched ? vector::ExtractOp::create(rewriter, e.loc, op.getPage(),
-                                                       int64_t(dma)).getResult()
-                           : dmaSourcePage(e, dma, op.getPage());
-      Value offset;
-      if (op.getWideKv()) {
-        // F14: pools of 4 GiB or more need 64-bit offsets.
-        Value rowStart = arith::MulIOp::create(
-            rewriter, e.loc, e.toI64(page),
-            arith::ConstantIntOp::create(rewriter, e.loc, layout::kRowBytes, 64));
-        offset = arith::AddIOp::create(rewriter, e.loc, rowStart, e.toI64(src.rowByte));
-      } else {
-        offset = e.toI64(e.wrap(page) * layout::kRowBytes + src.rowByte);
-      }
-      Value source = e.globalAt(op.getKv(), offset, rewriter.getI8Type());
-      Value destination = e.ldsAt(op.getLds(), e.uniform(tileBase + dma * layout::kDmaBytes));
-      auto dmaOp = ROCDL::GlobalLoadLDSOp::create(rewriter, e.loc, source, destination,
-                                                  /*size=*/layout::kUnitBytes, /*offset=*/0,
-                                                  /*aux=*/0, nullptr, nullptr, nullptr);
-      Emitter::annotate(dmaOp, state.scopes.fill, state.scopes.notFill);
+      SmallVector<Emitter::DmaSourceOffset, 1> source;
+      if (fetched)
+        source.push_back({vector::ExtractOp::create(rewriter, e.loc, op.getPage(), int64_t(dma)),
+                          layout::dmaSourceOfLane(dma, e.wrap(e.geo.lane)).rowByte,
+                          dma * layout::kDmaBytes, tile});
+      else
+        source = e.dmaSourcesOfTile(op.getPage(), dma, dma + 1, tile);
+      e.issueDmas(op.getLds(), op.getSlot(), op.getKv(), op.getWideKv(), source);
     }
     rewriter.eraseOp(op);
     return success();

@@ -256,19 +256,13 @@ public:
     return loadI32(pages, wrap(requestBase) + wrap(clamped));
   }
 
-  /// DMAs first .. last - 1 of tile `tile` of the block into slot `slot` (F5, F7, F14):
-  /// lane i of DMA j loads what the layout puts at tile byte 1024 j + 16 i; the token's
-  /// page index comes from the lane that loaded it, through ds_bpermute.
-  void kvDmaOfTile(Value lds, Value slot, Value kv, Value page, unsigned first,
-                   unsigned last, bool wideKv, IRInt tile) {
-    issueDmas(lds, slot, kv, wideKv, dmaSourcesOfTile(page, first, last, tile));
-  }
-
-  /// The global sources (as byte offsets into kv) and LDS destinations of DMAs first ..
-  /// last - 1 of tile `tile`: the ds_bpermute of each DMA's page index, without the
-  /// DMAs, so that a caller can issue every permute before the first DMA (an LDS DMA
-  /// may count on lgkmcnt, and a permute's wait would then wait for the DMAs before it;
-  /// docs/attention-kernel.md, "Known limit").
+  /// DMAs of tile `tile` of the block (F5, F7, F14): lane i of DMA j loads what the
+  /// layout puts at tile byte 1024 j + 16 i; the token's page index comes from the lane
+  /// that loaded it, through ds_bpermute. dmaSourcesOfTile gives the global sources (as
+  /// the token's page and the lane's byte in the row) and LDS destinations of DMAs
+  /// first .. last - 1 with their permutes, without the DMAs, so that a caller can issue
+  /// every permute before the first DMA (an LDS DMA may count on lgkmcnt, and a
+  /// permute's wait would then wait for the DMAs before it); issueDmas issues them.
   struct DmaSourceOffset {
     Value token;   // the page (KV row) of the lane's token
     Value rowByte; // the lane's byte in the row

@@ -4,6 +4,7 @@
 #define MLA_DIALECT_MLA_TRANSFORMS_PASSES_H
 
 #include "mla/Dialect/MLA/IR/MLADialect.h"
+#include "mla/Target/GFX950/GFX950.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -27,7 +27,7 @@ def MLAOutlineKernels : Pass<"mla-outline-kernels", "::mlir::ModuleOp"> {
     fp8 MFMA 16x16x128, 16-byte LDS DMA and transposing LDS reads), is an error.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"gfx950\"",
+    Option<"chip", "chip", "std::string", /*default=*/"::mla::gfx950::kChipName",
            "Target chip (must be gfx950)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
