@@ -167,7 +167,10 @@ def main():
     answers = ANSWERS if a.dma_lgkmcnt == "both" else (int(a.dma_lgkmcnt),)
     cases = CASES
     if a.case:
-        cases = [tuple(int(x) for x in s.split(",")) for s in a.case]
+        try:
+            cases = [tuple(int(x) for x in s.split(",")) for s in a.case]
+        except ValueError:
+            sys.exit(f"split_sweep: --case {a.case}: expected QLEN,B,ISL integers")
         unknown = [c for c in cases if c not in CASES]
         if unknown:
             sys.exit(f"split_sweep: {unknown} not in the default table")
