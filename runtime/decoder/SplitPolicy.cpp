@@ -105,16 +105,17 @@ double combineTime(int64_t requests, int64_t heads, int64_t qlen, unsigned numCU
 
 SplitCostModel SplitCostModel::calibrated() {
   // Fitted by `mla-split-calibrate` on the emulator's timing mode (default timing
-  // parameters: MI355X, LDS DMA on lgkmcnt); docs/decoder.md has the points and the fit.
+  // parameters: MI355X, LDS DMA on lgkmcnt) on 2026-11-30, with the attention kernel of
+  // compiler mla-0.8.0-gfx950; docs/decoder.md has the points and the fit. All modeled us.
   SplitCostModel model;
   model.attentionLaunch = 2.00;
-  model.ctaFixed = 7.05;
-  model.perBlock = 2.487;
-  model.perBlockShared = 1.127;
+  model.ctaFixed = 4.74;
+  model.perBlock = 1.356;
+  model.perBlockShared = 2.227;
   model.emptyCta = 0.10;
   model.combineLaunch = 2.00;
-  model.combineWave = 0.779;
-  model.combinePerSlot = 0.096;
+  model.combineWave = 0.783;
+  model.combinePerSlot = 0.095;
   model.combineWavesPerCu = 4;
   // Decoder::plan runs NS = 1 without a combine (the attention writes out and lse).
   model.singleSplitSkipsCombine = true;

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""The Decoder's split count against a sweep of split counts (every figure modeled).
+
+For each case of mla-perf's default Kimi-K3 TP8 table (qlen 1, 2, 4; B 64, 128, 256, 448 at
+ISL 8K; B 1, 4, 8 at 32K and 128K) runs `mla-perf` (emulator timing mode, whole-GPU
+estimate, plain build) once with the Decoder's split count (no `splits=`) and then with
+`splits=` over a candidate set around it, under both answers to the LDS-DMA counter
+question (`--dma-lgkmcnt 1` and `0`). The candidates of a case whose longest request has
+`blocks` 128-token blocks (all capped at min(blocks, 256)):
+
+  - the powers of two 1, 2, 4, ..., 256 (with power-of-two block counts these are the
+    smallest NS of each chunk size, the only NS worth having: a larger NS with the same
+    chunk only adds empty CTAs and combine slots);
+  - the Decoder's choice, half of it and twice it;
+  - for k = 1 .. 8 waves, the largest NS whose attention grid (B NS rounded up to the 8
+    XCDs, times the head groups G) fits k x 256 CTAs, so that the grid is a whole number
+    of waves of one CTA a CU.
+
+Prints a Markdown table: the case, the Decoder's NS and modeled total us, the best NS of
+the sweep and its total, and the ratio chosen / best, under each answer; with
+--update-doc FILE it writes the table between `<!-- split-sweep:begin -->` and
+`<!-- split-sweep:end -->` of FILE. mla-perf runs one process at a time under `nice`
+with several `--case` arguments a call, with a fresh kernel cache (a temp dir) unless
+--cache is given.
+
+    python3 bench/perf/split_sweep.py --perf build/bin/mla-perf \
+        --update-doc docs/performance.md
+"""
+import argparse
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+CASES = ([(q, b, 8192) for q in (1, 2, 4) for b in (64, 128, 256, 448)] +
+         [(q, b, isl) for q in (1, 2, 4) for isl in (32768, 131072) for b in (1, 4, 8)])
+# Sorted as mla-perf's defaultCases() prints them.
+CASES.sort(key=lambda c: ((1, 2, 4).index(c[0]), c[2] != 8192,
+                          (8192, 32768, 131072).index(c[2]), c[1]))
+ANSWERS = (1, 0)  # LDS DMA counted on lgkmcnt (the timing parameters' default), vmcnt only
+ANSWER_NAME = {1: "DMA on lgkmcnt", 0: "DMA on vmcnt only"}
+HEADS, BLOCK_TOKENS, MAX_SPLITS, CUS, XCDS, MAX_WAVES = 12, 128, 256, 256, 8, 8
+# | qlen | B | ISL | NS | attention CTAs (simulated) | combine CTAs | attention us |
+# combine us | total us | TB/s | ... (one answer, plain build).
+ROW = re.compile(r"^\|\s*(\d+)\s*\|\s*(\d+)\s*\|\s*(\w+)\s*\|\s*(\d+)\s*\|[^|]*\|\s*\d+\s*\|"
+                 r"\s*([\d.]+)\s*\|\s*([\d.]+)\s*\|\s*([\d.]+)\s*\|\s*([\d.]+)\s*\|")
+
+
+def isl_text(isl):
+    return f"{isl // 1024}K" if isl % 1024 == 0 else str(isl)
+
+
+def head_groups(qlen):
+    # kernel::headGroups: 16 rows a CTA hold 16 // qlen heads.
+    return math.ceil(HEADS / (16 // qlen))
+
+
+def candidates(case, choice):
+    q, b, isl = case
+    limit = min(math.ceil(isl / BLOCK_TOKENS), MAX_SPLITS)
+    ns = {1 << i for i in range(9)}
+    ns |= {choice, max(choice // 2, 1), choice * 2}
+    g = head_groups(q)
+    for k in range(1, MAX_WAVES + 1):
+        fits = [n for n in range(1, limit + 1)
+                if math.ceil(b * n / XCDS) * XCDS * g <= k * CUS]
+        if fits:
+            ns.add(max(fits))
+    return sorted(n for n in ns if 1 <= n <= limit)
+
+
+def run(perf, cache, answer, specs):
+    """mla-perf over `specs` (case, NS or None); {(case, NS or None): row}."""
+    args = ["nice", perf, "--dma-lgkmcnt", str(answer), "--build", "plain"]
+    for (q, b, isl), ns in specs:
+        args += ["--case", f"qlen={q},B={b},isl={isl}" + (f",splits={ns}" if ns else "")]
+    env = dict(os.environ, MLA_CACHE_DIR=cache)
+    proc = subprocess.run(args, env=env, capture_output=True, text=True)
+    if proc.returncode:
+        sys.exit(f"split_sweep: {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr}")
+    rows = [ROW.match(line) for line in proc.stdout.splitlines()]
+    rows = [m for m in rows if m]
+    if len(rows) != len(specs):
+        sys.exit(f"split_sweep: {perf} printed {len(rows)} rows for {len(specs)} cases:\n"
+                 f"{proc.stdout}")
+    out = {}
+    for spec, m in zip(specs, rows):
+        (q, b, isl), ns = spec
+        if (int(m[1]), int(m[2]), m[3]) != (q, b, isl_text(isl)) or (ns and int(m[4]) != ns):
+            sys.exit(f"split_sweep: row {m[0]} does not match the case {spec}")
+        out[spec] = dict(ns=int(m[4]), att=float(m[5]), comb=float(m[6]), total=float(m[7]))
+    return out
+
+
+def sweep(perf, cache, answer, cases):
+    chosen = run(perf, cache, answer, [(c, None) for c in cases])
+    specs = [(c, ns) for c in cases for ns in candidates(c, chosen[(c, None)]["ns"])]
+    swept = run(perf, cache, answer, specs)
+    result = {}
+    for c in cases:
+        mine = chosen[(c, None)]
+        points = {ns: r["total"] for (cc, ns), r in swept.items() if cc == c}
+        # The choice is one of the candidates: the same call, the same modeled time.
+        if abs(points[mine["ns"]] - mine["total"]) > 0.051:
+            sys.exit(f"split_sweep: {c} NS {mine['ns']}: {points[mine['ns']]} with splits= "
+                     f"but {mine['total']} as the Decoder's choice")
+        best = min(points, key=lambda n: (points[n], n))
+        result[c] = dict(ns=mine["ns"], total=mine["total"], best=best,
+                         best_total=points[best], points=points)
+    return result
+
+
+def table(results, answers, command):
+    lines = [
+        f"Produced by `{command}` (every figure **modeled** by the emulator's timing mode, "
+        "docs/timing-model.md, default parameters but the LDS-DMA counter answer; mla-perf's "
+        "whole-GPU estimate, plain build). \"Decoder\": the split count `chooseNumSplits` "
+        "picks and the call's total us with it; \"best\": the fastest split count of the "
+        "sweep (the powers of two up to the blocks of a request and 256, the choice, half "
+        "and twice it, and the largest NS whose attention grid fits k x 256 CTAs for "
+        "k = 1..8) and its total; ratio = Decoder / best.",
+        "",
+    ]
+    head = "| qlen | B | ISL |"
+    rule = "|---|---|---|"
+    for a in answers:
+        n = ANSWER_NAME[a]
+        head += f" Decoder NS ({n}) | us | best NS | us | ratio |"
+        rule += "---|---|---|---|---|"
+    lines += [head, rule]
+    for c in CASES:
+        if c not in results[answers[0]]:
+            continue
+        q, b, isl = c
+        row = f"| {q} | {b} | {isl_text(isl)} |"
+        for a in answers:
+            r = results[a][c]
+            ratio = r["total"] / r["best_total"]
+            mark = f"**{ratio:.3f}**" if ratio > 1.05 else f"{ratio:.3f}"
+            row += (f" {r['ns']} | {r['total']:.1f} | {r['best']} | {r['best_total']:.1f} "
+                    f"| {mark} |")
+        lines.append(row)
+    lines.append("")
+    for a in answers:
+        ratios = [r["total"] / r["best_total"] for r in results[a].values()]
+        worse = sum(x > 1.05 for x in ratios)
+        lines.append(f"{ANSWER_NAME[a]}: largest ratio {max(ratios):.3f}, geometric mean "
+                     f"{math.exp(sum(map(math.log, ratios)) / len(ratios)):.3f}, "
+                     f"{worse} of {len(ratios)} cases more than 5 % slower than the best.")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--perf", default="build/bin/mla-perf", help="the mla-perf binary")
+    p.add_argument("--cache", help="kernel cache directory (default: a fresh temp dir)")
+    p.add_argument("--dma-lgkmcnt", choices=("0", "1", "both"), default="both")
+    p.add_argument("--case", action="append", metavar="QLEN,B,ISL",
+                   help="only these cases of the table (e.g. 4,1,131072); repeatable")
+    p.add_argument("--points", metavar="FILE",
+                   help="also write every swept point (case, answer, NS, total us) as CSV")
+    p.add_argument("--update-doc", metavar="FILE")
+    a = p.parse_args()
+    answers = ANSWERS if a.dma_lgkmcnt == "both" else (int(a.dma_lgkmcnt),)
+    cases = CASES
+    if a.case:
+        try:
+            cases = [tuple(int(x) for x in s.split(",")) for s in a.case]
+        except ValueError:
+            sys.exit(f"split_sweep: --case {a.case}: expected QLEN,B,ISL integers")
+        unknown = [c for c in cases if c not in CASES]
+        if unknown:
+            sys.exit(f"split_sweep: {unknown} not in the default table")
+    cache = a.cache or tempfile.mkdtemp(prefix="mla-split-sweep-")
+    results = {ans: sweep(a.perf, cache, ans, cases) for ans in answers}
+    command = "python3 bench/perf/split_sweep.py --perf build/bin/mla-perf" + (
+        f" --dma-lgkmcnt {a.dma_lgkmcnt}" if a.dma_lgkmcnt != "both" else "") + (
+        f" --update-doc {a.update_doc}" if a.update_doc else "")
+    text = table(results, answers, command)
+    print(text)
+    if a.points:
+        with open(a.points, "w") as f:
+            f.write("qlen,B,isl,lds_dma_on_lgkmcnt,ns,decoder_choice,total_us\n")
+            for ans in answers:
+                for (q, b, isl), r in results[ans].items():
+                    for ns, t in sorted(r["points"].items()):
+                        f.write(f"{q},{b},{isl},{ans},{ns},{int(ns == r['ns'])},{t}\n")
+    if a.update_doc:
+        begin, end = "<!-- split-sweep:begin -->", "<!-- split-sweep:end -->"
+        doc = open(a.update_doc).read()
+        if begin not in doc or end not in doc:
+            sys.exit(f"split_sweep: {a.update_doc} has no {begin} ... {end} markers")
+        head, rest = doc.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        open(a.update_doc, "w").write(head + begin + "\n" + text + end + tail)
+
+
+if __name__ == "__main__":
+    main()
