@@ -223,8 +223,10 @@ std::vector<uint64_t> TimingReport::topStallPcs(size_t n) const {
       sum += c;
     totals.emplace_back(sum, pc);
   }
-  std::sort(totals.begin(), totals.end(),
-            [](auto &a, auto &b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  // Most stall cycles first; equal totals in address order.
+  std::sort(totals.begin(), totals.end(), [](auto &a, auto &b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
   std::vector<uint64_t> pcs;
   for (size_t i = 0; i < totals.size() && i < n; ++i)
     pcs.push_back(totals[i].second);

@@ -77,9 +77,10 @@ struct LowerKvDmaPages final : TilePattern<KvDmaPagesOp> {
     // The permutes only read registers, so the backend's scheduler would hoist them
     // above the wait that covers the indices' load, and the backend would then wait for
     // that load with vmcnt(0), draining the DMAs in flight. Nothing crosses this point.
-    amdgpu::SchedBarrierOp::create(rewriter, e.loc,
-                                   amdgpu::sched_barrier_opt_enumAttr::get(
-                                       rewriter.getContext(), amdgpu::sched_barrier_opt_enum::none));
+    amdgpu::SchedBarrierOp::create(
+        rewriter, e.loc,
+        amdgpu::sched_barrier_opt_enumAttr::get(rewriter.getContext(),
+                                                amdgpu::sched_barrier_opt_enum::none));
     SmallVector<Value, layout::kDmasPerTile> pages;
     for (const Emitter::DmaSourceOffset &src :
          e.dmaSourcesOfTile(op.getPage(), 0, layout::kDmasPerTile, e.wrap(e.geo.wave)))
