@@ -84,7 +84,7 @@ public:
   Error read(MsgNode &out, unsigned depth = 0) {
     if (depth > 32)
       return makeError("msgpack nesting deeper than 32");
-    uint8_t t;
+    uint8_t t = 0;
     if (Error e = byte(t))
       return e;
     using K = MsgNode::Kind;

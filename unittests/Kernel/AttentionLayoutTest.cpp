@@ -34,7 +34,7 @@ struct Block {
     for (unsigned tile = 0; tile < kTilesPerBlock; ++tile)
       for (unsigned dma = 0; dma < kDmasPerTile; ++dma)
         for (unsigned lane = 0; lane < 64; ++lane) {
-          DmaSource src = dmaSourceOfLane(dma, lane);
+          DmaSource<unsigned> src = dmaSourceOfLane(dma, lane);
           // LDS DMA: lane i writes 16 B at M0 + 16 i (the chip's rule).
           uint32_t dst = mla::gfx950::ldsDmaAddress(kTileBytes * tile + kDmaBytes * dma, 0,
                                                     lane, 16);
@@ -74,7 +74,7 @@ TEST(AttentionLayout, DmaFillsEveryByteOfATileOnce) {
   std::set<std::pair<unsigned, unsigned>> units;
   for (unsigned dma = 0; dma < kDmasPerTile; ++dma)
     for (unsigned lane = 0; lane < 64; ++lane) {
-      DmaSource src = dmaSourceOfLane(dma, lane);
+      DmaSource<unsigned> src = dmaSourceOfLane(dma, lane);
       ASSERT_LT(src.token, kTileTokens);
       ASSERT_EQ(src.rowByte % kUnitBytes, 0u);
       ASSERT_LT(src.rowByte, kRowBytes);

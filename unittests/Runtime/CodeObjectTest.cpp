@@ -184,8 +184,9 @@ TEST(CodeObject, RandomCorruptionsNeverCrash) {
           EXPECT_LE(uint64_t(a.offset) + a.size, k.kernargSegmentSize);
         // Decoding corrupted code gives a program or an error, never a crash.
         auto prog = emu::decodeProgram((*co)->loadedImage(), emuKernelImage(k));
-        if (!prog)
+        if (!prog) {
           EXPECT_FALSE(llvm::toString(prog.takeError()).empty());
+        }
       }
     } else {
       ++failed;

@@ -168,10 +168,18 @@ TEST(KernelArgs, PackingChecksCountKindAndSize) {
   for (const KernelArgInfo &a : k.args) {
     uint32_t v = 0;
     std::memcpy(&v, seg.data() + a.offset, std::min<uint32_t>(a.size, 4));
-    if (a.kind == ArgKind::HiddenBlockCountX) EXPECT_EQ(v, 3u);
-    if (a.kind == ArgKind::HiddenBlockCountY) EXPECT_EQ(v, 2u);
-    if (a.kind == ArgKind::HiddenGroupSizeX) EXPECT_EQ(v & 0xffff, 64u);
-    if (a.kind == ArgKind::HiddenGridDims) EXPECT_EQ(v & 0xffff, 2u);
+    if (a.kind == ArgKind::HiddenBlockCountX) {
+      EXPECT_EQ(v, 3u);
+    }
+    if (a.kind == ArgKind::HiddenBlockCountY) {
+      EXPECT_EQ(v, 2u);
+    }
+    if (a.kind == ArgKind::HiddenGroupSizeX) {
+      EXPECT_EQ(v & 0xffff, 64u);
+    }
+    if (a.kind == ArgKind::HiddenGridDims) {
+      EXPECT_EQ(v & 0xffff, 2u);
+    }
   }
   EXPECT_FALSE(bool(buildKernargSegment(k, std::vector<uint8_t>(10), {1, 1, 1}, {1, 1, 1})));
 }

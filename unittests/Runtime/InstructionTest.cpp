@@ -647,8 +647,9 @@ TEST(Salu, ArithmeticBitsAndScc) {
     r.clobbers = "~{s92},~{s93},~{scc}";
     auto res = r.run({{c.a}, {c.b}});
     EXPECT_EQ(uint32_t(res[0][0]), c.want) << c.op;
-    if (std::string(c.op) != "s_mul_i32")
+    if (std::string(c.op) != "s_mul_i32") {
       EXPECT_EQ(uint32_t(res[1][0]), c.scc) << c.op << " SCC";
+    }
   }
   struct Unary { const char *op; uint32_t a, want; };
   Unary un[] = {{"s_ff1_i32_b32", 0x00080000u, 19}, {"s_flbit_i32_b32", 0x00080000u, 12},

@@ -261,9 +261,10 @@ TEST(TimingLanding, OldValueBeforeLatency) {
 
 TEST(TimingLanding, FunctionalModeReportsTheHazard) {
   TimedRun functional = run(kLandingBody(12), 64, EmulatorMode::Functional);
-  if (emu::hazardMode() == emu::HazardMode::Strict)
+  if (emu::hazardMode() == emu::HazardMode::Strict) {
     EXPECT_NE(functional.error.find("has not written yet"), std::string::npos)
         << functional.error;
+  }
 }
 
 // Two waves, no barrier: wave 1 writes LDS at once; wave 0 waits ~300 cycles, then
