@@ -168,7 +168,7 @@ std::string runWorkgroup(const LaunchState &L, Worker &worker, uint32_t flatId,
   const uint32_t numInsts = uint32_t(L.program->insts.size());
   const uint64_t limit = L.instructionLimitPerWave;
   for (;;) {
-    unsigned atBarrier = 0, ended = 0;
+    unsigned ended = 0; // the other waves are at the barrier (a fault has returned)
     for (unsigned i = 0; i < numWaves; ++i) {
       Wave &w = *worker.waves[i];
       if (w.status == WaveStatus::Running)
@@ -198,9 +198,7 @@ std::string runWorkgroup(const LaunchState &L, Worker &worker, uint32_t flatId,
         }
         w.ip = w.nextIp;
       }
-      if (w.status == WaveStatus::AtBarrier)
-        ++atBarrier;
-      else if (w.status == WaveStatus::Ended)
+      if (w.status == WaveStatus::Ended)
         ++ended;
     }
     if (ended == numWaves)

@@ -504,7 +504,9 @@ enum class Poison { Clean, Column, All };
 class AttentionNaN : public ::testing::TestWithParam<std::tuple<NanCase, Build>> {};
 
 TEST_P(AttentionNaN, PropagatesLikeModel) {
-  const auto [c, build] = GetParam();
+  // Named, not a structured binding: the lambdas below capture it (C++17).
+  const NanCase c = std::get<0>(GetParam());
+  const Build build = std::get<1>(GetParam());
   ref::ProblemSpec spec;
   spec.numHeads = 12;
   spec.qlen = c.qlen;

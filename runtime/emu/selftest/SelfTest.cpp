@@ -312,7 +312,8 @@ std::vector<SelfTestKernel> buildKernels() {
       {"st_global_load_lds_dword", isa::LdsDmaWidth::Dword},
       {"st_global_load_lds_ushort", isa::LdsDmaWidth::UShort},
       {"st_global_load_lds_ubyte", isa::LdsDmaWidth::UByte}};
-  for (auto [name, width] : dmaKernels) {
+  for (const auto &[name, dmaWidth] : dmaKernels) {
+    const isa::LdsDmaWidth width = dmaWidth; // captured below: a binding is not (C++17)
     const unsigned outPerLane = isa::ldsDmaGlobalBytes(width) > 4 ? 4 : 1;
     const unsigned alignment = std::min(4u, isa::ldsDmaGlobalBytes(width));
     k.push_back({name, 1, outPerLane, kDataOffset - 4 * kLanes + kDataBytes,
