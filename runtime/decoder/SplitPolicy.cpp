@@ -84,7 +84,10 @@ AttentionWork attentionWork(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64
       for (int64_t g = 0; g < groups; ++g)
         inTail += firstBid + int64_t(xcds) * g >= work.tailStart;
       work.total += t * double(groups - inTail) + tailT * double(inTail);
-      work.longest = std::max(work.longest, inTail < groups ? t : tailT);
+      if (inTail < groups)
+        work.longest = std::max(work.longest, t);
+      if (inTail > 0)
+        work.longest = std::max(work.longest, tailT);
     }
   }
   return work;
