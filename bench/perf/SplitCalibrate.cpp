@@ -7,9 +7,10 @@
 //
 //  - attention: one request split into NS equal splits of b blocks (NS * G <= 256 CTAs,
 //    so the launch is one CTA's time), for qlen 1 (G = 1) and 4 (G = 3), NS and b over
-//    a grid; least squares of  T = ctaFixed + (b - 1) (perBlock + perBlockShared *
-//    busy / G)  with busy the fraction of CUs the launch occupies;
-//  - emptyCta: the cheaper representative of a 1-token request split in two;
+//    a grid; least squares of  T = ctaFixed + ctaFixedShared * busy / G + (b - 1)
+//    (perBlock + perBlockShared * busy / G)  with busy the fraction of CUs the launch
+//    occupies;
+//  - emptyCta: the empty split of a 1-token request split in two;
 //  - combine: one request, qlen 1, NS from 2 to 256 (one round of waves); least squares
 //    of  C = combineWave + combinePerSlot * ceil(NS / P);
 //  - the launches: the timing parameters' launch overhead.
@@ -29,6 +30,7 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <vector>
 
 using namespace llvm;
@@ -125,25 +127,33 @@ int main(int argc, char **argv) {
         attention.push_back({qlen, splits, blocks, std::min(ctas, cus) / cus, r.attentionUs});
       }
   }
-  std::vector<std::array<double, 3>> x;
+  // Columns: ctaFixed, ctaFixedShared, perBlock, perBlockShared.
+  std::vector<std::array<double, 4>> x;
   std::vector<double> y;
   for (const Point &p : attention) {
     const double groups = double(kernel::headGroups(12, p.qlen));
-    x.push_back({1.0, double(p.blocks - 1), double(p.blocks - 1) * p.busy / groups});
+    x.push_back({1.0, p.busy / groups, double(p.blocks - 1),
+                 double(p.blocks - 1) * p.busy / groups});
     y.push_back(p.us);
   }
-  std::array<double, 3> fit = leastSquares<3>(x, y);
+  std::array<double, 4> fit = leastSquares<4>(x, y);
 
-  // An empty split's CTA: the cheaper of the two representatives.
+  // An empty split's CTA: split 1 of a 1-token request split in two (workgroup 1; the
+  // grid's padding CTAs past the last unit, which the policy does not place, are
+  // cheaper: they store nothing).
   perf::PerfCase emptyCase;
   emptyCase.batch = 1;
   emptyCase.isl = 1;
   emptyCase.splits = 2;
   perf::PerfResult emptyRun = run(emptyCase, options);
-  uint64_t emptyCycles = ~uint64_t(0);
+  std::optional<uint64_t> emptyCycles;
   for (const rt::CuTiming &cu : emptyRun.attention.cus)
-    emptyCycles = std::min(emptyCycles, cu.cycles);
-  const double emptyUs = double(emptyCycles) / (options.params.clockGHz * 1e3);
+    for (uint32_t id : cu.workgroups)
+      if (id == 1)
+        emptyCycles = cu.cycles;
+  if (!emptyCycles)
+    die("the empty split's CTA (workgroup 1) was not simulated");
+  const double emptyUs = double(*emptyCycles) / (options.params.clockGHz * 1e3);
 
   // Combine: one round of waves (B = 1, qlen 1: at most 192 waves).
   struct CombinePoint {
@@ -174,7 +184,7 @@ int main(int argc, char **argv) {
   outs() << "| qlen | NS | blocks a CTA | busy CUs | attention | fitted |\n|---|---|---|---|---|---|\n";
   for (size_t i = 0; i < attention.size(); ++i) {
     const Point &p = attention[i];
-    double fitted = fit[0] + fit[1] * x[i][1] + fit[2] * x[i][2];
+    double fitted = fit[0] + fit[1] * x[i][1] + fit[2] * x[i][2] + fit[3] * x[i][3];
     outs() << format("| %lld | %lld | %lld | %.0f%% | %.2f | %.2f |\n", (long long)p.qlen,
                      (long long)p.splits, (long long)p.blocks, 100 * p.busy, p.us, fitted);
   }
@@ -186,8 +196,9 @@ int main(int argc, char **argv) {
   outs() << "```c++\n"
          << format("model.attentionLaunch = %.2f;\n", options.params.launchOverheadUs)
          << format("model.ctaFixed = %.2f;\n", fit[0])
-         << format("model.perBlock = %.3f;\n", fit[1])
-         << format("model.perBlockShared = %.3f;\n", fit[2])
+         << format("model.ctaFixedShared = %.2f;\n", fit[1])
+         << format("model.perBlock = %.3f;\n", fit[2])
+         << format("model.perBlockShared = %.3f;\n", fit[3])
          << format("model.emptyCta = %.2f;\n", emptyUs)
          << format("model.combineLaunch = %.2f;\n", options.params.launchOverheadUs)
          << format("model.combineWave = %.3f;\n", cfit[0])

@@ -28,25 +28,43 @@ constexpr int64_t kSimulatedCtas = int64_t(1) << 15;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/// The attention CTAs of one split count: the duration of every (request, split) unit
-/// and the totals the bound needs.
+/// The attention CTAs of one split count: the duration of every (request, split) unit's
+/// CTAs (in and past `tailStart`) and the totals the bound needs.
 struct AttentionWork {
-  std::vector<double> unitTime; // [request * NS + split]
-  double total = 0;             // over all CTAs (units times head groups)
+  std::vector<double> unitTime;     // [request * NS + split], a CTA before tailStart
+  std::vector<double> unitTailTime; // the same CTA at or past tailStart
+  int64_t tailStart = 0;            // the first flat workgroup id of the partial wave
+  double total = 0;                 // over all CTAs (units times head groups)
   double longest = 0;
 };
 
-AttentionWork attentionWork(llvm::ArrayRef<int32_t> indptr, int64_t groups, int numSplits,
-                            unsigned numCUs, const SplitCostModel &model, bool withUnits) {
+/// Which CUs share HBM with a CTA (the fraction busy) follows mla-perf's whole-GPU
+/// estimate (docs/timing-model.md): a grid of at most one CTA a CU keeps that many CUs
+/// busy; a larger grid keeps all busy, but its last `grid mod CUs` CTAs in flat id order
+/// (the partial last wave) run with only that many CUs busy.
+AttentionWork attentionWork(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
+                            int numSplits, unsigned numCUs, unsigned xcds,
+                            const SplitCostModel &model, bool withUnits) {
   AttentionWork work;
   const int64_t requests = int64_t(indptr.size()) - 1;
-  // The CUs the launch keeps busy (one CTA a CU) set each CU's share of HBM.
-  const int64_t ctas = ceilDiv(requests * numSplits, gfx950::kNumXcds) * gfx950::kNumXcds *
-                       groups;
-  const double busy = double(std::min<int64_t>(ctas, numCUs)) / double(numCUs);
-  const double perBlock = model.perBlock + model.perBlockShared * busy / double(groups);
-  if (withUnits)
+  const int64_t groups = kernel::headGroups(heads, qlen);
+  const int64_t grid = kernel::attentionGridSize(requests, numSplits, heads, qlen, xcds);
+  const int64_t tail = grid > int64_t(numCUs) ? grid % int64_t(numCUs) : 0;
+  work.tailStart = grid - tail;
+  const double busy = double(std::min<int64_t>(grid, numCUs)) / double(numCUs);
+  const double tailBusy = tail ? double(tail) / double(numCUs) : busy;
+  // A CTA of n >= 1 blocks with a fraction `b` of the CUs busy:
+  // ctaFixed + ctaFixedShared b / G + (n - 1) (perBlock + perBlockShared b / G).
+  auto ctaTime = [&](int64_t blocks, double b) {
+    if (!blocks)
+      return model.emptyCta;
+    return model.ctaFixed + model.ctaFixedShared * b / double(groups) +
+           double(blocks - 1) * (model.perBlock + model.perBlockShared * b / double(groups));
+  };
+  if (withUnits) {
     work.unitTime.reserve(requests * numSplits);
+    work.unitTailTime.reserve(requests * numSplits);
+  }
   for (int64_t b = 0; b < requests; ++b) {
     const int64_t blocks = ceilDiv(indptr[b + 1] - indptr[b], kBlockTokens);
     // A split covers chunk = ceil(blocks / NS) blocks (kernel-contract.md's chunk_b in tokens,
@@ -54,12 +72,22 @@ AttentionWork attentionWork(llvm::ArrayRef<int32_t> indptr, int64_t groups, int 
     const int64_t chunk = std::max<int64_t>(ceilDiv(blocks, numSplits), 1);
     for (int64_t s = 0; s < numSplits; ++s) {
       const int64_t mine = std::clamp<int64_t>(blocks - s * chunk, 0, chunk);
-      const double t =
-          mine ? model.ctaFixed + perBlock * double(mine - 1) : model.emptyCta;
-      if (withUnits)
+      const double t = ctaTime(mine, busy), tailT = ctaTime(mine, tailBusy);
+      if (withUnits) {
         work.unitTime.push_back(t);
-      work.total += t * double(groups);
-      work.longest = std::max(work.longest, t);
+        work.unitTailTime.push_back(tailT);
+      }
+      // Unit u = x + X y has CTAs bid = x + X (g + G y) (LaunchGeometry's ctaOfWorkgroup).
+      const int64_t unit = b * numSplits + s;
+      const int64_t firstBid = unit % xcds + int64_t(xcds) * groups * (unit / xcds);
+      int64_t inTail = 0;
+      for (int64_t g = 0; g < groups; ++g)
+        inTail += firstBid + int64_t(xcds) * g >= work.tailStart;
+      work.total += t * double(groups - inTail) + tailT * double(inTail);
+      if (inTail < groups)
+        work.longest = std::max(work.longest, t);
+      if (inTail > 0)
+        work.longest = std::max(work.longest, tailT);
     }
   }
   return work;
@@ -77,9 +105,11 @@ double placeAttention(const AttentionWork &work, int64_t units, int64_t groups,
       freeAt.push(0.0);
     for (int64_t unit = x; unit < units; unit += xcds)
       for (int64_t g = 0; g < groups; ++g) {
+        const int64_t bid = x + int64_t(xcds) * (g + groups * (unit / xcds));
         double start = freeAt.top();
         freeAt.pop();
-        freeAt.push(start + work.unitTime[unit]);
+        freeAt.push(start + (bid >= work.tailStart ? work.unitTailTime[unit]
+                                                   : work.unitTime[unit]));
       }
     while (!freeAt.empty()) {
       busiest = std::max(busiest, freeAt.top());
@@ -109,10 +139,11 @@ SplitCostModel SplitCostModel::calibrated() {
   // compiler mla-0.8.0-gfx950; docs/decoder.md has the points and the fit. All modeled us.
   SplitCostModel model;
   model.attentionLaunch = 2.00;
-  model.ctaFixed = 4.74;
-  model.perBlock = 1.356;
-  model.perBlockShared = 2.227;
-  model.emptyCta = 0.10;
+  model.ctaFixed = 4.02;
+  model.ctaFixedShared = 2.24;
+  model.perBlock = 1.491;
+  model.perBlockShared = 1.810;
+  model.emptyCta = 1.54;
   model.combineLaunch = 2.00;
   model.combineWave = 0.783;
   model.combinePerSlot = 0.095;
@@ -132,7 +163,8 @@ SplitCost mla::rt::estimateSplitCost(llvm::ArrayRef<int32_t> indptr, int64_t hea
   const int64_t units = requests * numSplits;
   const int64_t ctas = ceilDiv(units, xcds) * xcds * groups;
   const bool simulate = ctas <= kSimulatedCtas;
-  AttentionWork work = attentionWork(indptr, groups, numSplits, numCUs, model, simulate);
+  AttentionWork work =
+      attentionWork(indptr, heads, qlen, numSplits, numCUs, xcds, model, simulate);
   SplitCost cost;
   cost.numSplits = numSplits;
   double busiest = simulate ? placeAttention(work, units, groups, xcds, numCUs / xcds)
@@ -149,7 +181,7 @@ int mla::rt::chooseSplitCount(llvm::ArrayRef<int32_t> indptr, int64_t heads, int
   for (int64_t b = 0; b < requests; ++b)
     mostBlocks = std::max(mostBlocks, ceilDiv(indptr[b + 1] - indptr[b], kBlockTokens));
   const int limit = int(std::clamp<int64_t>(mostBlocks, 1, std::max(maxSplits, 1)));
-  const int64_t groups = kernel::headGroups(heads, qlen);
+  const unsigned xcds = numCUs % gfx950::kNumXcds == 0 ? gfx950::kNumXcds : 1;
   // Every estimate that can still come within the tie margin of the best; a lower
   // bound first (the work over the CUs, the longest CTA), so most split counts of a
   // large batch are out of the running without placing their CTAs.
@@ -159,7 +191,7 @@ int mla::rt::chooseSplitCount(llvm::ArrayRef<int32_t> indptr, int64_t heads, int
   times.push_back({1, bestTime});
   for (int ns = 2; ns <= limit; ++ns) {
     AttentionWork bound =
-        attentionWork(indptr, groups, ns, numCUs, model, /*withUnits=*/false);
+        attentionWork(indptr, heads, qlen, ns, numCUs, xcds, model, /*withUnits=*/false);
     double lower = model.attentionLaunch + std::max(bound.total / numCUs, bound.longest) +
                    combineTime(requests, heads, qlen, numCUs, ns, model);
     if (lower > bestTime * kTie)

@@ -20,12 +20,13 @@ using namespace mla::rt;
 namespace {
 
 /// Constants of distinct magnitudes, so every term of a hand computation shows. A
-/// CTA of n blocks takes 100 + 10 (n - 1) (no shared-HBM term unless a test sets one).
+/// CTA of n blocks takes 100 + 10 (n - 1) (no shared-HBM terms unless a test sets one).
 SplitCostModel handModel() {
   SplitCostModel m;
   m.attentionLaunch = 1000;
   m.ctaFixed = 100;
   m.perBlock = 10;
+  m.ctaFixedShared = 0;
   m.perBlockShared = 0;
   m.emptyCta = 1;
   m.combineLaunch = 2000;
@@ -69,6 +70,47 @@ TEST(SplitPolicy, SharedHbmSlowsBlocksWithBusyCus) {
   // block 10 + 40 * (24 / 256) / 3 = 11.25.
   EXPECT_DOUBLE_EQ(estimateSplitCost(lengths({1024}), 12, 4, 256, 4, m).attention,
                    1000 + 111.25);
+}
+
+TEST(SplitPolicy, FirstBlockSharesHbmToo) {
+  // ctaFixedShared 64, perBlockShared 40: a CTA of n blocks takes
+  // 100 + 64 busy / G + (n - 1) (10 + 40 busy / G). 1024 tokens, NS 4 on 256 CUs: 8
+  // CTAs, busy 8 / 256 = 1 / 32, CTAs of 2 blocks: 100 + 2 + 10 + 1.25 = 113.25.
+  SplitCostModel m = handModel();
+  m.ctaFixedShared = 64;
+  m.perBlockShared = 40;
+  EXPECT_DOUBLE_EQ(estimateSplitCost(lengths({1024}), 12, 1, 256, 4, m).attention,
+                   1000 + 113.25);
+  // qlen 4 (G = 3): 24 CTAs, busy 24 / 256 = 3 / 32, over G: 1 / 32 again.
+  EXPECT_DOUBLE_EQ(estimateSplitCost(lengths({1024}), 12, 4, 256, 4, m).attention,
+                   1000 + 113.25);
+  // One block, NS 1 on 8 CUs (the grid rounds the one unit up to 8 CTAs: busy 1):
+  // 100 + 64 = 164.
+  EXPECT_DOUBLE_EQ(estimateSplitCost(lengths({128}), 12, 1, 8, 1, m).attention, 1164);
+}
+
+TEST(SplitPolicy, PartialLastWaveHasItsOwnHbmShare) {
+  // 16 CUs (8 XCDs of 2). 24 requests of 2 blocks, NS 1: 24 CTAs, one full wave (bids
+  // 0..15, busy 1) and a partial one (bids 16..23: 24 mod 16 = 8 CTAs, busy 8 / 16).
+  // perBlockShared 40: a full-wave CTA takes 100 + (10 + 40) = 150, a last-wave CTA
+  // 100 + (10 + 40 / 2) = 130. XCD x runs bids x and x + 8 side by side, then x + 16
+  // on the CU that frees first: 150 + 130 = 280 (every block at the launch's busy
+  // fraction, 1, would give 300).
+  SplitCostModel m = handModel();
+  m.perBlockShared = 40;
+  std::vector<int32_t> indptr = {0};
+  for (int b = 0; b < 24; ++b)
+    indptr.push_back(indptr.back() + 256);
+  EXPECT_DOUBLE_EQ(estimateSplitCost(indptr, 12, 1, 16, 1, m).attention, 1000 + 280);
+  // qlen 4 (G = 3), 8 requests of 2 blocks, NS 1: unit x is XCD x's alone, its CTAs
+  // are bids x, x + 8, x + 16 (head groups 0, 1, 2): 24 CTAs, the third head group of
+  // every unit in the partial wave. Head groups 0 and 1 take 100 + 10 + 40 / 3 each,
+  // side by side; head group 2 follows with 100 + 10 + (40 / 2) / 3:
+  // 220 + 40 / 3 + 20 / 3 = 240.
+  std::vector<int32_t> eight = {0};
+  for (int b = 0; b < 8; ++b)
+    eight.push_back(eight.back() + 256);
+  EXPECT_NEAR(estimateSplitCost(eight, 12, 4, 16, 1, m).attention, 1000 + 240, 1e-9);
 }
 
 TEST(SplitPolicy, CtasQueueOnTheirXcd) {

@@ -21,13 +21,19 @@ struct SplitCostModel {
   /// The attention launch itself (dispatch, the first CTA's start).
   double attentionLaunch;
   /// An attention CTA of one 128-token block: Q load and split, the first DMA's
-  /// latency, the block, the epilogue and its stores.
+  /// latency, the block, the epilogue and its stores, when the CU has HBM to itself...
   double ctaFixed;
+  /// ... plus this much times the fraction of the CUs busy, over the head groups G
+  /// (as perBlockShared).
+  double ctaFixedShared = 0;
   /// Each further block of an attention CTA, when the CU has HBM to itself...
   double perBlock;
   /// ... plus this much times the fraction of the CUs busy with attention, over the
   /// head groups G that share each KV line (the CU's share of HBM shrinks as more CUs
-  /// run; the G CTAs of a unit read each line from HBM once).
+  /// run; the G CTAs of a unit read each line from HBM once). The fraction is the
+  /// launch's (its CTAs over the CUs, at most 1), except for the CTAs of a partial
+  /// last wave (the last `grid mod CUs` in flat id order of a grid larger than the
+  /// CUs), which run with that many CUs busy, as in mla-perf's whole-GPU estimate.
   double perBlockShared;
   /// An attention CTA whose split holds no visible token (it only stores -inf and 0).
   double emptyCta;
