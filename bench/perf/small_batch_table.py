@@ -17,6 +17,8 @@ import re
 import subprocess
 import sys
 
+from doc_markers import replace_between_markers
+
 CASES = [(q, b, isl) for q in (1, 4) for b in (1, 8) for isl in ("32K", "128K")]
 # Targets of issue 14, TB/s.
 TARGETS = {(1, "32K"): 2.5, (1, "128K"): 3.5, (8, "32K"): 5.0, (8, "128K"): 5.0}
@@ -82,13 +84,7 @@ def main():
     text = table(before, after, command)
     print(text)
     if a.update_doc:
-        begin, end = "<!-- small-batch:begin -->", "<!-- small-batch:end -->"
-        doc = open(a.update_doc).read()
-        if begin not in doc or end not in doc:
-            sys.exit(f"small_batch_table: {a.update_doc} has no {begin} ... {end} markers")
-        head, rest = doc.split(begin, 1)
-        _, tail = rest.split(end, 1)
-        open(a.update_doc, "w").write(head + begin + "\n" + text + end + tail)
+        replace_between_markers(a.update_doc, "small-batch", text, "small_batch_table")
 
 
 if __name__ == "__main__":

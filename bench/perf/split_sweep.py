@@ -34,6 +34,8 @@ import subprocess
 import sys
 import tempfile
 
+from doc_markers import replace_between_markers
+
 CASES = ([(q, b, 8192) for q in (1, 2, 4) for b in (64, 128, 256, 448)] +
          [(q, b, isl) for q in (1, 2, 4) for isl in (32768, 131072) for b in (1, 4, 8)])
 # Sorted as mla-perf's defaultCases() prints them.
@@ -189,13 +191,7 @@ def main():
                     for ns, t in sorted(r["points"].items()):
                         f.write(f"{q},{b},{isl},{ans},{ns},{int(ns == r['ns'])},{t}\n")
     if a.update_doc:
-        begin, end = "<!-- split-sweep:begin -->", "<!-- split-sweep:end -->"
-        doc = open(a.update_doc).read()
-        if begin not in doc or end not in doc:
-            sys.exit(f"split_sweep: {a.update_doc} has no {begin} ... {end} markers")
-        head, rest = doc.split(begin, 1)
-        _, tail = rest.split(end, 1)
-        open(a.update_doc, "w").write(head + begin + "\n" + text + end + tail)
+        replace_between_markers(a.update_doc, "split-sweep", text, "split_sweep")
 
 
 if __name__ == "__main__":
