@@ -1,9 +1,8 @@
 // The registered pipeline takes a combine to a gfx950 kernel in the LLVM/ROCDL dialects
 // with no mla, scf, arith or gpu op left and no device-library call.
-// RUN: mla-opt %s --mla-to-rocdl | FileCheck %s
+// RUN: mla-opt %s --mla-to-rocdl | tee %t.default.mlir | FileCheck %s
 // The `chip` option: gfx950 (the default), also with target features, gives the same
 // output; any other chip is refused by mla-outline-kernels, an unknown option by the parser.
-// RUN: mla-opt %s --mla-to-rocdl > %t.default.mlir
 // RUN: mla-opt %s --mla-to-rocdl='chip=gfx950' | FileCheck %s
 // RUN: mla-opt %s --mla-to-rocdl='chip=gfx950' | diff %t.default.mlir -
 // RUN: mla-opt %s --mla-to-rocdl='chip=gfx950:sramecc+:xnack-' | diff %t.default.mlir -
