@@ -73,20 +73,20 @@ Error DeviceMemory::release(uint64_t address) {
   return Error::success();
 }
 
-const MemoryRegion *DeviceMemory::findRegion(uint64_t address) const {
+std::optional<MemoryRegion> DeviceMemory::findRegion(uint64_t address) const {
   std::shared_lock lock(mutex_);
   auto it = std::upper_bound(regions_.begin(), regions_.end(), address,
                              [](uint64_t a, const MemoryRegion &r) { return a < r.address; });
   if (it == regions_.begin())
-    return nullptr;
+    return std::nullopt;
   --it;
   if (address - it->address >= it->size)
-    return nullptr;
-  return &*it;
+    return std::nullopt;
+  return *it;
 }
 
 uint8_t *DeviceMemory::translate(uint64_t address, uint64_t size) const {
-  const MemoryRegion *r = findRegion(address);
+  std::optional<MemoryRegion> r = findRegion(address);
   if (!r || size > r->size - (address - r->address))
     return nullptr;
   return r->host + (address - r->address);

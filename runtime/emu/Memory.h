@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <shared_mutex>
 #include <vector>
 
@@ -41,7 +42,9 @@ struct MemoryRegion {
 };
 
 /// The device address space: allocation, lookup and bounds checks.
-/// Thread-safe for concurrent lookups; allocation takes a writer lock.
+/// Thread-safe: lookups take a reader lock and return copies, so another thread's
+/// allocation or free (which reorders the region table) never moves a region under
+/// a reader. A region's host memory stays valid until that region is released.
 class DeviceMemory {
 public:
   DeviceMemory() = default;
@@ -56,8 +59,8 @@ public:
   /// The host pointer for [address, address+size) if it lies inside one
   /// allocation, else nullptr.
   uint8_t *translate(uint64_t address, uint64_t size) const;
-  /// The region containing \p address, or nullptr.
-  const MemoryRegion *findRegion(uint64_t address) const;
+  /// The region containing \p address (a copy), or nothing.
+  std::optional<MemoryRegion> findRegion(uint64_t address) const;
   /// Bounds-checked host copies.
   llvm::Error write(uint64_t address, const void *src, uint64_t bytes);
   llvm::Error read(uint64_t address, void *dst, uint64_t bytes) const;
@@ -78,7 +81,7 @@ public:
   uint8_t *translate(uint64_t address, uint64_t size) {
     if (address - last_.address < last_.size && size <= last_.size - (address - last_.address))
       return last_.host + (address - last_.address);
-    const MemoryRegion *r = memory_->findRegion(address);
+    std::optional<MemoryRegion> r = memory_->findRegion(address);
     if (!r)
       return nullptr;
     last_ = *r;

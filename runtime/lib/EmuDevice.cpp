@@ -86,6 +86,9 @@ public:
   Error free(Buffer b) override {
     if (Error e = checkOwned("free", b))
       return e;
+    // Like hipFree, waits for the launch in progress (another thread's): its waves
+    // hold host pointers into the buffers they touch.
+    std::lock_guard<std::mutex> lock(mutex_);
     return memory_.release(b.address);
   }
   Error copyTo(Buffer dst, const void *src, uint64_t bytes, uint64_t offset) override {

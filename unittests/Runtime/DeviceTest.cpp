@@ -4,6 +4,7 @@
 #include "lib/HipArch.h"
 #include "mla/Target/GFX950/GFX950.h"
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <fstream>
@@ -302,5 +303,83 @@ TEST(Launch, SigintStopsALaunchCleanly) {
   EXPECT_NE(errorText(dev->launch(co, "spin", {1, 1, 1}, {64, 1, 1}, {KernelArg::pointer(p)}))
                 .find("more than 1000 instructions"),
             std::string::npos);
+}
+
+/// Waits (up to a minute) until a launch has begun in another thread: a launch
+/// installs its own SIGINT handler while it runs.
+bool waitForLaunchToBegin(const struct sigaction &before) {
+  for (int i = 0; i < 60000; ++i) {
+    struct sigaction now;
+    if (sigaction(SIGINT, nullptr, &now) == 0 && now.sa_handler != before.sa_handler)
+      return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
+// Freeing a buffer that a running launch reads waits for the launch, as hipFree
+// does: the waves hold host pointers into it (a 64 KiB buffer is mmap'ed, so
+// freeing it under them would fault).
+TEST(EmuDevice, FreeWaitsForTheLaunchInProgress) {
+  auto dev = Device::openEmulator();
+  const CodeObject &co = compileIR(kSpinKernel);
+  Buffer p = upload(*dev, std::vector<int32_t>(16384, 0));
+  dev->setInstructionLimit(2000000);
+  struct sigaction before;
+  ASSERT_EQ(sigaction(SIGINT, nullptr, &before), 0);
+  std::string launchError;
+  std::thread launcher([&] {
+    launchError =
+        errorText(dev->launch(co, "spin", {1, 1, 1}, {64, 1, 1}, {KernelArg::pointer(p)}));
+  });
+  const bool began = waitForLaunchToBegin(before);
+  llvm::Error freed = dev->free(p);
+  launcher.join();
+  ASSERT_TRUE(began);
+  EXPECT_EQ(errorText(std::move(freed)), "");
+  EXPECT_NE(launchError.find("more than 2000000 instructions"), std::string::npos) << launchError;
+}
+
+// Another thread's allocations and frees reorder the region table; a copy (and a
+// wave's address lookup) must never see a region move under it. The buffers
+// before `watched` are freed one by one, each shifting its table entry.
+TEST(EmuDevice, LookupsStayValidWhileAnotherThreadAllocatesAndFrees) {
+  auto dev = Device::openEmulator();
+  std::vector<Buffer> earlier;
+  for (int i = 0; i < 200; ++i)
+    earlier.push_back(unwrap(dev->alloc(256)));
+  std::vector<int32_t> pattern(1024);
+  for (size_t i = 0; i < pattern.size(); ++i)
+    pattern[i] = int32_t(i * 2654435761u);
+  Buffer watched = upload(*dev, pattern);
+  std::atomic<bool> done{false};
+  std::string churnError;
+  std::thread churn([&] {
+    for (Buffer b : earlier) {
+      std::vector<Buffer> later;
+      for (int i = 0; i < 40; ++i)
+        later.push_back(unwrap(dev->alloc(512)));
+      for (Buffer l : later)
+        if (llvm::Error e = dev->free(l))
+          churnError = errorText(std::move(e));
+      if (llvm::Error e = dev->free(b))
+        churnError = errorText(std::move(e));
+    }
+    done = true;
+  });
+  int differing = 0, rounds = 0;
+  std::vector<int32_t> host(pattern.size());
+  while (!done || rounds == 0) {
+    ++rounds;
+    if (llvm::Error e = dev->copyFrom(host.data(), watched, host.size() * 4)) {
+      ADD_FAILURE() << errorText(std::move(e));
+      break;
+    }
+    differing += host != pattern;
+  }
+  churn.join();
+  EXPECT_EQ(churnError, "");
+  EXPECT_EQ(differing, 0) << "of " << rounds << " copies";
+  ASSERT_NO_ERROR(dev->free(watched));
 }
 } // namespace
