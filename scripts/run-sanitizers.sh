@@ -8,8 +8,10 @@
 #      fuzzer's regression inputs once and MLA_FUZZ_SECONDS of fuzzing from the seeds).
 #      The Python package is not built there (it would need the ASan runtime preloaded
 #      into python3); the normal build's CTest run covers it.
-#   2. build-tsan: the runtime and emulator tests (the emulator runs workgroups on
-#      several host threads) under ThreadSanitizer, with MLA_EMU_THREADS=4.
+#   2. build-tsan: the runtime, emulator and Decoder tests under ThreadSanitizer, with
+#      MLA_EMU_THREADS=4 (the emulator runs workgroups on several host threads; the
+#      Decoder's tests share one Decoder and one device between threads and compile
+#      their kernels into a fresh cache directory).
 #
 #   MLA_SANITIZER_STAGES="asan tsan" (default) selects the stages; each stage prints
 #   its build and test times.
@@ -55,12 +57,15 @@ for stage in $stages; do
     dir=${MLA_TSAN_BUILD_DIR:-$root/build-tsan}
     start=$(date +%s)
     configure "$dir" -DMLA_SANITIZERS=thread
-    cmake --build "$dir" -j2 --target MLARuntimeTests MLAEmuKernelTests
+    tsan_tests="MLARuntimeTests MLAEmuKernelTests MLADecoderTests"
+    cmake --build "$dir" -j2 --target $tsan_tests
     stage_time "TSan build" "$start"
     start=$(date +%s)
-    for t in MLARuntimeTests MLAEmuKernelTests; do
-      MLA_EMU_THREADS=4 "$dir/bin/$t" --gtest_brief=1
+    cache=$(mktemp -d)
+    for t in $tsan_tests; do
+      MLA_CACHE_DIR=$cache MLA_EMU_THREADS=4 "$dir/bin/$t" --gtest_brief=1
     done
+    rm -rf "$cache"
     stage_time "TSan tests" "$start"
     ;;
   *)
