@@ -107,12 +107,16 @@ public:
   }
   Error synchronize() override { return Error::success(); }
   Error setEmulatorOptions(const EmulatorOptions &options) override {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(mutex_); // after the launch in progress
+    std::lock_guard<std::mutex> optionsLock(optionsMutex_);
     options_ = options;
     environmentError_.clear();
     return Error::success();
   }
-  EmulatorOptions emulatorOptions() const override { return options_; }
+  EmulatorOptions emulatorOptions() const override {
+    std::lock_guard<std::mutex> lock(optionsMutex_);
+    return options_;
+  }
   std::vector<TimingReport> takeTimingReports() override {
     std::lock_guard<std::mutex> lock(mutex_);
     return std::exchange(reports_, {});
@@ -166,11 +170,14 @@ private:
   Expected<LoadedImage *> load(const CodeObject &code);
 
   emu::DeviceMemory memory_;
-  std::mutex mutex_;
+  std::mutex mutex_; // held for a whole launch: serialises launches, guards images_
   std::map<uint64_t, LoadedImage> images_; // by CodeObject::id()
   std::mutex streamMutex_;
   std::set<uint64_t> streams_;
   uint64_t lastStream_ = 0;
+  // Written with both mutex_ and optionsMutex_ held; read under either, so that
+  // emulatorOptions() does not wait for a launch.
+  mutable std::mutex optionsMutex_;
   EmulatorOptions options_;
   std::string environmentError_;
   std::vector<TimingReport> reports_;

@@ -21,6 +21,7 @@
 #include "llvm/Support/Error.h"
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -220,7 +221,7 @@ protected:
 
 private:
   uint64_t id_;
-  uint64_t instructionLimit_;
+  std::atomic<uint64_t> instructionLimit_; // set from any thread, read by launches
 };
 
 /// A device allocation owned by the caller and freed on destruction (move-only): a
