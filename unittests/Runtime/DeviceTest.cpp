@@ -270,6 +270,18 @@ TEST(Launch, NeverEndingKernelStopsAtTheInstructionLimit) {
       << e;
 }
 
+/// Waits (up to a minute) until a launch has begun in another thread: a launch
+/// installs its own SIGINT handler while it runs.
+bool waitForLaunchToBegin(const struct sigaction &before) {
+  for (int i = 0; i < 60000; ++i) {
+    struct sigaction now;
+    if (sigaction(SIGINT, nullptr, &now) == 0 && now.sa_handler != before.sa_handler)
+      return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
 TEST(Launch, SigintStopsALaunchCleanly) {
   auto dev = Device::openEmulator();
   const CodeObject &co = compileIR(kSpinKernel);
@@ -280,12 +292,7 @@ TEST(Launch, SigintStopsALaunchCleanly) {
   // Signal only once the launch has installed its handler (else SIGINT's default
   // action would end the test process).
   std::thread interrupter([&before] {
-    for (int i = 0; i < 6000; ++i) {
-      struct sigaction now;
-      if (sigaction(SIGINT, nullptr, &now) == 0 && now.sa_handler != before.sa_handler)
-        break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    waitForLaunchToBegin(before);
     ::kill(::getpid(), SIGINT);
   });
   auto start = std::chrono::steady_clock::now();
@@ -303,18 +310,6 @@ TEST(Launch, SigintStopsALaunchCleanly) {
   EXPECT_NE(errorText(dev->launch(co, "spin", {1, 1, 1}, {64, 1, 1}, {KernelArg::pointer(p)}))
                 .find("more than 1000 instructions"),
             std::string::npos);
-}
-
-/// Waits (up to a minute) until a launch has begun in another thread: a launch
-/// installs its own SIGINT handler while it runs.
-bool waitForLaunchToBegin(const struct sigaction &before) {
-  for (int i = 0; i < 60000; ++i) {
-    struct sigaction now;
-    if (sigaction(SIGINT, nullptr, &now) == 0 && now.sa_handler != before.sa_handler)
-      return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return false;
 }
 
 // Freeing a buffer that a running launch reads waits for the launch, as hipFree
