@@ -106,7 +106,10 @@ struct PyBuffer {
     if (!live)
       throw py::value_error("buffer already freed");
     live = false;
-    check(device->free(buffer));
+    check([&] {
+      py::gil_scoped_release release; // a free waits for the launch in progress
+      return device->free(buffer);
+    }());
   }
   void checkLive() const {
     if (!live)
