@@ -62,13 +62,15 @@ std::string readAll(const std::string &path) {
 }
 
 /// Unblocks an open() stuck on the FIFO at `path` if the test has not finished
-/// within 10 s (so a regression fails instead of hanging): opens the other end, as
-/// a writer (`asWriter`) or as a reader that drains what is written.
+/// within 60 s (so a regression fails instead of hanging): opens the other end, as a
+/// writer (`asWriter`) or as a reader that drains what is written. The limit is far
+/// above the compile it covers (about 2 s under TSan), so that a slow machine is not
+/// taken for a blocked open.
 class FifoWatchdog {
 public:
   FifoWatchdog(std::string path, bool asWriter)
       : thread_([this, path, asWriter] {
-          for (int i = 0; i < 1000 && !done_; ++i)
+          for (int i = 0; i < 6000 && !done_; ++i)
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
           if (done_)
             return;
