@@ -1,6 +1,7 @@
 //===- PerfMain.cpp - mla-perf: the modeled MI355X decode table -----------===//
 //
-// mla-perf [--case qlen=Q,B=N,isl=T[,splits=NS]]... [--splits NS]
+// mla-perf [--case qlen=Q,B=N,isl=T[,splits=NS]]... [--case qlen=Q,lens=TERMS]...
+//          [--splits NS]
 //          [--params NAME=V,...] [--params-file FILE] [--dma-lgkmcnt 0|1|both]
 //          [--build plain|wspec|both] [--threads N] [--report [--stall-pcs N]]
 //          [--update-doc FILE]
@@ -11,7 +12,8 @@
 // (docs/performance.md) with the table, the command and the parameter table. With both
 // builds (the default) each row also has the warp-specialised kernel's times (F15), and
 // a summary per qlen sums each build's totals: the comparison the Decoder's default
-// build choice (mla/Runtime/Decoder.h, preferredAttentionBuild) is taken from.
+// build choice (mla/Runtime/Decoder.h, preferredAttentionBuild) is taken from. A
+// mixed-length batch (lens=, PerfCase::parse) prints its lengths in the ISL column.
 //
 //===----------------------------------------------------------------------===//
 #include "PerfModel.h"
@@ -41,7 +43,8 @@ namespace {
 }
 
 void usage(raw_ostream &os) {
-  os << "usage: mla-perf [--case qlen=Q,B=N,isl=T[,splits=NS]]... [--splits NS]\n"
+  os << "usage: mla-perf [--case qlen=Q,B=N,isl=T[,splits=NS]]...\n"
+        "                [--case qlen=Q,lens=TERMS[,shuffle=S][,splits=NS]]... [--splits NS]\n"
         "                [--params NAME=V,...] [--params-file FILE] [--dma-lgkmcnt 0|1|both]\n"
         "                [--build plain|wspec|both] [--threads N] [--report]\n"
         "                [--stall-pcs N]\n"
@@ -49,7 +52,13 @@ void usage(raw_ostream &os) {
         "                [--update-param-doc FILE]\n"
         "Prints the modeled MI355X time of decode calls (emulator timing mode; every\n"
         "figure is modeled). Without --case: the Kimi-K3 TP8 table. Parameters:\n"
-        "docs/timing-model.md.\n";
+        "docs/timing-model.md.\n"
+        "A case is B requests of isl tokens, or a mixed-length batch: lens=TERMS, terms\n"
+        "joined by '+' in batch order, each LEN (one request), LENxN (N requests) or\n"
+        "LO..HIxN (N requests spread geometrically from LO to HI tokens); lengths take\n"
+        "a K suffix; shuffle=S permutes the list (std::mt19937_64 seeded with S).\n"
+        "E.g. --case qlen=1,lens=128Kx1+2Kx63  --case qlen=2,lens=1K..32Kx64,shuffle=1\n"
+        "TB/s = the sum of the lengths x 576 B over the call's modeled time.\n";
 }
 
 std::vector<PerfCase> defaultCases() {
@@ -88,10 +97,6 @@ void replaceSection(const std::string &path, const std::string &begin, const std
   if (ec)
     die("cannot write '" + path + "': " + ec.message());
   f << doc;
-}
-
-std::string islText(int64_t isl) {
-  return isl % 1024 == 0 ? std::to_string(isl / 1024) + "K" : std::to_string(isl);
 }
 } // namespace
 
@@ -221,7 +226,8 @@ int main(int argc, char **argv) {
           die("case " + built.str() + ": " + toString(r.takeError()));
         host += r->simSeconds;
         if (k == 0 && w == 0)
-          rs << "| " << c.qlen << " | " << c.batch << " | " << islText(c.isl) << " | "
+          rs << "| " << c.qlen << " | " << c.lengths().size() << " | " << c.lengthsText()
+             << " | "
              << r->splits << " | " << r->attentionCtas << " (" << r->attentionClasses
              << ") | " << r->combineCtas;
         if (!builds[w] || builds.size() == 1)
