@@ -136,17 +136,18 @@ def candidates(case, choice):
     ns |= {choice, max(choice // 2, 1), choice * 2}
     if is_mixed(case):
         # Placement makes a mixed batch's time jagged in NS: every NS near the choice.
-        # NS at or below a quarter of the choice are left out: they are the slowest points
-        # to simulate (long CTAs, a class per distinct length), and a full sweep of these
-        # batches (2026-11-30) had every one of them at least 1.36 x the best.
         ns |= set(range(choice - MIXED_WINDOW, choice + MIXED_WINDOW + 1))
-        ns = {n for n in ns if 4 * n > choice}
     g = head_groups(q)
     for k in range(1, MAX_WAVES + 1):
         fits = [n for n in range(1, limit + 1)
                 if math.ceil(b * n / XCDS) * XCDS * g <= k * CUS]
         if fits:
             ns.add(max(fits))
+    if is_mixed(case):
+        # NS at or below a quarter of the choice are left out: they are the slowest points
+        # to simulate (long CTAs, a class per distinct length), and the sweeps of these
+        # batches that still had them (2026-11-30) found every one at least 1.31 x the best.
+        ns = {n for n in ns if 4 * n > choice}
     return sorted(n for n in ns if 1 <= n <= limit)
 
 
