@@ -1,8 +1,9 @@
 //===- PerfMain.cpp - mla-perf: the modeled MI355X decode table -----------===//
 //
-// mla-perf [--case qlen=Q,B=N,isl=T[,splits=NS]]... [--splits NS]
+// mla-perf [--case qlen=Q,B=N,isl=T[,splits=NS]]... [--case qlen=Q,lens=TERMS]...
+//          [--splits NS]
 //          [--params NAME=V,...] [--params-file FILE] [--dma-lgkmcnt 0|1|both]
-//          [--build plain|wspec|both] [--threads N] [--report [--stall-pcs N]]
+//          [--build plain|wspec|both] [--threads N] [--report [--stall-pcs N]] [--policy]
 //          [--update-doc FILE]
 //
 // Without --case: the Kimi-K3 TP8 table (qlen 1, 2, 4; B 64..448 at ISL 8K; B 1, 4, 8
@@ -11,12 +12,14 @@
 // (docs/performance.md) with the table, the command and the parameter table. With both
 // builds (the default) each row also has the warp-specialised kernel's times (F15), and
 // a summary per qlen sums each build's totals: the comparison the Decoder's default
-// build choice (mla/Runtime/Decoder.h, preferredAttentionBuild) is taken from.
+// build choice (mla/Runtime/Decoder.h, preferredAttentionBuild) is taken from. A
+// mixed-length batch (lens=, PerfCase::parse) prints its lengths in the ISL column.
 //
 //===----------------------------------------------------------------------===//
 #include "PerfModel.h"
 
 #include "mla/Runtime/Decoder.h"
+#include "mla/Runtime/SplitPolicy.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -41,15 +44,24 @@ namespace {
 }
 
 void usage(raw_ostream &os) {
-  os << "usage: mla-perf [--case qlen=Q,B=N,isl=T[,splits=NS]]... [--splits NS]\n"
+  os << "usage: mla-perf [--case qlen=Q,B=N,isl=T[,splits=NS]]...\n"
+        "                [--case qlen=Q,lens=TERMS[,shuffle=S][,splits=NS]]... [--splits NS]\n"
         "                [--params NAME=V,...] [--params-file FILE] [--dma-lgkmcnt 0|1|both]\n"
-        "                [--build plain|wspec|both] [--threads N] [--report]\n"
+        "                [--build plain|wspec|both] [--threads N] [--report] [--policy]\n"
         "                [--stall-pcs N]\n"
         "                [--update-doc FILE]\n"
         "                [--update-param-doc FILE]\n"
         "Prints the modeled MI355X time of decode calls (emulator timing mode; every\n"
         "figure is modeled). Without --case: the Kimi-K3 TP8 table. Parameters:\n"
-        "docs/timing-model.md.\n";
+        "docs/timing-model.md.\n"
+        "A case is B requests of isl tokens, or a mixed-length batch: lens=TERMS, terms\n"
+        "joined by '+' in batch order, each LEN (one request), LENxN (N requests) or\n"
+        "LO..HIxN (N requests spread geometrically from LO to HI tokens); lengths take\n"
+        "a K suffix; shuffle=S permutes the list (std::mt19937_64 seeded with S).\n"
+        "E.g. --case qlen=1,lens=128Kx1+2Kx63  --case qlen=2,lens=1K..32Kx64,shuffle=1\n"
+        "TB/s = the sum of the lengths x 576 B over the call's modeled time.\n"
+        "--policy prints, after each row, the split policy's estimate of the call with\n"
+        "the row's NS (rt::estimateSplitCost, the calibrated constants).\n";
 }
 
 std::vector<PerfCase> defaultCases() {
@@ -89,10 +101,6 @@ void replaceSection(const std::string &path, const std::string &begin, const std
     die("cannot write '" + path + "': " + ec.message());
   f << doc;
 }
-
-std::string islText(int64_t isl) {
-  return isl % 1024 == 0 ? std::to_string(isl / 1024) + "K" : std::to_string(isl);
-}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -103,6 +111,7 @@ int main(int argc, char **argv) {
   std::vector<bool> builds{false, true}; // wspec off, on
   std::string docPath, paramDocPath;
   bool printReports = false;
+  bool printPolicy = false; // --policy: the split policy's estimate after each row
   size_t stallPcs = 12; // with --report: the attention instructions with the most stalls
   std::string command = "mla-perf";
   for (int i = 1; i < argc; ++i) {
@@ -156,6 +165,8 @@ int main(int argc, char **argv) {
         die("--threads '" + v + "': expected a positive integer");
     } else if (a == "--report") {
       printReports = true;
+    } else if (a == "--policy") {
+      printPolicy = true;
     } else if (a == "--stall-pcs") {
       StringRef v = value();
       if (v.getAsInteger(10, stallPcs))
@@ -210,6 +221,7 @@ int main(int argc, char **argv) {
     std::string row;
     raw_string_ostream rs(row);
     double host = 0;
+    int caseSplits = 0;
     for (size_t k = 0; k < answers.size(); ++k) {
       for (size_t w = 0; w < builds.size(); ++w) {
         PerfOptions o = options;
@@ -221,7 +233,10 @@ int main(int argc, char **argv) {
           die("case " + built.str() + ": " + toString(r.takeError()));
         host += r->simSeconds;
         if (k == 0 && w == 0)
-          rs << "| " << c.qlen << " | " << c.batch << " | " << islText(c.isl) << " | "
+          caseSplits = r->splits;
+        if (k == 0 && w == 0)
+          rs << "| " << c.qlen << " | " << c.lengths().size() << " | " << c.lengthsText()
+             << " | "
              << r->splits << " | " << r->attentionCtas << " (" << r->attentionClasses
              << ") | " << r->combineCtas;
         if (!builds[w] || builds.size() == 1)
@@ -241,6 +256,19 @@ int main(int argc, char **argv) {
     }
     rs << format(" | %.1f |\n", host);
     outs() << row;
+    if (printPolicy) {
+      // What the split policy's cost model (rt::estimateSplitCost, calibrated constants)
+      // estimates for the NS the row ran with, next to mla-perf's modeled time.
+      std::vector<int32_t> indptr{0};
+      for (int64_t len : c.lengths())
+        indptr.push_back(int32_t(indptr.back() + len));
+      rt::SplitCost cost =
+          rt::estimateSplitCost(indptr, c.heads, c.qlen, unsigned(options.params.numCUs),
+                                caseSplits, rt::SplitCostModel::calibrated());
+      outs() << "policy estimate " << c.str() << " NS " << caseSplits
+             << format(": attention %.1f us, combine %.1f us, total %.1f us\n",
+                       cost.attention, cost.combine, cost.total());
+    }
     outs().flush();
     os << row;
   }

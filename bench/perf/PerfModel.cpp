@@ -28,6 +28,7 @@
 #include <cmath>
 #include <map>
 #include <queue>
+#include <random>
 #include <tuple>
 
 using namespace llvm;
@@ -56,38 +57,132 @@ uint64_t scheduleXcd(const std::vector<uint64_t> &durations, unsigned slots) {
 }
 } // namespace
 
+namespace {
+/// A non-negative count with an optional K (x1024) suffix; false if it is not one.
+bool parseCount(StringRef text, int64_t &v) {
+  text = text.trim();
+  int64_t scale = 1;
+  if (text.ends_with_insensitive("k")) {
+    scale = 1024;
+    text = text.drop_back();
+  }
+  if (text.getAsInteger(10, v) || v < 0 || v > (int64_t(1) << 40))
+    return false;
+  v *= scale;
+  return true;
+}
+
+/// The largest mixed batch parse accepts (the page table and the simulation's classes
+/// grow with it).
+constexpr int64_t kMaxRequests = 1 << 16;
+
+/// Parses lens= TERMS (PerfCase::parse) into `lens`.
+Error parseLens(StringRef text, StringRef terms, std::vector<int64_t> &lens) {
+  SmallVector<StringRef, 8> items;
+  terms.split(items, '+', -1, /*KeepEmpty=*/true);
+  for (StringRef term : items) {
+    auto bad = [&](const Twine &why) {
+      return makeError("case '" + text + "': lens term '" + term + "' " + why +
+                       " (terms are LEN, LENxN or LO..HIxN joined by '+', e.g. "
+                       "lens=128Kx1+2Kx63 or lens=1K..32Kx64)");
+    };
+    auto [range, countText] = term.trim().split('x');
+    int64_t count = 1;
+    if (term.contains('x') && (!parseCount(countText, count) || count < 1))
+      return bad("has no positive request count after 'x'");
+    auto [loText, hiText] = range.split("..");
+    int64_t lo, hi;
+    if (!parseCount(loText, lo) || (range.contains("..") && !parseCount(hiText, hi)))
+      return bad("is not LEN, LENxN or LO..HIxN");
+    if (!range.contains(".."))
+      hi = lo;
+    else if (count < 2)
+      return bad("spreads LO..HI over fewer than 2 requests");
+    if (lo < 1)
+      return bad("has a request of no tokens (lengths must be positive)");
+    if (hi < lo)
+      return bad("has HI below LO");
+    if (hi > (int64_t(1) << 24))
+      return bad("is longer than the int32 page table allows (2^24 tokens a request)");
+    if (count > kMaxRequests || int64_t(lens.size()) + count > kMaxRequests)
+      return bad("makes the batch larger than " + Twine(kMaxRequests) + " requests");
+    for (int64_t i = 0; i < count; ++i) {
+      // Geometric spread, both ends included: LO (HI / LO)^(i / (N - 1)).
+      double t = count > 1 ? double(i) / double(count - 1) : 0.0;
+      int64_t len = i == count - 1 ? hi
+                                   : int64_t(std::llround(double(lo) *
+                                                          std::pow(double(hi) / double(lo), t)));
+      lens.push_back(std::clamp(len, lo, hi));
+    }
+  }
+  return Error::success();
+}
+
+/// A length as the table writes it: 8K for whole KiB, else the number.
+std::string tokensText(int64_t tokens) {
+  return tokens % 1024 == 0 ? std::to_string(tokens / 1024) + "K" : std::to_string(tokens);
+}
+} // namespace
+
+std::vector<int64_t> PerfCase::lengths() const {
+  return mixed() ? lens : std::vector<int64_t>(size_t(std::max<int64_t>(batch, 0)), isl);
+}
+
 Expected<PerfCase> PerfCase::parse(StringRef text) {
   PerfCase c;
   SmallVector<StringRef, 6> items;
   text.split(items, ',', -1, false);
-  bool haveB = false, haveQ = false, haveIsl = false;
+  bool haveB = false, haveQ = false, haveIsl = false, haveLens = false;
   for (StringRef item : items) {
     auto [key, value] = item.split('=');
     key = key.trim();
     value = value.trim();
-    int64_t scale = 1;
-    if (value.ends_with_insensitive("k")) {
-      scale = 1024;
-      value = value.drop_back();
+    if (key == "lens" && item.contains('=')) {
+      if (haveLens)
+        return makeError("case '" + text + "': lens= given twice");
+      if (Error e = parseLens(text, value, c.lens))
+        return std::move(e);
+      c.lensText = value.str();
+      haveLens = true;
+      continue;
     }
     int64_t v;
-    if (!item.contains('=') || value.getAsInteger(10, v) || v < 0)
+    if (!item.contains('=') || !parseCount(value, v))
       return makeError("case '" + text + "': '" + item + "' is not KEY=NUMBER");
-    v *= scale;
     if (key == "qlen") c.qlen = v, haveQ = true;
     else if (key == "B" || key == "b" || key == "batch") c.batch = v, haveB = true;
     else if (key == "isl") c.isl = v, haveIsl = true;
-    else if (key == "splits" || key == "ns") c.splits = int(v);
+    else if (key == "splits" || key == "ns") c.splits = int(std::min<int64_t>(v, 1 << 20));
     else if (key == "heads") c.heads = v;
+    else if (key == "shuffle") c.shuffleSeed = uint64_t(v);
     else if (key == "wspec" && v <= 1) c.wspec = v == 1;
     else if (key == "wspec")
       return makeError("case '" + text + "': wspec must be 0 or 1");
     else
       return makeError("case '" + text + "': unknown key '" + key +
-                       "' (qlen, B, isl, splits, heads, wspec)");
+                       "' (qlen, B, isl, lens, shuffle, splits, heads, wspec)");
   }
-  if (!haveB || !haveQ || !haveIsl)
-    return makeError("case '" + text + "' needs qlen=, B= and isl=");
+  if (haveLens) {
+    if (!haveQ)
+      return makeError("case '" + text + "' needs qlen=");
+    if (haveIsl)
+      return makeError("case '" + text + "': give isl= (with B=) or lens=, not both");
+    if (haveB && c.batch != int64_t(c.lens.size()))
+      return makeError("case '" + text + "': B=" + Twine(c.batch) + " but lens= lists " +
+                       Twine(c.lens.size()) + " requests");
+    c.batch = int64_t(c.lens.size());
+    c.isl = *std::max_element(c.lens.begin(), c.lens.end());
+    if (c.shuffleSeed) {
+      std::mt19937_64 rng(*c.shuffleSeed);
+      for (size_t i = c.lens.size(); i > 1; --i)
+        std::swap(c.lens[i - 1], c.lens[rng() % i]);
+    }
+  } else {
+    if (!haveB || !haveQ || !haveIsl)
+      return makeError("case '" + text + "' needs qlen=, B= and isl= (or qlen= and lens=)");
+    if (c.shuffleSeed)
+      return makeError("case '" + text + "': shuffle= needs lens=");
+  }
   if (c.qlen < 1 || c.qlen > kernel::kMaxQlen || c.batch < 1 || c.isl < 1 || c.heads < 1)
     return makeError("case '" + text + "': qlen must be 1.." + Twine(kernel::kMaxQlen) +
                      " and B, isl, heads positive");
@@ -96,9 +191,35 @@ Expected<PerfCase> PerfCase::parse(StringRef text) {
   return c;
 }
 
+std::string PerfCase::lengthsText() const {
+  if (!mixed())
+    return tokensText(isl);
+  std::string s = lensText;
+  if (s.empty()) {
+    // Run-length encoded: LENxN for each run of equal lengths.
+    for (size_t i = 0; i < lens.size();) {
+      size_t j = i;
+      while (j < lens.size() && lens[j] == lens[i])
+        ++j;
+      s += (s.empty() ? "" : "+") + tokensText(lens[i]) +
+           (j - i > 1 ? "x" + std::to_string(j - i) : "");
+      i = j;
+    }
+  } else if (shuffleSeed) {
+    s += " shuffle=" + std::to_string(*shuffleSeed);
+  }
+  return s;
+}
+
 std::string PerfCase::str() const {
-  std::string s = "qlen=" + std::to_string(qlen) + ",B=" + std::to_string(batch) +
-                  ",isl=" + std::to_string(isl);
+  std::string s = "qlen=" + std::to_string(qlen);
+  if (mixed()) {
+    s += ",lens=" + (lensText.empty() ? lengthsText() : lensText);
+    if (!lensText.empty() && shuffleSeed)
+      s += ",shuffle=" + std::to_string(*shuffleSeed);
+  } else {
+    s += ",B=" + std::to_string(batch) + ",isl=" + std::to_string(isl);
+  }
   if (splits)
     s += ",splits=" + std::to_string(*splits);
   if (heads != 12)
@@ -115,7 +236,17 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   const rt::TimingParams &P = options.params;
   const unsigned xcds = unsigned(std::max(1.0, P.numXcds));
   const unsigned cusPerXcd = unsigned(std::max(1.0, P.numCUs / xcds));
-  if (c.isl > (int64_t(1) << 24) || c.batch * c.isl > (int64_t(1) << 31) - 1)
+  // Every request's length (equal-length or mixed), the longest and their sum.
+  const std::vector<int64_t> lengths = c.lengths();
+  const int64_t batch = int64_t(lengths.size());
+  if (batch < 1 || *std::min_element(lengths.begin(), lengths.end()) < 1)
+    return makeError("case " + c.str() + ": needs at least one request, each of at least "
+                                         "one token");
+  const int64_t longest = *std::max_element(lengths.begin(), lengths.end());
+  int64_t totalTokens = 0;
+  for (int64_t len : lengths)
+    totalTokens += std::min<int64_t>(len, int64_t(1) << 40);
+  if (longest > (int64_t(1) << 24) || totalTokens > (int64_t(1) << 31) - 1)
     return makeError("case " + c.str() + ": too many tokens for the int32 page table");
 
   DecodeConfig config;
@@ -128,35 +259,38 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     return kernels.takeError();
   const rt::CodeObject &code = *kernels->code;
 
-  std::vector<int32_t> indptr(c.batch + 1);
-  for (int64_t b = 0; b <= c.batch; ++b)
-    indptr[b] = int32_t(b * c.isl);
+  std::vector<int32_t> indptr(batch + 1, 0);
+  for (int64_t b = 0; b < batch; ++b)
+    indptr[b + 1] = int32_t(indptr[b] + lengths[b]);
   const int splits = c.splits ? *c.splits
                               : rt::chooseNumSplits(indptr, c.heads, c.qlen,
                                                     unsigned(P.numCUs));
   result.splits = splits;
   const int64_t groups = kernel::headGroups(c.heads, c.qlen);
-  const int64_t rows = c.batch * c.qlen;
-  const uint64_t grid = uint64_t(kernel::attentionGridSize(c.batch, splits, c.heads, c.qlen, xcds));
+  const int64_t rows = batch * c.qlen;
+  const uint64_t grid = uint64_t(kernel::attentionGridSize(batch, splits, c.heads, c.qlen, xcds));
   result.attentionCtas = grid;
   result.combineCtas = uint64_t(kernel::combineGridSize(rows, c.heads, splits));
 
-  // Device buffers. Every request's page table names slots 0..isl-1 (the KV content
+  // Device buffers. Every request's page table names slots 0..length-1 (the KV content
   // does not change the timing; within one CTA every token is a distinct line).
   std::unique_ptr<rt::Device> device = rt::Device::openEmulator();
   auto alloc = [&](uint64_t bytes) { return device->alloc(std::max<uint64_t>(bytes, 64)); };
   auto q = alloc(uint64_t(rows) * c.heads * kBytesPerToken * 2);
   // At least the steady-state simulation's tokens (below), each its own KV row.
   const int64_t poolTokens =
-      std::max<int64_t>(c.isl, kSteadyBlocks[1] * int64_t(kernel::kBlockTokens));
+      std::max<int64_t>(longest, kSteadyBlocks[1] * int64_t(kernel::kBlockTokens));
   auto kv = alloc(uint64_t(poolTokens) * kBytesPerToken);
-  auto pages = alloc(uint64_t(std::max<int64_t>(c.batch * c.isl, poolTokens)) * 4);
+  auto pages = alloc(uint64_t(std::max<int64_t>(totalTokens, poolTokens)) * 4);
+  // The steady-state simulation's own page table, slots 0..poolTokens-1: the case's
+  // table repeats slots when a request (the first, in a mixed batch) is shorter.
+  auto steadyPages = alloc(uint64_t(poolTokens) * 4);
   auto ind = alloc(indptr.size() * 4);
   auto oPart = alloc(uint64_t(rows) * c.heads * splits * kernel::kLatentDim * 2);
   auto lsePart = alloc(uint64_t(rows) * c.heads * splits * 4);
   auto out = alloc(uint64_t(rows) * c.heads * kernel::kLatentDim * 2);
   auto lse = alloc(uint64_t(rows) * c.heads * 4);
-  for (auto *b : {&q, &kv, &pages, &ind, &oPart, &lsePart, &out, &lse})
+  for (auto *b : {&q, &kv, &pages, &steadyPages, &ind, &oPart, &lsePart, &out, &lse})
     if (!*b)
       return b->takeError();
   {
@@ -168,25 +302,35 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
       kvHost[i] = uint8_t(0x30 + (i * 7) % 16); // small positive E4M3 values
     if (Error e = device->copyTo(*kv, kvHost.data(), kvHost.size()))
       return std::move(e);
-    std::vector<int32_t> pageHost(std::max<int64_t>(c.batch * c.isl, poolTokens));
+    std::vector<int32_t> pageHost(std::max<int64_t>(totalTokens, poolTokens));
     for (size_t i = 0; i < pageHost.size(); ++i)
-      pageHost[i] = int32_t(i < uint64_t(c.batch * c.isl) ? i % uint64_t(c.isl) : i);
+      pageHost[i] = int32_t(i);
+    for (int64_t b = 0; b < batch; ++b)
+      for (int32_t t = 0; t < int32_t(lengths[b]); ++t)
+        pageHost[size_t(indptr[b]) + t] = t;
     if (Error e = device->copyTo(*pages, pageHost.data(), pageHost.size() * 4))
+      return std::move(e);
+    std::vector<int32_t> steadyHost(poolTokens);
+    for (size_t i = 0; i < steadyHost.size(); ++i)
+      steadyHost[i] = int32_t(i);
+    if (Error e = device->copyTo(*steadyPages, steadyHost.data(), steadyHost.size() * 4))
       return std::move(e);
     if (Error e = device->copyTo(*ind, indptr.data(), indptr.size() * 4))
       return std::move(e);
   }
 
-  // Attention CTA classes: (head group, tokens of the split, last split of its request).
+  // Attention CTA classes: (head group, tokens of the split, last split of its request),
+  // each CTA's split taken from its own request's length.
   using Key = std::tuple<int64_t, int64_t, bool>;
   std::map<Key, uint32_t> representative;
   std::vector<Key> keyOf(grid);
   for (uint64_t bid = 0; bid < grid; ++bid) {
     Key key{-1, 0, false}; // a padding CTA past the last unit
-    if (auto work = kernel::ctaOfWorkgroup(int64_t(bid), c.batch, splits, c.heads, c.qlen, xcds)) {
-      ref::TokenRange range = ref::splitTokens(int(c.isl), splits, int(work->split));
+    if (auto work = kernel::ctaOfWorkgroup(int64_t(bid), batch, splits, c.heads, c.qlen, xcds)) {
+      const int64_t len = lengths[size_t(work->request)];
+      ref::TokenRange range = ref::splitTokens(int(len), splits, int(work->split));
       key = Key{work->headGroup, std::max(0, range.end - range.begin),
-                work->split == splits - 1 || range.end >= c.isl};
+                work->split == splits - 1 || range.end >= len};
     }
     keyOf[bid] = key;
     representative.emplace(key, uint32_t(bid));
@@ -209,11 +353,11 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   emu.threads = std::max(1u, options.threads);
   using rt::KernelArg;
   // The attention kernel's arguments on this case's buffers.
-  auto attentionArgs = [&](int32_t numRequests, int32_t numSplits) {
+  auto attentionArgs = [&](int32_t numRequests, int32_t numSplits, const rt::Buffer &table) {
     rt::AttentionKernelArgs a;
     a.q = KernelArg::pointer(*q);
     a.kv = KernelArg::pointer(*kv);
-    a.pages = KernelArg::pointer(*pages);
+    a.pages = KernelArg::pointer(table);
     a.indptr = KernelArg::pointer(*ind);
     a.scale = 0.0416f;
     a.vscale = 1.0f;
@@ -231,7 +375,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
       return std::move(e);
     if (Error e = device->launch(code, kernel::kAttentionKernelName, {uint32_t(grid), 1, 1},
                                  {uint32_t(kernel::kAttentionThreads), 1, 1},
-                                 attentionArgs(int32_t(c.batch), splits)))
+                                 attentionArgs(int32_t(batch), splits, *pages)))
       return std::move(e);
     std::vector<rt::TimingReport> reports = device->takeTimingReports();
     if (reports.size() != 1)
@@ -300,7 +444,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
       if (Error e = device->launch(code, kernel::kAttentionKernelName,
                                    {uint32_t(steadyGrid), 1, 1},
                                    {uint32_t(kernel::kAttentionThreads), 1, 1},
-                                   attentionArgs(1, 1)))
+                                   attentionArgs(1, 1, *steadyPages)))
         return std::move(e);
       std::vector<rt::TimingReport> reports = device->takeTimingReports();
       if (reports.size() != 1 || reports[0].cus.empty())
@@ -386,7 +530,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   result.combineUs = double(result.combineCycles) / cyclesPerUs;
   result.launchUs = (splits > 1 ? 2 : 1) * P.launchOverheadUs;
   result.totalUs = result.attentionUs + result.combineUs + result.launchUs;
-  result.tbps = double(c.batch) * double(c.isl) * double(kBytesPerToken) /
+  result.tbps = double(totalTokens) * double(kBytesPerToken) /
                 (result.totalUs * 1e-6) / 1e12;
   result.simSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - startClock).count();

@@ -25,22 +25,46 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mla::perf {
 
-/// One decode call: `batch` requests of `isl` tokens each, `qlen` query positions.
+/// One decode call, `qlen` query positions a request: `batch` requests of `isl` tokens
+/// each, or a mixed-length batch (`lens`).
 struct PerfCase {
   int64_t heads = 12;
   int64_t qlen = 1;
   int64_t batch = 1;
   int64_t isl = 8192;
+  /// A mixed-length batch: every request's length in batch (dispatch) order. When set,
+  /// it is the batch: `batch` and `isl` are ignored (parse sets them to the count and
+  /// the longest length).
+  std::vector<int64_t> lens;
+  /// How `lens` was written and the shuffle seed parse applied to it, kept so that
+  /// str() gives the text back (empty: str() writes `lens` run-length encoded).
+  std::string lensText;
+  std::optional<uint64_t> shuffleSeed;
   std::optional<int> splits; ///< Unset: rt::chooseNumSplits, as the Decoder does.
   /// The warp-specialised attention kernel (F15) instead of the plain one.
   bool wspec = false;
-  /// Parses "qlen=1,B=64,isl=8192[,splits=8][,heads=12][,wspec=1]" (isl accepts a K
-  /// suffix).
+
+  bool mixed() const { return !lens.empty(); }
+  /// Every request's length: `lens`, or `batch` times `isl`.
+  std::vector<int64_t> lengths() const;
+  /// "qlen=1,B=64,isl=8192[,splits=8][,heads=12][,wspec=1]" (B=/batch=, isl and every
+  /// number accept a K suffix), or, for a mixed batch, "qlen=1,lens=TERMS[,shuffle=S]"
+  /// (B= optional, must match the count; no isl=). TERMS: terms joined by '+', each
+  ///   LEN           one request of LEN tokens,
+  ///   LENxN         N requests of LEN tokens,
+  ///   LO..HIxN      N requests spread geometrically from LO to HI tokens (both ends
+  ///                 included, rounded to whole tokens),
+  /// in that order; shuffle=S permutes the whole list (Fisher-Yates on std::mt19937_64
+  /// seeded with S: the same list on every platform). Errors name the problem.
   static llvm::Expected<PerfCase> parse(llvm::StringRef text);
   std::string str() const;
+  /// The batch's lengths as str() writes them: "isl" text for an equal-length batch
+  /// ("8K"), the lens= text (and " shuffle=S") for a mixed one.
+  std::string lengthsText() const;
 };
 
 struct PerfOptions {
@@ -62,7 +86,7 @@ struct PerfResult {
   uint64_t attentionCycles = 0;         ///< Slowest XCD, attention launch.
   uint64_t combineCycles = 0;
   double attentionUs = 0, combineUs = 0, launchUs = 0, totalUs = 0;
-  double tbps = 0;                      ///< batch * isl * 576 B / totalUs.
+  double tbps = 0;                      ///< sum of the lengths * 576 B / totalUs.
   uint64_t hbmBytes = 0;                ///< Attention HBM reads, extrapolated to all CTAs.
   double simSeconds = 0;                ///< Host time spent simulating.
   rt::TimingReport attention, combine;  ///< The sampled launches' reports.
