@@ -270,33 +270,44 @@ TEST(Launch, NeverEndingKernelStopsAtTheInstructionLimit) {
       << e;
 }
 
-/// Waits (up to a minute) until a launch has begun in another thread: a launch
-/// installs its own SIGINT handler while it runs.
-bool waitForLaunchToBegin(const struct sigaction &before) {
-  for (int i = 0; i < 60000; ++i) {
-    struct sigaction now;
-    if (sigaction(SIGINT, nullptr, &now) == 0 && now.sa_handler != before.sa_handler)
-      return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+/// The spin kernel on a fresh emulator with no instruction limit, so that only SIGINT
+/// ends a launch of it; `flag` is the buffer it reads.
+struct SpinUntilSigint {
+  explicit SpinUntilSigint(size_t flagInts)
+      : flag(upload(*dev, std::vector<int32_t>(flagInts, 0))) {
+    dev->setInstructionLimit(0);
+    EXPECT_EQ(sigaction(SIGINT, nullptr, &before), 0);
   }
-  return false;
-}
+  llvm::Error launch() {
+    return dev->launch(co, "spin", {1, 1, 1}, {64, 1, 1}, {KernelArg::pointer(flag)});
+  }
+  /// Waits (up to a minute) until a launch has begun in another thread: a launch
+  /// installs its own SIGINT handler while it runs. Until then a SIGINT would end
+  /// the test process.
+  bool waitForLaunch() const {
+    for (int i = 0; i < 60000; ++i) {
+      struct sigaction now;
+      if (sigaction(SIGINT, nullptr, &now) == 0 && now.sa_handler != before.sa_handler)
+        return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return false;
+  }
+
+  std::unique_ptr<Device> dev = Device::openEmulator();
+  const CodeObject &co = compileIR(kSpinKernel);
+  Buffer flag;
+  struct sigaction before; ///< The process's SIGINT disposition outside a launch.
+};
 
 TEST(Launch, SigintStopsALaunchCleanly) {
-  auto dev = Device::openEmulator();
-  const CodeObject &co = compileIR(kSpinKernel);
-  Buffer p = upload(*dev, std::vector<int32_t>(16, 0));
-  dev->setInstructionLimit(0); // only SIGINT ends it
-  struct sigaction before;
-  ASSERT_EQ(sigaction(SIGINT, nullptr, &before), 0);
-  // Signal only once the launch has installed its handler (else SIGINT's default
-  // action would end the test process).
-  std::thread interrupter([&before] {
-    waitForLaunchToBegin(before);
+  SpinUntilSigint spin(16);
+  std::thread interrupter([&spin] {
+    spin.waitForLaunch();
     ::kill(::getpid(), SIGINT);
   });
   auto start = std::chrono::steady_clock::now();
-  llvm::Error e = dev->launch(co, "spin", {1, 1, 1}, {64, 1, 1}, {KernelArg::pointer(p)});
+  llvm::Error e = spin.launch();
   interrupter.join();
   EXPECT_TRUE(e.isA<LaunchInterrupted>());
   EXPECT_EQ(llvm::toString(std::move(e)), "the launch was interrupted (SIGINT)");
@@ -304,12 +315,10 @@ TEST(Launch, SigintStopsALaunchCleanly) {
   // The process's own SIGINT disposition is back.
   struct sigaction after;
   ASSERT_EQ(sigaction(SIGINT, nullptr, &after), 0);
-  EXPECT_EQ(after.sa_handler, before.sa_handler);
+  EXPECT_EQ(after.sa_handler, spin.before.sa_handler);
   // The device still works.
-  dev->setInstructionLimit(1000);
-  EXPECT_NE(errorText(dev->launch(co, "spin", {1, 1, 1}, {64, 1, 1}, {KernelArg::pointer(p)}))
-                .find("more than 1000 instructions"),
-            std::string::npos);
+  spin.dev->setInstructionLimit(1000);
+  EXPECT_NE(errorText(spin.launch()).find("more than 1000 instructions"), std::string::npos);
 }
 
 // Freeing a buffer that a running launch reads waits for the launch, as hipFree
@@ -317,25 +326,14 @@ TEST(Launch, SigintStopsALaunchCleanly) {
 // freeing it under them would fault). The launch spins until SIGINT ends it; the
 // free, called meanwhile from a third thread, must still be waiting when it does.
 TEST(EmuDevice, FreeWaitsForTheLaunchInProgress) {
-  auto dev = Device::openEmulator();
-  const CodeObject &co = compileIR(kSpinKernel);
-  Buffer p = upload(*dev, std::vector<int32_t>(16384, 0));
-  dev->setInstructionLimit(0); // only SIGINT ends it
-  struct sigaction before;
-  ASSERT_EQ(sigaction(SIGINT, nullptr, &before), 0);
+  SpinUntilSigint spin(16384);
   std::string launchError;
-  std::thread launcher([&] {
-    launchError =
-        errorText(dev->launch(co, "spin", {1, 1, 1}, {64, 1, 1}, {KernelArg::pointer(p)}));
-  });
-  if (!waitForLaunchToBegin(before)) {
-    launcher.detach();
-    FAIL() << "the launch did not begin within a minute";
-  }
+  std::thread launcher([&] { launchError = errorText(spin.launch()); });
+  EXPECT_TRUE(spin.waitForLaunch()) << "the launch did not begin within a minute";
   std::atomic<bool> freeReturned{false};
   std::string freeError;
   std::thread freer([&] {
-    freeError = errorText(dev->free(p));
+    freeError = errorText(spin.dev->free(spin.flag));
     freeReturned = true;
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
