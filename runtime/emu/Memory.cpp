@@ -51,7 +51,7 @@ Expected<uint64_t> DeviceMemory::allocate(uint64_t bytes) {
     if (!r.host)
       return makeError("out of host memory allocating " + Twine(bytes) + " bytes");
   }
-  std::unique_lock lock(mutex_);
+  std::unique_lock<std::shared_mutex> lock(mutex_);
   r.address = nextAddress_;
   uint64_t span = (bytes + AddressMap::kBufferAlign - 1) & ~(AddressMap::kBufferAlign - 1);
   nextAddress_ += span + AddressMap::kGuardGap;
@@ -60,7 +60,7 @@ Expected<uint64_t> DeviceMemory::allocate(uint64_t bytes) {
 }
 
 Error DeviceMemory::release(uint64_t address) {
-  std::unique_lock lock(mutex_);
+  std::unique_lock<std::shared_mutex> lock(mutex_);
   auto it = std::lower_bound(regions_.begin(), regions_.end(), address,
                              [](const MemoryRegion &r, uint64_t a) { return r.address < a; });
   if (it == regions_.end() || it->address != address)
@@ -74,7 +74,7 @@ Error DeviceMemory::release(uint64_t address) {
 }
 
 std::optional<MemoryRegion> DeviceMemory::findRegion(uint64_t address) const {
-  std::shared_lock lock(mutex_);
+  std::shared_lock<std::shared_mutex> lock(mutex_);
   auto it = std::upper_bound(regions_.begin(), regions_.end(), address,
                              [](uint64_t a, const MemoryRegion &r) { return a < r.address; });
   if (it == regions_.begin())

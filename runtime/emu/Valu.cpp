@@ -220,20 +220,23 @@ llvm::Error decodePacked(I &in, const llvm::MCInst &, const llvm::MCInstrDesc &)
 
 #define OP1(NAME, TD_, T0_, EXPR)                                                             \
   struct NAME {                                                                               \
-    static constexpr unsigned N = 1;                                                          \
-    static constexpr VT TD = VT::TD_, T0 = VT::T0_, T1 = VT::B32, T2 = VT::B32;              \
+    [[maybe_unused]] static constexpr unsigned N = 1;                                         \
+    [[maybe_unused]] static constexpr VT TD = VT::TD_, T0 = VT::T0_;                          \
+    [[maybe_unused]] static constexpr VT T1 = VT::B32, T2 = VT::B32;                          \
     static uint64_t f(uint64_t a, uint64_t, uint64_t, unsigned lane) { (void)lane; return EXPR; } \
   };
 #define OP2(NAME, TD_, T0_, T1_, EXPR)                                                        \
   struct NAME {                                                                               \
-    static constexpr unsigned N = 2;                                                          \
-    static constexpr VT TD = VT::TD_, T0 = VT::T0_, T1 = VT::T1_, T2 = VT::B32;              \
+    [[maybe_unused]] static constexpr unsigned N = 2;                                         \
+    [[maybe_unused]] static constexpr VT TD = VT::TD_, T0 = VT::T0_;                          \
+    [[maybe_unused]] static constexpr VT T1 = VT::T1_, T2 = VT::B32;                          \
     static uint64_t f(uint64_t a, uint64_t b, uint64_t, unsigned lane) { (void)lane; return EXPR; } \
   };
 #define OP3(NAME, TD_, T0_, T1_, T2_, EXPR)                                                   \
   struct NAME {                                                                               \
-    static constexpr unsigned N = 3;                                                          \
-    static constexpr VT TD = VT::TD_, T0 = VT::T0_, T1 = VT::T1_, T2 = VT::T2_;              \
+    [[maybe_unused]] static constexpr unsigned N = 3;                                         \
+    [[maybe_unused]] static constexpr VT TD = VT::TD_, T0 = VT::T0_;                          \
+    [[maybe_unused]] static constexpr VT T1 = VT::T1_, T2 = VT::T2_;                          \
     static uint64_t f(uint64_t a, uint64_t b, uint64_t c, unsigned lane) { (void)lane; return EXPR; } \
   };
 
@@ -510,7 +513,7 @@ struct CmpClassF16 { static constexpr VT T0 = VT::F16, T1 = VT::B32;
 // Packed ops.
 #define PKOP(NAME, N_, TE_, EXPR)                                                             \
   struct NAME {                                                                               \
-    static constexpr unsigned N = N_;                                                         \
+    [[maybe_unused]] static constexpr unsigned N = N_;                                        \
     static constexpr VT TE = VT::TE_;                                                         \
     static uint64_t f(uint64_t a, uint64_t b, uint64_t c) { (void)b; (void)c; return EXPR; } \
   };
