@@ -22,6 +22,7 @@
 #include "mla/Pipelines/Pipelines.h"
 #include "mla/Target/Hsaco/Hsaco.h"
 #include "mla/Support/InputLimits.h"
+#include "mla/Support/OutputFile.h"
 #include "mla/Target/GFX950/GFX950.h"
 #include "mla/Target/Hsaco/Passes.h"
 
@@ -51,7 +52,6 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -119,7 +119,7 @@ namespace {
 
 /// Output streams shared by all chunks and gpu.modules.
 struct DumpStreams {
-  std::unique_ptr<llvm::ToolOutputFile> isaFile, llvmFile;
+  std::unique_ptr<mla::OutputFile> isaFile, llvmFile;
   llvm::raw_ostream *isa = nullptr;
   llvm::raw_ostream *llvm = nullptr;
 };
@@ -134,7 +134,7 @@ struct PendingOutput {
 
 /// Opens the destination of a --dump-* option: stdout for no value or "-".
 static LogicalResult openDump(const cl::opt<std::string> &option,
-                              std::unique_ptr<llvm::ToolOutputFile> &file,
+                              std::unique_ptr<mla::OutputFile> &file,
                               llvm::raw_ostream *&stream) {
   if (option.getNumOccurrences() == 0)
     return success();
@@ -142,28 +142,23 @@ static LogicalResult openDump(const cl::opt<std::string> &option,
     stream = &llvm::outs();
     return success();
   }
-  std::string error;
-  file = openOutputFile(option, &error);
-  if (!file) {
-    llvm::errs() << "mla-compile: " << error << "\n";
+  auto created = mla::OutputFile::create(option);
+  if (!created) {
+    llvm::errs() << "mla-compile: " << llvm::toString(created.takeError()) << "\n";
     return failure();
   }
+  file = std::move(*created);
   stream = &file->os();
   return success();
 }
 
-/// Flushes `file` and keeps it, or reports the write error (instead of the
-/// fatal "IO failure on output stream" of an unchecked raw_fd_ostream).
-static LogicalResult finishOutput(llvm::ToolOutputFile &file,
-                                  StringRef path) {
-  file.os().flush();
-  if (std::error_code ec = file.os().error()) {
-    llvm::errs() << "mla-compile: cannot write '" << path
-                 << "': " << ec.message() << "\n";
-    file.os().clear_error();
+/// Renames the temporary of `file` over its destination, or reports the write
+/// error naming the path (an unfinished OutputFile leaves the destination as it was).
+static LogicalResult finishOutput(mla::OutputFile &file) {
+  if (llvm::Error e = file.commit()) {
+    llvm::errs() << "mla-compile: " << llvm::toString(std::move(e)) << "\n";
     return failure();
   }
-  file.keep();
   return success();
 }
 
@@ -312,7 +307,6 @@ int main(int argc, char **argv) {
   // lowered function after each of them only buries the message.
   context.printOpOnDiagnostic(false);
 
-  std::string error;
   // Read with a size limit and the nesting checked before the (recursive) parser
   // sees the text: /dev/zero or 4000 nested regions end with an error.
   auto inputOr = mla::readBoundedFile(inputFilename, mla::maxInputBytes(), "input file");
@@ -346,19 +340,15 @@ int main(int argc, char **argv) {
     for (const PendingOutput &out : outputs) {
       std::string path =
           mla::getCodeObjectPath(outputFilename, out.moduleName, outputs.size());
-      std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &error);
-      if (!file) {
-        llvm::errs() << "mla-compile: " << error << "\n";
+      if (llvm::Error e = mla::writeFileAtomically(path, out.binary)) {
+        llvm::errs() << "mla-compile: " << llvm::toString(std::move(e)) << "\n";
         return 1;
       }
-      file->os().write(out.binary.data(), out.binary.size());
-      if (failed(finishOutput(*file, path)))
-        return 1;
     }
   }
-  if (dumps.isaFile && failed(finishOutput(*dumps.isaFile, dumpISA)))
+  if (dumps.isaFile && failed(finishOutput(*dumps.isaFile)))
     return 1;
-  if (dumps.llvmFile && failed(finishOutput(*dumps.llvmFile, dumpLLVM)))
+  if (dumps.llvmFile && failed(finishOutput(*dumps.llvmFile)))
     return 1;
   return 0;
 }

@@ -30,9 +30,9 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mla/Support/InputLimits.h"
+#include "mla/Support/OutputFile.h"
 
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
@@ -74,14 +74,18 @@ int main(int argc, char **argv) {
     llvm::errs() << "mla-opt: error: " << llvm::toString(std::move(e)) << "\n";
     return 1;
   }
-  std::string error;
-  auto output = mlir::openOutputFile(outputFilename, &error);
+  // Written to a temporary and renamed on success: a failed run leaves an existing
+  // output file as it was.
+  auto output = mla::OutputFile::create(outputFilename);
   if (!output) {
-    llvm::errs() << "mla-opt: error: " << error << "\n";
+    llvm::errs() << "mla-opt: error: " << llvm::toString(output.takeError()) << "\n";
     return 1;
   }
-  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(*input), registry, config)))
+  if (mlir::failed(mlir::MlirOptMain((*output)->os(), std::move(*input), registry, config)))
     return 1;
-  output->keep();
+  if (llvm::Error e = (*output)->commit()) {
+    llvm::errs() << "mla-opt: error: " << llvm::toString(std::move(e)) << "\n";
+    return 1;
+  }
   return 0;
 }

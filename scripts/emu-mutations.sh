@@ -5,11 +5,19 @@
 # when at least one test fails. Prints a markdown table.
 #
 #   scripts/emu-mutations.sh [build-dir]      (default: build; needs a configured build)
+#   EMU_MUTATIONS='regex' scripts/emu-mutations.sh   only the mutations whose name matches
+#                                                    (grep -E), e.g. EMU_MUTATIONS='MFMA'
+#   scripts/emu-mutations.sh --list                  print the mutation names and exit
 #
-# The source files must be unmodified (the script restores them with git checkout).
+# Each mutation rebuilds the three test binaries (minutes each): select a subset while
+# iterating, and run it niced. The source files must be unmodified (the script restores
+# them with git checkout).
 set -u
 cd "$(dirname "$0")/.."
+LIST=0
+if [ "${1:-}" = "--list" ]; then LIST=1; shift; fi
 BUILD=${1:-build}
+FILTER=${EMU_MUTATIONS:-}
 TARGETS="MLARuntimeTests MLAEmuKernelTests MLAEmuIsaTests"
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_DIR=${CCACHE_DIR:-$HOME/.ccache}
 
@@ -32,7 +40,22 @@ MUTATIONS=(
   "v_cvt_sr byte select bits swapped|runtime/emu/Fp8ConvertOps.cpp|s/in.aux\[0\] = ((in.srcMods\[2\] \& srcmod::OpSel0) ? 1 : 0) |/in.aux[0] = ((in.srcMods[2] \& srcmod::OpSel0) ? 2 : 0) ^/"
   "MFMA result wait states one short (passes + 3)|runtime/emu/isa/WaitStates.h|s/return passes + 4; }/return passes + 3; }/"
   "M0 -> LDS DMA wait state not required|runtime/emu/isa/WaitStates.h|s/kSaluM0ToLdsDma = 1;/kSaluM0ToLdsDma = 0;/"
+  # Issue 24: the six that survived the earlier 34-mutation run, and MFMA rounding.
+  "ds_read2st64 offset scale 256 instead of 64 x the element size|runtime/emu/Ds.cpp|0,/  uint64_t scale = Elem \* (St64 ? 64 : 1);/s//  uint64_t scale = St64 ? 256 : Elem;/"
+  "global 13-bit immediate offset read as unsigned|runtime/emu/Vmem.cpp|s/^      off -= 0x2000;$/      ;/"
+  "s_waitcnt lgkmcnt(N) retires one operation too many|runtime/emu/Branch.cpp|s/    w.retire(Counter::LGKM, lgkm);/    w.retire(Counter::LGKM, lgkm ? lgkm - 1 : 0);/"
+  "v_exp_f32 keeps denormal results (the choice inverted)|runtime/emu/CoreChoices.h|s/kExpF32FlushesDenormalResults = true;/kExpF32FlushesDenormalResults = false;/"
+  "descriptor f32 denorm modes 1 and 2 swapped|runtime/emu/Wave.cpp|s/  unsigned mode32 = (mode >> 4) \& 3;/  unsigned mode32 = ((mode >> 4) \& 3) ^ ((((mode >> 4) \& 3) == 1 || ((mode >> 4) \& 3) == 2) ? 3 : 0);/"
+  "saddr + vaddr sign-extends the 32-bit VGPR offset|runtime/emu/Vmem.cpp|s/      return sbase + vaddrLo\[l\] + off;/      return sbase + uint64_t(int64_t(int32_t(vaddrLo[l]))) + off;/"
+  "MFMA result rounded toward zero|runtime/emu/isa/Mfma.cpp|s/      d\[lane\]\[reg\] = float(sum\[accRow(s, lane, reg)\]\[lane % M\]);/      d[lane][reg] = [](double x) { float f = float(x); return __builtin_fabs(double(f)) > __builtin_fabs(x) ? __builtin_nextafterf(f, 0.0f) : f; }(sum[accRow(s, lane, reg)][lane % M]);/"
+  "MFMA rounds to f32 after every k block|runtime/emu/isa/Mfma.cpp|s/        sum\[row\]\[col\] += blockSum\[col\];/        sum[row][col] = float(sum[row][col] + blockSum[col]);/"
+  "MFMA block sum rounded to f32 before it is added|runtime/emu/isa/Mfma.cpp|s/        sum\[row\]\[col\] += blockSum\[col\];/        sum[row][col] += float(blockSum[col]);/"
 )
+
+if [ "$LIST" = 1 ]; then
+  for m in "${MUTATIONS[@]}"; do echo "${m%%|*}"; done
+  exit 0
+fi
 
 if ! git diff --quiet -- runtime/emu; then
   echo "runtime/emu has local changes; commit or stash them first" >&2
@@ -43,6 +66,7 @@ echo "| mutation | file | result | failing tests |"
 echo "|---|---|---|---|"
 for m in "${MUTATIONS[@]}"; do
   IFS='|' read -r name file expr <<<"$m"
+  if [ -n "$FILTER" ] && ! grep -qE -- "$FILTER" <<<"$name"; then continue; fi
   sed -i "$expr" "$file"
   if git diff --quiet -- "$file"; then
     echo "| $name | \`$file\` | NOT APPLIED (pattern not found) | |"

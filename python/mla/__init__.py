@@ -172,6 +172,8 @@ def _host_array(obj, name):
 def _index_array(array, name):
     """An int32 1-D array from any integer array whose values fit."""
     a, _ = _host_array(array, name)
+    if isinstance(array, (list, tuple)) and a.size == 0:
+        a = a.astype(_np.int32)  # numpy gives an empty list float64
     if a.ndim != 1:
         raise ValueError(f"{name}: expected a 1-D array, got shape {a.shape}")
     if not _np.issubdtype(a.dtype, _np.integer):

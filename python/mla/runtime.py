@@ -68,9 +68,13 @@ def u64(value):
 
 
 def f32(value):
-    if isinstance(value, (bool, _np.bool_)):
-        raise ValueError("value: expected a number, got bool")
-    return KernelArg.f32(float(value))
+    if isinstance(value, (bool, _np.bool_)) or not isinstance(
+            value, (int, float, _np.integer, _np.floating)):
+        raise ValueError(f"value: expected a real number, got {type(value).__name__}")
+    try:
+        return KernelArg.f32(float(value))
+    except OverflowError:
+        raise ValueError(f"value: {value} does not fit a float") from None
 
 
 class CodeObject:

@@ -19,6 +19,7 @@
 #include "mla/Target/GFX950/GFX950.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <pybind11/numpy.h>
@@ -58,6 +59,27 @@ struct LaunchInterruptedException {};
 void check(llvm::Error error, bool badArgument = false) {
   if (error)
     raise(std::move(error), badArgument);
+}
+
+/// Runs \p launches (kernel launches on the caller's device) with the GIL released.
+/// A Ctrl-C already pending in Python, or one arriving before a launch begins, stops
+/// the call before that launch: nothing more runs or is written, and the caller sees
+/// KeyboardInterrupt. A SIGINT that came after the last launch is handed back to
+/// Python, which raises KeyboardInterrupt as it would have without the capture.
+llvm::Error interruptible(llvm::function_ref<llvm::Error()> launches) {
+  if (PyErr_CheckSignals() != 0)
+    throw py::error_already_set();
+  rt::SigintCapture capture;
+  if (PyErr_CheckSignals() != 0) // one that came before the capture began
+    throw py::error_already_set();
+  llvm::Error e = llvm::Error::success();
+  {
+    py::gil_scoped_release release;
+    e = launches();
+  }
+  if (rt::SigintCapture::interrupted() && !e.isA<rt::LaunchInterrupted>())
+    PyErr_SetInterrupt();
+  return e;
 }
 template <typename T> T unwrap(llvm::Expected<T> value, bool badArgument = false) {
   if (!value)
@@ -209,8 +231,7 @@ void launch(PyDevice &self, const rt::CodeObject &code, const std::string &kerne
   // Geometry and argument-size problems are the caller's, checked before launching.
   check(rt::validateLaunch(kernel, g, b), true);
   check(rt::buildKernargSegment(kernel, blob, g, b).takeError(), true);
-  py::gil_scoped_release release;
-  check(self.device->launchRaw(code, kernelName, g, b, blob));
+  check(interruptible([&] { return self.device->launchRaw(code, kernelName, g, b, blob); }));
 }
 
 //===----------------------------------------------------------------------===//
@@ -240,10 +261,7 @@ py::tuple decoderRun(PyDecoder &self, const Array<uint16_t> &q, const Array<uint
   std::vector<uint16_t> out(outSize);
   std::vector<float> lse(lseSize);
   rt::DecodeRunInfo info;
-  {
-    py::gil_scoped_release release;
-    check(self.decoder->run(in, out, lse, numSplits, &info));
-  }
+  check(interruptible([&] { return self.decoder->run(in, out, lse, numSplits, &info); }));
   return py::make_tuple(toArray(out, {rows, heads, kValueDim}), toArray(lse, {rows, heads}),
                         info.numSplits);
 }
@@ -258,10 +276,13 @@ py::tuple decoderPartials(PyDecoder &self, const Array<uint16_t> &q, const Array
                                numSplits),
         true);
   rt::DecodePartials p;
-  {
-    py::gil_scoped_release release;
-    p = unwrap(self.decoder->partials(in, numSplits));
-  }
+  check(interruptible([&]() -> llvm::Error {
+    auto partials = self.decoder->partials(in, numSplits);
+    if (!partials)
+      return partials.takeError();
+    p = std::move(*partials);
+    return llvm::Error::success();
+  }));
   return py::make_tuple(toArray(p.oPart, {rows, heads, p.numSplits, kValueDim}),
                         toArray(p.lsePart, {rows, heads, p.numSplits}), p.numSplits);
 }
@@ -289,10 +310,7 @@ int decoderRunInto(PyDecoder &self, const Array<uint16_t> &q, const Array<uint8_
     lseRef = {static_cast<float *>(lse->mutable_data()), size_t(lse->size())};
   check(self.decoder->validate(in, outRef.size(), lseRef.size(), numSplits), true);
   rt::DecodeRunInfo info;
-  {
-    py::gil_scoped_release release;
-    check(self.decoder->run(in, outRef, lseRef, numSplits, &info));
-  }
+  check(interruptible([&] { return self.decoder->run(in, outRef, lseRef, numSplits, &info); }));
   return info.numSplits;
 }
 
@@ -717,7 +735,13 @@ PYBIND11_MODULE(_mla, m) {
                                return "?";
                              })
       .def_property_readonly("cache_note",
-                             [](const PyDecoder &d) { return d.decoder->kernels().note; })
+                             [](const PyDecoder &d) {
+                               // A path or a corrupt entry may hold bytes that are no
+                               // UTF-8: they are escaped, never a UnicodeDecodeError.
+                               const std::string &note = d.decoder->kernels().note;
+                               return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(
+                                   note.data(), py::ssize_t(note.size()), "backslashreplace"));
+                             })
       .def("run", &decoderRun)
       .def("run_into", &decoderRunInto)
       .def("partials", &decoderPartials)
@@ -762,11 +786,8 @@ PYBIND11_MODULE(_mla, m) {
              a.vscale = vscale;
              a.workspace = workspace;
              a.workspaceBytes = workspaceBytes;
-             llvm::Error e = llvm::Error::success();
-             {
-               py::gil_scoped_release release;
-               e = d.decoder->run(plan, a, rt::Stream{stream});
-             }
+             llvm::Error e =
+                 interruptible([&] { return d.decoder->run(plan, a, rt::Stream{stream}); });
              // run() checks only its arguments before launching: its errors are the caller's.
              check(std::move(e), true);
            });

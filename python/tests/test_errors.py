@@ -44,13 +44,15 @@ def cases(p):
         ("indptr_empty", variant(p, indptr=np.zeros(0, np.int32)), {}, r"indptr: must hold"),
         ("scale_nan", variant(p, scale=float("nan")), {}, r"scale: must be finite"),
         ("vscale_inf", variant(p, vscale=float("inf")), {}, r"vscale: must be finite"),
+        # Finite, but the f32 logits would overflow (docs/numerics.md).
+        ("scale_overflow", variant(p, scale=3e38), {}, r"scale: .* exceeds 2\^127"),
         ("splits_zero", p, {"num_splits": 0}, r"num_splits: must be in 1\.\.256, got 0"),
         ("splits_257", p, {"num_splits": 257}, r"num_splits: must be in 1\.\.256, got 257"),
         ("splits_type", p, {"num_splits": 2.5}, r"num_splits: expected an int"),
     ]
 
 
-@pytest.mark.parametrize("index", range(18))
+@pytest.mark.parametrize("index", range(19))
 def test_bad_argument_is_rejected_and_nothing_written(decoder, problem, index):
     name, p, kwargs, message = cases(problem)[index]
     dec = decoder(12, 1)

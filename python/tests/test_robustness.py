@@ -123,3 +123,68 @@ def test_ctrl_c_stops_a_launch_with_keyboard_interrupt(spin_code):
         timer.cancel()
     # Python's own handler is back: a later SIGINT raises KeyboardInterrupt as usual.
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ctrl_c_before_a_launch_stops_the_call_and_writes_nothing(spin_code, device, decoder):
+    """A SIGINT that arrives while a decode call waits to launch (here: for another
+    thread's launch on the same device, which the SIGINT also stops) stops the call
+    before its launch: KeyboardInterrupt, out/lse not written. It used to run to the end
+    and write them (the SIGINT went to the other launch, or to Python's handler)."""
+    import os
+    import signal
+    import threading
+    import time
+    dec = decoder(12, 1)
+    p = mla.reference.make_problem(12, 1, [300], seed=4)
+    out = np.full((1, 12, 512), 42.0, np.float32)
+    lse = np.full((1, 12), 42.0, np.float32)
+    limit = device.instruction_limit
+    device.instruction_limit = 2**30  # large but finite: a lost SIGINT ends at the limit
+    flag = device.upload(np.zeros(16, np.int32))
+    spun = []
+
+    def spin():
+        try:
+            device.launch(spin_code, "spin", grid=1, block=64, args=[flag])
+        except KeyboardInterrupt:
+            spun.append("interrupted")
+
+    other = threading.Thread(target=spin)
+    other.start()
+    time.sleep(0.3)  # the other launch holds the device
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            dec(*args_of(p), out=out, lse=lse)
+    finally:
+        timer.cancel()
+        other.join()
+        device.instruction_limit = limit
+    assert spun == ["interrupted"]
+    assert np.all(out == 42.0) and np.all(lse == 42.0)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_f32_argument_of_a_non_real_is_a_value_error():
+    with pytest.raises(ValueError, match="expected a real number, got complex"):
+        rt.f32(1j)
+    with pytest.raises(ValueError, match="expected a real number, got str"):
+        rt.f32("1.5")
+    with pytest.raises(ValueError, match="does not fit a float"):
+        rt.f32(10**400)
+    rt.f32(np.float32(1.5))
+    rt.f32(3)
+
+
+def test_index_arrays_may_be_python_lists(decoder):
+    """pages and indptr as Python lists give what numpy arrays of the same values
+    give, also when a batch of empty requests has no pages ([] is float64 to numpy)."""
+    dec = decoder(12, 1)
+    for lengths in ([0, 0], [5, 0, 3]):
+        p = mla.reference.make_problem(12, 1, lengths, seed=6)
+        q, kv, pages, indptr, scale, vscale = args_of(p)
+        want_out, want_lse = dec(q, kv, pages, indptr, scale, vscale)
+        out, lse = dec(q, kv, pages.tolist(), indptr.tolist(), scale, vscale)
+        assert np.array_equal(out, want_out)
+        assert np.array_equal(lse, want_lse)

@@ -132,6 +132,24 @@ def test_launch_argument_errors(device, code):
         device.launch(code, "mla_combine", 1, 64, b"\x00" * 8)  # too short
 
 
+def test_disk_cache_corrupt_key_is_a_miss_with_a_note(tmp_path, device):
+    """One flipped bit in an entry's key (a byte that is no UTF-8) is a cache miss whose
+    note shows the key escaped; reading the note never raises UnicodeDecodeError."""
+    cache = str(tmp_path)
+    mla._mla.clear_memory_cache()
+    assert mla.Decoder(12, 1, device, cache_dir=cache).kernel_source == "compiled"
+    (entry,) = [f for f in os.listdir(cache) if f.endswith(".mlaco")]
+    path = os.path.join(cache, entry)
+    data = bytearray(open(path, "rb").read())
+    data[8 + 4] ^= 0x80  # the key's first byte (after the magic and the key length)
+    open(path, "wb").write(data)
+    mla._mla.clear_memory_cache()
+    dec = mla.Decoder(12, 1, device, cache_dir=cache)
+    assert dec.kernel_source == "compiled"
+    note = dec.cache_note
+    assert "corrupt" in note and "entry is for" in note and "\\" in note, note
+
+
 def test_disk_cache_detects_corruption(tmp_path, device):
     cache = str(tmp_path)
     mla._mla.clear_memory_cache()

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <sstream>
 #include <tuple>
 
@@ -115,6 +116,40 @@ uint64_t lsePartBytes(int64_t rows, int64_t heads, int ns) {
 }
 } // namespace
 
+namespace {
+/// The kernel computes its base-2 logits `scale * log2(e) * q.k` in f32
+/// (docs/numerics.md, "Valid range of the scale"): they must stay finite. With
+/// |q.k| <= ||q||_1 * 448 (the largest E4M3 magnitude), every (row, head) must have
+/// |scale| * log2(e) * ||q||_1 * 448 <= 2^127, half the f32 range (a margin for the
+/// kernel's roundings); `scale * log2(e)` alone must be finite too.
+Error checkLogitRange(ArrayRef<uint16_t> q, float scale, uint64_t rows, int64_t heads) {
+  constexpr double kLog2e = 1.4426950408889634, kMaxKv = 448.0;
+  const double limit = std::ldexp(1.0, 127);
+  const double c = std::fabs(double(scale)) * kLog2e;
+  if (c > limit)
+    return makeError("scale: |scale| * log2(e) = " + Twine(std::to_string(c)) +
+                     " exceeds 2^127; the kernel's f32 logits would overflow");
+  if (scale == 0.0f)
+    return Error::success();
+  for (uint64_t v = 0; v < rows * uint64_t(heads); ++v) {
+    double norm = 0; // ||q||_1 of the (row, head) vector, exactly enough in double
+    for (size_t d = 0; d < size_t(kHeadDim); ++d) {
+      uint32_t bits = uint32_t(q[v * kHeadDim + d] & 0x7fff) << 16;
+      float magnitude;
+      std::memcpy(&magnitude, &bits, 4);
+      norm += magnitude;
+    }
+    if (c * norm * kMaxKv > limit)
+      return makeError("scale: |scale| * log2(e) * ||q||_1 * 448 = " +
+                       Twine(std::to_string(c * norm * kMaxKv)) + " at q row " +
+                       Twine(v / uint64_t(heads)) + ", head " + Twine(v % uint64_t(heads)) +
+                       " exceeds 2^127; the kernel's f32 logits could overflow "
+                       "(docs/numerics.md, valid range of the scale)");
+  }
+  return Error::success();
+}
+} // namespace
+
 Error Decoder::validate(const DecodeInputs &in, size_t outElements, size_t lseElements,
                         std::optional<int> numSplits) const {
   const int64_t heads = config_.heads, qlen = config_.qlen;
@@ -146,6 +181,8 @@ Error Decoder::validate(const DecodeInputs &in, size_t outElements, size_t lseEl
     return makeError("scale: must be finite, got " + Twine(std::to_string(in.scale)));
   if (!std::isfinite(in.vscale))
     return makeError("vscale: must be finite, got " + Twine(std::to_string(in.vscale)));
+  if (Error e = checkLogitRange(in.q, in.scale, rows, heads))
+    return e;
   if (numSplits && (*numSplits < 1 || *numSplits > kMaxSplits))
     return makeError("num_splits: must be in 1.." + Twine(kMaxSplits) + ", got " +
                      Twine(*numSplits));

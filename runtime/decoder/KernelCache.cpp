@@ -9,6 +9,7 @@
 #include "mla/Kernel/KernelContract.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -86,8 +87,13 @@ Expected<std::vector<uint8_t>> parseEntry(StringRef data, const std::string &key
     return makeError("truncated header");
   StringRef storedKey = data.take_front(keyLength);
   data = data.drop_front(keyLength);
-  if (storedKey != key)
-    return makeError("entry is for '" + storedKey + "'");
+  if (storedKey != key) {
+    // A corrupt key may hold any bytes: the note shows them escaped (\XX).
+    std::string shown;
+    raw_string_ostream os(shown);
+    printEscapedString(storedKey, os);
+    return makeError("entry is for '" + shown + "'");
+  }
   uint64_t length = 0, checksum = 0;
   if (!readLE(data, length) || !readLE(data, checksum))
     return makeError("truncated header");

@@ -44,6 +44,14 @@ constexpr bool kSmemRetiresInOrder = true;
 /// the host's libm in f32 (hardware: about 1 ulp; exact on powers of two).
 constexpr bool kTranscendentalsUseHostLibm = true;
 
+/// v_exp_f32 never produces a denormal: a result below 2^-126 is +0, whatever the
+/// f32 denormal mode. Not documented by AMD; LLVM's AMDGPU backend assumes it: with
+/// f32 denormals enabled, `llc -mcpu=gfx950` lowers llvm.exp2.f32 as
+/// v_exp_f32(x + 64) * 2^-64 for x < -126 and emits a bare v_exp_f32 only when
+/// denormals are flushed anyway (docs/gfx950-isa.md 9.4). The hardware self-test
+/// kernel st_exp_f32_denormal records what an MI355X does.
+constexpr bool kExpF32FlushesDenormalResults = true;
+
 /// v_div_scale_f32 never pre-scales (returns its operand, VCC = 0), so
 /// v_div_fmas_f32 is a plain fma; correct quotients for operands whose
 /// reciprocal does not underflow.

@@ -26,39 +26,15 @@ Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorC
 
 /// SIGINT during a launch stops it cleanly (LaunchInterrupted) instead of killing
 /// the process or, under Python, being noticed only after the launch. The handler
-/// is installed while at least one launch runs and the previous one restored after;
-/// a process that ignores SIGINT keeps ignoring it.
+/// is installed while at least one SigintCapture is alive and the previous one restored
+/// after; a process that ignores SIGINT keeps ignoring it.
 std::atomic<bool> sigintDuringLaunch{false};
 extern "C" void onSigintDuringLaunch(int) { sigintDuringLaunch.store(true); }
 
-class SigintScope {
-public:
-  SigintScope() {
-    std::lock_guard<std::mutex> lock(mutex());
-    if (active()++ > 0)
-      return;
-    sigintDuringLaunch.store(false);
-    struct sigaction current;
-    installed() = sigaction(SIGINT, nullptr, &current) == 0 && current.sa_handler != SIG_IGN;
-    if (!installed())
-      return;
-    struct sigaction ours = {};
-    ours.sa_handler = onSigintDuringLaunch;
-    sigemptyset(&ours.sa_mask);
-    sigaction(SIGINT, &ours, &previous());
-  }
-  ~SigintScope() {
-    std::lock_guard<std::mutex> lock(mutex());
-    if (--active() == 0 && installed())
-      sigaction(SIGINT, &previous(), nullptr);
-  }
-
-private:
-  static std::mutex &mutex() { static std::mutex m; return m; }
-  static unsigned &active() { static unsigned n = 0; return n; }
-  static bool &installed() { static bool b = false; return b; }
-  static struct sigaction &previous() { static struct sigaction a; return a; }
-};
+std::mutex &sigintMutex() { static std::mutex m; return m; }
+unsigned &sigintCaptures() { static unsigned n = 0; return n; }
+bool &sigintHandlerInstalled() { static bool b = false; return b; }
+struct sigaction &previousSigintAction() { static struct sigaction a; return a; }
 
 class EmuDevice final : public Device {
 public:
@@ -313,7 +289,10 @@ Error EmuDevice::launchRaw(const CodeObject &code, StringRef kernelName, Dim3 gr
     options.timingReport = &report;
   options.instructionLimitPerWave = instructionLimit();
   options.interrupt = &sigintDuringLaunch;
-  SigintScope sigint;
+  SigintCapture sigint;
+  // A SIGINT captured by an enclosing capture before this launch began: run nothing.
+  if (sigintDuringLaunch.load())
+    return make_error<LaunchInterrupted>();
   emu::DispatchStats counts;
   Error err = handleErrors(emu::dispatch(L, options, stats ? &counts : nullptr),
                            [](const emu::DispatchInterrupted &) -> Error {
@@ -349,3 +328,27 @@ Error EmuDevice::launchRaw(const CodeObject &code, StringRef kernelName, Dim3 gr
 } // namespace
 
 std::unique_ptr<Device> Device::openEmulator() { return std::make_unique<EmuDevice>(); }
+
+SigintCapture::SigintCapture() {
+  std::lock_guard<std::mutex> lock(sigintMutex());
+  if (sigintCaptures()++ > 0)
+    return;
+  sigintDuringLaunch.store(false);
+  struct sigaction current;
+  sigintHandlerInstalled() =
+      sigaction(SIGINT, nullptr, &current) == 0 && current.sa_handler != SIG_IGN;
+  if (!sigintHandlerInstalled())
+    return;
+  struct sigaction ours = {};
+  ours.sa_handler = onSigintDuringLaunch;
+  sigemptyset(&ours.sa_mask);
+  sigaction(SIGINT, &ours, &previousSigintAction());
+}
+
+SigintCapture::~SigintCapture() {
+  std::lock_guard<std::mutex> lock(sigintMutex());
+  if (--sigintCaptures() == 0 && sigintHandlerInstalled())
+    sigaction(SIGINT, &previousSigintAction(), nullptr);
+}
+
+bool SigintCapture::interrupted() { return sigintDuringLaunch.load(); }

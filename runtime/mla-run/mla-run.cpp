@@ -19,6 +19,7 @@
 #include "ArgParser.h"
 #include "SelfTest.h"
 #include "mla/Support/InputLimits.h"
+#include "mla/Support/OutputFile.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -231,19 +232,10 @@ int main(int argc, char **argv) {
       die(toString(std::move(e)));
     outputs.emplace_back(s.file, std::move(data));
   }
-  for (auto &[file, data] : outputs) {
-    std::error_code ec;
-    raw_fd_ostream os(file, ec, sys::fs::OF_None);
-    if (ec)
-      die("cannot write '" + file + "': " + ec.message());
-    os.write(data.data(), data.size());
-    os.close();
-    if (os.has_error()) {
-      std::string why = os.error().message();
-      os.clear_error();
-      die("cannot write '" + file + "': " + why);
-    }
-  }
+  // Each file is written to a temporary and renamed on success (OutputFile.h).
+  for (auto &[file, data] : outputs)
+    if (Error e = mla::writeFileAtomically(file, data))
+      die(toString(std::move(e)));
 
   for (const TimingReport &r : (*device)->takeTimingReports())
     r.print(outs(), emuOptions.params.clockGHz, /*stallPcs=*/5);

@@ -292,6 +292,57 @@ TEST(Mfma, NanInfAndSubnormals) {
   EXPECT_FALSE(std::isnan(d[7][0]));
 }
 
+// The result is rounded once, to nearest even, from the exact sum (UnknownChoices.h
+// kMfmaAccumulateInDouble: D = RNE_f32(C + sum of the block sums)). The tolerance of the
+// random tests cannot see the rounding; these values are exact. E4M3 0x01 = 2^-9,
+// 0x58 = 16; the f32 ulp at 128 is 2^-16.
+//   D[0][0]: C = 128, block 0 = 2 x 2^-18, block 1 = 2^-18: 128 + 0.75 ulp -> 128 + 2^-16
+//            (toward zero: 128; rounding after each block: 128 + 0.5 ulp ties to 128).
+//   D[1][1]: C = -256, block 0 = 16 x 16 + 2^-18: exactly 2^-18 (a block sum rounded to
+//            f32 first loses the 2^-18: 0).
+//   D[2][2]: C = 128 + 2^-16 (odd), + 2^-17 = half an ulp: ties to even 128 + 2^-15.
+//   D[3][3]: C = 128, + 2^-17: ties to even 128.
+TEST(Mfma, RoundsOnceToNearestEven) {
+  Problem p{k16, 0, 0, std::vector<unsigned>(16 * 128), std::vector<unsigned>(16 * 128),
+            std::vector<float>(16 * 16), {}, {}, false};
+  auto set = [&](unsigned row, unsigned k, unsigned codeA, unsigned codeB) {
+    p.a[row * 128 + k] = codeA;
+    p.b[row * 128 + k] = codeB;
+  };
+  set(0, 0, 0x01, 0x01);
+  set(0, 1, 0x01, 0x01);
+  set(0, 32, 0x01, 0x01);
+  p.c[0 * 16 + 0] = 128.0f;
+  set(1, 0, 0x58, 0x58);
+  set(1, 1, 0x01, 0x01);
+  p.c[1 * 16 + 1] = -256.0f;
+  set(2, 0, 0x01, 0x01);
+  set(2, 1, 0x01, 0x01);
+  p.c[2 * 16 + 2] = std::ldexp(1.0f, 7) + std::ldexp(1.0f, -16);
+  set(3, 0, 0x01, 0x01);
+  set(3, 1, 0x01, 0x01);
+  p.c[3 * 16 + 3] = 128.0f;
+  MfmaAccRegs d{};
+  ASSERT_TRUE(runEmulator(p, 0, 0, d).ok());
+  auto bits = [](float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; };
+  EXPECT_EQ(bits(accAt(k16, d, 0, 0)), 0x43000001u); // 128 + 2^-16
+  EXPECT_EQ(bits(accAt(k16, d, 1, 1)), 0x36800000u); // 2^-18
+  EXPECT_EQ(bits(accAt(k16, d, 2, 2)), 0x43000002u); // 128 + 2^-15
+  EXPECT_EQ(bits(accAt(k16, d, 3, 3)), 0x43000000u); // 128
+
+  // The legacy bf16 16x16x32 MFMA, one k block: C = -256, A[0][0] = B[0][0] = 16 (bf16
+  // 0x4180), A[0][1] = 2^-20 (0x3580), B[0][1] = 1 (0x3F80): D[0][0] = 2^-20 exactly.
+  static MfmaOperandRegs a, b;
+  std::memset(a, 0, sizeof a);
+  std::memset(b, 0, sizeof b);
+  a[0][0] = 0x35804180u; // lane 0 (row 0, k 0..7): k 0 low half, k 1 high half
+  b[0][0] = 0x3F804180u;
+  MfmaAccRegs c{}, dl{};
+  c[0][0] = -256.0f; // D[0][0]: lane 0, register 0
+  mfmaF32x16x16x32Half(Half16Kind::Bf16, a, b, c, dl);
+  EXPECT_EQ(bits(dl[0][0]), 0x35800000u); // 2^-20
+}
+
 TEST(Mfma, AccumulatorMayAliasOutput) {
   Problem p = randomProblem(k16, 0, 0, false, 11);
   MfmaAccRegs d{};

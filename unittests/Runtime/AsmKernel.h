@@ -13,6 +13,7 @@
 #define MLA_UNITTESTS_RUNTIME_ASMKERNEL_H
 
 #include "KernelCompiler.h"
+#include "TestUtil.h"
 
 #include "mla/Runtime/CodeObject.h"
 
@@ -99,6 +100,27 @@ struct AsmKernel {
     return std::move(*co);
   }
 };
+
+/// Runs \p k on one workgroup of \p threads work-items with the given buffers as its
+/// pointer arguments; returns the launch error text ("" on success). \p buffers are
+/// updated with the device contents afterwards.
+inline std::string runAsm(const AsmKernel &k, std::vector<std::vector<uint32_t>> &buffers,
+                          unsigned threads = 64) {
+  std::unique_ptr<rt::CodeObject> co = k.build();
+  if (!co)
+    return "build failed";
+  auto dev = rt::Device::openEmulator();
+  std::vector<rt::Buffer> bufs;
+  std::vector<rt::KernelArg> args;
+  for (auto &b : buffers) {
+    bufs.push_back(upload(*dev, b));
+    args.push_back(rt::KernelArg::pointer(bufs.back()));
+  }
+  std::string err = errorText(dev->launch(*co, k.name, {1, 1, 1}, {threads, 1, 1}, args));
+  for (size_t i = 0; i < buffers.size(); ++i)
+    buffers[i] = download<uint32_t>(*dev, bufs[i], buffers[i].size());
+  return err;
+}
 
 } // namespace mla::test
 

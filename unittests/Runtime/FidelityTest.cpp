@@ -19,27 +19,6 @@ using namespace mla::test;
 
 namespace {
 
-/// Runs \p k on one workgroup of \p threads work-items with the given buffers as its
-/// pointer arguments; returns the launch error text ("" on success). \p buffers are
-/// updated with the device contents afterwards.
-std::string runAsm(const AsmKernel &k, std::vector<std::vector<uint32_t>> &buffers,
-                   unsigned threads = 64) {
-  std::unique_ptr<CodeObject> co = k.build();
-  if (!co)
-    return "build failed";
-  auto dev = Device::openEmulator();
-  std::vector<Buffer> bufs;
-  std::vector<KernelArg> args;
-  for (auto &b : buffers) {
-    bufs.push_back(upload(*dev, b));
-    args.push_back(KernelArg::pointer(bufs.back()));
-  }
-  std::string err = errorText(dev->launch(*co, k.name, {1, 1, 1}, {threads, 1, 1}, args));
-  for (size_t i = 0; i < buffers.size(); ++i)
-    buffers[i] = download<uint32_t>(*dev, bufs[i], buffers[i].size());
-  return err;
-}
-
 std::vector<uint32_t> iota(size_t n, uint32_t base) {
   std::vector<uint32_t> v(n);
   for (size_t i = 0; i < n; ++i)

@@ -22,8 +22,13 @@
 
 #include "gtest/gtest.h"
 
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
+
+#include <sys/resource.h>
 #include <vector>
 
 using namespace mlir;
@@ -150,6 +155,32 @@ TEST(Hsaco, DiagnosticsGoThroughTheContext) {
   EXPECT_NE(messages.front().find("ld.lld not found or not executable: "
                                   "'/nonexistent/ld.lld'"),
             std::string::npos);
+}
+
+// A full disk or a file-size limit while the object file is written is an error that
+// names the path; it used to end the process ("LLVM ERROR: IO failure on output
+// stream": the stream's error was never cleared). Run in a child process that ignores
+// SIGXFSZ (as Python does) under a 1 KiB file-size limit; the object is larger.
+TEST(Hsaco, ObjectFileWriteErrorIsAnError) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        std::signal(SIGXFSZ, SIG_IGN);
+        struct rlimit limit = {1024, 1024};
+        setrlimit(RLIMIT_FSIZE, &limit);
+        MLIRContext context(makeRegistry());
+        OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kKernel, &context);
+        std::string messages;
+        ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+          messages += diag.str() + "\n";
+          return success();
+        });
+        const bool failedCleanly =
+            module && failed(mla::compileToHsaco(getGpuModule(*module), mla::HsacoOptions()));
+        std::fprintf(stderr, "%s", messages.c_str());
+        std::exit(failedCleanly ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "cannot write .*mla-kernels.*\\.o: File too large");
 }
 
 TEST(Hsaco, MissingTranslationRegistration) {

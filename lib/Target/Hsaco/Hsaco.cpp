@@ -354,8 +354,15 @@ FailureOr<SmallVector<char, 0>> linkCodeObject(gpu::GPUModuleOp gpuModule,
                                                   << ec.message();
     os.write(object.data(), object.size());
     os.close();
-    if (os.has_error())
-      return gpuModule.emitError("cannot write ") << objectPath;
+    if (os.has_error()) {
+      // A full disk or a file-size limit: an error the caller sees, naming the path.
+      // The stream's error must be cleared, or its destructor ends the process
+      // ("IO failure on output stream").
+      std::error_code writeError = os.error();
+      os.clear_error();
+      return gpuModule.emitError("cannot write ")
+             << objectPath << ": " << writeError.message();
+    }
   }
 
   // --no-undefined: a code object cannot import symbols, so an unresolved

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "SelfTest.h"
+#include "emu/CoreChoices.h"
+#include "mla/Support/OutputFile.h"
 
 #include "emu/isa/Convert.h"
 #include "emu/isa/LdsDma.h"
@@ -48,6 +50,10 @@ struct SelfTestKernel {
   unsigned extraInputBytes; ///< Beyond 64 * inPerLane dwords (the DMA data region).
   std::function<void(std::mt19937 &, Words &)> makeInput;
   std::function<void(const Words &, Words &)> model;
+  /// The kernel issues an instruction fewer wait states after its producer than the
+  /// emulator's rule (emu/isa/WaitStates.h, LLVM's numbers) requires: in strict hazard
+  /// mode the emulator refuses it with a wait-state report, which counts as agreement.
+  bool belowEmulatorWaitStates = false;
 };
 
 uint32_t bits(float x) { return isa::floatBits(x); }
@@ -528,6 +534,55 @@ std::vector<SelfTestKernel> buildKernels() {
                [](const Words &in, Words &out) {
                  mfmaModel(in, out, 20, isa::MfmaShape::M16N16K128, 0, 0, 8, 8, false, 0, 0);
                }});
+  // v_exp_f32 on integer inputs (exact powers of two): 2^-110 .. 2^-149, below and
+  // around the smallest normal 2^-126, +-Inf, zeros and large values.
+  k.push_back({"st_exp_f32_denormal", 1, 1, 0,
+               [](std::mt19937 &, Words &in) {
+                 const float inf = std::numeric_limits<float>::infinity();
+                 const float tail[24] = {-150, -151, -160, -1000, -inf, inf, 0.0f, -0.0f,
+                                         1, 10, 127, 128, -126, -125, -1, -64,
+                                         -100, -120, -127, -128, -140, -148, -149, -3};
+                 for (unsigned l = 0; l < 40; ++l)
+                   in[l] = bits(float(-110 - int(l)));
+                 for (unsigned l = 40; l < kLanes; ++l)
+                   in[l] = bits(tail[l - 40]);
+               },
+               [](const Words &in, Words &out) {
+                 for (unsigned l = 0; l < kLanes; ++l) {
+                   const float x = flt(in[l]);
+                   float r = std::isinf(x) ? (x > 0 ? x : 0.0f) : std::ldexp(1.0f, int(x));
+                   if (emu::choices::kExpF32FlushesDenormalResults &&
+                       r < std::numeric_limits<float>::min())
+                     r = 0.0f;
+                   out[l] = bits(r);
+                 }
+               }});
+  // The production sequence `v_cvt_pk_fp8_f32 x, a, b op_sel:[0,0,1]; s_nop 0;
+  // v_permlane16_swap_b32 x, y` (one wait state where LLVM puts two). The model is the
+  // in-order result: the swap sees the converted x.
+  k.push_back({"st_permlane16_swap_one_wait_state", 4, 2, 0,
+               [](std::mt19937 &rng, Words &in) {
+                 for (unsigned l = 0; l < kLanes; ++l) {
+                   in[l * 4] = bits(randomFloat(rng, -400.0f, 400.0f));
+                   in[l * 4 + 1] = bits(randomFloat(rng, -2.0f, 2.0f));
+                   in[l * 4 + 2] = rng();
+                   in[l * 4 + 3] = rng();
+                 }
+               },
+               [](const Words &in, Words &out) {
+                 uint32_t x[kLanes], y[kLanes];
+                 for (unsigned l = 0; l < kLanes; ++l) {
+                   x[l] = isa::cvtPkF32ToFp8(Fp8Kind::E4M3, flt(in[l * 4]), flt(in[l * 4 + 1]),
+                                             in[l * 4 + 2], /*highWord=*/true);
+                   y[l] = in[l * 4 + 3];
+                 }
+                 (void)isa::permlane16Swap(x, y, ~uint64_t(0));
+                 for (unsigned l = 0; l < kLanes; ++l) {
+                   out[l * 2] = x[l];
+                   out[l * 2 + 1] = y[l];
+                 }
+               },
+               /*belowEmulatorWaitStates=*/true});
   return k;
 }
 
@@ -539,12 +594,8 @@ llvm::Error makeError(const llvm::Twine &message) {
 llvm::Error dumpWords(llvm::StringRef directory, const llvm::Twine &name, const Words &words) {
   llvm::SmallString<256> path(directory);
   llvm::sys::path::append(path, name);
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec)
-    return makeError("cannot write '" + path + "': " + ec.message());
-  os.write(reinterpret_cast<const char *>(words.data()), 4 * words.size());
-  return llvm::Error::success();
+  return mla::writeFileAtomically(
+      path, llvm::ArrayRef<char>(reinterpret_cast<const char *>(words.data()), 4 * words.size()));
 }
 
 } // namespace
@@ -594,9 +645,19 @@ llvm::Expected<SelfTestSummary> mla::rt::runHardwareSelfTest(Device &device,
     if (llvm::Error e = device.copyTo(*out, output.data(), 4 * output.size()))
       return std::move(e);
     if (llvm::Error e = device.launch(**code, kernel.name, Dim3{1, 1, 1}, Dim3{kLanes, 1, 1},
-                                      {KernelArg::pointer(*in), KernelArg::pointer(*out)}))
-      return makeError(llvm::Twine("self-test kernel ") + kernel.name + ": " +
-                       llvm::toString(std::move(e)));
+                                      {KernelArg::pointer(*in), KernelArg::pointer(*out)})) {
+      std::string message = llvm::toString(std::move(e));
+      if (kernel.belowEmulatorWaitStates && device.kind() == "emu" &&
+          message.find("wait state") != std::string::npos) {
+        (void)device.free(*in);
+        (void)device.free(*out);
+        log << "ok   " << kernel.name
+            << ": the emulator reports the missing wait state (its rule is LLVM's)\n";
+        summary.kernels.push_back({kernel.name, 0, 0});
+        continue;
+      }
+      return makeError(llvm::Twine("self-test kernel ") + kernel.name + ": " + message);
+    }
     if (llvm::Error e = device.synchronize())
       return std::move(e);
     if (llvm::Error e = device.copyFrom(output.data(), *out, 4 * output.size()))

@@ -39,6 +39,7 @@ declare i32 @llvm.amdgcn.cvt.scalef32.sr.fp8.f32(i32, float, i32, float, i32)
 declare i32 @llvm.amdgcn.cvt.scalef32.sr.bf8.f32(i32, float, i32, float, i32)
 declare {i32, i32} @llvm.amdgcn.permlane16.swap(i32, i32, i1, i1)
 declare {i32, i32} @llvm.amdgcn.permlane32.swap(i32, i32, i1, i1)
+declare float @llvm.amdgcn.exp2.f32(float)
 
 ; st_mfma_scale_f8_f8_16x16x128: IN = 22, OUT = 4. A fp8 (8 dwords), B fp8 (8), C (4), scale A (byte 2), scale B (byte 1).
 define amdgpu_kernel void @st_mfma_scale_f8_f8_16x16x128(ptr addrspace(1) %in, ptr addrspace(1) %out) #0 {
@@ -734,6 +735,54 @@ entry:
   %c = load <4 x float>, ptr addrspace(1) %c.p, align 4
   %d = call <4 x float> @llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32(<8 x i32> %a, <8 x i32> %b, <4 x float> %c, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
   store <4 x float> %d, ptr addrspace(1) %op, align 4
+  ret void
+}
+
+'; st_exp_f32_denormal: IN = 1, OUT = 1. x -> v_exp_f32(x) (llvm.amdgcn.exp2 is the bare
+; instruction), under f32 denormal mode 3 (no flushing): does a result below 2^-126 come
+; out as a denormal or as 0 (CoreChoices.h kExpF32FlushesDenormalResults)?
+define amdgpu_kernel void @st_exp_f32_denormal(ptr addrspace(1) %in, ptr addrspace(1) %out) #0 {
+entry:
+  %lane = call i32 @llvm.amdgcn.workitem.id.x()
+  %lane64 = zext i32 %lane to i64
+  %ip = getelementptr inbounds float, ptr addrspace(1) %in, i64 %lane64
+  %op = getelementptr inbounds float, ptr addrspace(1) %out, i64 %lane64
+  %x = load float, ptr addrspace(1) %ip, align 4
+  %r = call float @llvm.amdgcn.exp2.f32(float %x)
+  store float %r, ptr addrspace(1) %op, align 4
+  ret void
+}
+
+; st_permlane16_swap_one_wait_state: IN = 4, OUT = 2. a, b (f32), x, y -> x, y after
+;   v_cvt_pk_fp8_f32 x, a, b op_sel:[0,0,1]   (writes x[31:16], keeps x[15:0])
+;   s_nop 0                                   (one wait state; LLVM inserts two)
+;   v_permlane16_swap_b32 x, y
+; the sequence of a production gfx950 MLA kernel. Inline assembly, so llc's hazard
+; recognizer adds nothing. A result equal to the model means the swap saw the converted
+; x after one wait state; the old x[31:16] in the result means it needs more
+; (docs/emulator-fidelity.md, "Wait states"). The emulator's strict mode reports it.
+define amdgpu_kernel void @st_permlane16_swap_one_wait_state(ptr addrspace(1) %in, ptr addrspace(1) %out) #0 {
+entry:
+  %lane = call i32 @llvm.amdgcn.workitem.id.x()
+  %ibase = mul i32 %lane, 4
+  %obase = mul i32 %lane, 2
+  %ibase64 = zext i32 %ibase to i64
+  %obase64 = zext i32 %obase to i64
+  %ip = getelementptr inbounds i32, ptr addrspace(1) %in, i64 %ibase64
+  %op = getelementptr inbounds i32, ptr addrspace(1) %out, i64 %obase64
+  %a = load float, ptr addrspace(1) %ip, align 4
+  %b.p = getelementptr inbounds i32, ptr addrspace(1) %ip, i64 1
+  %b = load float, ptr addrspace(1) %b.p, align 4
+  %x.p = getelementptr inbounds i32, ptr addrspace(1) %ip, i64 2
+  %x = load i32, ptr addrspace(1) %x.p, align 4
+  %y.p = getelementptr inbounds i32, ptr addrspace(1) %ip, i64 3
+  %y = load i32, ptr addrspace(1) %y.p, align 4
+  %r = call {i32, i32} asm sideeffect "v_cvt_pk_fp8_f32 $0, $2, $3 op_sel:[0,0,1]\0As_nop 0\0Av_permlane16_swap_b32 $0, $1", "=v,=v,v,v,0,1"(float %a, float %b, i32 %x, i32 %y)
+  %rx = extractvalue {i32, i32} %r, 0
+  %ry = extractvalue {i32, i32} %r, 1
+  store i32 %rx, ptr addrspace(1) %op, align 4
+  %o1 = getelementptr inbounds i32, ptr addrspace(1) %op, i64 1
+  store i32 %ry, ptr addrspace(1) %o1, align 4
   ret void
 }
 

@@ -61,6 +61,23 @@ public:
   std::error_code convertToErrorCode() const override { return llvm::inconvertibleErrorCode(); }
 };
 
+/// While one is alive, SIGINT (Ctrl-C) is captured for the emulator's launches instead
+/// of reaching the process's handler: a launch stops with LaunchInterrupted when a
+/// SIGINT arrived during it or, inside an enclosing capture, before it began (then it
+/// runs nothing). Every emulator launch holds one; a caller that makes several launches
+/// in a row holds one around all of them so that a SIGINT between two is not missed.
+/// Nested captures share one flag, cleared when the outermost begins. A process that
+/// ignores SIGINT keeps ignoring it.
+class SigintCapture {
+public:
+  SigintCapture();
+  ~SigintCapture();
+  SigintCapture(const SigintCapture &) = delete;
+  SigintCapture &operator=(const SigintCapture &) = delete;
+  /// Whether a SIGINT arrived since the outermost capture began.
+  static bool interrupted();
+};
+
 /// Grid or block extent (x fastest).
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
