@@ -303,8 +303,15 @@ TEST(Mfma, NanInfAndSubnormals) {
 //   D[2][2]: C = 128 + 2^-16 (odd), + 2^-17 = half an ulp: ties to even 128 + 2^-15.
 //   D[3][3]: C = 128, + 2^-17: ties to even 128.
 TEST(Mfma, RoundsOnceToNearestEven) {
-  Problem p{k16, 0, 0, std::vector<unsigned>(16 * 128), std::vector<unsigned>(16 * 128),
-            std::vector<float>(16 * 16), {}, {}, false};
+  Problem p{k16,
+            0,
+            0,
+            std::vector<unsigned>(16 * 128),
+            std::vector<unsigned>(16 * 128),
+            std::vector<float>(16 * 16),
+            std::vector<uint8_t>(16 * 4, 127), // unused by the unscaled form
+            std::vector<uint8_t>(16 * 4, 127),
+            false};
   auto set = [&](unsigned row, unsigned k, unsigned codeA, unsigned codeB) {
     p.a[row * 128 + k] = codeA;
     p.b[row * 128 + k] = codeB;

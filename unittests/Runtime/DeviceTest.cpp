@@ -321,6 +321,41 @@ TEST(Launch, SigintStopsALaunchCleanly) {
   EXPECT_NE(errorText(spin.launch()).find("more than 1000 instructions"), std::string::npos);
 }
 
+// A SIGINT caught by an enclosing SigintCapture before a launch begins stops that launch
+// before it runs anything (the Python bindings hold one around each call, so a Ctrl-C
+// between two launches, or while a call waits for the device, stops the next launch).
+// The kernel stores 7: before the check it ran to its end and wrote, and the SIGINT
+// surfaced only afterwards.
+TEST(Launch, SigintCapturedBeforeALaunchRunsNothing) {
+  auto dev = Device::openEmulator();
+  const CodeObject &co = compileIR(R"(
+define amdgpu_kernel void @store7(ptr addrspace(1) %p) {
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  %q = getelementptr i32, ptr addrspace(1) %p, i32 %t
+  store i32 7, ptr addrspace(1) %q
+  ret void
+}
+declare i32 @llvm.amdgcn.workitem.id.x()
+)");
+  Buffer p = upload(*dev, std::vector<int32_t>(64, 0));
+  {
+    SigintCapture capture;
+    EXPECT_FALSE(SigintCapture::interrupted());
+    ::kill(::getpid(), SIGINT);
+    for (int i = 0; i < 10000 && !SigintCapture::interrupted(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_TRUE(SigintCapture::interrupted());
+    llvm::Error e = dev->launch(co, "store7", {1, 1, 1}, {64, 1, 1}, {KernelArg::pointer(p)});
+    EXPECT_TRUE(e.isA<LaunchInterrupted>());
+    llvm::consumeError(std::move(e));
+  }
+  EXPECT_EQ(download<int32_t>(*dev, p, 64), std::vector<int32_t>(64, 0));
+  // Outside a capture the next launch runs (a new capture starts with the flag clear).
+  EXPECT_EQ(errorText(dev->launch(co, "store7", {1, 1, 1}, {64, 1, 1}, {KernelArg::pointer(p)})),
+            "");
+  EXPECT_EQ(download<int32_t>(*dev, p, 64), std::vector<int32_t>(64, 7));
+}
+
 // Freeing a buffer that a running launch reads waits for the launch, as hipFree
 // does: the waves hold host pointers into it (a 64 KiB buffer is mmap'ed, so
 // freeing it under them would fault). The launch spins until SIGINT ends it; the

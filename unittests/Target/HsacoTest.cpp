@@ -157,30 +157,34 @@ TEST(Hsaco, DiagnosticsGoThroughTheContext) {
             std::string::npos);
 }
 
+/// In a child process of the death test: ignores SIGXFSZ (as Python does), limits files
+/// to 1 KiB (the object file is larger), compiles, prints the diagnostics and exits 0
+/// when the compilation failed with them rather than ending the process.
+[[noreturn]] void compileUnderFileSizeLimit() {
+  std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit limit;
+  limit.rlim_cur = limit.rlim_max = 1024;
+  setrlimit(RLIMIT_FSIZE, &limit);
+  MLIRContext context(makeRegistry());
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kKernel, &context);
+  std::string messages;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    messages += diag.str() + "\n";
+    return success();
+  });
+  const bool failedCleanly =
+      module && failed(mla::compileToHsaco(getGpuModule(*module), mla::HsacoOptions()));
+  std::fprintf(stderr, "%s", messages.c_str());
+  std::exit(failedCleanly ? 0 : 1);
+}
+
 // A full disk or a file-size limit while the object file is written is an error that
 // names the path; it used to end the process ("LLVM ERROR: IO failure on output
-// stream": the stream's error was never cleared). Run in a child process that ignores
-// SIGXFSZ (as Python does) under a 1 KiB file-size limit; the object is larger.
+// stream": the stream's error was never cleared).
 TEST(Hsaco, ObjectFileWriteErrorIsAnError) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(
-      {
-        std::signal(SIGXFSZ, SIG_IGN);
-        struct rlimit limit = {1024, 1024};
-        setrlimit(RLIMIT_FSIZE, &limit);
-        MLIRContext context(makeRegistry());
-        OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kKernel, &context);
-        std::string messages;
-        ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-          messages += diag.str() + "\n";
-          return success();
-        });
-        const bool failedCleanly =
-            module && failed(mla::compileToHsaco(getGpuModule(*module), mla::HsacoOptions()));
-        std::fprintf(stderr, "%s", messages.c_str());
-        std::exit(failedCleanly ? 0 : 1);
-      },
-      testing::ExitedWithCode(0), "cannot write .*mla-kernels.*\\.o: File too large");
+  EXPECT_EXIT(compileUnderFileSizeLimit(), testing::ExitedWithCode(0),
+              "cannot write .*mla-kernels.*\\.o: File too large");
 }
 
 TEST(Hsaco, MissingTranslationRegistration) {

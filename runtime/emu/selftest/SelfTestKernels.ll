@@ -738,7 +738,7 @@ entry:
   ret void
 }
 
-'; st_exp_f32_denormal: IN = 1, OUT = 1. x -> v_exp_f32(x) (llvm.amdgcn.exp2 is the bare
+; st_exp_f32_denormal: IN = 1, OUT = 1. x -> v_exp_f32(x) (llvm.amdgcn.exp2 is the bare
 ; instruction), under f32 denormal mode 3 (no flushing): does a result below 2^-126 come
 ; out as a denormal or as 0 (CoreChoices.h kExpF32FlushesDenormalResults)?
 define amdgpu_kernel void @st_exp_f32_denormal(ptr addrspace(1) %in, ptr addrspace(1) %out) #0 {
