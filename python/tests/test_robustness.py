@@ -188,3 +188,26 @@ def test_index_arrays_may_be_python_lists(decoder):
         out, lse = dec(q, kv, pages.tolist(), indptr.tolist(), scale, vscale)
         assert np.array_equal(out, want_out)
         assert np.array_equal(lse, want_lse)
+
+
+def test_compiler_write_error_is_an_exception(tmp_path):
+    """A file-size limit (or a full disk) while the compiler writes its temporary object
+    file is an exception naming the file; it used to end the process with "LLVM ERROR:
+    IO failure on output stream". Run in a child process (Python ignores SIGXFSZ)."""
+    import os
+    import subprocess
+    import sys
+    code = (
+        "import resource, mla\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))\n"
+        "try:\n"
+        "    mla.Decoder(12, 1, 'emu', cache_dir=%r)\n"
+        "except Exception as e:\n"
+        "    print('caught', type(e).__name__, e)\n" % str(tmp_path / "cache"))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "caught" in r.stdout and "cannot write" in r.stdout, r.stdout + r.stderr
+    assert "File too large" in r.stdout, r.stdout
+    assert "LLVM ERROR" not in r.stderr
