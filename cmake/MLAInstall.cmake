@@ -25,7 +25,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/mla/Runtime
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla COMPONENT mla
   FILES_MATCHING PATTERN "*.h")
 # The emulator's public header (the timing types mla/Runtime/Timing.h re-exports).
-install(FILES ${PROJECT_SOURCE_DIR}/runtime/emu/include/mla/Emu/Timing.h
+install(FILES ${PROJECT_SOURCE_DIR}/emulator/include/mla/Emu/Timing.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla/Emu COMPONENT mla)
 # The compiler headers the runtime's include: the configuration and the launch geometry.
 install(FILES ${PROJECT_SOURCE_DIR}/include/mla/Compiler/Compiler.h
