@@ -217,8 +217,8 @@ int mla::rt::chooseLengthFreeNumSplits(int64_t requests, uint64_t slots, int64_t
                                        int64_t qlen, unsigned numCUs) {
   if (requests <= 0)
     return 1;
-  // The longest average length a pool of `slots` rows can hold, capped where the
-  // policy's choice no longer depends on it (docs/decoder.md, "Graph capture").
+  // The longest average length a pool of `slots` rows can hold, capped at a 128K
+  // context (so that B of them fit an int32 indptr; docs/decoder.md, "Graph capture").
   const int64_t perRequest =
       int64_t(std::min<uint64_t>(slots / uint64_t(requests), kLengthFreeTokensCap));
   if (perRequest == 0)
