@@ -9,7 +9,8 @@
 //   kernel (and the combine when the plan splits) on the caller's stream and returns:
 //   it allocates no device memory, copies nothing, does not synchronise and checks
 //   no per-token data (the caller owns the inputs' validity), so it can be captured
-//   in a HIP graph.
+//   in a graph (Device::beginCapture); a plan made without lengths (plan(B, slots))
+//   keeps such a graph correct and split for any lengths the device indptr holds.
 // - The host path (run(DecodeInputs, ...)), for tests, the emulator and the demo:
 //   host arrays in kernel-contract.md section 2's layouts, every argument validated (every
 //   page index too) before anything is launched, then built on the device path
