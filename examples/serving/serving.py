@@ -14,8 +14,8 @@ and q in device memory and replays the graph (docs/decoder.md, "Graph capture").
 
 Each step's results are checked against the host path (the Decoder call on host
 arrays, which validates everything, with the plan's split count) bit for bit, and
-against the kernel model; the script exits 1 on any difference. With torch installed, the host-path check passes
-torch tensors (bfloat16 q, bfloat16 out written in place).
+against the kernel model; the script exits 1 on any difference. With torch installed,
+the host-path check passes torch tensors (bfloat16 q, bfloat16 out written in place).
 """
 import argparse
 import sys

@@ -283,7 +283,8 @@ Expected<Graph> EmuDevice::endCapture(Stream stream) {
                      " is not being captured (no beginCapture on it)");
   capturing_ = 0;
   uint64_t id = ++lastGraph_;
-  graphs_[id] = std::make_shared<const std::vector<RecordedLaunch>>(std::exchange(captured_, {}));
+  graphs_[id] =
+      std::make_shared<const std::vector<RecordedLaunch>>(std::exchange(captured_, {}));
   return Graph{id};
 }
 

@@ -163,8 +163,9 @@ public:
       return makeError("endCapture: stream " + Twine(stream.handle) +
                        " is not being captured (no beginCapture on it)");
     void *graph = nullptr;
-    if (Error e = check(api_.hipStreamEndCapture(reinterpret_cast<void *>(stream.handle), &graph),
-                        "hipStreamEndCapture"))
+    if (Error e = check(
+            api_.hipStreamEndCapture(reinterpret_cast<void *>(stream.handle), &graph),
+            "hipStreamEndCapture"))
       return std::move(e);
     void *exec = nullptr;
     if (Error e = check(api_.hipGraphInstantiate(&exec, graph, nullptr, nullptr, 0),
