@@ -8,10 +8,14 @@ per step:  the new tokens' KV rows written into the pools, the token-granular pa
            built from the block table and uploaded with indptr, plan() once;
 per layer: Decoder.run(plan, ...) on device memory and the stream (enqueue only).
 
+With --graph the layers are captured once, with a plan made without lengths
+(plan(max_requests=B, slots=N)), and every step only rewrites the page table, indptr
+and q in device memory and replays the graph (docs/decoder.md, "Graph capture").
+
 Each step's results are checked against the host path (the Decoder call on host
-arrays, which validates everything) bit for bit, and against the kernel model; the
-script exits 1 on any difference. With torch installed, the host-path check passes
-torch tensors (bfloat16 q, bfloat16 out written in place).
+arrays, which validates everything, with the plan's split count) bit for bit, and
+against the kernel model; the script exits 1 on any difference. With torch installed,
+the host-path check passes torch tensors (bfloat16 q, bfloat16 out written in place).
 """
 import argparse
 import sys
@@ -30,6 +34,8 @@ def main():
     parser.add_argument("--steps", type=int, default=2)
     parser.add_argument("--heads", type=int, default=12)
     parser.add_argument("--qlen", type=int, default=1)
+    parser.add_argument("--graph", action="store_true",
+                        help="capture the layers once and replay the graph every step")
     args = parser.parse_args()
     try:
         import torch
@@ -58,8 +64,26 @@ def main():
     lses = [dev.alloc(rows_max * args.heads * 4) for _ in range(args.layers)]
     pages_buf = dev.alloc(requests * max_tokens * 4)
     indptr_buf = dev.alloc((requests + 1) * 4)
+    q_bufs = [dev.alloc(rows_max * args.heads * 576 * 2) for _ in range(args.layers)]
     stream = dev.create_stream()
     softmax_scale, k_scale, v_scale = 1 / 24, 0.5, 2.0
+
+    def enqueue_layers(plan):
+        for layer in range(args.layers):
+            dec.run(plan, q_bufs[layer], device_pools[layer], pages_buf, indptr_buf,
+                    outs[layer], lses[layer], scale=softmax_scale * k_scale,
+                    vscale=v_scale, workspace=workspace, stream=stream)
+
+    graph = None
+    if args.graph:
+        # One plan for every step of `requests` requests, whatever their lengths; the
+        # captured launches read the lengths from indptr_buf when replayed.
+        plan = dec.plan(max_requests=requests, slots=slots)
+        dev.begin_capture(stream)
+        try:
+            enqueue_layers(plan)
+        finally:
+            graph = dev.end_capture(stream)
 
     ok = True
     for step in range(args.steps):
@@ -79,20 +103,22 @@ def main():
         indptr = np.array(indptr, np.int32)
         dev.upload(pages, pages_buf)
         dev.upload(indptr, indptr_buf)
-        plan = dec.plan(indptr, slots)
+        if graph is None:
+            plan = dec.plan(indptr, slots)
         print(f"step {step}: {requests} requests, {pages.size} tokens, {plan.num_splits} "
               f"split(s){' + combine' if plan.combine else ''}, workspace "
-              f"{plan.workspace_bytes} bytes")
+              f"{plan.workspace_bytes} bytes{', graph replay' if graph else ''}")
 
         # --- per layer ---
         rows = plan.rows
         qs = [mla.bf16(rng.standard_normal((rows, args.heads, 576)).astype(np.float32))
               for _ in range(args.layers)]
         for layer in range(args.layers):
-            q = dev.upload(qs[layer])  # in an engine, q is already on the device
-            dec.run(plan, q, device_pools[layer], pages_buf, indptr_buf, outs[layer],
-                    lses[layer], scale=softmax_scale * k_scale, vscale=v_scale,
-                    workspace=workspace, stream=stream)
+            dev.upload(qs[layer], q_bufs[layer])  # in an engine, q is already there
+        if graph is None:
+            enqueue_layers(plan)
+        else:
+            dev.launch_graph(graph, stream)
         dev.synchronize(stream)
 
         # --- the check ---
@@ -106,13 +132,14 @@ def main():
                 expect_lse = torch.empty((rows, args.heads))
                 q_t = torch.from_numpy(mla.from_bf16(qs[layer])).to(torch.bfloat16)
                 dec(q_t, torch.from_numpy(pools[layer]), torch.from_numpy(pages),
-                    torch.from_numpy(indptr), *host_args[4:], out=expect, lse=expect_lse)
+                    torch.from_numpy(indptr), *host_args[4:], num_splits=plan.num_splits,
+                    out=expect, lse=expect_lse)
                 expect = expect.view(torch.int16).numpy().view(np.uint16)
                 expect_lse = expect_lse.numpy()
             else:
                 expect = np.empty((rows, args.heads, 512), np.uint16)
                 expect_lse = np.empty((rows, args.heads), np.float32)
-                dec(*host_args, out=expect, lse=expect_lse)
+                dec(*host_args, num_splits=plan.num_splits, out=expect, lse=expect_lse)
             model_out, _ = mla.reference.model(*host_args, num_splits=plan.num_splits,
                                                qlen=args.qlen)
             same = (np.array_equal(out, expect)
@@ -122,6 +149,8 @@ def main():
                   f"{'matches the host path' if same else 'DIFFERS from the host path'}, "
                   f"{'equals the kernel model' if model_ok else 'DIFFERS from the model'}")
             ok &= same and model_ok
+    if graph is not None:
+        dev.destroy_graph(graph)
     dev.destroy_stream(stream)
     if not ok:
         print("serving example: some layer differs")

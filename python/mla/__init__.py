@@ -7,6 +7,7 @@ The user-facing API (docs/decoder.md):
     out, lse = dec(q, kv, pages, indptr, scale, vscale)      # host arrays, validated
 
     plan = dec.plan(indptr, slots)                           # once per decode step
+    plan = dec.plan(max_requests=B, slots=slots)             # or for any lengths (graphs)
     dec.run(plan, q, kv, pages, indptr, out, lse, scale=s, vscale=v,
             workspace=ws, stream=handle)                     # per layer, device memory
 
@@ -354,13 +355,28 @@ class Decoder:
 
     # --- the device path ---
 
-    def plan(self, indptr, slots, num_splits=None):
+    def plan(self, indptr=None, slots=None, num_splits=None, *, max_requests=None):
         """Plans a decode step (once per step, reused by every layer) from the host copy
         of ``indptr`` for a KV pool of ``slots`` rows: split count (the heuristic when
         ``num_splits`` is None, capped at the longest request's 128-token blocks),
-        wide-KV build, grids, ``workspace_bytes``. Returns an ``mla.DecodePlan``."""
-        indptr = _index_array(indptr, "indptr")
+        wide-KV build, grids, ``workspace_bytes``. Returns an ``mla.DecodePlan``.
+
+        ``plan(max_requests=B, slots=N)`` (no ``indptr``) plans without lengths: the
+        plan is valid for any batch of exactly B requests (some may be empty) on a pool
+        of N slots, so a graph captured with it replays correctly whatever lengths the
+        device ``indptr`` holds (``any_lengths`` is True; the split count is the
+        policy's choice for B requests of min(N / B, 131072) tokens, docs/decoder.md)."""
+        if slots is None:
+            raise ValueError("slots: required (the KV pool's rows)")
         slots = _int(slots, "slots", 0, 2**63 - 1)
+        if max_requests is not None:
+            if indptr is not None:
+                raise ValueError("indptr: give either indptr or max_requests, not both")
+            max_requests = _int(max_requests, "max_requests", 0, 4096)
+            return self._dec.plan_any_lengths(max_requests, slots, _check_splits(num_splits))
+        if indptr is None:
+            raise ValueError("indptr: required unless max_requests is given")
+        indptr = _index_array(indptr, "indptr")
         return self._dec.plan(indptr, slots, _check_splits(num_splits))
 
     def workspace_bytes(self, max_requests, max_splits=None):

@@ -196,6 +196,29 @@ class Device:
     def destroy_stream(self, stream):
         self._dev.destroy_stream(_int(stream, "stream", 0, 2**64 - 1))
 
+    # --- graph capture (docs/decoder.md, "Graph capture") ---
+
+    def begin_capture(self, stream):
+        """Starts capturing ``stream`` (an int handle from create_stream; the null
+        stream 0 cannot be captured): its launches are recorded, with their arguments,
+        and not run until the graph is launched."""
+        self._dev.begin_capture(_int(stream, "stream", 0, 2**64 - 1))
+
+    def end_capture(self, stream):
+        """Ends the capture of ``stream``; returns the graph's int handle."""
+        return self._dev.end_capture(_int(stream, "stream", 0, 2**64 - 1))
+
+    def launch_graph(self, graph, stream):
+        """Replays the graph's launches in order on ``stream`` (the emulator runs them
+        before returning; on HIP, synchronize to wait). Everything a replay should see
+        anew (lengths, page tables, inputs) must be rewritten in device memory."""
+        self._dev.launch_graph(_int(graph, "graph", 0, 2**64 - 1),
+                               _int(stream, "stream", 0, 2**64 - 1))
+
+    def destroy_graph(self, graph):
+        """Frees a graph from end_capture; launching it afterwards is an error."""
+        self._dev.destroy_graph(_int(graph, "graph", 0, 2**64 - 1))
+
     def set_mode(self, mode, params=""):
         """Emulator only: "functional" (the default) or "timing" (the cycle-approximate
         CU model of docs/timing-model.md; figures it reports are modeled). ``params``

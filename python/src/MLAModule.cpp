@@ -323,6 +323,7 @@ py::dict planDict(const rt::DecodePlan &plan) {
   d["slots"] = plan.slots;
   d["num_splits"] = plan.numSplits;
   d["wide_kv"] = plan.wideKv;
+  d["any_lengths"] = plan.anyLengths;
   d["combine"] = plan.combine;
   d["attention_grid"] = plan.attentionGrid;
   d["combine_grid"] = plan.combineGrid;
@@ -637,6 +638,24 @@ PYBIND11_MODULE(_mla, m) {
         py::gil_scoped_release release;
         check(d.device->synchronizeStream(rt::Stream{s}));
       })
+      // Graph capture (Device::beginCapture...): misuse is the caller's (ValueError).
+      .def("begin_capture",
+           [](PyDevice &d, uint64_t s) { check(d.device->beginCapture(rt::Stream{s}), true); })
+      .def("end_capture",
+           [](PyDevice &d, uint64_t s) {
+             return unwrap(d.device->endCapture(rt::Stream{s}), true).handle;
+           })
+      .def("launch_graph",
+           [](PyDevice &d, uint64_t g, uint64_t s) {
+             llvm::Error e = llvm::Error::success();
+             {
+               py::gil_scoped_release release; // the emulator runs the launches here
+               e = d.device->launchGraph(rt::Graph{g}, rt::Stream{s});
+             }
+             check(std::move(e));
+           })
+      .def("destroy_graph",
+           [](PyDevice &d, uint64_t g) { check(d.device->destroyGraph(rt::Graph{g}), true); })
       .def("set_mode",
            [](PyDevice &d, const std::string &mode, const std::string &params) {
              rt::EmulatorOptions options = d.device->emulatorOptions();
@@ -769,6 +788,23 @@ PYBIND11_MODULE(_mla, m) {
              }
              return unwrap(std::move(plan));
            })
+      .def("plan_any_lengths",
+           [](PyDecoder &d, int64_t maxRequests, uint64_t slots, std::optional<int> numSplits) {
+             if (maxRequests < 0 || maxRequests > 4096)
+               throw py::value_error("max_requests: must be in 0..4096, got " +
+                                     std::to_string(maxRequests));
+             if (numSplits && (*numSplits < 1 || *numSplits > rt::kMaxSplits))
+               throw py::value_error("num_splits: must be in 1.." +
+                                     std::to_string(rt::kMaxSplits) + ", got " +
+                                     std::to_string(*numSplits));
+             llvm::Expected<rt::DecodePlan> plan =
+                 llvm::createStringError(llvm::inconvertibleErrorCode(), "");
+             {
+               py::gil_scoped_release release;
+               plan = d.decoder->plan(maxRequests, slots, numSplits);
+             }
+             return unwrap(std::move(plan));
+           })
       .def("workspace_bytes",
            [](const PyDecoder &d, int64_t maxRequests, int maxSplits) {
              return d.decoder->workspaceBytes(maxRequests, maxSplits);
@@ -800,6 +836,7 @@ PYBIND11_MODULE(_mla, m) {
       .def_readonly("total_tokens", &rt::DecodePlan::totalTokens)
       .def_readonly("slots", &rt::DecodePlan::slots)
       .def_readonly("wide_kv", &rt::DecodePlan::wideKv)
+      .def_readonly("any_lengths", &rt::DecodePlan::anyLengths)
       .def_readonly("combine", &rt::DecodePlan::combine)
       .def_readonly("workspace_bytes", &rt::DecodePlan::workspaceBytes)
       .def("as_dict", &planDict)
@@ -808,6 +845,7 @@ PYBIND11_MODULE(_mla, m) {
                ", num_splits=" + std::to_string(p.numSplits) +
                (p.combine ? ", combine" : ", attention writes out/lse") +
                (p.wideKv ? ", wide KV" : "") +
+               (p.anyLengths ? ", any lengths" : "") +
                ", workspace_bytes=" + std::to_string(p.workspaceBytes) + ")";
       });
   py::class_<PyDLPack, std::shared_ptr<PyDLPack>>(m, "DLPackTensor")

@@ -234,6 +234,36 @@ Expected<DecodePlan> Decoder::makePlan(ArrayRef<int32_t> indptr, uint64_t slots,
   // path keeps the count it was asked for: its caller sees every split.
   if (!partialsOnly)
     ns = int(std::min<int64_t>(ns, std::max<int64_t>(longestBlocks(indptr), 1)));
+  if (Error e = completePlan(plan, ns))
+    return std::move(e);
+  return plan;
+}
+
+Expected<DecodePlan> Decoder::plan(int64_t maxRequests, uint64_t slots,
+                                   std::optional<int> numSplits) {
+  if (maxRequests < 0 || maxRequests > 4096)
+    return makeError("max_requests: must be in 0..4096, got " + Twine(maxRequests));
+  if (numSplits && (*numSplits < 1 || *numSplits > kMaxSplits))
+    return makeError("num_splits: must be in 1.." + Twine(kMaxSplits) + ", got " +
+                     Twine(*numSplits));
+  DecodePlan plan;
+  plan.requests = maxRequests;
+  plan.rows = maxRequests * config_.qlen;
+  plan.slots = slots;
+  plan.anyLengths = true;
+  plan.owner = this;
+  const int ns = numSplits ? *numSplits
+                           : chooseLengthFreeNumSplits(maxRequests, slots, config_.heads,
+                                                       config_.qlen, gfx950::kNumCUs);
+  if (Error e = completePlan(plan, ns))
+    return std::move(e);
+  return plan;
+}
+
+Error Decoder::completePlan(DecodePlan &plan, int ns) {
+  const int64_t heads = config_.heads, qlen = config_.qlen;
+  const bool partialsOnly = plan.partialsOnly;
+  const uint64_t slots = plan.slots;
   plan.numSplits = ns;
   plan.combine = ns > 1 && !partialsOnly;
   plan.wideKv = config_.wideKv || needsWideKv(slots);
@@ -243,7 +273,7 @@ Expected<DecodePlan> Decoder::makePlan(ArrayRef<int32_t> indptr, uint64_t slots,
   plan.code = *code;
   // Load the kernels now, so that run() never does.
   if (Error e = device_.prepare(*plan.code))
-    return std::move(e);
+    return e;
   if (plan.requests > 0) {
     plan.attentionGrid = uint32_t(
         kernel::attentionGridSize(plan.requests, ns, heads, qlen, gfx950::kNumXcds));
@@ -258,7 +288,7 @@ Expected<DecodePlan> Decoder::makePlan(ArrayRef<int32_t> indptr, uint64_t slots,
   }
   plan.lseScratchOffset = offset;
   plan.workspaceBytes = offset + (partialsOnly ? 0 : lsePartBytes(plan.rows, heads, 1));
-  return plan;
+  return Error::success();
 }
 
 Error Decoder::enqueueAttention(const DecodePlan &plan, const DeviceDecodeArgs &args,
@@ -295,8 +325,8 @@ static Error checkDeviceArgs(const DecodePlan &plan, const DeviceDecodeArgs &arg
     uint64_t address;
     bool needed;
   } pointers[] = {{"q", args.q, true},
-                  {"kv", args.kv, plan.totalTokens > 0},
-                  {"pages", args.pages, plan.totalTokens > 0},
+                  {"kv", args.kv, plan.totalTokens > 0 || plan.anyLengths},
+                  {"pages", args.pages, plan.totalTokens > 0 || plan.anyLengths},
                   {"indptr", args.indptr, true},
                   {"out", args.out, wantOut}};
   for (const auto &p : pointers)

@@ -212,3 +212,19 @@ int mla::rt::chooseNumSplits(llvm::ArrayRef<int32_t> indptr, int64_t heads, int6
   return chooseSplitCount(indptr, heads, qlen, numCUs, SplitCostModel::calibrated(),
                           kMaxSplits);
 }
+
+int mla::rt::chooseLengthFreeNumSplits(int64_t requests, uint64_t slots, int64_t heads,
+                                       int64_t qlen, unsigned numCUs) {
+  if (requests <= 0)
+    return 1;
+  // The longest average length a pool of `slots` rows can hold, capped at a 128K
+  // context (so that B of them fit an int32 indptr; docs/decoder.md, "Graph capture").
+  const int64_t perRequest =
+      int64_t(std::min<uint64_t>(slots / uint64_t(requests), kLengthFreeTokensCap));
+  if (perRequest == 0)
+    return 1;
+  std::vector<int32_t> indptr(size_t(requests) + 1);
+  for (int64_t b = 0; b <= requests; ++b)
+    indptr[size_t(b)] = int32_t(b * perRequest);
+  return chooseNumSplits(indptr, heads, qlen, numCUs);
+}

@@ -242,6 +242,19 @@ Error Device::destroyStream(Stream stream) {
 
 Error Device::synchronizeStream(Stream) { return synchronize(); }
 
+Error Device::beginCapture(Stream) {
+  return makeError("device '" + kind() + "' does not support graph capture");
+}
+Expected<Graph> Device::endCapture(Stream) {
+  return makeError("device '" + kind() + "' does not support graph capture");
+}
+Error Device::launchGraph(Graph, Stream) {
+  return makeError("device '" + kind() + "' does not support graph capture");
+}
+Error Device::destroyGraph(Graph) {
+  return makeError("device '" + kind() + "' does not support graph capture");
+}
+
 Expected<std::unique_ptr<Device>> Device::open(StringRef which, std::string *note) {
   if (which == "emu") {
     if (note)

@@ -12,6 +12,7 @@
 #include <utility>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 
@@ -70,6 +71,8 @@ public:
   Error copyTo(Buffer dst, const void *src, uint64_t bytes, uint64_t offset) override {
     if (Error e = checkOwned("copyTo", dst))
       return e;
+    if (Error e = refuseDuringCapture("copyTo"))
+      return e;
     if (Error e = validateCopy("copyTo", dst, src, bytes, offset))
       return e;
     return memory_.write(dst.address + offset, src, bytes);
@@ -77,11 +80,13 @@ public:
   Error copyFrom(void *dst, Buffer src, uint64_t bytes, uint64_t offset) override {
     if (Error e = checkOwned("copyFrom", src))
       return e;
+    if (Error e = refuseDuringCapture("copyFrom"))
+      return e;
     if (Error e = validateCopy("copyFrom", src, dst, bytes, offset))
       return e;
     return memory_.read(src.address + offset, dst, bytes);
   }
-  Error synchronize() override { return Error::success(); }
+  Error synchronize() override { return refuseDuringCapture("synchronize"); }
   Error setEmulatorOptions(const EmulatorOptions &options) override {
     std::lock_guard<std::mutex> lock(mutex_); // after the launch in progress
     std::lock_guard<std::mutex> optionsLock(optionsMutex_);
@@ -99,17 +104,30 @@ public:
   }
 
   Error launchRaw(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
-                  ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override;
+                  ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override {
+    return launchRawOn(Stream{}, code, kernelName, grid, block, explicitArgs, stats);
+  }
 
   // Streams: a launch runs to completion before launchRawOn returns, so every stream
   // is in order and synchronising one has nothing to wait for. The ids are checked so
-  // that code written against HIP's stream rules fails here too.
+  // that code written against HIP's stream rules fails here too. A launch on the
+  // stream being captured is recorded instead (recordLaunch).
   Error launchRawOn(Stream stream, const CodeObject &code, StringRef kernelName, Dim3 grid,
                     Dim3 block, ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override {
-    if (Error e = checkStream(stream))
-      return e;
-    return launchRaw(code, kernelName, grid, block, explicitArgs, stats);
+    {
+      std::lock_guard<std::mutex> lock(streamMutex_);
+      if (Error e = checkStreamLocked(stream))
+        return e;
+      if (capturing_)
+        return recordLaunch(stream, code, kernelName, grid, block, explicitArgs);
+    }
+    return execute(code, kernelName, grid, block, explicitArgs, stats);
   }
+
+  Error beginCapture(Stream stream) override;
+  Expected<Graph> endCapture(Stream stream) override;
+  Error launchGraph(Graph graph, Stream stream) override;
+  Error destroyGraph(Graph graph) override;
   Expected<Stream> createStream() override {
     std::lock_guard<std::mutex> lock(streamMutex_);
     uint64_t id = ++lastStream_;
@@ -120,20 +138,56 @@ public:
     std::lock_guard<std::mutex> lock(streamMutex_);
     if (stream.handle == 0)
       return Error::success();
+    if (capturing_ && stream.handle == capturing_)
+      return makeError("destroyStream: stream " + Twine(stream.handle) +
+                       " is being captured; end the capture first");
     if (!streams_.erase(stream.handle))
       return makeError("destroyStream: " + Twine(stream.handle) + " is not a live stream");
     return Error::success();
   }
-  Error synchronizeStream(Stream stream) override { return checkStream(stream); }
+  Error synchronizeStream(Stream stream) override {
+    std::lock_guard<std::mutex> lock(streamMutex_);
+    if (Error e = checkStreamLocked(stream))
+      return e;
+    if (capturing_ && stream.handle == capturing_)
+      return makeError("synchronizeStream: stream " + Twine(stream.handle) +
+                       " is being captured; its launches run only when the graph is "
+                       "launched");
+    return Error::success();
+  }
 
 private:
-  Error checkStream(Stream stream) {
-    std::lock_guard<std::mutex> lock(streamMutex_);
+  /// Called with streamMutex_ held.
+  Error checkStreamLocked(Stream stream) {
     if (stream.handle != 0 && !streams_.count(stream.handle))
       return makeError("stream " + Twine(stream.handle) +
                        " was not created by this emulator device (or was destroyed)");
     return Error::success();
   }
+  /// An error naming \p what while a stream is being captured: a copy or a
+  /// synchronisation would run before the captured launches, which have not run.
+  Error refuseDuringCapture(StringRef what) {
+    std::lock_guard<std::mutex> lock(streamMutex_);
+    if (!capturing_)
+      return Error::success();
+    return makeError(what + ": stream " + Twine(capturing_) +
+                     " is being captured; the emulator refuses copies and "
+                     "synchronisation until endCapture (the captured launches have not run)");
+  }
+  /// One launch of a graph: what launchRawOn was given.
+  struct RecordedLaunch {
+    const CodeObject *code;
+    std::string kernelName;
+    Dim3 grid, block;
+    std::vector<uint8_t> explicitArgs;
+  };
+  /// Checks a launch on the capturing stream as a launch would be checked, and
+  /// appends it to the capture. Called with streamMutex_ held.
+  Error recordLaunch(Stream stream, const CodeObject &code, StringRef kernelName, Dim3 grid,
+                     Dim3 block, ArrayRef<uint8_t> explicitArgs);
+  /// Runs one launch now.
+  Error execute(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
+                ArrayRef<uint8_t> explicitArgs, LaunchStats *stats);
 
   struct LoadedKernel {
     emu::KernelImage image;
@@ -151,6 +205,12 @@ private:
   std::mutex streamMutex_;
   std::set<uint64_t> streams_;
   uint64_t lastStream_ = 0;
+  // Graph capture, guarded by streamMutex_: the stream being captured (0: none), its
+  // launches so far, and the graphs made by endCapture (ids never reused).
+  uint64_t capturing_ = 0;
+  std::vector<RecordedLaunch> captured_;
+  std::map<uint64_t, std::shared_ptr<const std::vector<RecordedLaunch>>> graphs_;
+  uint64_t lastGraph_ = 0;
   // Written with both mutex_ and optionsMutex_ held; read under either, so that
   // emulatorOptions() does not wait for a launch.
   mutable std::mutex optionsMutex_;
@@ -176,8 +236,90 @@ Expected<EmuDevice::LoadedImage *> EmuDevice::load(const CodeObject &code) {
   return &li;
 }
 
-Error EmuDevice::launchRaw(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
-                           ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) {
+Error EmuDevice::beginCapture(Stream stream) {
+  std::lock_guard<std::mutex> lock(streamMutex_);
+  if (stream.handle == 0)
+    return makeError("beginCapture: the null stream (0) cannot be captured (as on HIP); "
+                     "capture a stream from createStream()");
+  if (Error e = checkStreamLocked(stream))
+    return makeError("beginCapture: " + toString(std::move(e)));
+  if (capturing_)
+    return makeError("beginCapture: stream " + Twine(capturing_) +
+                     " is already being captured (the emulator captures one stream at a "
+                     "time)");
+  capturing_ = stream.handle;
+  captured_.clear();
+  return Error::success();
+}
+
+Expected<Graph> EmuDevice::endCapture(Stream stream) {
+  std::lock_guard<std::mutex> lock(streamMutex_);
+  if (!capturing_ || stream.handle != capturing_)
+    return makeError("endCapture: stream " + Twine(stream.handle) +
+                     " is not being captured (no beginCapture on it)");
+  capturing_ = 0;
+  uint64_t id = ++lastGraph_;
+  graphs_[id] =
+      std::make_shared<const std::vector<RecordedLaunch>>(std::exchange(captured_, {}));
+  return Graph{id};
+}
+
+Error EmuDevice::recordLaunch(Stream stream, const CodeObject &code, StringRef kernelName,
+                              Dim3 grid, Dim3 block, ArrayRef<uint8_t> explicitArgs) {
+  if (stream.handle != capturing_)
+    return makeError("stream " + Twine(stream.handle) + ": a launch while stream " +
+                     Twine(capturing_) +
+                     " is being captured; the emulator would run it before the captured "
+                     "launches, so it refuses it (end the capture first)");
+  auto kernel = code.getKernel(kernelName);
+  if (!kernel)
+    return kernel.takeError();
+  if (Error e = validateLaunch(*kernel, grid, block))
+    return makeError("kernel '" + kernel->name + "': " + toString(std::move(e)));
+  if (auto kernarg = buildKernargSegment(*kernel, explicitArgs, grid, block); !kernarg)
+    return kernarg.takeError();
+  captured_.push_back({&code, kernel->name, grid, block,
+                       std::vector<uint8_t>(explicitArgs.begin(), explicitArgs.end())});
+  return Error::success();
+}
+
+Error EmuDevice::launchGraph(Graph graph, Stream stream) {
+  std::shared_ptr<const std::vector<RecordedLaunch>> launches;
+  {
+    std::lock_guard<std::mutex> lock(streamMutex_);
+    if (Error e = checkStreamLocked(stream))
+      return makeError("launchGraph: " + toString(std::move(e)));
+    if (capturing_)
+      return makeError("launchGraph: stream " + Twine(capturing_) +
+                       " is being captured; the emulator does not nest graphs or run "
+                       "other work during a capture");
+    auto it = graphs_.find(graph.handle);
+    if (it == graphs_.end())
+      return makeError("launchGraph: graph " + Twine(graph.handle) +
+                       " is not a live graph of this device (destroyed, or not made by "
+                       "endCapture)");
+    launches = it->second;
+  }
+  for (size_t i = 0; i < launches->size(); ++i) {
+    const RecordedLaunch &l = (*launches)[i];
+    if (Error e = execute(*l.code, l.kernelName, l.grid, l.block, l.explicitArgs, nullptr))
+      return makeError("launchGraph: launch " + Twine(i) + " ('" + l.kernelName +
+                       "') of graph " + Twine(graph.handle) + ": " + toString(std::move(e)));
+  }
+  return Error::success();
+}
+
+Error EmuDevice::destroyGraph(Graph graph) {
+  std::lock_guard<std::mutex> lock(streamMutex_);
+  if (!graphs_.erase(graph.handle))
+    return makeError("destroyGraph: graph " + Twine(graph.handle) +
+                     " is not a live graph of this device (already destroyed, or not made "
+                     "by endCapture)");
+  return Error::success();
+}
+
+Error EmuDevice::execute(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
+                         ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) {
   auto kernelOr = code.getKernel(kernelName);
   if (!kernelOr)
     return kernelOr.takeError();

@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <map>
 #include <mutex>
+#include <set>
 #include <vector>
 
 using namespace llvm;
@@ -25,6 +26,9 @@ Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorC
 
 constexpr int kHipMemcpyHostToDevice = 1;
 constexpr int kHipMemcpyDeviceToHost = 2;
+/// hipStreamCaptureModeGlobal: during a capture, calls that are unsafe under capture
+/// (hipMalloc, a synchronous hipMemcpy...) fail on every thread.
+constexpr int kHipStreamCaptureModeGlobal = 0;
 /// hipModuleLaunchKernel `extra` markers (HIP_LAUNCH_PARAM_*).
 void *const kLaunchParamBufferPointer = reinterpret_cast<void *>(0x01);
 void *const kLaunchParamBufferSize = reinterpret_cast<void *>(0x02);
@@ -131,6 +135,85 @@ public:
                  "hipStreamSynchronize");
   }
 
+  // Graphs. The device tracks which streams it captures and which graphs are live, so
+  // that a misuse is an error naming it rather than HIP's code (or, for a freed graph,
+  // a use of freed memory).
+  Error beginCapture(Stream stream) override {
+    if (stream.handle == 0)
+      return makeError("beginCapture: the null stream (0) cannot be captured; capture a "
+                       "stream from createStream()");
+    if (Error e = makeCurrent())
+      return e;
+    std::lock_guard<std::mutex> lock(graphMutex_);
+    if (capturing_.count(stream.handle))
+      return makeError("beginCapture: stream " + Twine(stream.handle) +
+                       " is already being captured");
+    if (Error e = check(api_.hipStreamBeginCapture(reinterpret_cast<void *>(stream.handle),
+                                                   kHipStreamCaptureModeGlobal),
+                        "hipStreamBeginCapture"))
+      return e;
+    capturing_.insert(stream.handle);
+    return Error::success();
+  }
+  Expected<Graph> endCapture(Stream stream) override {
+    if (Error e = makeCurrent())
+      return std::move(e);
+    std::lock_guard<std::mutex> lock(graphMutex_);
+    if (!capturing_.erase(stream.handle))
+      return makeError("endCapture: stream " + Twine(stream.handle) +
+                       " is not being captured (no beginCapture on it)");
+    void *graph = nullptr;
+    if (Error e = check(
+            api_.hipStreamEndCapture(reinterpret_cast<void *>(stream.handle), &graph),
+            "hipStreamEndCapture"))
+      return std::move(e);
+    void *exec = nullptr;
+    if (Error e = check(api_.hipGraphInstantiate(&exec, graph, nullptr, nullptr, 0),
+                        "hipGraphInstantiate")) {
+      api_.hipGraphDestroy(graph);
+      return std::move(e);
+    }
+    uint64_t id = ++lastGraph_;
+    graphs_[id] = {exec, graph};
+    return Graph{id};
+  }
+  Error launchGraph(Graph graph, Stream stream) override {
+    if (Error e = makeCurrent())
+      return e;
+    void *exec = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(graphMutex_);
+      auto it = graphs_.find(graph.handle);
+      if (it == graphs_.end())
+        return makeError("launchGraph: graph " + Twine(graph.handle) +
+                         " is not a live graph of this device (destroyed, or not made by "
+                         "endCapture)");
+      exec = it->second.first;
+    }
+    return check(api_.hipGraphLaunch(exec, reinterpret_cast<void *>(stream.handle)),
+                 "hipGraphLaunch");
+  }
+  Error destroyGraph(Graph graph) override {
+    if (Error e = makeCurrent())
+      return e;
+    std::pair<void *, void *> handles;
+    {
+      std::lock_guard<std::mutex> lock(graphMutex_);
+      auto it = graphs_.find(graph.handle);
+      if (it == graphs_.end())
+        return makeError("destroyGraph: graph " + Twine(graph.handle) +
+                         " is not a live graph of this device (already destroyed, or not "
+                         "made by endCapture)");
+      handles = it->second;
+      graphs_.erase(it);
+    }
+    if (Error e = check(api_.hipGraphExecDestroy(handles.first), "hipGraphExecDestroy")) {
+      api_.hipGraphDestroy(handles.second);
+      return e;
+    }
+    return check(api_.hipGraphDestroy(handles.second), "hipGraphDestroy");
+  }
+
   Error prepare(const CodeObject &code) override {
     if (Error e = makeCurrent())
       return e;
@@ -200,6 +283,11 @@ private:
   std::mutex mutex_;
   std::map<uint64_t, void *> modules_;
   std::map<std::pair<uint64_t, std::string>, void *> functions_;
+  std::mutex graphMutex_;
+  std::set<uint64_t> capturing_;
+  /// Live graphs by id: the hipGraphExec_t and the hipGraph_t it came from.
+  std::map<uint64_t, std::pair<void *, void *>> graphs_;
+  uint64_t lastGraph_ = 0;
 };
 } // namespace
 

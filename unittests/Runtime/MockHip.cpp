@@ -33,5 +33,11 @@ int hipDeviceSynchronize() { return 0; }
 int hipStreamCreate(void **) { return 1; }
 int hipStreamDestroy(void *) { return 0; }
 int hipStreamSynchronize(void *) { return 0; }
+int hipStreamBeginCapture(void *, int) { return 1; }
+int hipStreamEndCapture(void *, void **) { return 1; }
+int hipGraphInstantiate(void **, void *, void **, char *, size_t) { return 1; }
+int hipGraphLaunch(void *, void *) { return 1; }
+int hipGraphExecDestroy(void *) { return 0; }
+int hipGraphDestroy(void *) { return 0; }
 const char *hipGetErrorString(int) { return "mock error"; }
 }

@@ -3,10 +3,13 @@
 // For the Decoder's HIP path without a GPU: two devices (0 a gfx942, 1 a gfx950),
 // host memory behind hipMalloc, kernels that do nothing, and a log of every call the
 // runtime makes (counts, and each launch's stream, grid and kernel arguments) that
-// the test reads through mockHipLog(). Only the entry points in HipSymbols.def exist.
+// the test reads through mockHipLog(), and a trace of the launches and graph calls in
+// order (mockHipTrace). Only the entry points in HipSymbols.def exist.
 //
 //===----------------------------------------------------------------------===//
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -26,7 +29,16 @@ struct Log {
   int currentDevice = 0;
   std::vector<Launch> launches;
   std::vector<std::string> functionNames; // function handle i + 1 -> name
+  /// "name(arguments);" for every launch and graph call, in order (handles in hex).
+  std::string trace;
+  int captures = 0, graphs = 0, execs = 0;
+  std::vector<void *> capturing; // streams between begin and end capture
 };
+std::string hex(const void *p) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%#llx", (unsigned long long)reinterpret_cast<uintptr_t>(p));
+  return buf;
+}
 Log log;
 std::mutex mutex;
 } // namespace
@@ -54,6 +66,17 @@ size_t mockHipLaunch(int i, void **stream, unsigned *grid, const char **name, ui
   *name = log.functionNames.at(reinterpret_cast<uintptr_t>(l.function) - 1).c_str();
   std::memcpy(args, l.args.data(), std::min(capacity, l.args.size()));
   return l.args.size();
+}
+/// The trace (see Log::trace), copied to `buffer` (at most `capacity` bytes, NUL
+/// included); returns its length.
+size_t mockHipTrace(char *buffer, size_t capacity) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (capacity) {
+    size_t n = std::min(capacity - 1, log.trace.size());
+    std::memcpy(buffer, log.trace.data(), n);
+    buffer[n] = 0;
+  }
+  return log.trace.size();
 }
 void mockHipReset() {
   std::lock_guard<std::mutex> lock(mutex);
@@ -121,6 +144,7 @@ int hipModuleLaunchKernel(void *function, unsigned gx, unsigned, unsigned, unsig
   const auto *bytes = static_cast<const uint8_t *>(extra[1]);
   size_t size = *static_cast<size_t *>(extra[3]);
   log.launches.push_back({function, stream, gx, std::vector<uint8_t>(bytes, bytes + size)});
+  log.trace += "hipModuleLaunchKernel(" + hex(stream) + ");";
   return 0;
 }
 int hipDeviceSynchronize() {
@@ -138,6 +162,47 @@ int hipStreamDestroy(void *) { return 0; }
 int hipStreamSynchronize(void *) {
   std::lock_guard<std::mutex> lock(mutex);
   ++log.streamSyncs;
+  return 0;
+}
+// Graph capture: the calls are traced; a capture must be begun before it is ended
+// (hipErrorIllegalState, 401, otherwise), as HIP checks.
+int hipStreamBeginCapture(void *stream, int mode) {
+  std::lock_guard<std::mutex> lock(mutex);
+  log.trace += "hipStreamBeginCapture(" + hex(stream) + ", " + std::to_string(mode) + ");";
+  if (!stream || std::count(log.capturing.begin(), log.capturing.end(), stream))
+    return 401;
+  log.capturing.push_back(stream);
+  return 0;
+}
+int hipStreamEndCapture(void *stream, void **graph) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = std::find(log.capturing.begin(), log.capturing.end(), stream);
+  if (it == log.capturing.end())
+    return 401;
+  log.capturing.erase(it);
+  *graph = reinterpret_cast<void *>(uintptr_t(0x7000 + ++log.graphs));
+  log.trace += "hipStreamEndCapture(" + hex(stream) + ") -> " + hex(*graph) + ";";
+  return 0;
+}
+int hipGraphInstantiate(void **exec, void *graph, void **, char *, size_t) {
+  std::lock_guard<std::mutex> lock(mutex);
+  *exec = reinterpret_cast<void *>(uintptr_t(0x8000 + ++log.execs));
+  log.trace += "hipGraphInstantiate(" + hex(graph) + ") -> " + hex(*exec) + ";";
+  return 0;
+}
+int hipGraphLaunch(void *exec, void *stream) {
+  std::lock_guard<std::mutex> lock(mutex);
+  log.trace += "hipGraphLaunch(" + hex(exec) + ", " + hex(stream) + ");";
+  return 0;
+}
+int hipGraphExecDestroy(void *exec) {
+  std::lock_guard<std::mutex> lock(mutex);
+  log.trace += "hipGraphExecDestroy(" + hex(exec) + ");";
+  return 0;
+}
+int hipGraphDestroy(void *graph) {
+  std::lock_guard<std::mutex> lock(mutex);
+  log.trace += "hipGraphDestroy(" + hex(graph) + ");";
   return 0;
 }
 const char *hipGetErrorString(int) { return "recording mock error"; }

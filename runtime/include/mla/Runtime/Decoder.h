@@ -9,7 +9,8 @@
 //   kernel (and the combine when the plan splits) on the caller's stream and returns:
 //   it allocates no device memory, copies nothing, does not synchronise and checks
 //   no per-token data (the caller owns the inputs' validity), so it can be captured
-//   in a HIP graph.
+//   in a graph (Device::beginCapture); a plan made without lengths (plan(B, slots))
+//   keeps such a graph correct and split for any lengths the device indptr holds.
 // - The host path (run(DecodeInputs, ...)), for tests, the emulator and the demo:
 //   host arrays in kernel-contract.md section 2's layouts, every argument validated (every
 //   page index too) before anything is launched, then built on the device path
@@ -102,6 +103,10 @@ struct DecodePlan {
   uint64_t workspaceBytes = 0;
   uint64_t lsePartOffset = 0;
   uint64_t lseScratchOffset = 0;
+  /// Made without lengths (Decoder::plan(maxRequests, slots)): valid for any batch of
+  /// exactly `requests` requests whose page table fits the pool; totalTokens is 0 and
+  /// the kernels read every length from the device indptr (graph capture).
+  bool anyLengths = false;
   /// Set only on Decoder::partials()'s internal plans, which run() refuses.
   bool partialsOnly = false;
   /// The kernels, owned by the Decoder that made the plan.
@@ -141,6 +146,17 @@ llvm::Error validateIndptr(llvm::ArrayRef<int32_t> indptr);
 /// (docs/decoder.md). `indptr` must be valid. Defined in SplitPolicy.cpp.
 int chooseNumSplits(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
                     unsigned numCUs);
+
+/// The per-request length that chooseLengthFreeNumSplits assumes at most: 131072
+/// tokens (a 128K context).
+inline constexpr uint64_t kLengthFreeTokensCap = 131072;
+
+/// The split count of a plan made without lengths (Decoder::plan(maxRequests, slots)):
+/// chooseNumSplits for `requests` requests of min(slots / requests, 131072) tokens
+/// each, the longest average a pool of `slots` rows can hold (1 when that is 0
+/// tokens or there is no request). Defined in SplitPolicy.cpp.
+int chooseLengthFreeNumSplits(int64_t requests, uint64_t slots, int64_t heads, int64_t qlen,
+                              unsigned numCUs);
 
 /// Which attention kernel a Decoder runs: the plain build or the warp-specialised one
 /// (F15, docs/warp-specialization.md). Both compute the same bits; they differ in
@@ -208,6 +224,16 @@ public:
   llvm::Expected<DecodePlan> plan(llvm::ArrayRef<int32_t> indptr, uint64_t slots,
                                   std::optional<int> numSplits = std::nullopt);
 
+  /// Plans for any batch of exactly `maxRequests` requests (B in 0..4096; any of them
+  /// may be empty) on a pool of `slots` rows, without their lengths: the grids and the
+  /// workspace depend on B and the split count only, and the kernels take every
+  /// length from the device indptr, so one plan (and a graph captured with it) serves
+  /// every step of B requests. `numSplits` omitted: chooseLengthFreeNumSplits() for
+  /// 256 CUs. The count is not capped (no length is known); splits past a request's
+  /// blocks store empty partials, which the combine skips.
+  llvm::Expected<DecodePlan> plan(int64_t maxRequests, uint64_t slots,
+                                  std::optional<int> numSplits = std::nullopt);
+
   /// The workspace that covers every plan of up to `maxRequests` requests and
   /// `maxSplits` splits (allocate it once).
   uint64_t workspaceBytes(int64_t maxRequests, int maxSplits = kMaxSplits) const;
@@ -233,6 +259,9 @@ private:
   llvm::Expected<const CodeObject *> codeFor(bool wideKv);
   llvm::Expected<DecodePlan> makePlan(llvm::ArrayRef<int32_t> indptr, uint64_t slots,
                                       std::optional<int> numSplits, bool partialsOnly);
+  /// The part of a plan that follows from B (plan.requests), slots and the split
+  /// count: the build, the grids and the workspace layout.
+  llvm::Error completePlan(DecodePlan &plan, int numSplits);
   llvm::Error enqueueAttention(const DecodePlan &plan, const DeviceDecodeArgs &args,
                                uint64_t oPart, uint64_t lsePart, Stream stream,
                                DecodeRunInfo *info) const;

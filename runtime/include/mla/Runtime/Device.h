@@ -44,6 +44,13 @@ struct Stream {
   uint64_t handle = 0;
 };
 
+/// A captured sequence of launches, replayable with Device::launchGraph (a CUDA/HIP
+/// graph). `handle` is an id that the device never reuses (0: none); on HIP it names
+/// a hipGraphExec_t and the hipGraph_t it was instantiated from.
+struct Graph {
+  uint64_t handle = 0;
+};
+
 /// Instructions one emulated wave may execute before its launch is stopped as a
 /// runaway loop: 2^28, thousands of times what a decode kernel's wave executes and
 /// about a minute of emulation (docs/robustness.md). Overridden by
@@ -218,6 +225,27 @@ public:
   virtual llvm::Error destroyStream(Stream stream);
   /// Waits for the work launched on \p stream (the default: synchronize()).
   virtual llvm::Error synchronizeStream(Stream stream);
+
+  /// Graph capture (docs/decoder.md, "Graph capture"). Between beginCapture(s) and
+  /// endCapture(s) a launch on stream s is recorded, with its argument bytes and
+  /// grid, and not run; launchGraph() replays the recorded launches in order on a
+  /// stream, as often as wanted, until destroyGraph(). Whatever a replay should see
+  /// differently (lengths, page tables) must be in device memory: a captured launch's
+  /// arguments are fixed. The code objects of the captured launches must outlive the
+  /// graph. The null stream (0) cannot be captured (as on HIP). HIP:
+  /// hipStreamBeginCapture (global mode) / hipStreamEndCapture + hipGraphInstantiate /
+  /// hipGraphLaunch / hipGraphExecDestroy + hipGraphDestroy. The emulator captures one
+  /// stream at a time and refuses, while it captures, launches on other streams and
+  /// copies (they would run before the captured work, which on HIP is an error or a
+  /// reordering). The defaults: an error, no capture.
+  virtual llvm::Error beginCapture(Stream stream);
+  /// Ends the capture begun on \p stream and returns the replayable graph.
+  virtual llvm::Expected<Graph> endCapture(Stream stream);
+  /// Enqueues the graph's launches on \p stream (the emulator runs them before
+  /// returning).
+  virtual llvm::Error launchGraph(Graph graph, Stream stream);
+  /// Frees a graph made by endCapture(); it cannot be launched afterwards.
+  virtual llvm::Error destroyGraph(Graph graph);
   /// The emulator's mode (functional or timing) and timing options for the following
   /// launches (mla/Runtime/Timing.h). An error on a device that is not the emulator.
   virtual llvm::Error setEmulatorOptions(const EmulatorOptions &options);
