@@ -248,7 +248,7 @@ TEST(PlanRun, WorkspaceCoversThePolicysPlans) {
   EXPECT_EQ(decoder->workspaceBytes(1), 3145728u + 12288u + 256u);
   // Explicit split counts: B requests with NS splits each (the old form).
   EXPECT_EQ(decoder->workspaceBytes(3, 3), 3u * 3 * 12 * 1024 + 512u + 256u);
-  // The batch the uncapped policy split 256 ways (SplitPolicyTest's GridCap case): its
+  // The batch the uncapped policy split 102 ways (SplitPolicyTest's GridCap case): its
   // plan fits the bound.
   std::vector<int32_t> indptr(4097, int32_t(1) << 24);
   indptr[0] = 0;

@@ -229,10 +229,10 @@ TEST(SplitPolicy, GridCapBoundsTheSplits) {
   // The caller's maximum still applies.
   EXPECT_EQ(maxPolicySplits(1, 12, 1, cus, 8), 8);
 
-  // 4096 requests, one of 2^24 tokens (131072 blocks) and 4095 empty ones. Without the
-  // cap the cost model splits the long request 256 ways (its CTAs shrink from 131072
-  // blocks to 512, and the million mostly empty CTAs cost about 6 ms against the long
-  // CTA's 200 ms): 1,048,576 units, whose partials would take 12.9 GB. The cap allows 2.
+  // 4096 requests, one of 2^24 tokens (131072 blocks) and 4095 empty ones. One CTA over
+  // the long request is modeled at about 0.2 s (1.49 us a block), so splitting it pays for
+  // hundreds of thousands of empty CTAs (1.54 us each over 256 CUs): without the cap the
+  // policy picks NS 102, 417,792 units whose partials would take 5.2 GB. The cap allows 2.
   std::vector<int32_t> indptr(4097, int32_t(1) << 24);
   indptr[0] = 0;
   const int ns = chooseNumSplits(indptr, 12, 1, cus);

@@ -69,8 +69,8 @@ SplitCost estimateSplitCost(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64
 
 /// The largest attention grid, in waves of one CTA a CU, that a split count above 1
 /// may launch: the policy's cap on total CTAs. The cost model alone has no closed-form
-/// bound on B * NS (a batch with one request of millions of tokens beside 4095 empty
-/// ones is cheapest at NS 256, a million units whose partials take 13 GB at 12 heads),
+/// bound on B * NS (4096 requests, one of 2^24 tokens and 4095 empty, are cheapest at
+/// NS 102: 417,792 units, whose partials take 5.2 GB at 12 heads),
 /// so the workspace a serving engine allocates once would have to cover every
 /// (B, 256). With the cap, NS > 1 launches at most 32 * CUs CTAs (8192 on MI355X): the
 /// split-sweep tables' largest choice is 28.5 waves (docs/decoder.md).
