@@ -1,6 +1,8 @@
-# Driven by CTest (cmake/MLAInstall.cmake): `cmake --install BUILD_DIR --component python
-# --prefix PREFIX` must put the package into SITE_PACKAGES (under PREFIX) and nowhere
-# else; PYTHON then imports it from there and runs it on the emulator.
+# Driven by CTest (cmake/MLAInstall.cmake): `cmake --install BUILD_DIR --component C
+# --prefix PREFIX` for the components the package needs (runtime: libmla.so; compiler:
+# kernels on a cache miss; python) must put the package into SITE_PACKAGES (under PREFIX)
+# and nothing outside PREFIX; PYTHON then imports it from there and runs it on the
+# emulator.
 foreach(var BUILD_DIR PREFIX SITE_PACKAGES PYTHON)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "InstallPythonPrefixTest.cmake: ${var} is not set")
@@ -19,11 +21,14 @@ endfunction()
 # writes outside the build tree: every file must land under DESTDIR/PREFIX.
 set(scratch ${PREFIX}-destdir)
 file(REMOVE_RECURSE ${PREFIX} ${scratch})
-run(${CMAKE_COMMAND} -E env DESTDIR=${scratch}
-    ${CMAKE_COMMAND} --install ${BUILD_DIR} --component python --prefix ${PREFIX})
+set(components runtime compiler python)
+foreach(c ${components})
+  run(${CMAKE_COMMAND} -E env DESTDIR=${scratch}
+      ${CMAKE_COMMAND} --install ${BUILD_DIR} --component ${c} --prefix ${PREFIX})
+endforeach()
 file(GLOB_RECURSE staged LIST_DIRECTORIES false ${scratch}/*)
 if(NOT staged)
-  message(FATAL_ERROR "the python component installed nothing")
+  message(FATAL_ERROR "the components installed nothing")
 endif()
 foreach(f ${staged})
   string(FIND "${f}" "${scratch}${PREFIX}/" at)
@@ -33,7 +38,9 @@ foreach(f ${staged})
 endforeach()
 file(REMOVE_RECURSE ${scratch})
 
-run(${CMAKE_COMMAND} --install ${BUILD_DIR} --component python --prefix ${PREFIX})
+foreach(c ${components})
+  run(${CMAKE_COMMAND} --install ${BUILD_DIR} --component ${c} --prefix ${PREFIX})
+endforeach()
 if(NOT EXISTS ${SITE_PACKAGES}/mla/__init__.py)
   message(FATAL_ERROR "the package is not in ${SITE_PACKAGES}")
 endif()
