@@ -75,22 +75,39 @@ set_tests_properties(install.out-of-tree-consumer PROPERTIES
   TIMEOUT 600)
 endif()
 
-# CTest: the Python package's install rule (component `python`, into /usr/bin/python3's
-# site-packages) staged under DESTDIR inside the build tree, then imported from there
-# by Debian's python3 and run on the emulator.
+# CTest: the Python package's install rule (component `python`, into site-packages under
+# the install prefix) staged under DESTDIR inside the build tree, then imported from there
+# by Debian's python3 and run on the emulator; and installed with --prefix into the build
+# tree (the rule must honour it: it once wrote into the system's dist-packages) and
+# imported from that prefix.
 if(MLA_ENABLE_PYTHON)
   add_test(NAME install.python-package
     COMMAND ${CMAKE_COMMAND} -E env DESTDIR=${PROJECT_BINARY_DIR}/install-test/destdir
             sh -c "for c in runtime compiler python; do ${CMAKE_COMMAND} --install ${PROJECT_BINARY_DIR} --component $c || exit 1; done")
-  set(staged ${PROJECT_BINARY_DIR}/install-test/destdir${MLA_PYTHON_INSTALL_DIR})
+  set(staged ${PROJECT_BINARY_DIR}/install-test/destdir${MLA_PYTHON_INSTALL_FULL_DIR})
   add_test(NAME install.python-import
     COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${staged}
             ${MLA_PYTHON_EXECUTABLE} -c
             "import mla, numpy as np; assert mla.__file__.startswith('${staged}'), mla.__file__; p = mla.reference.make_problem(12, 1, [200, 3], seed=1); out, lse = mla.Decoder(12, 1, 'emu')(p['q'], p['kv'], p['pages'], p['indptr'], p['scale'], p['vscale']); assert np.isfinite(lse).all(); print('installed package ok:', mla.__file__)")
+  # Each `cmake --install` of a component rewrites the build tree's manifest of it.
+  set_tests_properties(install.python-package PROPERTIES RESOURCE_LOCK mla-python-install)
   set_tests_properties(install.python-import PROPERTIES
     DEPENDS install.python-package
     ENVIRONMENT "MLA_CACHE_DIR=${PROJECT_BINARY_DIR}/install-test/kernel-cache"
     PASS_REGULAR_EXPRESSION "installed package ok")
+  if(NOT IS_ABSOLUTE "${MLA_PYTHON_INSTALL_DIR}")
+    set(python_prefix ${PROJECT_BINARY_DIR}/install-test/python-prefix)
+    add_test(NAME install.python-prefix
+      COMMAND ${CMAKE_COMMAND}
+              -DBUILD_DIR=${PROJECT_BINARY_DIR} -DPREFIX=${python_prefix}
+              -DSITE_PACKAGES=${python_prefix}/${MLA_PYTHON_INSTALL_DIR}
+              -DPYTHON=${MLA_PYTHON_EXECUTABLE}
+              -P ${PROJECT_SOURCE_DIR}/cmake/InstallPythonPrefixTest.cmake)
+    set_tests_properties(install.python-prefix PROPERTIES
+      ENVIRONMENT "MLA_CACHE_DIR=${PROJECT_BINARY_DIR}/install-test/kernel-cache"
+      PASS_REGULAR_EXPRESSION "prefix install ok"
+      RESOURCE_LOCK mla-python-install)
+  endif()
 endif()
 
 # CTest: the runtime without the compiler. Stages the `runtime` and `python` components
@@ -102,9 +119,10 @@ if(MLA_ENABLE_PYTHON AND TARGET mla-kernel-bundle)
     COMMAND sh -c "rm -rf '${_mla_runtime_only}' && for c in runtime python; do DESTDIR='${_mla_runtime_only}' '${CMAKE_COMMAND}' --install '${PROJECT_BINARY_DIR}' --component $c || exit 1; done")
   add_test(NAME install.runtime-only
     COMMAND ${MLA_PYTHON_EXECUTABLE} ${PROJECT_SOURCE_DIR}/test/Install/runtime_only_decode.py
-            ${_mla_runtime_only}${MLA_PYTHON_INSTALL_DIR}
+            ${_mla_runtime_only}${MLA_PYTHON_INSTALL_FULL_DIR}
             ${_mla_runtime_only}${CMAKE_INSTALL_FULL_LIBDIR})
-  set_tests_properties(install.runtime-only-stage PROPERTIES FIXTURES_SETUP mla_runtime_only)
+  set_tests_properties(install.runtime-only-stage PROPERTIES FIXTURES_SETUP mla_runtime_only
+    RESOURCE_LOCK mla-python-install)
   set_tests_properties(install.runtime-only PROPERTIES
     FIXTURES_REQUIRED mla_runtime_only
     PASS_REGULAR_EXPRESSION "runtime-only decode ok"

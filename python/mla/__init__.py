@@ -32,6 +32,7 @@ Submodules: ``mla.reference`` (exact attention and the kernel model), ``mla.runt
 """
 
 import os as _os
+import sys as _sys
 
 import numpy as _np
 
@@ -67,32 +68,43 @@ def compiler_version():
 
 
 def bf16(x):
-    """float32 values -> bf16 bit patterns (uint16), round to nearest even."""
-    return _mla.f32_to_bf16(_np.asarray(x, dtype=_np.float32))
+    """float32 values -> bf16 bit patterns (uint16), round to nearest even. A bfloat16
+    tensor gives its own bits."""
+    a, logical = runtime._numpy_of(x, "x")
+    if logical == "bfloat16":
+        return _np.array(a.view(_np.uint16))
+    return _mla.f32_to_bf16(_np.asarray(a, dtype=_np.float32))
 
 
 def from_bf16(bits):
-    """bf16 bit patterns (uint16) -> float32 values (exact)."""
-    return _mla.bf16_to_f32(_as_dtype(bits, _np.uint16, "bits"))
+    """bf16 bit patterns (uint16, or a bfloat16 tensor) -> float32 values (exact)."""
+    return _mla.bf16_to_f32(_as_dtype(bits, _np.uint16, "bits", ("bfloat16",)))
 
 
 def e4m3(x):
     """float32 values -> E4M3FN bit patterns (uint8), round to nearest even; values
     beyond 464 in magnitude, inf and NaN become NaN (gfx950's conversion, no
-    saturation)."""
-    return _mla.f32_to_e4m3(_np.asarray(x, dtype=_np.float32))
+    saturation). A float8_e4m3fn tensor gives its own bits."""
+    a, logical = runtime._numpy_of(x, "x")
+    _refuse_fnuz("x", logical)
+    if logical == "float8_e4m3fn":
+        return _np.array(a.view(_np.uint8))
+    return _mla.f32_to_e4m3(_np.asarray(a, dtype=_np.float32))
 
 
 def from_e4m3(bits):
-    """E4M3FN bit patterns (uint8) -> float32 values (exact)."""
-    return _mla.e4m3_to_f32(_as_dtype(bits, _np.uint8, "bits"))
+    """E4M3FN bit patterns (uint8, or a float8_e4m3fn tensor) -> float32 values (exact)."""
+    return _mla.e4m3_to_f32(_as_dtype(bits, _np.uint8, "bits", ("float8_e4m3fn",)))
 
 
-def _as_dtype(array, dtype, name):
-    a = _np.asarray(array)
-    if a.dtype != dtype:
-        raise ValueError(f"{name}: expected {_np.dtype(dtype).name}, got {a.dtype.name}")
-    return _np.ascontiguousarray(a)
+def _as_dtype(array, dtype, name, same_bits=()):
+    """A contiguous numpy array of ``dtype`` from an array of that dtype, or from a
+    tensor whose dtype (by name) is in ``same_bits``: its bits, reinterpreted."""
+    a, logical = runtime._numpy_of(array, name)
+    _refuse_fnuz(name, logical)
+    if logical not in same_bits and logical != _np.dtype(dtype).name:
+        raise ValueError(f"{name}: expected {_np.dtype(dtype).name}, got {logical}")
+    return _np.ascontiguousarray(a.view(dtype))
 
 
 def _int(value, name, lo, hi):
@@ -148,10 +160,9 @@ def _host_array(obj, name):
     logical = _dtype_name(obj)
     _refuse_fnuz(name, logical)
     if hasattr(obj, "__dlpack__"):
-        if logical == "float8_e4m3fn" and hasattr(obj, "view"):
-            # DLPack has no code for it in the frameworks we know: pass the bits.
-            import torch  # only a torch tensor gets here
-            obj = obj.view(torch.uint8)
+        # A torch bfloat16 or float8 tensor passes as its bits (Tensor.view): DLPack has
+        # no float8 code in the frameworks we know, and numpy no bfloat16.
+        obj, _ = runtime._torch_bits(obj)
         try:
             device = obj.__dlpack_device__() if hasattr(obj, "__dlpack_device__") else (1, 0)
             if device[0] not in (1, 3):  # kDLCPU, kDLCUDAHost
@@ -166,7 +177,7 @@ def _host_array(obj, name):
             raise ValueError(f"{name}: cannot read the tensor through DLPack: {e}") from None
         if tensor.code == 4:
             logical = "bfloat16"
-        elif logical != "float8_e4m3fn":
+        elif logical not in ("bfloat16", "float8_e4m3fn"):
             logical = array.dtype.name
         return array, logical
     if hasattr(obj, "__array_interface__") or isinstance(obj, (list, tuple)):
@@ -380,86 +391,148 @@ class Decoder:
         return self._dec.plan(indptr, slots, _check_splits(num_splits))
 
     def workspace_bytes(self, max_requests, max_splits=None):
-        """Workspace bytes covering every plan of up to ``max_requests`` requests and
-        ``max_splits`` splits (allocate once)."""
+        """Workspace bytes covering every plan of up to ``max_requests`` requests
+        (allocate once): plans made without ``num_splits`` (the split policy's choice,
+        whose attention grid the policy caps at 32 waves of CTAs, docs/decoder.md), or,
+        with ``max_splits``, plans of at most that many splits. ``plan.workspace_bytes``
+        is one plan's own need."""
         max_requests = _int(max_requests, "max_requests", 0, 4096)
-        max_splits = MAX_SPLITS if max_splits is None else _int(max_splits, "max_splits", 1,
-                                                                 MAX_SPLITS)
+        if max_splits is not None:
+            max_splits = _int(max_splits, "max_splits", 1, MAX_SPLITS)
         return self._dec.workspace_bytes(max_requests, max_splits)
 
     def run(self, plan, q, kv, pages, indptr, out, lse=None, *, scale, vscale=1.0,
-            workspace, workspace_bytes=None, stream=0):
+            workspace, workspace_bytes=None, stream=None):
         """The device path: enqueues attention (and the combine when the plan splits)
         on ``stream`` and returns without waiting; nothing is allocated, copied or
         checked per token.
 
         ``q``, ``kv``, ``pages``, ``indptr``, ``out``, ``lse`` and ``workspace`` are device
-        memory on this decoder's device: ``mla.runtime.Buffer`` objects, device tensors
-        (DLPack device ROCm/CUDA: their data pointer), or int addresses (``lse`` may be
-        None). ``stream`` is an int handle (a ``hipStream_t``; 0 the null stream) or an
-        object with ``cuda_stream``. ``scale = softmax_scale * k_scale``,
-        ``vscale = v_scale``.
+        memory on this decoder's device: ``mla.runtime.Buffer`` objects allocated by it,
+        device tensors (DLPack device ROCm/CUDA, on this decoder's HIP device: their data
+        pointer; shape, dtype and contiguity are checked), or int addresses (``lse`` may
+        be None). ``stream`` is an int handle (a ``hipStream_t``; 0 the null stream) or
+        an object with ``cuda_stream``; when it is not given, torch's current stream
+        on the tensors' device if they are torch GPU tensors (``torch.cuda.
+        current_stream(device).cuda_stream``, the HIP stream on ROCm builds of torch),
+        else 0. ``workspace_bytes`` gives the workspace's size for an int address; for
+        a Buffer or tensor it may only be smaller than its size.
+        ``scale = softmax_scale * k_scale``, ``vscale = v_scale``.
         """
         if not isinstance(plan, _mla.DecodePlan):
             raise ValueError(f"plan: expected a plan from Decoder.plan(), got "
                              f"{type(plan).__name__}")
         rows, heads = plan.rows, self.heads
-        # (value, name, dtype names a tensor may have, bytes the plan reads or writes)
-        specs = [(q, "q", ("bfloat16", "uint16", "int16"), rows * heads * HEAD_DIM * 2),
-                 (kv, "kv", ("float8_e4m3fn", "uint8", "int8"), plan.slots * HEAD_DIM),
-                 (pages, "pages", ("int32",), plan.total_tokens * 4),
-                 (indptr, "indptr", ("int32",), (plan.requests + 1) * 4),
-                 (out, "out", ("bfloat16", "uint16", "int16"), rows * heads * VALUE_DIM * 2)]
+        bf16_names = ("bfloat16", "uint16", "int16")
+        # (value, name, dtype names a tensor may have, its shape (a leading "min" entry:
+        # at least that many rows), bytes the plan reads or writes)
+        specs = [(q, "q", bf16_names, [rows, heads, HEAD_DIM], rows * heads * HEAD_DIM * 2),
+                 (kv, "kv", ("float8_e4m3fn", "uint8", "int8"), [("min", plan.slots),
+                                                                HEAD_DIM],
+                  plan.slots * HEAD_DIM),
+                 (pages, "pages", ("int32",), [("min", plan.total_tokens)],
+                  plan.total_tokens * 4),
+                 (indptr, "indptr", ("int32",), [plan.requests + 1], (plan.requests + 1) * 4),
+                 (out, "out", bf16_names, [rows, heads, VALUE_DIM],
+                  rows * heads * VALUE_DIM * 2)]
         if lse is not None:
-            specs.append((lse, "lse", ("float32",), rows * heads * 4))
+            specs.append((lse, "lse", ("float32",), [rows, heads], rows * heads * 4))
         addresses = []
-        for value, name, dtypes, need in specs:
-            address, size = _device_address(value, name, sized=True, dtypes=dtypes)
+        for value, name, dtypes, shape, need in specs:
+            address, size = _device_address(value, name, self.device, dtypes, shape)
             if size is not None and size < need:
                 raise ValueError(f"{name}: {size} bytes, the plan needs {need}")
             addresses.append(address)
         pointers = addresses[:5]
         lse_address = 0 if lse is None else addresses[5]
-        ws_address, ws_size = _device_address(workspace, "workspace", sized=True)
+        ws_address, ws_size = _device_address(workspace, "workspace", self.device)
         if workspace_bytes is not None:
-            ws_size = _int(workspace_bytes, "workspace_bytes", 0, 2**64 - 1)
+            given = _int(workspace_bytes, "workspace_bytes", 0, 2**64 - 1)
+            # A Buffer's or tensor's size is an upper bound: never written past its end.
+            if ws_size is not None and given > ws_size:
+                raise ValueError(f"workspace_bytes: {given} is more than the workspace's "
+                                 f"{ws_size} bytes")
+            ws_size = given
         if ws_size is None:
             raise ValueError("workspace_bytes: required with an int workspace address")
+        if stream is None:
+            stream = _current_torch_stream((q, kv, pages, indptr, out, lse, workspace))
         stream = getattr(stream, "cuda_stream", stream)
         stream = _int(stream, "stream", 0, 2**64 - 1)
         self._dec.run_device(plan, *pointers, lse_address, _number(scale, "scale"),
                              _number(vscale, "vscale"), ws_address, ws_size, stream)
 
 
+def _current_torch_stream(values):
+    """torch's current stream handle (``cuda_stream``: a ``hipStream_t`` on ROCm builds,
+    whose devices torch also calls 'cuda') on the device of the first torch GPU tensor
+    among ``values``, else 0 (the null stream)."""
+    torch = _sys.modules.get("torch")  # a torch tensor means torch is loaded
+    if torch is None:
+        return 0
+    for value in values:
+        device = getattr(value, "device", None)
+        if getattr(device, "type", None) == "cuda":
+            return torch.cuda.current_stream(device).cuda_stream
+    return 0
+
+
 DecodePlan = _mla.DecodePlan
 
 
-def _device_address(obj, name, sized=False, dtypes=None):
-    """The device address of a Buffer, a device tensor (whose dtype name must be one of
-    ``dtypes`` when given) or an int (and its size in bytes when ``sized``: None for an
-    int)."""
+def _device_address(obj, name, device, dtypes=None, shape=None):
+    """``(address, size in bytes or None)`` of device memory on ``device`` (an
+    ``mla.runtime.Device``): a Buffer it allocated (size: the Buffer's), a device tensor
+    (size: its bytes; its dtype name must be one of ``dtypes`` and its shape
+    ``shape`` when given) or an int address (size None). ValueError naming the
+    argument otherwise."""
     if isinstance(obj, runtime.Buffer):
         address = obj.address  # ValueError when freed
-        return (address, obj.size) if sized else address
+        device._dev.check_owner(obj, name)  # ValueError naming the argument
+        return address, obj.size
     if isinstance(obj, (int, _np.integer)) and not isinstance(obj, (bool, _np.bool_)):
-        address = _int(obj, name, 0, 2**64 - 1)
-        return (address, None) if sized else address
+        return _int(obj, name, 0, 2**64 - 1), None
     _refuse_fnuz(name, _dtype_name(obj))
-    device = obj.__dlpack_device__() if hasattr(obj, "__dlpack_device__") else None
-    if device is None or device[0] in (1, 3):
+    where = obj.__dlpack_device__() if hasattr(obj, "__dlpack_device__") else None
+    if where is None or where[0] in (1, 3):
         raise ValueError(f"{name}: host memory; Decoder.run takes device memory (a Buffer, "
                          f"a device tensor or an address): use the Decoder call for host "
                          f"arrays")
-    if hasattr(obj, "is_contiguous") and not obj.is_contiguous():
-        raise ValueError(f"{name}: must be contiguous")
+    ordinal = device._dev.hip_ordinal
+    if where[0] not in (2, 10, 13) or (ordinal >= 0 and where[1] != ordinal):
+        # kDLCUDA, kDLROCM, kDLCUDAManaged; on the emulator there is no ordinal to match.
+        on = f"HIP device {ordinal}" if ordinal >= 0 else "a GPU"
+        raise ValueError(f"{name}: a tensor on DLPack device {tuple(int(v) for v in where)}"
+                         f", not on this decoder's {on}")
     if dtypes is not None and _dtype_name(obj) not in dtypes:
         raise ValueError(f"{name}: expected a tensor of {' or '.join(dtypes)}, got "
                          f"{_dtype_name(obj) or type(obj).__name__}")
     if hasattr(obj, "data_ptr"):
         address = int(obj.data_ptr())
-        size = int(obj.numel()) * int(obj.element_size()) if sized else None
+        dims = [int(d) for d in obj.shape]
+        size = int(obj.numel()) * int(obj.element_size())
+        contiguous = obj.is_contiguous()
     else:
         tensor = _mla.consume_dlpack(obj.__dlpack__())
         address = tensor.address
-        size = int(_np.prod(tensor.shape)) * tensor.bits // 8 if sized else None
-    return (address, size) if sized else address
+        dims = list(tensor.shape)
+        size = int(_np.prod(dims)) * tensor.bits // 8
+        strides, step = tensor.strides, 1
+        contiguous = True
+        for d in reversed(range(len(dims))):
+            if strides is not None and dims[d] > 1 and strides[d] != step:
+                contiguous = False
+            step *= dims[d]
+    if not contiguous:
+        raise ValueError(f"{name}: must be contiguous")
+    if shape is not None and not _shape_fits(dims, shape):
+        expected = ", ".join(f">= {d[1]}" if isinstance(d, tuple) else str(d) for d in shape)
+        raise ValueError(f"{name}: expected shape [{expected}], got {dims}")
+    return address, size
+
+
+def _shape_fits(dims, shape):
+    """Whether ``dims`` is ``shape``, whose ("min", n) entries mean at least n."""
+    if len(dims) != len(shape):
+        return False
+    return all(d >= s[1] if isinstance(s, tuple) else d == s for d, s in zip(dims, shape))

@@ -25,8 +25,8 @@ __all__ = ["exact", "exact_partials", "model", "model_partials", "make_problem"]
 
 
 def _args(q, kv, pages, indptr, scale, vscale, qlen):
-    from . import _decode_args  # the package's checks, shared with Decoder
-    q_ = _np.asarray(q)
+    from . import _decode_args, _host_array  # the package's checks, shared with Decoder
+    q_, _ = _host_array(q, "q")
     if q_.ndim != 3:
         raise ValueError(f"q: expected shape [S, heads, {_mla.HEAD_DIM}], got {list(q_.shape)}")
     heads = q_.shape[1]

@@ -15,6 +15,8 @@ the explicit kernel arguments laid out as in the kernarg segment (the hidden one
 appended by the runtime). ``grid`` counts workgroups.
 """
 
+import sys as _sys
+
 import numpy as _np
 
 from . import _mla
@@ -33,6 +35,37 @@ def _int(value, name, lo, hi):
     if not lo <= value <= hi:
         raise ValueError(f"{name}: {value} is outside [{lo}, {hi}]")
     return value
+
+
+def _torch_bits(obj):
+    """``(obj, dtype name)``: a torch tensor of a dtype numpy has no equivalent,
+    reinterpreted bit for bit with ``Tensor.view`` (no value is converted): bfloat16 as
+    int16, a float8 dtype as uint8; anything else as it is. The name is the logical
+    dtype's without a framework prefix ('bfloat16', 'float8_e4m3fn', 'int16', ...)."""
+    torch = _sys.modules.get("torch")  # a torch tensor means torch is loaded
+    if torch is None or not isinstance(obj, torch.Tensor):
+        return obj, ""
+    name = str(obj.dtype).split(".")[-1]
+    if name == "bfloat16":
+        return obj.view(torch.int16), name
+    if name.startswith("float8"):
+        return obj.view(torch.uint8), name
+    return obj, name
+
+
+def _numpy_of(obj, name):
+    """``(numpy array, logical dtype name)`` of a host array-like (a numpy array, a CPU
+    torch tensor, anything numpy takes), without converting values: a bfloat16 or
+    float8 tensor arrives as its bits (int16, uint8). A device tensor raises
+    ValueError naming the argument."""
+    if isinstance(obj, _np.ndarray):
+        return obj, obj.dtype.name
+    obj, logical = _torch_bits(obj)
+    try:
+        array = _np.asarray(obj)
+    except (TypeError, ValueError, RuntimeError) as e:
+        raise ValueError(f"{name}: cannot be read as a host array: {e}") from None
+    return array, logical or array.dtype.name
 
 
 def _dim3(value, name):
@@ -159,16 +192,23 @@ class Device:
         return self._dev.alloc(_int(nbytes, "nbytes", 0, 2**64 - 1))
 
     def upload(self, array, buffer=None, offset=0):
-        """Copies a numpy array (C order) to the device: into ``buffer`` at ``offset``
-        bytes, or into a new Buffer, which is returned."""
+        """Copies a numpy array or a CPU tensor (C order) to the device: into ``buffer``
+        (one of this device's) at ``offset`` bytes, or into a new Buffer, which is
+        returned. A bfloat16 or float8 tensor is copied as its bits."""
+        array, _ = _numpy_of(array, "array")
         return self._dev.upload(_np.ascontiguousarray(array), buffer,
                                 _int(offset, "offset", 0, 2**64 - 1))
 
     def download(self, buffer, dtype, shape, offset=0):
-        """Copies ``shape`` elements of ``dtype`` from ``buffer`` (at ``offset`` bytes)
-        into a new numpy array."""
-        return self._dev.download(buffer, _np.dtype(dtype), shape,
-                                  _int(offset, "offset", 0, 2**64 - 1))
+        """Copies ``shape`` elements of the numpy ``dtype`` from ``buffer`` (one of this
+        device's, at ``offset`` bytes) into a new numpy array (bf16: ``np.uint16``, its
+        bits)."""
+        try:
+            dtype = _np.dtype(dtype)
+        except TypeError as e:
+            raise ValueError(f"dtype: {e}; bfloat16 downloads as np.uint16 (its bits), "
+                             f"float8 as np.uint8") from None
+        return self._dev.download(buffer, dtype, shape, _int(offset, "offset", 0, 2**64 - 1))
 
     def launch(self, code_object, kernel, grid, block, args):
         """Launches ``kernel`` of ``code_object`` on ``grid`` workgroups of ``block``

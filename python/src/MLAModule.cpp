@@ -180,13 +180,26 @@ void checkPlainDtype(const py::dtype &dtype, const char *what) {
                           std::string(py::str(static_cast<const py::handle &>(dtype))));
 }
 
-/// A typed kernel argument from Python: a KernelArg, or a Buffer (its pointer).
-rt::KernelArg toKernelArg(const py::handle &item, size_t index) {
+/// ValueError naming `what` unless `buffer` was allocated by `device` (two emulators
+/// hand out the same addresses: another device's buffer would be read and written
+/// as this one's memory).
+void checkOwner(const rt::Device &device, const PyBuffer &buffer, const std::string &what) {
+  if (!device.owns(buffer.buffer))
+    throw py::value_error(what + ": the buffer belongs to device #" +
+                          std::to_string(buffer.buffer.device) + ", not to this " +
+                          device.kind().str() + " device (#" + std::to_string(device.id()) +
+                          ")");
+}
+
+/// A typed kernel argument from Python: a KernelArg, or a Buffer of `device` (its
+/// pointer).
+rt::KernelArg toKernelArg(const py::handle &item, size_t index, const rt::Device &device) {
   if (py::isinstance<rt::KernelArg>(item))
     return item.cast<rt::KernelArg>();
   if (py::isinstance<PyBuffer>(item)) {
     const PyBuffer &b = item.cast<const PyBuffer &>();
     b.checkLive();
+    checkOwner(device, b, "args[" + std::to_string(index) + "]");
     return rt::KernelArg::pointer(b.buffer);
   }
   throw py::value_error("args[" + std::to_string(index) +
@@ -226,7 +239,7 @@ void launch(PyDevice &self, const rt::CodeObject &code, const std::string &kerne
     std::vector<rt::KernelArg> typed;
     size_t i = 0;
     for (const py::handle &item : args)
-      typed.push_back(toKernelArg(item, i++));
+      typed.push_back(toKernelArg(item, i++, *self.device));
     blob = unwrap(rt::packKernelArgs(kernel, typed), true);
   }
   // Geometry and argument-size problems are the caller's, checked before launching.
@@ -581,6 +594,12 @@ PYBIND11_MODULE(_mla, m) {
       .def_property_readonly("description",
                              [](const PyDevice &d) { return d.device->description(); })
       .def_property_readonly("note", [](const PyDevice &d) { return d.note; })
+      .def_property_readonly("hip_ordinal",
+                             [](const PyDevice &d) { return d.device->hipOrdinal(); })
+      .def("check_owner",
+           [](const PyDevice &d, const PyBuffer &b, const std::string &what) {
+             checkOwner(*d.device, b, what);
+           })
       .def_property(
           "instruction_limit", [](const PyDevice &d) { return d.device->instructionLimit(); },
           [](PyDevice &d, uint64_t n) { d.device->setInstructionLimit(n); })
@@ -606,6 +625,7 @@ PYBIND11_MODULE(_mla, m) {
                buffer->buffer = unwrap(d.device->alloc(std::max<uint64_t>(bytes, 1)));
              }
              buffer->checkLive();
+             checkOwner(*d.device, *buffer, "buffer");
              check(d.device->copyTo(buffer->buffer, a.data(), bytes, offset), true);
              return buffer;
            },
@@ -614,6 +634,7 @@ PYBIND11_MODULE(_mla, m) {
            [](PyDevice &d, const PyBuffer &buffer, const py::object &dtype,
               const py::object &shape, uint64_t offset) {
              buffer.checkLive();
+             checkOwner(*d.device, buffer, "buffer");
              std::vector<py::ssize_t> dims;
              if (py::isinstance<py::int_>(shape))
                dims.push_back(shape.cast<py::ssize_t>());
@@ -806,7 +827,7 @@ PYBIND11_MODULE(_mla, m) {
              return unwrap(std::move(plan));
            })
       .def("workspace_bytes",
-           [](const PyDecoder &d, int64_t maxRequests, int maxSplits) {
+           [](const PyDecoder &d, int64_t maxRequests, std::optional<int> maxSplits) {
              return d.decoder->workspaceBytes(maxRequests, maxSplits);
            })
       .def("run_device",

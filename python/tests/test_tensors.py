@@ -205,8 +205,9 @@ def test_four_threads_share_one_decoder(decoder):
 class DeviceTensor:
     """A stand-in for a framework's device tensor over an emulator Buffer (DLPack device
     ROCm, data_ptr() the device address), to drive the device-tensor path on emu."""
-    def __init__(self, buffer, dtype, itemsize):
+    def __init__(self, buffer, dtype, itemsize, shape=None):
         self._buffer, self.dtype, self._itemsize = buffer, dtype, itemsize
+        self.shape = shape if shape is not None else (buffer.size // itemsize,)
 
     def __dlpack_device__(self):
         return (10, 0)
@@ -215,7 +216,7 @@ class DeviceTensor:
         return self._buffer.address
 
     def numel(self):
-        return self._buffer.size // self._itemsize
+        return int(np.prod(self.shape))
 
     def element_size(self):
         return self._itemsize
@@ -228,13 +229,13 @@ def test_device_tensors_on_the_device_path(decoder, problem, raw):
     dec = decoder(12, 1)
     dev = dec.device
     plan = dec.plan(problem["indptr"], problem["kv"].shape[0], num_splits=2)
-    q = DeviceTensor(dev.upload(problem["q"]), "torch.bfloat16", 2)
-    kv = DeviceTensor(dev.upload(problem["kv"]), "torch.uint8", 1)
+    q = DeviceTensor(dev.upload(problem["q"]), "torch.bfloat16", 2, (3, 12, 576))
+    kv = DeviceTensor(dev.upload(problem["kv"]), "torch.uint8", 1, problem["kv"].shape)
     pages = DeviceTensor(dev.upload(problem["pages"]), "torch.int32", 4)
     indptr = DeviceTensor(dev.upload(problem["indptr"]), "torch.int32", 4)
     out_buf, lse_buf = dev.alloc(3 * 12 * 512 * 2), dev.alloc(3 * 12 * 4)
-    out = DeviceTensor(out_buf, "torch.bfloat16", 2)
-    lse = DeviceTensor(lse_buf, "torch.float32", 4)
+    out = DeviceTensor(out_buf, "torch.bfloat16", 2, (3, 12, 512))
+    lse = DeviceTensor(lse_buf, "torch.float32", 4, (3, 12))
     ws = DeviceTensor(dev.alloc(plan.workspace_bytes), "torch.uint8", 1)
     dec.run(plan, q, kv, pages, indptr, out, lse, scale=problem["scale"],
             vscale=problem["vscale"], workspace=ws)

@@ -8,12 +8,14 @@
 
 #include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Runtime/KernelArgs.h"
+#include "mla/Runtime/SplitPolicy.h"
 #include "mla/Target/GFX950/GFX950.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -29,6 +31,8 @@ Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorC
 using kernel::kBlockTokens;
 using kernel::kHeadDim;
 constexpr int64_t kValueDim = kernel::kLatentDim;
+/// The most requests a plan takes (validateIndptr).
+constexpr int64_t kMaxRequests = 4096;
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -81,8 +85,9 @@ Error mla::rt::validateIndptr(ArrayRef<int32_t> indptr) {
   if (indptr.empty())
     return makeError("indptr: must hold B + 1 >= 1 entries, got an empty array");
   const int64_t requests = int64_t(indptr.size()) - 1;
-  if (requests > 4096)
-    return makeError("indptr: " + Twine(requests) + " requests; at most 4096 are supported");
+  if (requests > kMaxRequests)
+    return makeError("indptr: " + Twine(requests) + " requests; at most " + Twine(kMaxRequests) +
+                     " are supported");
   if (indptr[0] != 0)
     return makeError("indptr: indptr[0] must be 0, got " + Twine(indptr[0]));
   for (int64_t b = 0; b < requests; ++b)
@@ -113,6 +118,13 @@ uint64_t oPartBytes(int64_t rows, int64_t heads, int ns) {
 }
 uint64_t lsePartBytes(int64_t rows, int64_t heads, int ns) {
   return alignTo256(uint64_t(rows) * heads * ns * 4);
+}
+/// The workspace of a plan that runs (makePlan's layout): o_part and lse_part when it
+/// combines (NS > 1), then the lse scratch [S, H].
+uint64_t runPlanBytes(int64_t rows, int64_t heads, int ns) {
+  const uint64_t partials =
+      ns > 1 ? oPartBytes(rows, heads, ns) + lsePartBytes(rows, heads, ns) : 0;
+  return partials + lsePartBytes(rows, heads, 1);
 }
 } // namespace
 
@@ -199,12 +211,20 @@ Error Decoder::validate(const DecodeInputs &in, size_t outElements, size_t lseEl
   return Error::success();
 }
 
-uint64_t Decoder::workspaceBytes(int64_t maxRequests, int maxSplits) const {
-  const int64_t rows = std::max<int64_t>(maxRequests, 0) * config_.qlen;
-  const int ns = std::max(maxSplits, 1);
-  // The largest layout: o_part, lse_part, lse scratch (every smaller plan fits).
-  return oPartBytes(rows, config_.heads, ns) + lsePartBytes(rows, config_.heads, ns) +
-         lsePartBytes(rows, config_.heads, 1);
+uint64_t Decoder::workspaceBytes(int64_t maxRequests, std::optional<int> maxSplits) const {
+  const int64_t heads = config_.heads, qlen = config_.qlen;
+  // A plan's bytes grow with B * NS and with B.
+  if (maxSplits)
+    return runPlanBytes(std::max<int64_t>(maxRequests, 0) * qlen, heads,
+                        std::max(*maxSplits, 1));
+  // The policy's largest NS shrinks as B grows, so every B up to the maximum is a
+  // candidate (plan() caps NS further at the longest request's blocks: never more).
+  uint64_t bytes = runPlanBytes(0, heads, 1);
+  for (int64_t b = 1; b <= std::min(maxRequests, kMaxRequests); ++b)
+    bytes = std::max(bytes, runPlanBytes(b * qlen, heads,
+                                         maxPolicySplits(b, heads, qlen, gfx950::kNumCUs,
+                                                         kMaxSplits)));
+  return bytes;
 }
 
 Expected<DecodePlan> Decoder::plan(ArrayRef<int32_t> indptr, uint64_t slots,
@@ -287,7 +307,9 @@ Error Decoder::completePlan(DecodePlan &plan, int ns) {
     offset = plan.lsePartOffset + lsePartBytes(plan.rows, heads, ns);
   }
   plan.lseScratchOffset = offset;
-  plan.workspaceBytes = offset + (partialsOnly ? 0 : lsePartBytes(plan.rows, heads, 1));
+  plan.workspaceBytes =
+      partialsOnly ? offset : runPlanBytes(plan.rows, heads, ns); // workspaceBytes()'s sum
+  assert(partialsOnly || plan.workspaceBytes == offset + lsePartBytes(plan.rows, heads, 1));
   return Error::success();
 }
 

@@ -28,6 +28,11 @@ constexpr int64_t kSimulatedCtas = int64_t(1) << 15;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// The XCDs the CTAs are spread over: 8 on a GPU whose CU count they divide, else 1.
+unsigned xcdsOf(unsigned numCUs) {
+  return numCUs % gfx950::kNumXcds == 0 ? gfx950::kNumXcds : 1;
+}
+
 /// The attention CTAs of one split count: the duration of every (request, split) unit's
 /// CTAs (in and past `tailStart`) and the totals the bound needs.
 struct AttentionWork {
@@ -159,7 +164,7 @@ SplitCost mla::rt::estimateSplitCost(llvm::ArrayRef<int32_t> indptr, int64_t hea
   assert(!indptr.empty() && numSplits >= 1 && numCUs >= 1);
   const int64_t requests = int64_t(indptr.size()) - 1;
   const int64_t groups = kernel::headGroups(heads, qlen);
-  const unsigned xcds = numCUs % gfx950::kNumXcds == 0 ? gfx950::kNumXcds : 1;
+  const unsigned xcds = xcdsOf(numCUs);
   const int64_t units = requests * numSplits;
   const int64_t ctas = ceilDiv(units, xcds) * xcds * groups;
   const bool simulate = ctas <= kSimulatedCtas;
@@ -174,14 +179,31 @@ SplitCost mla::rt::estimateSplitCost(llvm::ArrayRef<int32_t> indptr, int64_t hea
   return cost;
 }
 
+int mla::rt::maxPolicySplits(int64_t requests, int64_t heads, int64_t qlen, unsigned numCUs,
+                             int maxSplits) {
+  const int64_t cap = kMaxSplitGridWaves * int64_t(numCUs);
+  const int64_t xcds = xcdsOf(numCUs);
+  // The grid grows with NS: the largest NS whose grid fits, by bisection.
+  int lo = 1, hi = std::max(maxSplits, 1);
+  while (lo < hi) {
+    const int mid = lo + (hi - lo + 1) / 2;
+    if (kernel::attentionGridSize(requests, mid, heads, qlen, xcds) <= cap)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
 int mla::rt::chooseSplitCount(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
                               unsigned numCUs, const SplitCostModel &model, int maxSplits) {
   const int64_t requests = int64_t(indptr.size()) - 1;
   int64_t mostBlocks = 0;
   for (int64_t b = 0; b < requests; ++b)
     mostBlocks = std::max(mostBlocks, ceilDiv(indptr[b + 1] - indptr[b], kBlockTokens));
-  const int limit = int(std::clamp<int64_t>(mostBlocks, 1, std::max(maxSplits, 1)));
-  const unsigned xcds = numCUs % gfx950::kNumXcds == 0 ? gfx950::kNumXcds : 1;
+  const int limit = int(std::clamp<int64_t>(
+      mostBlocks, 1, maxPolicySplits(requests, heads, qlen, numCUs, maxSplits)));
+  const unsigned xcds = xcdsOf(numCUs);
   // Every estimate that can still come within the tie margin of the best; a lower
   // bound first (the work over the CUs, the longest CTA), so most split counts of a
   // large batch are out of the running without placing their CTAs.

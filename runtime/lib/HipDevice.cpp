@@ -54,6 +54,7 @@ public:
     // The library stays loaded: HIP does not support being unloaded.
   }
   StringRef kind() const override { return "hip"; }
+  int hipOrdinal() const override { return ordinal_; }
   std::string description() const override {
     return "HIP device " + std::to_string(ordinal_) + " (" + arch_ + ")" + libraryNote_;
   }

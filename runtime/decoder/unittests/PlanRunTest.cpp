@@ -231,6 +231,39 @@ TEST(PlanRun, SplitsCappedAtTheLongestRequest) {
   EXPECT_EQ(parts->lsePart.size(), 2u * 12 * 8);
 }
 
+// workspaceBytes(B) covers the default policy's plans of up to B requests, whose
+// attention grid the policy caps at 8192 CTAs (SplitPolicy.h), instead of assuming 256
+// splits a request (771 MiB at 256 requests, 12.9 GB at 4096).
+TEST(PlanRun, WorkspaceCoversThePolicysPlans) {
+  auto device = rt::Device::openEmulator();
+  auto decoder = makeDecoder(*device, 12, 1);
+  ASSERT_TRUE(decoder);
+  // Hand-derived at 12 heads, qlen 1 (one head group): B * NS <= 8192 for NS > 1, and
+  // 8192 units are reached (B 256, NS 32; B 4096, NS 2). o_part 8192 * 12 * 512 * 2 =
+  // 100,663,296 bytes, lse_part 8192 * 12 * 4 = 393,216, lse scratch B * 12 * 4 (12,288
+  // at 256, 196,608 at 4096); every region is a multiple of 256 already.
+  EXPECT_EQ(decoder->workspaceBytes(256), 100663296u + 393216u + 12288u);
+  EXPECT_EQ(decoder->workspaceBytes(4096), 100663296u + 393216u + 196608u);
+  // One request: at most 256 splits: 256 * 12 * 1024 + 256 * 12 * 4 + 48 rounded to 256.
+  EXPECT_EQ(decoder->workspaceBytes(1), 3145728u + 12288u + 256u);
+  // Explicit split counts: B requests with NS splits each (the old form).
+  EXPECT_EQ(decoder->workspaceBytes(3, 3), 3u * 3 * 12 * 1024 + 512u + 256u);
+  // The batch the uncapped policy split 102 ways (SplitPolicyTest's GridCap case): its
+  // plan fits the bound.
+  std::vector<int32_t> indptr(4097, int32_t(1) << 24);
+  indptr[0] = 0;
+  rt::DecodePlan plan = unwrapOrFail(decoder->plan(indptr, 1));
+  EXPECT_LE(plan.numSplits, 2);
+  EXPECT_LE(plan.workspaceBytes, decoder->workspaceBytes(4096));
+  // Plans of fewer requests are covered too (the policy allows them more splits).
+  for (int requests : {1, 7, 64, 255}) {
+    std::vector<int32_t> few(size_t(requests) + 1, int32_t(1) << 24);
+    few[0] = 0;
+    rt::DecodePlan p = unwrapOrFail(decoder->plan(few, 1));
+    EXPECT_LE(p.workspaceBytes, decoder->workspaceBytes(256)) << requests << " requests";
+  }
+}
+
 TEST(PlanRun, ChecksWhatItCanInConstantTime) {
   auto device = rt::Device::openEmulator();
   auto decoder = makeDecoder(*device, 12, 1);

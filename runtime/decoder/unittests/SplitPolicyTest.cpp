@@ -210,3 +210,32 @@ TEST(SplitPolicy, CalibratedChoices) {
                  chooseNumSplits(lengths({32768, 32768, 32768}), 12, 1, cus)})
     EXPECT_LE(ns, kMaxSplits);
 }
+
+// The policy's cap on total CTAs (kMaxSplitGridWaves): NS > 1 launches at most
+// 32 * 256 = 8192 attention CTAs on MI355X, so B * NS is bounded and so is the workspace.
+TEST(SplitPolicy, GridCapBoundsTheSplits) {
+  const unsigned cus = gfx950::kNumCUs;
+  // Hand-derived from attentionGridSize = roundup(B NS, 8) * G against 8192:
+  // one request at 12 heads, qlen 1 (G 1): all 256 splits (256 CTAs).
+  EXPECT_EQ(maxPolicySplits(1, 12, 1, cus, kMaxSplits), 256);
+  // 256 requests (G 1): 256 NS <= 8192, NS 32; 4096 requests: NS 2.
+  EXPECT_EQ(maxPolicySplits(256, 12, 1, cus, kMaxSplits), 32);
+  EXPECT_EQ(maxPolicySplits(4096, 12, 1, cus, kMaxSplits), 2);
+  // 64 requests at qlen 4 (4 heads a CTA, G 3): 64 NS * 3 <= 8192, NS 42 (8064 CTAs;
+  // NS 43 would be 8256).
+  EXPECT_EQ(maxPolicySplits(64, 12, 4, cus, kMaxSplits), 42);
+  // 4096 requests at 128 heads, qlen 16 (G 128): even NS 2 is too many; NS 1 stays.
+  EXPECT_EQ(maxPolicySplits(4096, 128, 16, cus, kMaxSplits), 1);
+  // The caller's maximum still applies.
+  EXPECT_EQ(maxPolicySplits(1, 12, 1, cus, 8), 8);
+
+  // 4096 requests, one of 2^24 tokens (131072 blocks) and 4095 empty ones. One CTA over
+  // the long request is modeled at about 0.2 s (1.49 us a block), so splitting it pays for
+  // hundreds of thousands of empty CTAs (1.54 us each over 256 CUs): without the cap the
+  // policy picks NS 102, 417,792 units whose partials would take 5.2 GB. The cap allows 2.
+  std::vector<int32_t> indptr(4097, int32_t(1) << 24);
+  indptr[0] = 0;
+  const int ns = chooseNumSplits(indptr, 12, 1, cus);
+  EXPECT_GE(ns, 1);
+  EXPECT_LE(ns, 2);
+}

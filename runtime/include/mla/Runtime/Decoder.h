@@ -234,9 +234,13 @@ public:
   llvm::Expected<DecodePlan> plan(int64_t maxRequests, uint64_t slots,
                                   std::optional<int> numSplits = std::nullopt);
 
-  /// The workspace that covers every plan of up to `maxRequests` requests and
-  /// `maxSplits` splits (allocate it once).
-  uint64_t workspaceBytes(int64_t maxRequests, int maxSplits = kMaxSplits) const;
+  /// The workspace that covers every plan of up to `maxRequests` requests (allocate it
+  /// once): made without a split count (the default policy's choice, whose attention
+  /// grid is capped at kMaxSplitGridWaves waves, mla/Runtime/SplitPolicy.h), or, when
+  /// `maxSplits` is given, with at most `maxSplits` splits. A plan's own need is
+  /// plan.workspaceBytes.
+  uint64_t workspaceBytes(int64_t maxRequests,
+                          std::optional<int> maxSplits = std::nullopt) const;
 
   /// Enqueues the step on `stream`: the attention kernel, then the combine when the
   /// plan splits. Returns without waiting; allocates, copies and synchronises

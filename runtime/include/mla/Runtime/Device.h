@@ -187,6 +187,9 @@ public:
   virtual llvm::StringRef kind() const = 0;
   /// A human-readable description (agent name...).
   virtual std::string description() const = 0;
+  /// The HIP device ordinal this device drives, or -1 (the emulator): what a
+  /// framework's device tensor on this device carries as its device index.
+  virtual int hipOrdinal() const { return -1; }
 
   virtual llvm::Expected<Buffer> alloc(uint64_t bytes) = 0;
   virtual llvm::Error free(Buffer buffer) = 0;

@@ -67,9 +67,26 @@ struct SplitCost {
 SplitCost estimateSplitCost(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
                             unsigned numCUs, int numSplits, const SplitCostModel &model);
 
-/// The smallest NS in 1..`maxSplits` whose estimated total is within 1 % of the
-/// smallest estimate (near-ties keep the smaller partials and combine). NS is never
-/// larger than the longest request's block count (more splits would be empty).
+/// The largest attention grid, in waves of one CTA a CU, that a split count above 1
+/// may launch: the policy's cap on total CTAs. The cost model alone has no closed-form
+/// bound on B * NS (4096 requests, one of 2^24 tokens and 4095 empty, are cheapest at
+/// NS 102: 417,792 units, whose partials take 5.2 GB at 12 heads),
+/// so the workspace a serving engine allocates once would have to cover every
+/// (B, 256). With the cap, NS > 1 launches at most 32 * CUs CTAs (8192 on MI355X): the
+/// split-sweep tables' largest choice is 28.5 waves (docs/decoder.md).
+inline constexpr int64_t kMaxSplitGridWaves = 32;
+
+/// The largest NS the policy may choose for `requests` requests: the largest NS in
+/// 1..`maxSplits` whose attention grid (kernel::attentionGridSize with the CU count's
+/// XCDs) is at most kMaxSplitGridWaves * `numCUs` CTAs, and at least 1 (NS 1 is
+/// always allowed: it writes no partials).
+int maxPolicySplits(int64_t requests, int64_t heads, int64_t qlen, unsigned numCUs,
+                    int maxSplits);
+
+/// The smallest NS in 1..min(`maxSplits`, maxPolicySplits()) whose estimated total is
+/// within 1 % of the smallest estimate (near-ties keep the smaller partials and
+/// combine). NS is never larger than the longest request's block count (more splits
+/// would be empty).
 int chooseSplitCount(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
                      unsigned numCUs, const SplitCostModel &model, int maxSplits);
 
