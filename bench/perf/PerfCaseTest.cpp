@@ -118,6 +118,12 @@ TEST(PerfCase, BadInputNamesTheProblem) {
       {"qlen=1,lens=1K,splits=300", "splits must be 1..256"},
       {"qlen=1,lens=1K,wspec=2", "wspec must be 0 or 1"},
       {"qlen=1,lens=1K,speed=3", "unknown key 'speed'"},
+      // Each of these passed parse and ended mla-perf in std::bad_alloc or an abort.
+      {"qlen=1,B=1099511627776,isl=8K", "B=1099511627776 is out of range: at most 65536"},
+      {"qlen=1,B=65537,isl=1", "B=65537 is out of range"},
+      {"qlen=1,B=1,isl=16777217", "isl=16777217 is out of range: at most 16777216"},
+      {"qlen=1,B=65536,isl=64K", "B x isl = 4294967296 tokens is out of range"},
+      {"qlen=1,B=1,isl=1K,heads=129", "heads=129 is out of range: 1..128"},
   };
   for (const Bad &bad : cases) {
     std::string error = parseError(bad.text);
