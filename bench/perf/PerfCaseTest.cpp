@@ -8,6 +8,8 @@
 #include "PerfModel.h"
 
 #include "llvm/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <gtest/gtest.h>
 
@@ -134,4 +136,28 @@ TEST(PerfCase, BadInputNamesTheProblem) {
     EXPECT_NE(error.find(std::string("case '") + bad.text + "'"), std::string::npos)
         << error;
   }
+}
+
+// mla-perf --update-doc writes through writeFileAtomically: the document is replaced
+// whole by a rename, so a failed write (a full disk) leaves the old one. What can be
+// checked here: the content arrives, no temporary file stays behind, and a path whose
+// directory does not exist is an error naming it with the document untouched.
+TEST(PerfDoc, WriteFileAtomically) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("mla-perf-doc-test", dir));
+  const std::string path = std::string(dir) + "/doc.md";
+  ASSERT_FALSE(bool(writeFileAtomically(path, "old\n")));
+  ASSERT_FALSE(bool(writeFileAtomically(path, "new text\n")));
+  auto text = llvm::MemoryBuffer::getFile(path);
+  ASSERT_TRUE(bool(text));
+  EXPECT_EQ((*text)->getBuffer(), "new text\n");
+  unsigned files = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec))
+    ++files;
+  EXPECT_EQ(files, 1u);
+  std::string e = llvm::toString(writeFileAtomically(std::string(dir) + "/no/doc.md", "x"));
+  EXPECT_NE(e.find("cannot write '" + std::string(dir) + "/no/doc.md'"), std::string::npos)
+      << e;
+  llvm::sys::fs::remove_directories(dir);
 }
