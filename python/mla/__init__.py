@@ -30,11 +30,17 @@ Submodules: ``mla.reference`` (exact attention and the kernel model), ``mla.runt
 (code objects, devices, buffers and launches of any gfx950 code object).
 """
 
+import os as _os
+
 import numpy as _np
 
 from . import _mla
 from . import reference
 from . import runtime
+
+# A package installed from the wheel carries its kernel bundle (docs/deployment.md).
+if _os.path.isfile(_os.path.join(_os.path.dirname(__file__), "kernels", "index.txt")):
+    _mla.add_kernel_bundle(_os.path.join(_os.path.dirname(__file__), "kernels"))
 
 __all__ = [
     "Decoder", "bf16", "from_bf16", "e4m3", "from_e4m3", "reference", "runtime",
@@ -293,7 +299,7 @@ class Decoder:
 
     @property
     def kernel_source(self):
-        """Where the kernels came from: 'compiled', 'memory cache' or 'disk cache'."""
+        """Where the kernels came from: 'compiled', 'memory cache', 'disk cache' or 'bundle'."""
         return self._dec.kernel_source
 
     @property

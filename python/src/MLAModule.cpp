@@ -7,7 +7,7 @@
 // other failure RuntimeError, both with the runtime's message.
 //
 //===----------------------------------------------------------------------===//
-#include "mla/Compiler/Compiler.h"
+#include "mla/Kernel/DecodeConfig.h"
 #include "mla/Kernel/KernelContract.h"
 #include "mla/Reference/Codecs.h"
 #include "mla/Reference/ExactAttention.h"
@@ -15,6 +15,7 @@
 #include "mla/Reference/KernelModel.h"
 #include "mla/Runtime/CodeObject.h"
 #include "mla/Runtime/Decoder.h"
+#include "mla/Runtime/KernelCache.h"
 #include "mla/Runtime/Device.h"
 #include "mla/Target/GFX950/GFX950.h"
 #include "llvm/Support/raw_ostream.h"
@@ -436,7 +437,7 @@ PYBIND11_MODULE(_mla, m) {
     }
   });
   m.doc() = "mla: split-KV MLA decode for gfx950 (compiled bindings; use the `mla` package)";
-  m.def("compiler_version", [] { return std::string(compilerVersion()); });
+  m.def("compiler_version", [] { return std::string(kGeneratedCodeVersion); });
   m.attr("NUM_CUS") = gfx950::kNumCUs;
   m.attr("MAX_SPLITS") = rt::kMaxSplits;
   // The problem constants (mla/Kernel/KernelContract.h) for the pure-Python package.
@@ -713,6 +714,7 @@ PYBIND11_MODULE(_mla, m) {
                                case rt::KernelSource::Compiled: return "compiled";
                                case rt::KernelSource::MemoryCache: return "memory cache";
                                case rt::KernelSource::DiskCache: return "disk cache";
+                               case rt::KernelSource::Bundle: return "bundle";
                                }
                                return "?";
                              })
@@ -798,6 +800,8 @@ PYBIND11_MODULE(_mla, m) {
       .def("array", &dlpackArray);
   m.def("consume_dlpack", &consumeDLPack);
   m.def("cache_directory", &rt::cacheDirectory);
+  m.def("add_kernel_bundle", &rt::addBundleDirectory, py::arg("directory"));
+  m.def("kernel_bundles", &rt::bundleDirectories);
   m.def("clear_memory_cache", &rt::clearDecodeKernelMemoryCache);
 
   // --- reference (std::invalid_argument becomes ValueError) ---
