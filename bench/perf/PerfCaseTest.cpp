@@ -8,6 +8,8 @@
 #include "PerfModel.h"
 
 #include "llvm/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <gtest/gtest.h>
 
@@ -118,6 +120,12 @@ TEST(PerfCase, BadInputNamesTheProblem) {
       {"qlen=1,lens=1K,splits=300", "splits must be 1..256"},
       {"qlen=1,lens=1K,wspec=2", "wspec must be 0 or 1"},
       {"qlen=1,lens=1K,speed=3", "unknown key 'speed'"},
+      // Each of these passed parse and ended mla-perf in std::bad_alloc or an abort.
+      {"qlen=1,B=1099511627776,isl=8K", "B=1099511627776 is out of range: at most 65536"},
+      {"qlen=1,B=65537,isl=1", "B=65537 is out of range"},
+      {"qlen=1,B=1,isl=16777217", "isl=16777217 is out of range: at most 16777216"},
+      {"qlen=1,B=65536,isl=64K", "B x isl = 4294967296 tokens is out of range"},
+      {"qlen=1,B=1,isl=1K,heads=129", "heads=129 is out of range: 1..128"},
   };
   for (const Bad &bad : cases) {
     std::string error = parseError(bad.text);
@@ -128,4 +136,28 @@ TEST(PerfCase, BadInputNamesTheProblem) {
     EXPECT_NE(error.find(std::string("case '") + bad.text + "'"), std::string::npos)
         << error;
   }
+}
+
+// mla-perf --update-doc writes through writeFileAtomically: the document is replaced
+// whole by a rename, so a failed write (a full disk) leaves the old one. What can be
+// checked here: the content arrives, no temporary file stays behind, and a path whose
+// directory does not exist is an error naming it with the document untouched.
+TEST(PerfDoc, WriteFileAtomically) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("mla-perf-doc-test", dir));
+  const std::string path = std::string(dir) + "/doc.md";
+  ASSERT_FALSE(bool(writeFileAtomically(path, "old\n")));
+  ASSERT_FALSE(bool(writeFileAtomically(path, "new text\n")));
+  auto text = llvm::MemoryBuffer::getFile(path);
+  ASSERT_TRUE(bool(text));
+  EXPECT_EQ((*text)->getBuffer(), "new text\n");
+  unsigned files = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec))
+    ++files;
+  EXPECT_EQ(files, 1u);
+  std::string e = llvm::toString(writeFileAtomically(std::string(dir) + "/no/doc.md", "x"));
+  EXPECT_NE(e.find("cannot write '" + std::string(dir) + "/no/doc.md'"), std::string::npos)
+      << e;
+  llvm::sys::fs::remove_directories(dir);
 }

@@ -2,14 +2,18 @@
 //
 // mla-perf [--case qlen=Q,B=N,isl=T[,splits=NS]]... [--case qlen=Q,lens=TERMS]...
 //          [--splits NS]
-//          [--params NAME=V,...] [--params-file FILE] [--dma-lgkmcnt 0|1|both]
+//          [--params-set default|pessimistic|both] [--params NAME=V,...]
+//          [--params-file FILE] [--dma-lgkmcnt 0|1|both] [--published]
 //          [--build plain|wspec|both] [--threads N] [--report [--stall-pcs N]] [--policy]
 //          [--update-doc FILE]
 //
 // Without --case: the Kimi-K3 TP8 table (qlen 1, 2, 4; B 64..448 at ISL 8K; B 1, 4, 8
-// at 32K and 128K). Every figure is modeled by the emulator's timing mode
-// (docs/timing-model.md); --update-doc rewrites the marked section of FILE
-// (docs/performance.md) with the table, the command and the parameter table. With both
+// at 32K and 128K), once per parameter set (both by default; --params and
+// --params-file apply on top of each). Every figure is modeled by the emulator's timing
+// mode (docs/timing-model.md); --update-doc rewrites the marked section of FILE
+// (docs/performance.md) with the tables, the command and the parameter table. A case
+// with a published measurement (Published.h; --published runs all of them) prints
+// modeled / measured, flagged beyond the 15 % rule. With both
 // builds (the default) each row also has the warp-specialised kernel's times (F15), and
 // a summary per qlen sums each build's totals: the comparison the Decoder's default
 // build choice (mla/Runtime/Decoder.h, preferredAttentionBuild) is taken from. A
@@ -17,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PerfModel.h"
+#include "Published.h"
 
 #include "mla/Runtime/Decoder.h"
 #include "mla/Runtime/SplitPolicy.h"
@@ -46,14 +51,18 @@ namespace {
 void usage(raw_ostream &os) {
   os << "usage: mla-perf [--case qlen=Q,B=N,isl=T[,splits=NS]]...\n"
         "                [--case qlen=Q,lens=TERMS[,shuffle=S][,splits=NS]]... [--splits NS]\n"
+        "                [--params-set default|pessimistic|both (default both)]\n"
         "                [--params NAME=V,...] [--params-file FILE] [--dma-lgkmcnt 0|1|both]\n"
+        "                [--published]\n"
         "                [--build plain|wspec|both] [--threads N] [--report] [--policy]\n"
         "                [--stall-pcs N]\n"
         "                [--update-doc FILE]\n"
         "                [--update-param-doc FILE]\n"
         "Prints the modeled MI355X time of decode calls (emulator timing mode; every\n"
-        "figure is modeled). Without --case: the Kimi-K3 TP8 table. Parameters:\n"
-        "docs/timing-model.md.\n"
+        "figure is modeled). Without --case: the Kimi-K3 TP8 table. Parameters and\n"
+        "the parameter sets: docs/timing-model.md; --params / --params-file apply on top\n"
+        "of each set. --published: the shapes a measurement was published for, with\n"
+        "modeled / measured (the sanity rule of docs/timing-model.md).\n"
         "A case is B requests of isl tokens, or a mixed-length batch: lens=TERMS, terms\n"
         "joined by '+' in batch order, each LEN (one request), LENxN (N requests) or\n"
         "LO..HIxN (N requests spread geometrically from LO to HI tokens); lengths take\n"
@@ -83,7 +92,9 @@ std::vector<PerfCase> defaultCases() {
 }
 
 /// Replaces the text between \p begin and \p end markers of \p path with \p section
-/// (markers included in \p section); appends it when the markers are missing.
+/// (markers included in \p section); appends it when the markers are missing. Writes a
+/// temporary file beside \p path and renames it over \p path, so that a failed write
+/// (a full disk) leaves the document as it was.
 void replaceSection(const std::string &path, const std::string &begin, const std::string &end,
                     const std::string &section, const std::string &heading) {
   auto buffer = MemoryBuffer::getFile(path);
@@ -95,23 +106,27 @@ void replaceSection(const std::string &path, const std::string &begin, const std
     doc = doc.substr(0, b) + section + doc.substr(e + end.size());
   else
     doc += "\n" + heading + "\n\n" + section + "\n";
-  std::error_code ec;
-  raw_fd_ostream f(path, ec);
-  if (ec)
-    die("cannot write '" + path + "': " + ec.message());
-  f << doc;
+  if (Error e = writeFileAtomically(path, doc))
+    die(toString(std::move(e)));
 }
+/// The answers' names in the table.
+const char *answerName(int answer) { return answer ? "DMA on lgkmcnt" : "DMA on vmcnt only"; }
 } // namespace
 
 int main(int argc, char **argv) {
   std::vector<PerfCase> cases;
   std::optional<int> splits;
   PerfOptions options;
+  std::vector<std::string> sets{"default", "pessimistic"};
+  // --params / --params-file in command-line order (false: a list, true: a file),
+  // applied on top of each parameter set.
+  std::vector<std::pair<bool, std::string>> paramMods;
   std::vector<int> answers{1, 0};
   std::vector<bool> builds{false, true}; // wspec off, on
   std::string docPath, paramDocPath;
   bool printReports = false;
   bool printPolicy = false; // --policy: the split policy's estimate after each row
+  bool published = false;   // --published: the shapes of kPublished
   size_t stallPcs = 12; // with --report: the attention instructions with the most stalls
   std::string command = "mla-perf";
   for (int i = 1; i < argc; ++i) {
@@ -135,16 +150,24 @@ int main(int argc, char **argv) {
       if (v.getAsInteger(10, ns) || ns < 1 || ns > rt::kMaxSplits)
         die("--splits '" + v + "': expected 1.." + std::to_string(rt::kMaxSplits));
       splits = ns;
-    } else if (a == "--params") {
+    } else if (a == "--params" || a == "--params-file") {
       StringRef v = value();
-      command += " --params " + v.str();
-      if (Error e = options.params.applyOverrides(v))
-        die(toString(std::move(e)));
-    } else if (a == "--params-file") {
+      command += " " + a.str() + " " + v.str();
+      paramMods.push_back({a == "--params-file", v.str()});
+    } else if (a == "--params-set") {
       StringRef v = value();
-      command += " --params-file " + v.str();
-      if (Error e = options.params.applyFile(v))
-        die(toString(std::move(e)));
+      command += " --params-set " + v.str();
+      if (v == "both") {
+        sets = {"default", "pessimistic"};
+      } else {
+        auto set = rt::TimingParams::named(v);
+        if (!set)
+          die("--params-set: " + toString(set.takeError()) + " or both");
+        sets = {v.str()};
+      }
+    } else if (a == "--published") {
+      command += " --published";
+      published = true;
     } else if (a == "--dma-lgkmcnt") {
       StringRef v = value();
       command += " --dma-lgkmcnt " + v.str();
@@ -183,120 +206,213 @@ int main(int argc, char **argv) {
       die("unknown option '" + a + "'");
     }
   }
+  // Each set's parameters: the set, then --params-file / --params in order. Every
+  // value is checked against its range before anything is simulated.
+  std::vector<rt::TimingParams> setParams;
+  for (const std::string &name : sets) {
+    rt::TimingParams p = cantFail(rt::TimingParams::named(name));
+    for (auto &[isFile, text] : paramMods)
+      if (Error e = isFile ? p.applyFile(text) : p.applyOverrides(text))
+        die(toString(std::move(e)));
+    if (Error e = p.validate())
+      die(toString(std::move(e)));
+    setParams.push_back(p);
+  }
   // --update-param-doc alone only writes the parameter table.
-  const bool paramsOnly = cases.empty() && !paramDocPath.empty() && docPath.empty();
+  const bool paramsOnly =
+      cases.empty() && !published && !paramDocPath.empty() && docPath.empty();
+  if (published)
+    for (const PublishedMeasurement &m : kPublished) {
+      PerfCase c;
+      c.heads = m.heads, c.qlen = m.qlen, c.batch = m.batch, c.isl = m.isl;
+      cases.push_back(c);
+    }
   if (cases.empty() && !paramsOnly)
     cases = defaultCases();
   if (splits)
     for (PerfCase &c : cases)
       c.splits = splits;
 
-  std::string table;
-  raw_string_ostream os(table);
-  os << "| qlen | B | ISL | NS | attention CTAs (simulated) | combine CTAs";
-  unsigned columnsPerAnswer = 0;
-  for (int answer : answers) {
-    const char *which = answer ? "DMA on lgkmcnt" : "DMA on vmcnt only";
-    columnsPerAnswer = 0;
-    for (bool wspec : builds) {
-      if (!wspec || builds.size() == 1) {
-        os << " | attention us | combine us | total us | TB/s (" << which
-           << (wspec ? ", wspec" : "") << ") | cycles a block: steady / HBM share";
-        columnsPerAnswer += 5;
-      } else {
-        os << " | wspec attention us | wspec total us (" << which << ")";
-        columnsPerAnswer += 2;
-      }
-    }
-  }
-  os << " | host s |\n|---|---|---|---|---|---";
-  for (size_t i = 0; i < answers.size() * columnsPerAnswer; ++i)
-    os << "|---";
-  os << "|---|\n";
-  // Per (qlen, answer, build): the sum of the cases' total times (the summary).
-  std::map<std::tuple<int64_t, int, bool>, double> totals;
-  outs() << "modeled MI355X decode calls (emulator timing mode; launch overhead "
-         << format("%g", options.params.launchOverheadUs) << " us per kernel)\n";
-  for (const PerfCase &c : cases) {
-    std::string row;
-    raw_string_ostream rs(row);
-    double host = 0;
-    int caseSplits = 0;
-    for (size_t k = 0; k < answers.size(); ++k) {
-      for (size_t w = 0; w < builds.size(); ++w) {
-        PerfOptions o = options;
-        o.params.ldsDmaCountsOnLgkmcnt = answers[k];
-        PerfCase built = c;
-        built.wspec = builds[w];
-        auto r = modelDecodeCall(built, o);
-        if (!r)
-          die("case " + built.str() + ": " + toString(r.takeError()));
-        host += r->simSeconds;
-        if (k == 0 && w == 0)
-          caseSplits = r->splits;
-        if (k == 0 && w == 0)
-          rs << "| " << c.qlen << " | " << c.lengths().size() << " | " << c.lengthsText()
-             << " | "
-             << r->splits << " | " << r->attentionCtas << " (" << r->attentionClasses
-             << ") | " << r->combineCtas;
-        if (!builds[w] || builds.size() == 1)
-          rs << format(" | %.1f | %.1f | %.1f | %.2f | %.0f / %.0f (%.2f)", r->attentionUs,
-                       r->combineUs, r->totalUs, r->tbps, r->steadyBlockCycles,
-                       r->hbmBlockCycles, r->steadyBlockCycles / r->hbmBlockCycles);
-        else
-          rs << format(" | %.1f | %.1f", r->attentionUs, r->totalUs);
-        totals[{c.qlen, answers[k], builds[w]}] += r->totalUs;
-        if (printReports) {
-          errs() << "case " << built.str() << ", ldsDmaCountsOnLgkmcnt=" << answers[k]
-                 << ":\n";
-          r->attention.print(errs(), o.params.clockGHz, stallPcs);
-          r->combine.print(errs(), o.params.clockGHz, /*stallPcs=*/4);
+  // Per (set, qlen, answer, build): the sum of the cases' total times (the summary).
+  std::map<std::tuple<size_t, int64_t, int, bool>, double> totals;
+  // TB/s of the plain build per (case index, set, answer): the overview table.
+  std::map<std::tuple<size_t, size_t, int>, double> plainTbps;
+  std::string document, publishedText;
+  raw_string_ostream doc(document), pub(publishedText);
+  for (size_t si = 0; si < sets.size() && !paramsOnly; ++si) {
+    options.params = setParams[si];
+    std::string table;
+    raw_string_ostream os(table);
+    os << "| qlen | B | ISL | NS | attention CTAs (simulated) | combine CTAs";
+    unsigned columnsPerAnswer = 0;
+    for (int answer : answers) {
+      columnsPerAnswer = 0;
+      for (bool wspec : builds) {
+        if (!wspec || builds.size() == 1) {
+          os << " | attention us | combine us | total us | TB/s (" << answerName(answer)
+             << (wspec ? ", wspec" : "") << ") | cycles a block: steady / HBM share";
+          columnsPerAnswer += 5;
+        } else {
+          os << " | wspec attention us | wspec total us (" << answerName(answer) << ")";
+          columnsPerAnswer += 2;
         }
       }
     }
-    rs << format(" | %.1f |\n", host);
-    outs() << row;
-    if (printPolicy) {
-      // What the split policy's cost model (rt::estimateSplitCost, calibrated constants)
-      // estimates for the NS the row ran with, next to mla-perf's modeled time.
-      std::vector<int32_t> indptr{0};
-      for (int64_t len : c.lengths())
-        indptr.push_back(int32_t(indptr.back() + len));
-      rt::SplitCost cost =
-          rt::estimateSplitCost(indptr, c.heads, c.qlen, unsigned(options.params.numCUs),
-                                caseSplits, rt::SplitCostModel::calibrated());
-      outs() << "policy estimate " << c.str() << " NS " << caseSplits
-             << format(": attention %.1f us, combine %.1f us, total %.1f us\n",
-                       cost.attention, cost.combine, cost.total());
+    os << " | host s |\n|---|---|---|---|---|---";
+    for (size_t i = 0; i < answers.size() * columnsPerAnswer; ++i)
+      os << "|---";
+    os << "|---|\n";
+    outs() << (si ? "\n" : "") << "parameter set '" << sets[si]
+           << "': modeled MI355X decode calls (emulator timing mode; hbmQueue "
+           << (options.params.hbmQueueSerial() ? "serial" : "overlap") << ", launch overhead "
+           << format("%g", options.params.launchOverheadUs) << " us per kernel)\n";
+    for (size_t ci = 0; ci < cases.size(); ++ci) {
+      const PerfCase &c = cases[ci];
+      std::string row, checks;
+      raw_string_ostream rs(row), cs(checks);
+      double host = 0;
+      int caseSplits = 0;
+      const PublishedMeasurement *measured = publishedFor(c);
+      for (size_t k = 0; k < answers.size(); ++k) {
+        for (size_t w = 0; w < builds.size(); ++w) {
+          PerfOptions o = options;
+          o.params.ldsDmaCountsOnLgkmcnt = answers[k];
+          PerfCase built = c;
+          built.wspec = builds[w];
+          auto r = modelDecodeCall(built, o);
+          if (!r)
+            die("case " + built.str() + ": " + toString(r.takeError()));
+          host += r->simSeconds;
+          if (k == 0 && w == 0)
+            caseSplits = r->splits;
+          if (k == 0 && w == 0)
+            rs << "| " << c.qlen << " | " << c.lengths().size() << " | " << c.lengthsText()
+               << " | " << r->splits << " | " << r->attentionCtas << " ("
+               << r->attentionClasses << ") | " << r->combineCtas;
+          if (!builds[w] || builds.size() == 1)
+            rs << format(" | %.1f | %.1f | %.1f | %.2f | %.0f / %.0f (%.2f)", r->attentionUs,
+                         r->combineUs, r->totalUs, r->tbps, r->steadyBlockCycles,
+                         r->hbmBlockCycles, r->steadyBlockCycles / r->hbmBlockCycles);
+          else
+            rs << format(" | %.1f | %.1f", r->attentionUs, r->totalUs);
+          totals[{si, c.qlen, answers[k], builds[w]}] += r->totalUs;
+          if (!builds[w])
+            plainTbps[{ci, si, answers[k]}] = r->tbps;
+          // The sanity rule: the project's kernel (the plain build, the Decoder's) on
+          // a shape with a published measurement.
+          if (measured && !builds[w]) {
+            const double ratio = r->totalUs / measured->us;
+            cs << "published measurement " << c.str() << ": " << measured->source
+               << format(", measured %.1f us; modeled %.1f us (set %s, %s): modeled / "
+                         "measured %.2f",
+                         measured->us, r->totalUs, sets[si].c_str(), answerName(answers[k]),
+                         ratio);
+            if (1 - ratio > kPublishedFasterLimit)
+              cs << format(" -- modeled %.0f %% faster than the measurement: beyond the "
+                           "%.0f %% rule (docs/timing-model.md, \"Published measurements\")",
+                           100 * (1 - ratio), 100 * kPublishedFasterLimit);
+            cs << "\n";
+            pub << "| " << sets[si] << " | " << answerName(answers[k]) << " | " << c.batch
+                << " | " << c.lengthsText()
+                << format(" | %.1f | %.1f | %.2f | %s |\n", measured->us, r->totalUs, ratio,
+                          1 - ratio > kPublishedFasterLimit ? "beyond the rule" : "within");
+          }
+          if (printReports) {
+            errs() << "case " << built.str() << ", parameter set " << sets[si]
+                   << ", ldsDmaCountsOnLgkmcnt=" << answers[k] << ":\n";
+            r->attention.print(errs(), o.params.clockGHz, stallPcs);
+            r->combine.print(errs(), o.params.clockGHz, /*stallPcs=*/4);
+          }
+        }
+      }
+      rs << format(" | %.1f |\n", host);
+      outs() << row << checks;
+      if (printPolicy) {
+        // What the split policy's cost model (rt::estimateSplitCost, calibrated
+        // constants) estimates for the NS the row ran with, next to mla-perf's time.
+        std::vector<int32_t> indptr{0};
+        for (int64_t len : c.lengths())
+          indptr.push_back(int32_t(indptr.back() + len));
+        rt::SplitCost cost =
+            rt::estimateSplitCost(indptr, c.heads, c.qlen, unsigned(options.params.numCUs),
+                                  caseSplits, rt::SplitCostModel::calibrated());
+        outs() << "policy estimate " << c.str() << " NS " << caseSplits
+               << format(": attention %.1f us, combine %.1f us, total %.1f us\n",
+                         cost.attention, cost.combine, cost.total());
+      }
+      outs().flush();
+      os << row;
     }
-    outs().flush();
-    os << row;
+
+    // The build comparison: per qlen and counter answer, each build's summed total
+    // time over the qlen's cases.
+    std::string summary;
+    if (builds.size() == 2) {
+      raw_string_ostream ss(summary);
+      ss << "| qlen | LDS-DMA counter answer | plain: sum of total us | wspec: sum of total "
+            "us | wspec / plain | faster |\n|---|---|---|---|---|---|\n";
+      std::map<int64_t, bool> seen;
+      for (const PerfCase &c : cases) {
+        if (seen[c.qlen])
+          continue;
+        seen[c.qlen] = true;
+        for (int answer : answers) {
+          double plain = totals[{si, c.qlen, answer, false}],
+                 wspec = totals[{si, c.qlen, answer, true}];
+          ss << "| " << c.qlen << " | " << answerName(answer)
+             << format(" | %.1f | %.1f | %.3f | ", plain, wspec, wspec / plain)
+             << (wspec < plain ? "wspec" : "plain") << " |\n";
+        }
+      }
+      outs() << "\nbuild comparison, parameter set '" << sets[si]
+             << "' (sum of the total times of each qlen's cases):\n"
+             << summary;
+    }
+    doc << "\n### Parameter set `" << sets[si] << "`\n\n" << table;
+    if (!summary.empty())
+      doc << "\nThe two attention builds (\"wspec\": the warp-specialised kernel, F15, "
+             "docs/warp-specialization.md; the same combine), each qlen's cases summed:\n\n"
+          << summary;
   }
 
-  // The build comparison: per qlen and counter answer, each build's summed total time
-  // over the qlen's cases.
-  std::string summary;
-  if (builds.size() == 2) {
-    raw_string_ostream ss(summary);
-    ss << "| qlen | LDS-DMA counter answer | plain: sum of total us | wspec: sum of total "
-          "us | wspec / plain | faster |\n|---|---|---|---|---|---|\n";
-    std::map<int64_t, bool> seen;
-    for (const PerfCase &c : cases) {
-      if (seen[c.qlen])
+  // The overview: the plain build's TB/s under every set and answer.
+  std::string overview;
+  if (!plainTbps.empty()) {
+    raw_string_ostream ov(overview);
+    ov << "| qlen | B | ISL";
+    for (const std::string &set : sets)
+      for (int answer : answers)
+        ov << " | " << set << ", " << answerName(answer);
+    ov << " |\n|---|---|---";
+    for (size_t i = 0; i < sets.size() * answers.size(); ++i)
+      ov << "|---";
+    ov << "|\n";
+    for (size_t ci = 0; ci < cases.size(); ++ci) {
+      if (!plainTbps.count({ci, 0, answers[0]}))
         continue;
-      seen[c.qlen] = true;
-      for (int answer : answers) {
-        double plain = totals[{c.qlen, answer, false}], wspec = totals[{c.qlen, answer, true}];
-        ss << "| " << c.qlen << " | " << (answer ? "DMA on lgkmcnt" : "DMA on vmcnt only")
-           << format(" | %.1f | %.1f | %.3f | ", plain, wspec, wspec / plain)
-           << (wspec < plain ? "wspec" : "plain") << " |\n";
-      }
+      const PerfCase &c = cases[ci];
+      ov << "| " << c.qlen << " | " << c.lengths().size() << " | " << c.lengthsText();
+      if (c.heads != 12)
+        ov << " (" << c.heads << " heads)";
+      for (size_t si = 0; si < sets.size(); ++si)
+        for (int answer : answers)
+          ov << format(" | %.2f", plainTbps[{ci, si, answer}]);
+      ov << " |\n";
     }
-    outs() << "\nbuild comparison (sum of the total times of each qlen's cases):\n" << summary;
+    outs() << "\nTB/s of the plain build (the Decoder's), every parameter set and answer "
+              "(modeled):\n"
+           << overview;
   }
+  if (!publishedText.empty())
+    outs() << "\npublished measurements against the modeled call (plain build):\n"
+           << "| parameter set | answer | B | ISL | measured us | modeled us | modeled / "
+              "measured | 15 % rule |\n|---|---|---|---|---|---|---|---|\n"
+           << publishedText;
 
   if (!docPath.empty()) {
-    const std::string begin = "<!-- mla-perf:begin -->", end = "<!-- mla-perf:end -->";
+    const std::string name = published ? "mla-perf-published" : "mla-perf";
+    const std::string begin = "<!-- " + name + ":begin -->", end = "<!-- " + name + ":end -->";
+    const rt::TimingParams &P = setParams[0];
     std::string section;
     raw_string_ostream ss(section);
     ss << begin << "\n"
@@ -305,28 +421,58 @@ int main(int argc, char **argv) {
           "one representative CTA simulated per attention class -- head group, tokens in "
           "the split, last split or not -- again with the tail's HBM share when the last "
           "wave of CTAs is partial, and one CU of combine CTAs; CTAs placed on "
-       << format("%g", options.params.numCUs) << " CUs in XCD dispatch order). TB/s = "
-          "B x ISL x 576 B over the whole call (two launches of "
-       << format("%g", options.params.launchOverheadUs)
-       << " us overhead each, attention, combine; one launch and no combine at NS = 1, "
-          "where the attention writes the output). \"DMA on lgkmcnt\" and \"DMA on vmcnt "
-          "only\" are the two answers to the open LDS-DMA counter question; \"host s\" is "
-          "the simulation time of both on one core. \"cycles a block\": the steady-state "
-          "cycles of one 128-token block of a head-group-0 CTA with the case's HBM share "
-          "(the difference of one-split simulations of "
+       << format("%g", P.numCUs) << " CUs in XCD dispatch order). TB/s = "
+          "the sum of the lengths x 576 B over the whole call (two launches of "
+          "`launchOverheadUs` each, attention, combine; one launch and no combine at NS = "
+          "1, where the attention writes the output). The parameter sets are named "
+          "below (`default`, and `pessimistic`: docs/timing-model.md, \"Parameter sets\"). "
+          "\"DMA on lgkmcnt\" and \"DMA on vmcnt only\" are the two answers to the open "
+          "LDS-DMA counter question; \"host s\" is the simulation time of the row on one "
+          "core. \"cycles a block\": the steady-state cycles of one 128-token block of a "
+          "head-group-0 CTA with the case's HBM share (the difference of one-split "
+          "simulations of "
        << kSteadyBlocks[0] << " and " << kSteadyBlocks[1]
        << " blocks, over the difference in blocks) / the cycles that CU's HBM share "
           "needs for the bytes it reads a block (after the L2 sharing of the head-group "
-          "CTAs) (their ratio).\n\n"
-       << table;
-    if (!summary.empty())
-      ss << "\nThe two attention builds (\"wspec\": the warp-specialised kernel, F15, "
-            "docs/warp-specialization.md; the same combine), each qlen's cases summed:\n\n"
-         << summary;
-    ss << "\nParameters (docs/timing-model.md gives the sources):\n\n";
-    mla::rt::printTimingParamTable(ss, options.params);
+          "CTAs) (their ratio).\n";
+    if (!overview.empty())
+      ss << "\nTB/s of the plain build (the Decoder's) under every parameter set and "
+            "answer:\n\n"
+         << overview;
+    if (!publishedText.empty())
+      ss << "\nAgainst the published measurements (docs/timing-model.md, \"Published "
+            "measurements\"; modeled / measured < "
+         << format("%.2f", 1 - kPublishedFasterLimit) << " breaks the rule):\n\n"
+         << "| parameter set | answer | B | ISL | measured us | modeled us | modeled / "
+            "measured | 15 % rule |\n|---|---|---|---|---|---|---|---|\n"
+         << publishedText;
+    ss << document;
+    ss << "\nParameters of the first set (docs/timing-model.md gives the sources):\n\n";
+    mla::rt::printTimingParamTable(ss, P);
+    if (setParams.size() > 1) {
+      ss << "\nWhere the sets differ:\n\n| parameter";
+      for (const std::string &set : sets)
+        ss << " | " << set;
+      ss << " |\n|---";
+      for (size_t i = 0; i < sets.size(); ++i)
+        ss << "|---";
+      ss << "|\n";
+      for (const rt::TimingParamInfo &row : rt::timingParamTable()) {
+        bool differs = false;
+        for (const rt::TimingParams &p : setParams)
+          differs |= p.*row.field != P.*row.field;
+        if (!differs)
+          continue;
+        ss << "| `" << row.name << "`";
+        for (const rt::TimingParams &p : setParams)
+          ss << " | " << rt::timingParamText(row, p);
+        ss << " |\n";
+      }
+    }
     ss << end;
-    replaceSection(docPath, begin, end, section, "## Modeled MI355X decode (timing mode)");
+    replaceSection(docPath, begin, end, section,
+                   published ? "## Published measurements (modeled against measured)"
+                             : "## Modeled MI355X decode (timing mode)");
     outs() << "mla-perf: wrote the table into " << docPath << "\n";
   }
   if (!paramDocPath.empty()) {
@@ -335,7 +481,7 @@ int main(int argc, char **argv) {
     std::string section;
     raw_string_ostream ss(section);
     ss << begin << "\n";
-    mla::rt::printTimingParamTable(ss, options.params);
+    mla::rt::printTimingParamTable(ss, setParams[0]);
     ss << end;
     replaceSection(paramDocPath, begin, end, section, "## Parameters");
     outs() << "mla-perf: wrote the parameter table into " << paramDocPath << "\n";

@@ -22,6 +22,8 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <chrono>
@@ -75,6 +77,9 @@ bool parseCount(StringRef text, int64_t &v) {
 /// The largest mixed batch parse accepts (the page table and the simulation's classes
 /// grow with it).
 constexpr int64_t kMaxRequests = 1 << 16;
+/// The longest request and the most tokens of a batch (the int32 page table).
+constexpr int64_t kMaxRequestTokens = int64_t(1) << 24;
+constexpr int64_t kMaxBatchTokens = (int64_t(1) << 31) - 1;
 
 /// Parses lens= TERMS (PerfCase::parse) into `lens`.
 Error parseLens(StringRef text, StringRef terms, std::vector<int64_t> &lens) {
@@ -102,7 +107,7 @@ Error parseLens(StringRef text, StringRef terms, std::vector<int64_t> &lens) {
       return bad("has a request of no tokens (lengths must be positive)");
     if (hi < lo)
       return bad("has HI below LO");
-    if (hi > (int64_t(1) << 24))
+    if (hi > kMaxRequestTokens)
       return bad("is longer than the int32 page table allows (2^24 tokens a request)");
     if (count > kMaxRequests || int64_t(lens.size()) + count > kMaxRequests)
       return bad("makes the batch larger than " + Twine(kMaxRequests) + " requests");
@@ -186,6 +191,21 @@ Expected<PerfCase> PerfCase::parse(StringRef text) {
   if (c.qlen < 1 || c.qlen > kernel::kMaxQlen || c.batch < 1 || c.isl < 1 || c.heads < 1)
     return makeError("case '" + text + "': qlen must be 1.." + Twine(kernel::kMaxQlen) +
                      " and B, isl, heads positive");
+  // The same bounds as a mixed batch's (the page table is int32; the buffers and the
+  // CTA classes grow with B): B=2^40 used to end in std::bad_alloc.
+  if (c.batch > kMaxRequests)
+    return makeError("case '" + text + "': B=" + Twine(c.batch) + " is out of range: at most " +
+                     Twine(kMaxRequests) + " requests");
+  if (c.isl > kMaxRequestTokens)
+    return makeError("case '" + text + "': isl=" + Twine(c.isl) + " is out of range: at most " +
+                     Twine(kMaxRequestTokens) + " tokens (the int32 page table)");
+  if (!haveLens && c.batch * c.isl > kMaxBatchTokens)
+    return makeError("case '" + text + "': B x isl = " + Twine(c.batch * c.isl) +
+                     " tokens is out of range: at most " + Twine(kMaxBatchTokens) +
+                     " (the int32 page table)");
+  if (c.heads > kernel::kMaxHeads)
+    return makeError("case '" + text + "': heads=" + Twine(c.heads) +
+                     " is out of range: 1.." + Twine(kernel::kMaxHeads));
   if (c.splits && (*c.splits < 1 || *c.splits > rt::kMaxSplits))
     return makeError("case '" + text + "': splits must be 1.." + Twine(rt::kMaxSplits));
   return c;
@@ -535,4 +555,28 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   result.simSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - startClock).count();
   return result;
+}
+
+Error mla::perf::writeFileAtomically(StringRef path, StringRef text) {
+  int fd;
+  SmallString<256> tmp;
+  if (std::error_code ec = sys::fs::createUniqueFile(path + ".tmp-%%%%%%", fd, tmp))
+    return makeError("cannot write '" + path + "': cannot create a temporary file beside it: " +
+                     ec.message());
+  {
+    raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << text;
+    os.close();
+    if (os.has_error()) {
+      std::string why = os.error().message();
+      os.clear_error();
+      sys::fs::remove(tmp);
+      return makeError("cannot write '" + path + "' (left unchanged): " + why);
+    }
+  }
+  if (std::error_code ec = sys::fs::rename(tmp, path)) {
+    sys::fs::remove(tmp);
+    return makeError("cannot replace '" + path + "': " + ec.message());
+  }
+  return Error::success();
 }

@@ -104,6 +104,11 @@ inline constexpr int64_t kSteadyBlocks[2] = {8, 24};
 /// Models one decode call. Errors name the problem (bad case, compile failure...).
 llvm::Expected<PerfResult> modelDecodeCall(const PerfCase &c, const PerfOptions &options);
 
+/// Writes \p text to \p path through a temporary file in the same directory, renamed
+/// over \p path once completely written: a failed write (a full disk) leaves \p path as
+/// it was. Errors name the file.
+llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef text);
+
 } // namespace mla::perf
 
 #endif // MLA_BENCH_PERF_PERFMODEL_H

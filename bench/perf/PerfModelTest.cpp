@@ -79,3 +79,42 @@ TEST_F(PerfModelTest, EveryCtaTakesItsOwnRequestsTokens) {
   // TB/s counts the sum of the lengths: (1024 + 128) x 576 B over the call.
   EXPECT_DOUBLE_EQ(mixed.tbps, 1152.0 * 576.0 / (mixed.totalUs * 1e-6) / 1e12);
 }
+
+// The golden ratios of mla-perf's table, on the steady state of qlen 2 (head group 0,
+// one split, 8 and 24 blocks) and the call of B = 64 at 8K:
+//  - the cycles the CU's HBM share needs for a block's bytes scale with 1 / the
+//    share: pessimistic / default = 0.85 / 0.75 exactly (the same bytes);
+//  - no block is faster than its HBM share (steady / share >= 1), in any set or answer;
+//  - the two LDS-DMA answers differ where the kernel waits on lgkmcnt behind DMAs: the
+//    lgkmcnt answer's block is at least 5 % slower (a disconnected answer makes them
+//    equal);
+//  - the pessimistic set is slower than the default under both answers, and its call
+//    carries two launches of 4 us.
+TEST_F(PerfModelTest, TableGoldenRatios) {
+  auto c = PerfCase::parse("qlen=2,B=64,isl=8192");
+  ASSERT_TRUE(bool(c));
+  PerfResult r[2][2]; // [set][answer]
+  const char *sets[2] = {"default", "pessimistic"};
+  for (int s = 0; s < 2; ++s)
+    for (int answer = 0; answer < 2; ++answer) {
+      PerfOptions options;
+      options.cacheDir = cacheDir;
+      options.params = llvm::cantFail(mla::rt::TimingParams::named(sets[s]));
+      options.params.ldsDmaCountsOnLgkmcnt = answer;
+      auto m = modelDecodeCall(*c, options);
+      ASSERT_TRUE(bool(m)) << llvm::toString(m.takeError());
+      r[s][answer] = std::move(*m);
+    }
+  for (int answer = 0; answer < 2; ++answer) {
+    EXPECT_NEAR(r[1][answer].hbmBlockCycles / r[0][answer].hbmBlockCycles, 0.85 / 0.75, 1e-9);
+    for (int s = 0; s < 2; ++s)
+      EXPECT_GE(r[s][answer].steadyBlockCycles, r[s][answer].hbmBlockCycles)
+          << sets[s] << " answer " << answer;
+    EXPECT_GT(r[1][answer].steadyBlockCycles, r[0][answer].steadyBlockCycles) << answer;
+    EXPECT_GT(r[1][answer].totalUs, r[0][answer].totalUs) << answer;
+  }
+  for (int s = 0; s < 2; ++s)
+    EXPECT_GT(r[s][1].steadyBlockCycles, 1.05 * r[s][0].steadyBlockCycles) << sets[s];
+  ASSERT_GT(r[1][1].splits, 1);
+  EXPECT_NEAR(r[1][1].totalUs - r[1][1].attentionUs - r[1][1].combineUs, 2 * 4.0, 1e-9);
+}

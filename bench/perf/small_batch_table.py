@@ -28,6 +28,9 @@ ROW = re.compile(r"^\|\s*(\d+)\s*\|\s*(\d+)\s*\|\s*(\w+)\s*\|\s*(\d+)\s*\|[^|]*\
 
 def run(perf, cache):
     args = [perf, "--dma-lgkmcnt", "1"]
+    # The default parameter set only (an mla-perf from before issue 21 has no sets).
+    if "--params-set" in subprocess.run([perf, "--help"], capture_output=True, text=True).stdout:
+        args += ["--params-set", "default"]
     for q, b, isl in CASES:
         args += ["--case", f"qlen={q},B={b},isl={isl}"]
     env = dict(os.environ, MLA_CACHE_DIR=cache)

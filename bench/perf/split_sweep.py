@@ -153,7 +153,8 @@ def candidates(case, choice):
 
 def run(perf, cache, answer, specs):
     """mla-perf over `specs` (case, NS or None); {(case, NS or None): row}."""
-    args = ["nice", perf, "--dma-lgkmcnt", str(answer), "--build", "plain", "--policy"]
+    args = ["nice", perf, "--dma-lgkmcnt", str(answer), "--build", "plain", "--policy",
+            "--params-set", "default"]
     for case, ns in specs:
         args += ["--case", case_arg(case) + (f",splits={ns}" if ns else "")]
     env = dict(os.environ, MLA_CACHE_DIR=cache)

@@ -5,7 +5,6 @@
 static_assert(mla::emu::choices::kPackedWorkItemIds && mla::emu::choices::kInitialRegisterValue == 0,
               "initWave packs work-item ids into v0 and zero-fills the register files");
 #include "emu/Hazards.h"
-#include "emu/timing/CuModel.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -244,8 +243,6 @@ unsigned mla::emu::resolveDispatchThreads(const DispatchOptions &options) {
 
 Error mla::emu::dispatch(const LaunchState &L, const DispatchOptions &options,
                          DispatchStats *stats) {
-  if (options.emulator && options.emulator->mode == EmulatorMode::Timing)
-    return timing::dispatchTimed(L, options, stats);
   uint64_t numGroups = uint64_t(L.grid[0]) * L.grid[1] * L.grid[2];
   if (numGroups == 0)
     return Error::success();

@@ -45,8 +45,9 @@ struct DispatchOptions {
   uint64_t instructionLimitPerWave = kDefaultInstructionLimitPerWave;
   /// When set, stops the launch with DispatchInterrupted (may be null).
   const std::atomic<bool> *interrupt = nullptr;
-  /// Timing mode (emu/timing/CuModel.h) when set with mode Timing; the report of
-  /// the launch goes to timingReport.
+  /// The device's emulator options and, for timing::dispatchTimed
+  /// (emu/timing/CuModel.h, which builds on this file), where its report goes.
+  /// dispatch() below is the functional mode whatever the options' mode says.
   const EmulatorOptions *emulator = nullptr;
   TimingReport *timingReport = nullptr;
 };

@@ -1,6 +1,7 @@
 //===- EmuDevice.cpp - The emulator as a Device ---------------------------===//
 #include "emu/Emulator.h"
 #include "emu/CoreChoices.h"
+#include "emu/timing/CuModel.h"
 #include "lib/EmuKernelImage.h"
 #include "mla/Runtime/Device.h"
 
@@ -90,6 +91,8 @@ public:
   Error setEmulatorOptions(const EmulatorOptions &options) override {
     std::lock_guard<std::mutex> lock(mutex_); // after the launch in progress
     std::lock_guard<std::mutex> optionsLock(optionsMutex_);
+    if (Error e = options.params.validate())
+      return e;
     options_ = options;
     environmentError_.clear();
     return Error::success();
@@ -436,7 +439,12 @@ Error EmuDevice::execute(const CodeObject &code, StringRef kernelName, Dim3 grid
   if (sigintDuringLaunch.load())
     return make_error<LaunchInterrupted>();
   emu::DispatchStats counts;
-  Error err = handleErrors(emu::dispatch(L, options, stats ? &counts : nullptr),
+  // The timing mode builds on the functional emulator (emu/timing/CuModel.h uses
+  // emu/Emulator.h, never the other way round): the device chooses between them.
+  emu::DispatchStats *countsOut = stats ? &counts : nullptr;
+  Error err = handleErrors(options_.mode == EmulatorMode::Timing
+                               ? emu::timing::dispatchTimed(L, options, countsOut)
+                               : emu::dispatch(L, options, countsOut),
                            [](const emu::DispatchInterrupted &) -> Error {
                              return make_error<LaunchInterrupted>();
                            });

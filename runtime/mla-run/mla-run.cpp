@@ -2,7 +2,8 @@
 //
 // mla-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]
 //         --arg SPEC ... [--device emu|hip|hip:N|auto] [--stats]
-//         [--timing] [--timing-params NAME=V,...] [--timing-params-file FILE]
+//         [--timing] [--timing-params-set default|pessimistic]
+//         [--timing-params NAME=V,...] [--timing-params-file FILE]
 // mla-run --selftest [--device emu|hip|hip:N|auto] [--selftest-dump DIR]
 //
 // SPEC fills the next explicit kernel argument: in:FILE, out:FILE:BYTES,
@@ -56,9 +57,11 @@ void usage() {
             "               [--max-buffer-bytes N (default 4 GiB)]\n"
             "               [--instruction-limit N (emulator: instructions a wave may run;\n"
             "                0 = none; default $MLA_EMU_INSTRUCTION_LIMIT or 2^28)]\n"
-            "               [--timing] [--timing-params NAME=V,...] [--timing-params-file FILE]\n"
+            "               [--timing] [--timing-params-set default|pessimistic]\n"
+            "               [--timing-params NAME=V,...] [--timing-params-file FILE]\n"
             "               (--timing: the emulator's timing mode; prints a modeled report,\n"
-            "               parameters in docs/timing-model.md)\n"
+            "               parameters and sets in docs/timing-model.md; the file, then\n"
+            "               the NAME=V list, apply on top of the set)\n"
             "       mla-run --selftest [--device emu|hip|hip:N|auto] [--selftest-dump DIR]\n"
             "               (hardware self-test of the emulator's MFMA / LDS DMA / transpose /\n"
             "               fp8 instructions; DIR receives the raw inputs and outputs)\n"
@@ -72,7 +75,7 @@ int main(int argc, char **argv) {
   std::optional<Dim3> grid, block;
   std::vector<ArgSpec> specs;
   bool stats = false, selftest = false, timing = false;
-  std::string selftestDump, timingParams, timingParamsFile;
+  std::string selftestDump, timingParams, timingParamsFile, timingParamsSet;
   // Host memory mla-run holds for one in:/out:/inout: buffer (and the file it writes).
   uint64_t maxBufferBytes = kDefaultMaxBufferBytes;
   std::optional<uint64_t> instructionLimit;
@@ -92,6 +95,7 @@ int main(int argc, char **argv) {
     else if (a == "--timing") timing = true;
     else if (a == "--timing-params") timingParams = value().str();
     else if (a == "--timing-params-file") timingParamsFile = value().str();
+    else if (a == "--timing-params-set") timingParamsSet = value().str();
     else if (a == "--instruction-limit") {
       StringRef v = value();
       uint64_t n;
@@ -185,13 +189,15 @@ int main(int argc, char **argv) {
   EmulatorOptions emuOptions = (*device)->emulatorOptions();
   if (timing)
     emuOptions.mode = EmulatorMode::Timing;
+  if (!timingParamsSet.empty())
+    emuOptions.params = orDie(TimingParams::named(timingParamsSet));
   if (!timingParamsFile.empty())
     if (Error e = emuOptions.params.applyFile(timingParamsFile))
       die(toString(std::move(e)));
   if (!timingParams.empty())
     if (Error e = emuOptions.params.applyOverrides(timingParams))
       die(toString(std::move(e)));
-  if (timing || !timingParams.empty() || !timingParamsFile.empty())
+  if (timing || !timingParams.empty() || !timingParamsFile.empty() || !timingParamsSet.empty())
     if (Error e = (*device)->setEmulatorOptions(emuOptions))
       die(toString(std::move(e)));
   if (instructionLimit)

@@ -367,7 +367,13 @@ void CuSim::timeVmem(SimWave &s, const DecodedInst &in, const InstInfo &info,
     if (trace.linesOverflowed)
       charged += double(trace.globalBytes);
     result_.hbmReadBytes += uint64_t(charged);
-    if (charged > 0) {
+    if (charged > 0 && p_.hbmQueueSerial()) {
+      // Serial rule: the bytes queue for the CU's HBM share after the load's latency.
+      const double arrival = double(start + ta) + p_.hbmLatency;
+      hbmFree_ = std::max(hbmFree_, arrival) + charged / ctx_.bytesPerCycle;
+      ready = uint64_t(std::ceil(hbmFree_));
+    } else if (charged > 0) {
+      // Overlap rule: the bytes move from issue on, under the latency.
       hbmFree_ = std::max(hbmFree_, double(start)) + charged / ctx_.bytesPerCycle;
       ready = std::max<uint64_t>(start + ta + uint64_t(p_.hbmLatency),
                                  uint64_t(std::ceil(hbmFree_)));
@@ -703,10 +709,15 @@ std::string CuSim::run(ArrayRef<uint32_t> ids) {
         return describeFault(L_, *stuck->w->workgroup, *stuck->w);
       }
       if (next > now_ + 1) {
-        uint64_t skipped = next - now_ - 1;
+        // Each wave is charged a period for each of its SIMD's opportunities in
+        // (now_, next), as if it had been considered and stalled there (the
+        // opportunity at now_ is already charged; one at next is considered then).
         for (SimWave &s : sims)
-          if (!s.ended)
-            chargeStall(s, s.lastCause, skipped);
+          if (!s.ended) {
+            const uint64_t phase = s.simd % period;
+            auto upTo = [&](uint64_t t) { return t < phase ? 0 : (t - phase) / period + 1; };
+            chargeStall(s, s.lastCause, (upTo(next - 1) - upTo(now_)) * period);
+          }
         now_ = next;
         continue;
       }

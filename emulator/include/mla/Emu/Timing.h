@@ -84,17 +84,34 @@ struct TimingParams {
   double hbmEfficiency = 0.85;      ///< Reachable fraction of the peak.
   double lineBytes = 128;           ///< L2 line (HBM transfer granularity charged).
   double activeCUs = 0;             ///< CUs sharing HBM (0: those the launch occupies).
+  /// The HBM rule (kHbmQueueOverlap or kHbmQueueSerial; "overlap" / "serial" in text).
+  double hbmQueue = 0;
   // --- counters ---------------------------------------------------------------
   double ldsDmaCountsOnLgkmcnt = 1; ///< 1: LDS DMA also counts on lgkmcnt (UNKNOWN).
   // --- whole-GPU estimate -------------------------------------------------------
   double launchOverheadUs = 2.0;    ///< Per kernel launch (stream-ordered, back to back).
 
-  /// Sets parameter \p name; an unknown name or a bad value is an error naming it.
+  /// hbmQueue values. Overlap: a load's charged bytes start moving on the CU's HBM
+  /// share when it issues (or when the share frees) and overlap its latency. Serial:
+  /// the load waits its latency first, then queues for the share.
+  static constexpr double kHbmQueueOverlap = 0, kHbmQueueSerial = 1;
+  bool hbmQueueSerial() const { return hbmQueue == kHbmQueueSerial; }
+
+  /// Sets parameter \p name; an unknown name or a value outside the parameter's
+  /// range (TimingParamInfo) is an error naming the value and the range.
   llvm::Error set(llvm::StringRef name, double value);
   /// Applies "NAME=VALUE[,NAME=VALUE...]" (also accepts ";" or newlines as separators).
+  /// hbmQueue also takes the words overlap and serial.
   llvm::Error applyOverrides(llvm::StringRef text);
-  /// Applies a file of NAME=VALUE lines ('#' starts a comment).
+  /// Applies a file of NAME=VALUE lines ('#' starts a comment; at most 1 MiB).
   llvm::Error applyFile(llvm::StringRef path);
+  /// Checks the rules between parameters (numXcds <= numCUs, activeCUs <= numCUs).
+  llvm::Error validate() const;
+  /// A named parameter set: "default" (the defaults above) or "pessimistic" (every
+  /// low-confidence parameter the kernel's speed depends on at its unfavourable end;
+  /// docs/timing-model.md). An unknown name is an error listing the names.
+  static llvm::Expected<TimingParams> named(llvm::StringRef set);
+  static llvm::ArrayRef<const char *> setNames();
   /// HBM bytes per cycle available to one CU.
   double cuBytesPerCycle() const;
 };
@@ -106,10 +123,14 @@ struct TimingParamInfo {
   const char *unit;
   const char *source;
   const char *confidence; ///< "high", "medium", "low" (docs/timing-model.md).
+  double min, max;        ///< Accepted values, both included (set() refuses others).
+  bool integer;           ///< Whole numbers only.
 };
 llvm::ArrayRef<TimingParamInfo> timingParamTable();
 /// Prints the table as Markdown (name, value, unit, source, confidence).
 void printTimingParamTable(llvm::raw_ostream &os, const TimingParams &params);
+/// A parameter's value as text (hbmQueue as overlap / serial, others with %g).
+std::string timingParamText(const TimingParamInfo &row, const TimingParams &params);
 
 /// Why a wave did not issue at one of its SIMD's issue opportunities.
 enum class StallCause : uint8_t {

@@ -33,6 +33,7 @@ using emu::StallCause;
 using emu::stallCauseName;
 using emu::TimingParamInfo;
 using emu::timingParamTable;
+using emu::timingParamText;
 using emu::TimingParams;
 using emu::TimingReport;
 using emu::WaveTiming;
