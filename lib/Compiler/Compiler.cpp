@@ -42,8 +42,9 @@ const char *mla::compilerVersion() {
   // 0.2: the combine's grid by split count; 0.3: the tile-op passes and their block schedule;
   // 0.4: the next block's DMAs all issued before the softmax; 0.5: Q split once per CTA;
   // 0.6: the warp-specialised build (wspec) lowered; 0.7: QK reads K one step ahead;
-  // 0.8: a block's DMA source pages fetched at once (mla.kv_dma_pages).
-  return "mla-0.8.0-gfx950";
+  // 0.8: a block's DMA source pages fetched at once (mla.kv_dma_pages); 0.9: decode
+  // context parallelism (seq_lens, dcp arguments) and the DCP merge kernel.
+  return "mla-0.9.0-gfx950";
 }
 
 std::string mla::decodeModuleSource(const DecodeConfig &config) {
@@ -59,12 +60,15 @@ std::string mla::decodeModuleSource(const DecodeConfig &config) {
               o = "memref<?x" + h + "x?x" + dv + "xbf16>", l = "memref<?x" + h + "x?xf32>",
               out = "memref<?x" + h + "x" + dv + "xbf16>", lse = "memref<?x" + h + "xf32>";
   const std::string kv = "memref<?x" + d + "xf8E4M3FN>";
+  // The DCP merge's inputs, ranks outermost as an all-gather lays them out.
+  const std::string outs = "memref<?x?x" + h + "x" + dv + "xbf16>",
+                    lses = "memref<?x?x" + h + "xf32>";
   std::string s;
   llvm::raw_string_ostream os(s);
   os << "func.func @mla_decode(%q: " << q << ", %kv: " << kv << ", "
      << "%pages: memref<?xi32>, %indptr: memref<?xi32>, %scale: f32, %vscale: f32, "
      << "%splits: index, %o: " << o << ", %l: " << l << ", %out: " << out
-     << ", %lse: " << lse << ") {\n"
+     << ", %lse: " << lse << ", %outs: " << outs << ", %lses: " << lses << ") {\n"
      << "  mla.split_kv_decode q(%q) kv(%kv) pages(%pages) indptr(%indptr) scale(%scale) "
      << "vscale(%vscale) splits(%splits) into o_part(%o) lse_part(%l) {config = " << attrs
      << "} : " << q << ", " << kv << ", memref<?xi32>, memref<?xi32>, " << o
@@ -72,6 +76,9 @@ std::string mla::decodeModuleSource(const DecodeConfig &config) {
      << "  mla.combine o_part(%o) lse_part(%l) into out(%out)"
      << (config.combineLse ? " lse(%lse)" : "") << " {config = " << attrs << "} : " << o
      << ", " << l << ", " << out << (config.combineLse ? ", " + lse : std::string()) << "\n"
+     << "  mla.combine o_part(%outs) lse_part(%lses) into out(%out) lse(%lse) {config = "
+     << attrs << ", ranks_outermost} : " << outs << ", " << lses << ", " << out << ", " << lse
+     << "\n"
      << "  return\n}\n";
   return s;
 }
