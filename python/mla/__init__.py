@@ -516,8 +516,8 @@ def dcp_merge(outs, lses, decoder=None, device="auto"):
 def __getattr__(name):
     # mla.distributed imports torch: only when asked for.
     if name == "distributed":
-        from . import distributed
-        return distributed
+        import importlib
+        return importlib.import_module(__name__ + ".distributed")
     raise AttributeError(f"module 'mla' has no attribute {name!r}")
 
 

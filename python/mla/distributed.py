@@ -99,14 +99,14 @@ def decode_step(decoder, q, kv, pages, indptr, seq_lens, scale, vscale=1.0, *, g
     rank = _dist.get_rank(group)
     tensor_forms = _use_tensor_forms(collectives, group)
 
-    # Q heads: this rank's, all-gathered into the group's (as bf16 bits: no arithmetic).
-    q_bits = _torch.from_numpy(_np.ascontiguousarray(_q_bits(q)))
+    # Q heads: this rank's, all-gathered into the group's, moved as bytes (bf16 bits: no
+    # arithmetic; gloo in torch 1.13 takes neither int16 nor bfloat16).
+    q_bits = _torch.from_numpy(_np.ascontiguousarray(_q_bits(q)).view(_np.uint8))
     if gather_heads:
-        gathered = _all_gather(q_bits.view(_torch.int16), size, group, tensor_forms)
-        # [N, S, H_r, 576] -> [S, N H_r, 576]: rank r's heads are heads r H_r ...
+        gathered = _all_gather(q_bits, size, group, tensor_forms)
+        # [N, S, H_r, 2 * 576] -> [S, N H_r, 2 * 576]: rank r's heads are heads r H_r ...
         q_bits = gathered.transpose(0, 1).reshape(q_bits.shape[0], -1, q_bits.shape[2])
-        q_bits = q_bits.contiguous().view(_torch.int16)
-    q_all = q_bits.numpy().view(_np.uint16)
+    q_all = _np.ascontiguousarray(q_bits.numpy()).view(_np.uint16)
     heads = q_all.shape[1]
     if heads != decoder.heads:
         raise ValueError(f"q: {heads} heads after the gather, but the decoder is built for "
@@ -121,7 +121,7 @@ def decode_step(decoder, q, kv, pages, indptr, seq_lens, scale, vscale=1.0, *, g
     if merge == "all_to_all":
         # Chunk j (heads j H/N ..) of this rank's partial goes to rank j; rank j receives
         # every rank's partial of its heads, ranks outermost: the merge kernel's layout.
-        out_chunks = _heads_first(_torch.from_numpy(bf16(out)).view(_torch.int16), size)
+        out_chunks = _heads_first(_torch.from_numpy(bf16(out).view(_np.uint8)), size)
         lse_chunks = _heads_first(_torch.from_numpy(lse), size)
         outs = _torch.empty_like(out_chunks)
         lses = _torch.empty_like(lse_chunks)

@@ -58,8 +58,9 @@ def test_dcp_arguments_are_checked(decoder):
         dec(*args, dcp_size=4, dcp_rank=4, seq_lens=s["seq_lens"])
     with pytest.raises(ValueError, match="seq_lens: the requests' global lengths are needed"):
         dec(*args, dcp_size=4, dcp_rank=1)
-    with pytest.raises(ValueError, match=r"seq_lens: seq_lens\[1\] = 9 gives rank 1 of 4"):
-        dec(*args, dcp_size=4, dcp_rank=1, seq_lens=[5, 9])
+    with pytest.raises(ValueError, match=r"seq_lens: seq_lens\[1\] = 10 puts 3 tokens on "
+                                         r"rank 1 of 4, but indptr gives request 1 2"):
+        dec(*args, dcp_size=4, dcp_rank=1, seq_lens=[5, 10])
     with pytest.raises(ValueError, match="seq_lens: expected a 1-D array"):
         dec(*args, dcp_size=4, dcp_rank=1, seq_lens=[[5, 8]])
     with pytest.raises(ValueError, match="dcp_rank: expected an int"):

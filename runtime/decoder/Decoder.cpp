@@ -112,10 +112,13 @@ Error mla::rt::validateDcp(ArrayRef<int32_t> indptr, int dcpSize, int dcpRank,
   for (int64_t b = 0; b < requests; ++b) {
     const int64_t local = int64_t(indptr[b + 1]) - indptr[b];
     if (seqLens[b] < 0 || dcpLocalLength(dcpRank, dcpSize, seqLens[b]) != local)
-      return makeError("seq_lens: seq_lens[" + Twine(b) + "] = " + Twine(seqLens[b]) +
-                       " gives rank " + Twine(dcpRank) + " of " + Twine(dcpSize) + " " +
-                       Twine(seqLens[b] < 0 ? 0 : dcpLocalLength(dcpRank, dcpSize, seqLens[b])) +
-                       " tokens, but indptr gives request " + Twine(b) + " " + Twine(local));
+      return makeError(
+          "seq_lens: seq_lens[" + Twine(b) + "] = " + Twine(seqLens[b]) +
+          (seqLens[b] < 0 ? Twine(" is negative")
+                          : " puts " + Twine(dcpLocalLength(dcpRank, dcpSize, seqLens[b])) +
+                                " tokens on rank " + Twine(dcpRank) + " of " +
+                                Twine(dcpSize) + ", but indptr gives request " + Twine(b) +
+                                " " + Twine(local)));
   }
   return Error::success();
 }

@@ -199,10 +199,11 @@ TEST(DcpReference, ShardsMergeToTheUnshardedAnswer) {
     }
 }
 
-/// The example: N = 2, rank 1, global bounds 8, 9, 10 (L = 11, qlen 3) see
-/// local tokens 0..3, 0..3, 0..4 (counts 4, 4, 5), not the shard's bottom-right 3, 4, 5.
+/// The example: N = 2, rank 1 (global tokens 1, 3, 5, 7, 9 of L = 10), qlen 3:
+/// the positions see 8, 9, 10 global tokens, so local tokens 0..3, 0..3, 0..4 (counts
+/// 4, 4, 5), not the shard's bottom-right 3, 4, 5.
 TEST(DcpReference, RowBoundIsGlobal) {
-  const ref::Problem whole = problem(1, 3, {11}, 1);
+  const ref::Problem whole = problem(1, 3, {10}, 1);
   const ref::Problem shard = ref::shardProblem(whole.view(), 2, 1);
   ASSERT_EQ(shard.indptr, (std::vector<int32_t>{0, 5}));
   const ref::ProblemView v = shard.view();
@@ -260,15 +261,21 @@ TEST(Dcp, ValidationNamesTheArgument) {
   const std::vector<int32_t> short1 = {5};
   in.seqLens = short1;
   EXPECT_NE(error(in).find("seq_lens: expected B = 2 global lengths, got 1"), std::string::npos);
-  // L = 9 gives rank 1 of 4 three tokens (1, 5), not the shard's two.
-  const std::vector<int32_t> wrong = {5, 9};
+  // L = 10 puts three tokens (1, 5, 9) on rank 1 of 4, not the shard's two; L = 9 puts
+  // two (1, 5), as L = 8 does, and is accepted.
+  const std::vector<int32_t> wrong = {5, 10};
   in.seqLens = wrong;
-  EXPECT_NE(error(in).find("seq_lens: seq_lens[1] = 9 gives rank 1 of 4 2 tokens"),
+  EXPECT_NE(error(in).find("seq_lens: seq_lens[1] = 10 puts 3 tokens on rank 1 of 4, but "
+                           "indptr gives request 1 2"),
             std::string::npos)
       << error(in);
+  const std::vector<int32_t> alsoRight = {5, 9};
+  in.seqLens = alsoRight;
+  EXPECT_EQ(error(in), "");
   const std::vector<int32_t> negative = {-1, 8};
   in.seqLens = negative;
-  EXPECT_NE(error(in).find("seq_lens: seq_lens[0] = -1"), std::string::npos);
+  EXPECT_NE(error(in).find("seq_lens: seq_lens[0] = -1 is negative"), std::string::npos)
+      << error(in);
 }
 
 /// The merge: -inf ranks weigh 0 whatever their out holds; every rank -inf gives 0 and
