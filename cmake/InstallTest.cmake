@@ -1,4 +1,4 @@
-# Driven by CTest (cmake/MLAInstall.cmake): installs the build's `mla` component into
+# Driven by CTest (cmake/MLAInstall.cmake): installs the build's `runtime` and `compiler` components into
 # WORK_DIR/prefix, builds CONSUMER_SOURCE against it with find_package(mla), runs it.
 foreach(var BUILD_DIR WORK_DIR CONSUMER_SOURCE GENERATOR CXX_COMPILER)
   if(NOT DEFINED ${var})
@@ -15,10 +15,13 @@ function(run)
 endfunction()
 
 file(REMOVE_RECURSE ${WORK_DIR}/prefix ${WORK_DIR}/consumer)
-run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix --component mla)
+foreach(component runtime compiler)
+  run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix --component ${component})
+endforeach()
 foreach(f include/mla/Runtime/Decoder.h include/mla/Runtime/Device.h
-          include/mla/Runtime/CodeObject.h include/mla/Compiler/Compiler.h
-          lib/libmla.so bin/mla-opt bin/mla-compile bin/mla-run lib/cmake/mla/mlaConfig.cmake)
+          include/mla/Runtime/CodeObject.h include/mla/Kernel/DecodeConfig.h
+          include/mla/Compiler/Compiler.h lib/libmla.so lib/libmla_compiler.so
+          bin/mla-opt bin/mla-compile bin/mla-run lib/cmake/mla/mlaConfig.cmake)
   if(NOT EXISTS ${WORK_DIR}/prefix/${f})
     message(FATAL_ERROR "the installed tree lacks ${f}")
   endif()

@@ -1,41 +1,53 @@
-# `cmake --install <build>` (component `mla`, the default besides `python`):
-#   include/mla/Runtime/*.h, include/mla/Emu/Timing.h, include/mla/Compiler/Compiler.h,
-#   include/mla/Kernel/{LaunchGeometry,KernelContract}.h      the C++ API
-#   lib/libmla.so                                              compiler + runtime + Decoder
-#   bin/mla-opt, bin/mla-compile, bin/mla-run                  the tools
-#   lib/cmake/mla/mlaConfig.cmake (+ Version, Targets)         find_package(mla)
-# Installed binaries find Debian's libMLIR/libLLVM through an RPATH to LLVM's library
-# directory (INSTALL_RPATH_USE_LINK_PATH) and libmla.so through $ORIGIN/../lib.
+# `cmake --install <build> [--component C] [--prefix P]`, three components
+# (docs/deployment.md):
+#   runtime   lib/libmla.so (the Decoder, devices, code objects, the emulator; no MLIR),
+#             bin/mla-run, the C++ headers (include/mla/Runtime, mla/Emu/Timing.h,
+#             mla/Kernel/{DecodeConfig,KernelContract,LaunchGeometry}.h), the kernel
+#             bundle (share/mla/kernels), lib/cmake/mla (find_package(mla): mla::mla)
+#             and, with component `python`, the Python package
+#   compiler  lib/libmla_compiler.so (loaded by the runtime on a kernel miss),
+#             bin/mla-opt, bin/mla-compile, include/mla/Compiler/Compiler.h
+#   python    the Python package (needs `runtime`)
+# Installed binaries find Debian's libLLVM (and the compiler's libMLIR) through an RPATH to
+# LLVM's library directory (INSTALL_RPATH_USE_LINK_PATH) and libmla.so through
+# $ORIGIN/../lib.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(MLA_VERSION 0.1.0)
 
-set_target_properties(mla mla-opt mla-compile mla-run PROPERTIES
+set_target_properties(mla mla_compiler mla-opt mla-compile mla-run PROPERTIES
   INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}"
   INSTALL_RPATH_USE_LINK_PATH TRUE)
 
+# runtime
 install(TARGETS mla EXPORT mlaTargets
-  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT mla
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(TARGETS mla-opt mla-compile mla-run
-  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT mla)
+install(TARGETS mla-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 # Every runtime header (they include each other; a new one is installed with them).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/mla/Runtime
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla COMPONENT mla
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla COMPONENT runtime
   FILES_MATCHING PATTERN "*.h")
 # The emulator's public header (the timing types mla/Runtime/Timing.h re-exports).
-install(FILES ${PROJECT_SOURCE_DIR}/runtime/emu/include/mla/Emu/Timing.h
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla/Emu COMPONENT mla)
-# The compiler headers the runtime's include: the configuration and the launch geometry.
-install(FILES ${PROJECT_SOURCE_DIR}/include/mla/Compiler/Compiler.h
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla/Compiler COMPONENT mla)
-install(FILES ${PROJECT_SOURCE_DIR}/include/mla/Kernel/LaunchGeometry.h
+install(FILES ${PROJECT_SOURCE_DIR}/emulator/include/mla/Emu/Timing.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla/Emu COMPONENT runtime)
+# The kernel-level headers the runtime's include: the configuration, the contract and
+# the launch geometry.
+install(FILES ${PROJECT_SOURCE_DIR}/include/mla/Kernel/DecodeConfig.h
+  ${PROJECT_SOURCE_DIR}/include/mla/Kernel/LaunchGeometry.h
   ${PROJECT_SOURCE_DIR}/include/mla/Kernel/KernelContract.h
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla/Kernel COMPONENT mla)
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla/Kernel COMPONENT runtime)
+
+# compiler
+install(TARGETS mla_compiler LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT compiler)
+install(TARGETS mla-opt mla-compile
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT compiler)
+install(FILES ${PROJECT_SOURCE_DIR}/include/mla/Compiler/Compiler.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla/Compiler COMPONENT compiler)
 
 install(EXPORT mlaTargets NAMESPACE mla::
-  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mla COMPONENT mla)
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mla COMPONENT runtime)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/mlaConfig.cmake.in
   ${PROJECT_BINARY_DIR}/cmake/mlaConfig.cmake
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mla
@@ -44,9 +56,9 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/cmake/mlaConfigVersion.cm
   VERSION ${MLA_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/cmake/mlaConfig.cmake
   ${PROJECT_BINARY_DIR}/cmake/mlaConfigVersion.cmake
-  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mla COMPONENT mla)
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mla COMPONENT runtime)
 
-# CTest: install the `mla` component into a prefix inside the build tree, then
+# CTest: install the `runtime` and `compiler` components into a prefix inside the build tree, then
 # configure, build and run examples/serving out of tree against it (find_package).
 # Not in a sanitizer build: an installed sanitized libmla.so would need its consumer
 # built with the same sanitizer runtime; the normal build's run covers the install.
@@ -71,7 +83,7 @@ endif()
 if(MLA_ENABLE_PYTHON)
   add_test(NAME install.python-package
     COMMAND ${CMAKE_COMMAND} -E env DESTDIR=${PROJECT_BINARY_DIR}/install-test/destdir
-            ${CMAKE_COMMAND} --install ${PROJECT_BINARY_DIR} --component python)
+            sh -c "for c in runtime compiler python; do ${CMAKE_COMMAND} --install ${PROJECT_BINARY_DIR} --component $c || exit 1; done")
   set(staged ${PROJECT_BINARY_DIR}/install-test/destdir${MLA_PYTHON_INSTALL_DIR})
   add_test(NAME install.python-import
     COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${staged}
@@ -82,3 +94,22 @@ if(MLA_ENABLE_PYTHON)
     ENVIRONMENT "MLA_CACHE_DIR=${PROJECT_BINARY_DIR}/install-test/kernel-cache"
     PASS_REGULAR_EXPRESSION "installed package ok")
 endif()
+
+# CTest: the runtime without the compiler. Stages the `runtime` and `python` components
+# (not `compiler`) under a DESTDIR and decodes Kimi-K3 TP8 from the installed bundle with
+# that package (test/Install/runtime_only_decode.py): no libMLIR in ldd or in the process.
+if(MLA_ENABLE_PYTHON AND TARGET mla-kernel-bundle)
+  set(_mla_runtime_only ${PROJECT_BINARY_DIR}/install-test/runtime-only)
+  add_test(NAME install.runtime-only-stage
+    COMMAND sh -c "rm -rf '${_mla_runtime_only}' && for c in runtime python; do DESTDIR='${_mla_runtime_only}' '${CMAKE_COMMAND}' --install '${PROJECT_BINARY_DIR}' --component $c || exit 1; done")
+  add_test(NAME install.runtime-only
+    COMMAND ${MLA_PYTHON_EXECUTABLE} ${PROJECT_SOURCE_DIR}/test/Install/runtime_only_decode.py
+            ${_mla_runtime_only}${MLA_PYTHON_INSTALL_DIR}
+            ${_mla_runtime_only}${CMAKE_INSTALL_FULL_LIBDIR})
+  set_tests_properties(install.runtime-only-stage PROPERTIES FIXTURES_SETUP mla_runtime_only)
+  set_tests_properties(install.runtime-only PROPERTIES
+    FIXTURES_REQUIRED mla_runtime_only
+    PASS_REGULAR_EXPRESSION "runtime-only decode ok"
+    TIMEOUT 600)
+endif()
+

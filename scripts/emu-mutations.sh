@@ -15,27 +15,27 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_DIR=${CCACHE_DIR:-$HOME/.cc
 
 # name | file | sed expression (must change exactly one line)
 MUTATIONS=(
-  "MFMA full-EXEC check off|runtime/emu/MatrixOps.cpp|s/if (isa::choice::kMfmaRequiresFullExec \&\& w.exec()/if (false \&\& w.exec()/"
-  "vmcnt bits [15:14] dropped|runtime/emu/Branch.cpp|s/unsigned vm = (imm \& 0xf) | ((imm >> 10) \& 0x30);/unsigned vm = (imm \& 0xf);/"
-  "LDS DMA ignores EXEC|runtime/emu/LdsDmaOps.cpp|0,/const uint64_t exec = w.exec();/s//const uint64_t exec = ~uint64_t(0);/"
-  "raw buffer offset + size <= num_records off by one at the edge|runtime/emu/BufferResource.h|s/return offset + bytes <= r.numRecords;/return offset + bytes < r.numRecords;/"
-  "structured buffer index < num_records off by one|runtime/emu/BufferResource.h|s/return index < r.numRecords;/return index <= r.numRecords;/"
-  "cross-wave 'DMA completed, no barrier' check off|runtime/emu/Hazards.cpp|s/const bool unsynchronized = otherWaveWrote(granule, wave, epoch);/const bool unsynchronized = otherWaveWrote(granule, wave, epoch) \&\& !granule.writeIsDma;/"
-  "DMA-vs-DMA race check off|runtime/emu/Hazards.cpp|s/^        granule.writeWave >= 0 \&\& granule.writeWave != wave \&\&$/        granule.writeWave >= 0 \&\& granule.writeWave != wave \&\& !granule.writeIsDma \&\&/"
-  "cross-wave write-after-read check off|runtime/emu/Hazards.cpp|s/const int r = otherWaveRead(granule, wave, epoch);/const int r = -1;/"
-  "an lgkmcnt wait completes LDS DMA (the old model)|runtime/emu/Wave.cpp|s|    // a covering vmcnt wait does.|    w.retire(Counter::VM, 0);|"
-  "LDS DMA takes no lgkmcnt slot|runtime/emu/LdsDmaOps.cpp|s/if (w.launch->ldsDmaCountsOnLgkmcnt) {/if (false) {/"
-  "MFMA follows the flushing MODE|runtime/emu/MatrixOps.cpp|s/  HostDenormalsKept keepDenormals;/  \/\/ mutated/"
-  "fp8 conversions follow the flushing MODE|runtime/emu/Fp8ConvertOps.cpp|s/  HostDenormalsKept keepDenormals;/  \/\/ mutated/"
-  "scale byte select: op_sel and op_sel_hi swapped|runtime/emu/MatrixOps.cpp|s/return unsigned(((mods \& srcmod::OpSel0) ? 1 : 0) + ((mods \& srcmod::OpSel1) ? 2 : 0));/return unsigned(((mods \& srcmod::OpSel0) ? 2 : 0) + ((mods \& srcmod::OpSel1) ? 1 : 0));/"
-  "cbsz taken from blgp|runtime/emu/MatrixOps.cpp|s/  in.aux\[0\] = cbsz;/  in.aux[0] = blgp;/"
-  "v_cvt_sr byte select bits swapped|runtime/emu/Fp8ConvertOps.cpp|s/in.aux\[0\] = ((in.srcMods\[2\] \& srcmod::OpSel0) ? 1 : 0) |/in.aux[0] = ((in.srcMods[2] \& srcmod::OpSel0) ? 2 : 0) ^/"
-  "MFMA result wait states one short (passes + 3)|runtime/emu/isa/WaitStates.h|s/return passes + 4; }/return passes + 3; }/"
-  "M0 -> LDS DMA wait state not required|runtime/emu/isa/WaitStates.h|s/kSaluM0ToLdsDma = 1;/kSaluM0ToLdsDma = 0;/"
+  "MFMA full-EXEC check off|emulator/emu/MatrixOps.cpp|s/if (isa::choice::kMfmaRequiresFullExec \&\& w.exec()/if (false \&\& w.exec()/"
+  "vmcnt bits [15:14] dropped|emulator/emu/Branch.cpp|s/unsigned vm = (imm \& 0xf) | ((imm >> 10) \& 0x30);/unsigned vm = (imm \& 0xf);/"
+  "LDS DMA ignores EXEC|emulator/emu/LdsDmaOps.cpp|0,/const uint64_t exec = w.exec();/s//const uint64_t exec = ~uint64_t(0);/"
+  "raw buffer offset + size <= num_records off by one at the edge|emulator/emu/BufferResource.h|s/return offset + bytes <= r.numRecords;/return offset + bytes < r.numRecords;/"
+  "structured buffer index < num_records off by one|emulator/emu/BufferResource.h|s/return index < r.numRecords;/return index <= r.numRecords;/"
+  "cross-wave 'DMA completed, no barrier' check off|emulator/emu/Hazards.cpp|s/const bool unsynchronized = otherWaveWrote(granule, wave, epoch);/const bool unsynchronized = otherWaveWrote(granule, wave, epoch) \&\& !granule.writeIsDma;/"
+  "DMA-vs-DMA race check off|emulator/emu/Hazards.cpp|s/^        granule.writeWave >= 0 \&\& granule.writeWave != wave \&\&$/        granule.writeWave >= 0 \&\& granule.writeWave != wave \&\& !granule.writeIsDma \&\&/"
+  "cross-wave write-after-read check off|emulator/emu/Hazards.cpp|s/const int r = otherWaveRead(granule, wave, epoch);/const int r = -1;/"
+  "an lgkmcnt wait completes LDS DMA (the old model)|emulator/emu/Wave.cpp|s|    // a covering vmcnt wait does.|    w.retire(Counter::VM, 0);|"
+  "LDS DMA takes no lgkmcnt slot|emulator/emu/LdsDmaOps.cpp|s/if (w.launch->ldsDmaCountsOnLgkmcnt) {/if (false) {/"
+  "MFMA follows the flushing MODE|emulator/emu/MatrixOps.cpp|s/  HostDenormalsKept keepDenormals;/  \/\/ mutated/"
+  "fp8 conversions follow the flushing MODE|emulator/emu/Fp8ConvertOps.cpp|s/  HostDenormalsKept keepDenormals;/  \/\/ mutated/"
+  "scale byte select: op_sel and op_sel_hi swapped|emulator/emu/MatrixOps.cpp|s/return unsigned(((mods \& srcmod::OpSel0) ? 1 : 0) + ((mods \& srcmod::OpSel1) ? 2 : 0));/return unsigned(((mods \& srcmod::OpSel0) ? 2 : 0) + ((mods \& srcmod::OpSel1) ? 1 : 0));/"
+  "cbsz taken from blgp|emulator/emu/MatrixOps.cpp|s/  in.aux\[0\] = cbsz;/  in.aux[0] = blgp;/"
+  "v_cvt_sr byte select bits swapped|emulator/emu/Fp8ConvertOps.cpp|s/in.aux\[0\] = ((in.srcMods\[2\] \& srcmod::OpSel0) ? 1 : 0) |/in.aux[0] = ((in.srcMods[2] \& srcmod::OpSel0) ? 2 : 0) ^/"
+  "MFMA result wait states one short (passes + 3)|emulator/emu/isa/WaitStates.h|s/return passes + 4; }/return passes + 3; }/"
+  "M0 -> LDS DMA wait state not required|emulator/emu/isa/WaitStates.h|s/kSaluM0ToLdsDma = 1;/kSaluM0ToLdsDma = 0;/"
 )
 
-if ! git diff --quiet -- runtime/emu; then
-  echo "runtime/emu has local changes; commit or stash them first" >&2
+if ! git diff --quiet -- emulator/emu; then
+  echo "emulator/emu has local changes; commit or stash them first" >&2
   exit 2
 fi
 

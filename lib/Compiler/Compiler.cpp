@@ -30,23 +30,6 @@
 
 using namespace mlir;
 
-std::string mla::DecodeConfig::key() const {
-  std::string key = llvm::formatv("heads={0},qlen={1},wide_kv={2},combine_lse={3}", heads,
-                                  qlen, int(wideKv), int(combineLse));
-  // The plain build keeps its key (and its cached code objects' names).
-  return wspec ? key + ",wspec=1" : key;
-}
-
-const char *mla::compilerVersion() {
-  // Bump with every change to the generated code (passes, layout, pipeline options).
-  // 0.2: the combine's grid by split count; 0.3: the tile-op passes and their block schedule;
-  // 0.4: the next block's DMAs all issued before the softmax; 0.5: Q split once per CTA;
-  // 0.6: the warp-specialised build (wspec) lowered; 0.7: QK reads K one step ahead;
-  // 0.8: a block's DMA source pages fetched at once (mla.kv_dma_pages); 0.9: decode
-  // context parallelism (seq_lens, dcp arguments) and the DCP merge kernel.
-  return "mla-0.9.0-gfx950";
-}
-
 std::string mla::decodeModuleSource(const DecodeConfig &config) {
   std::string h = std::to_string(config.heads);
   std::string attrs =

@@ -304,7 +304,7 @@ class Decoder:
 
     @property
     def kernel_source(self):
-        """Where the kernels came from: 'compiled', 'memory cache' or 'disk cache'."""
+        """Where the kernels came from: 'compiled', 'memory cache', 'disk cache' or 'bundle'."""
         return self._dec.kernel_source
 
     @property

@@ -7,7 +7,7 @@
 // other failure RuntimeError, both with the runtime's message.
 //
 //===----------------------------------------------------------------------===//
-#include "mla/Compiler/Compiler.h"
+#include "mla/Kernel/DecodeConfig.h"
 #include "mla/Kernel/KernelContract.h"
 #include "mla/Reference/Codecs.h"
 #include "mla/Reference/ExactAttention.h"
@@ -461,7 +461,7 @@ PYBIND11_MODULE(_mla, m) {
     }
   });
   m.doc() = "mla: split-KV MLA decode for gfx950 (compiled bindings; use the `mla` package)";
-  m.def("compiler_version", [] { return std::string(compilerVersion()); });
+  m.def("compiler_version", [] { return std::string(kGeneratedCodeVersion); });
   m.attr("NUM_CUS") = gfx950::kNumCUs;
   m.attr("MAX_SPLITS") = rt::kMaxSplits;
   // The problem constants (mla/Kernel/KernelContract.h) for the pure-Python package.
@@ -738,6 +738,7 @@ PYBIND11_MODULE(_mla, m) {
                                case rt::KernelSource::Compiled: return "compiled";
                                case rt::KernelSource::MemoryCache: return "memory cache";
                                case rt::KernelSource::DiskCache: return "disk cache";
+                               case rt::KernelSource::Bundle: return "bundle";
                                }
                                return "?";
                              })

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "mla/Runtime/KernelCache.h"
 
+#include "CompilerLibrary.h"
 #include "mla/Kernel/KernelContract.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -35,7 +36,7 @@ Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorC
 /// The cache key: configuration and compiler version, so a compiler change never
 /// reuses stale code.
 std::string cacheKey(const DecodeConfig &config) {
-  return config.key() + ";" + compilerVersion();
+  return config.key() + ";" + kGeneratedCodeVersion;
 }
 
 /// FNV-1a, 64-bit: detects corrupt or truncated cache entries (not an integrity
@@ -157,11 +158,15 @@ Expected<std::optional<std::string>> readEntryFile(const std::string &path) {
 /// Writes an entry atomically: a new temporary file with a random name, created
 /// exclusively (O_EXCL never follows a planted symbolic link or opens a FIFO), then
 /// renamed over the entry, so a concurrent reader never sees half an entry. Failure
-/// to write is not an error for the caller: the returned sentence says why.
+/// to write is not an error for the caller: the returned sentence says why. A cache
+/// entry is the user's alone (0600 in a 0700 directory); a bundle's (`readableByAll`) is
+/// installed for every user (0644 in a 0755 directory).
 std::string writeEntry(const std::string &dir, const std::string &key,
-                       ArrayRef<uint8_t> payload) {
-  if (std::error_code ec = sys::fs::create_directories(dir, /*IgnoreExisting=*/true,
-                                                       sys::fs::perms::owner_all))
+                       ArrayRef<uint8_t> payload, bool readableByAll = false) {
+  const auto dirPerms =
+      readableByAll ? sys::fs::perms::all_read | sys::fs::perms::all_exe | sys::fs::perms::owner_write
+                    : sys::fs::perms::owner_all;
+  if (std::error_code ec = sys::fs::create_directories(dir, /*IgnoreExisting=*/true, dirPerms))
     return "cannot create cache directory " + dir + ": " + ec.message();
   std::string blob(kMagic, sizeof(kMagic));
   appendLE<uint32_t>(blob, uint32_t(key.size()));
@@ -179,7 +184,8 @@ std::string writeEntry(const std::string &dir, const std::string &key,
   SmallString<256> tmp;
   // 16 random hex digits; createUniqueFile opens with O_CREAT | O_EXCL and retries.
   if (std::error_code ec = sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%%%%%%%%%", fd, tmp,
-                                                     sys::fs::OF_None, 0600))
+                                                     sys::fs::OF_None,
+                                                     readableByAll ? 0644 : 0600))
     return "cannot create a temporary cache file in " + dir + ": " + ec.message();
   bool ok = true;
   {
@@ -230,6 +236,63 @@ std::string mla::rt::cacheDirectory() {
   return "";
 }
 
+std::vector<std::string> mla::rt::bundleDirectories() {
+  std::vector<std::string> dirs;
+  if (const char *list = std::getenv("MLA_KERNEL_BUNDLE"); list && *list) {
+    StringRef rest(list);
+    while (!rest.empty()) {
+      auto [dir, tail] = rest.split(':');
+      if (!dir.empty())
+        dirs.push_back(dir.str());
+      rest = tail;
+    }
+  }
+  if (std::string code = runtimeCodeDirectory(); !code.empty())
+    dirs.push_back(code + "/" + MLA_INSTALLED_BUNDLE_FROM_LIBDIR);
+  return dirs;
+}
+
+Error mla::rt::writeBundleEntry(const std::string &dir, const DecodeConfig &config,
+                                const std::vector<uint8_t> &codeObject) {
+  if (auto code = loadKernels(codeObject, config.key()); !code)
+    return code.takeError();
+  if (std::string why = writeEntry(dir, cacheKey(config), codeObject, /*readableByAll=*/true);
+      !why.empty())
+    return makeError(why);
+  return Error::success();
+}
+
+Error mla::rt::writeBundleIndex(const std::string &dir, const std::vector<DecodeConfig> &configs) {
+  std::string text;
+  for (const DecodeConfig &config : configs) {
+    std::string key = cacheKey(config);
+    text += key + "\t" + cacheFileName(key) + "\n";
+  }
+  SmallString<256> index(dir), tmp;
+  sys::path::append(index, "index.txt");
+  int fd = -1;
+  if (std::error_code ec = sys::fs::createUniqueFile(index + ".tmp-%%%%%%%%", fd, tmp,
+                                                     sys::fs::OF_Text, 0644))
+    return makeError("cannot create a temporary file beside " + index + ": " + ec.message());
+  bool ok;
+  {
+    raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << text;
+    os.close();
+    ok = !os.has_error();
+    os.clear_error();
+  }
+  if (!ok) {
+    sys::fs::remove(tmp);
+    return makeError("cannot write " + tmp);
+  }
+  if (std::error_code ec = sys::fs::rename(tmp, index)) {
+    sys::fs::remove(tmp);
+    return makeError("cannot write " + index + ": " + ec.message());
+  }
+  return Error::success();
+}
+
 void mla::rt::clearDecodeKernelMemoryCache() {
   std::lock_guard<std::mutex> lock(cacheMutex);
   memoryCache().clear();
@@ -244,6 +307,28 @@ Expected<CompiledKernels> mla::rt::getDecodeKernels(const DecodeConfig &config,
   if (auto it = memoryCache().find(key); it != memoryCache().end()) {
     result.code = it->second;
     result.source = KernelSource::MemoryCache;
+    return result;
+  }
+  for (const std::string &bundle : bundleDirectories()) {
+    std::string path = bundle + "/" + cacheFileName(key);
+    auto file = readEntryFile(path);
+    if (!file || !*file) {
+      if (!file)
+        result.note += (result.note.empty() ? "" : "; ") + ("bundle entry " + path +
+                       " is not used (" + toString(file.takeError()) + ")");
+      continue;
+    }
+    auto bytes = parseEntry(**file, key);
+    auto code = bytes ? loadKernels(*bytes, path) : bytes.takeError();
+    if (!code) {
+      result.note += (result.note.empty() ? "" : "; ") +
+                     ("bundle entry " + path + " is corrupt (" + toString(code.takeError()) +
+                      ")");
+      continue;
+    }
+    result.code = *code;
+    result.source = KernelSource::Bundle;
+    memoryCache()[key] = result.code;
     return result;
   }
   std::string dir = cacheDir;
@@ -273,11 +358,10 @@ Expected<CompiledKernels> mla::rt::getDecodeKernels(const DecodeConfig &config,
                     "); rebuilt it";
     }
   }
-  auto compiled = compileDecodeKernels(config);
+  auto compiled = compileWithCompilerLibrary(config);
   if (!compiled)
     return compiled.takeError();
-  ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>(compiled->codeObject.data()),
-                          compiled->codeObject.size());
+  ArrayRef<uint8_t> bytes(*compiled);
   auto code = loadKernels(bytes, config.key());
   if (!code)
     return code.takeError();

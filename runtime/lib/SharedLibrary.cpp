@@ -1,8 +1,8 @@
 //===- SharedLibrary.cpp - libmla.so, the installed C++ library ----------===//
 //
-// libmla.so is the compiler (configuration -> code object), the runtime (code
-// objects, devices, the emulator) and the Decoder, linked whole from their static
-// libraries (runtime/CMakeLists.txt); it depends only on Debian's libMLIR/libLLVM.
+// libmla.so is the runtime (code objects, devices, the emulator) and the Decoder, linked
+// whole from their static libraries (runtime/CMakeLists.txt); it depends on Debian's
+// libLLVM, never on libMLIR: the compiler is libmla_compiler.so, loaded on a kernel miss.
 // This file gives the target a source of its own and the library a queryable name.
 //
 //===----------------------------------------------------------------------===//

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "InstructionBudget.h"
 
-#include "mla/Compiler/Compiler.h"
+#include "mla/Kernel/DecodeConfig.h"
 #include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Reference/Accuracy.h"
 #include "mla/Reference/Codecs.h"
@@ -274,7 +274,7 @@ int main(int argc, char **argv) {
   rt::Device &device = **deviceOr;
 
   std::printf("mla-demo: Kimi-K3 TP8 split-KV MLA decode (compiler %s)\n",
-              compilerVersion());
+              kGeneratedCodeVersion);
   std::printf("device: %s: %s\n", device.kind().str().c_str(), note.c_str());
   std::printf("batch: %zu requests, %lld tokens, lengths", lengths.size(),
               (long long)totalTokens);

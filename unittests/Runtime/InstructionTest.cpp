@@ -364,7 +364,7 @@ TEST(Valu, IntegerOpsAndEdgeValues) {
   }
 }
 
-// gfx950 additions LLVM selects at -O3 (runtime/emu/Gfx950Valu.cpp). v_bitop3: bit i
+// gfx950 additions LLVM selects at -O3 (emulator/emu/Gfx950Valu.cpp). v_bitop3: bit i
 // of the result is table[(src0_i << 2) | (src1_i << 1) | src2_i], so the operands
 // 0xF0.., 0xCC.., 0xAA.. must reproduce the table in every byte; xor3 (0x96) and
 // majority (0xE8) on per-lane values are computed here with plain bit operations.

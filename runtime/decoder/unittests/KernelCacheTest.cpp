@@ -15,6 +15,8 @@
 #include <chrono>
 #include <fstream>
 #include <iterator>
+#include <optional>
+#include <cstdlib>
 #include <thread>
 
 #include <fcntl.h>
@@ -253,4 +255,79 @@ TEST(KernelCache, DirectoryWritableByOthersIsNotUsed) {
   ASSERT_EQ(::chmod(dir.c_str(), 0700), 0);
   EXPECT_EQ(entryPath(dir).empty(), false);
   llvm::sys::fs::remove_directories(dir);
+}
+
+namespace {
+/// Sets an environment variable for one scope.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const std::string &value) : name_(name) {
+    if (const char *old = std::getenv(name))
+      old_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+
+private:
+  const char *name_;
+  std::optional<std::string> old_;
+};
+} // namespace
+
+// A bundle written with writeBundleEntry/writeBundleIndex is found through
+// $MLA_KERNEL_BUNDLE before the disk cache (which stays empty), and a corrupt bundle
+// entry is skipped with a note, falling through to the compiler.
+TEST(KernelCache, BundleIsSearchedBeforeTheCache) {
+  std::string cacheDir = tempCacheDir(), bundleDir = tempCacheDir() + "/bundle";
+  // The kernels, compiled once into a scratch cache; their code object goes into the bundle.
+  std::string scratch = tempCacheDir();
+  rt::clearDecodeKernelMemoryCache();
+  auto compiled = rt::getDecodeKernels(smallConfig(), scratch);
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  llvm::ArrayRef<uint8_t> bytes = compiled->code->fileBytes();
+  ASSERT_FALSE(bool(rt::writeBundleEntry(bundleDir, smallConfig(),
+                                         std::vector<uint8_t>(bytes.begin(), bytes.end()))));
+  ASSERT_FALSE(bool(rt::writeBundleIndex(bundleDir, {smallConfig()})));
+  std::string index = readAll(bundleDir + "/index.txt");
+  EXPECT_NE(index.find(smallConfig().key() + ";" + kGeneratedCodeVersion + "\t"),
+            std::string::npos)
+      << index;
+  // Installed for every user: the entry is readable by all.
+  auto files = filesIn(bundleDir);
+  ASSERT_EQ(files.size(), 2u);
+  for (const std::string &f : files) {
+    struct stat st;
+    ASSERT_EQ(::stat(f.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0444, 0444u) << f;
+  }
+
+  ScopedEnv bundle("MLA_KERNEL_BUNDLE", "/nonexistent-mla-bundle:" + bundleDir);
+  rt::clearDecodeKernelMemoryCache();
+  auto k = rt::getDecodeKernels(smallConfig(), cacheDir);
+  ASSERT_TRUE(bool(k)) << llvm::toString(k.takeError());
+  EXPECT_EQ(k->source, rt::KernelSource::Bundle);
+  EXPECT_EQ(k->note, "");
+  EXPECT_TRUE(filesIn(cacheDir).empty()) << "a bundle hit must not write the cache";
+
+  // One flipped payload byte: the entry is skipped (noted) and the kernels compiled.
+  std::string entry;
+  for (const std::string &f : files)
+    if (llvm::StringRef(f).ends_with(".mlaco"))
+      entry = f;
+  ASSERT_FALSE(entry.empty());
+  std::string data = readAll(entry);
+  data.back() ^= 1;
+  std::ofstream(entry, std::ios::binary | std::ios::trunc) << data;
+  rt::clearDecodeKernelMemoryCache();
+  auto rebuilt = rt::getDecodeKernels(smallConfig(), cacheDir);
+  ASSERT_TRUE(bool(rebuilt)) << llvm::toString(rebuilt.takeError());
+  EXPECT_EQ(rebuilt->source, rt::KernelSource::Compiled);
+  EXPECT_NE(rebuilt->note.find("bundle entry " + entry + " is corrupt (checksum mismatch)"),
+            std::string::npos)
+      << rebuilt->note;
 }

@@ -26,7 +26,7 @@
 #ifndef MLA_RUNTIME_DECODER_H
 #define MLA_RUNTIME_DECODER_H
 
-#include "mla/Compiler/Compiler.h"
+#include "mla/Kernel/DecodeConfig.h"
 #include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Runtime/CodeObject.h"
 #include "mla/Runtime/Device.h"

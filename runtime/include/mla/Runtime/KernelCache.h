@@ -13,7 +13,7 @@
 #ifndef MLA_RUNTIME_KERNELCACHE_H
 #define MLA_RUNTIME_KERNELCACHE_H
 
-#include "mla/Compiler/Compiler.h"
+#include "mla/Kernel/DecodeConfig.h"
 #include "mla/Runtime/CodeObject.h"
 
 #include "llvm/Support/Error.h"
@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mla::rt {
 
@@ -29,7 +30,7 @@ namespace mla::rt {
 inline constexpr uint64_t kMaxCacheEntryBytes = uint64_t(64) << 20;
 
 /// Where a compiled code object came from.
-enum class KernelSource { Compiled, MemoryCache, DiskCache };
+enum class KernelSource { Compiled, MemoryCache, DiskCache, Bundle };
 
 /// A compiled configuration: the code object and where it came from.
 struct CompiledKernels {
@@ -43,13 +44,32 @@ struct CompiledKernels {
 /// $HOME/.cache/mla (empty when none of them is set: no disk cache).
 std::string cacheDirectory();
 
-/// Compiles `config` (or finds it in the memory cache, then the disk cache under
-/// `cacheDir`; an empty `cacheDir` disables the disk cache). A disk entry that is
-/// corrupt, truncated, for another key, too large or not a regular file is reported
-/// in `note` and rebuilt; a directory owned by another user or writable by others
-/// is not used at all (also said in `note`).
+/// The kernel bundles searched before the cache, in order: the directories of
+/// $MLA_KERNEL_BUNDLE (':'-separated), then the installed bundle (share/mla/kernels of
+/// the prefix whose lib/ holds the runtime; docs/deployment.md).
+std::vector<std::string> bundleDirectories();
+
+/// Finds `config`'s kernels: the memory cache, then the kernel bundles
+/// (bundleDirectories()), then the disk cache under `cacheDir` (an empty `cacheDir`
+/// disables it); on a miss the compiler library compiles them (loaded on first use,
+/// never linked: CompilerLibrary.h), and without it the error names the configuration
+/// and the command that builds it. A disk entry that is corrupt, truncated, for another
+/// key, too large or not a regular file is reported in `note` and rebuilt; a directory
+/// owned by another user or writable by others is not used at all (also said in
+/// `note`). A bundle entry is checked the same way; a bad one is skipped with a note.
 llvm::Expected<CompiledKernels> getDecodeKernels(const DecodeConfig &config,
                                                  const std::string &cacheDir);
+
+/// Writes `codeObject`, the kernels of `config`, into the bundle directory `dir`
+/// (created if missing) as its entry (the disk cache's format, checked to load first).
+/// mla-bundle writes bundles with this and writeBundleIndex.
+llvm::Error writeBundleEntry(const std::string &dir, const DecodeConfig &config,
+                             const std::vector<uint8_t> &codeObject);
+/// Writes the bundle's index, `dir`/index.txt (one line a configuration: its key with
+/// the generated-code version, a tab, the entry's file name), through a temporary file
+/// renamed over it. The runtime reads entries by name; the index is for people and
+/// packaging.
+llvm::Error writeBundleIndex(const std::string &dir, const std::vector<DecodeConfig> &configs);
 
 /// Drops the process-wide memory cache (tests use it to exercise the disk cache).
 void clearDecodeKernelMemoryCache();

@@ -4,7 +4,7 @@
 ;   kernel(ptr addrspace(1) %in, ptr addrspace(1) %out)
 ; and runs with one workgroup of 64 work-items: lane l reads its IN dwords at
 ; in[l*IN ...] and writes its OUT dwords at out[l*OUT ...] (IN/OUT per kernel below,
-; mirrored by runtime/emu/selftest/SelfTest.cpp). The host compares the raw output
+; mirrored by emulator/selftest/SelfTest.cpp). The host compares the raw output
 ; bytes with the emulator's model (emu/isa) and, on a gfx950, with the hardware.
 ; Built at build time with llc + ld.lld; never committed as a binary.
 target triple = "amdgcn-amd-amdhsa"

@@ -8,7 +8,7 @@
 //
 // Adding an instruction family (e.g. MFMA) in its own file:
 //
-//   // runtime/emu/Mfma.cpp
+//   // emulator/emu/Mfma.cpp
 //   #include "emu/Instructions.h"
 //   namespace mla::emu {
 //   static void execMfma16x16(Wave &w, const DecodedInst &in) { ... }
@@ -17,7 +17,7 @@
 //   }
 //   }
 //
-// and one line `MLA_EMU_FAMILY(Mfma)` in runtime/emu/Families.def plus the
+// and one line `MLA_EMU_FAMILY(Mfma)` in emulator/emu/Families.def plus the
 // file in runtime/CMakeLists.txt. Names are MCInstrInfo::getName() opcode names
 // without the subtarget suffix (_vi, _gfx9, _gfx90a, _gfx940, _gfx950) and
 // without the encoding suffix (_e32, _e64, _dpp, _sdwa); a registration may

@@ -1,0 +1,55 @@
+//===- DecodeConfig.h - What a decode kernel pair is built for ----*- C++ -*-===//
+//
+// The configuration a user chooses for the decode kernels and the version of the code
+// the compiler generates for it. Shared by the compiler (which builds the kernels), the
+// runtime (which looks them up in bundles and the kernel cache by key() and
+// kGeneratedCodeVersion, and never links the compiler) and the tools. Header-only, no
+// dependencies beyond the standard library.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLA_KERNEL_DECODECONFIG_H
+#define MLA_KERNEL_DECODECONFIG_H
+
+#include <cstdint>
+#include <string>
+
+namespace mla {
+
+/// The version of the generated code: part of every cache and bundle key, so that
+/// kernels built by another compiler version are never used. Bump it with every change
+/// to the generated code (passes, layout, pipeline options).
+/// 0.2: the combine's grid by split count; 0.3: the tile-op passes and their block
+/// schedule; 0.4: the next block's DMAs all issued before the softmax; 0.5: Q split once
+/// per CTA; 0.6: the warp-specialised build (wspec) lowered; 0.7: QK reads K one step
+/// ahead; 0.8: a block's DMA source pages fetched at once (mla.kv_dma_pages); 0.9:
+/// decode context parallelism (the attention kernel's seq_lens and dcp arguments) and
+/// the DCP merge kernel (mla_dcp_merge).
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.9.0-gfx950";
+
+/// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
+/// chooses; the rest are fixed by the design).
+struct DecodeConfig {
+  int64_t heads = 12;
+  int64_t qlen = 1;
+  /// 64-bit DMA offsets, for KV pools of 4 GiB or more (F14).
+  bool wideKv = false;
+  /// The combine also writes the total LSE.
+  bool combineLse = true;
+  /// The warp-specialised attention kernel (F15, docs/warp-specialization.md): QK and
+  /// PV waves run different code. Same numerics as the plain build.
+  bool wspec = false;
+
+  /// A stable text form, for cache keys and messages ("heads=12,qlen=1,...").
+  std::string key() const {
+    std::string key = "heads=" + std::to_string(heads) + ",qlen=" + std::to_string(qlen) +
+                      ",wide_kv=" + std::to_string(int(wideKv)) +
+                      ",combine_lse=" + std::to_string(int(combineLse));
+    // The plain build keeps its key (and its cached code objects' names).
+    return wspec ? key + ",wspec=1" : key;
+  }
+};
+
+} // namespace mla
+
+#endif // MLA_KERNEL_DECODECONFIG_H

@@ -1,0 +1,126 @@
+//===- CompilerLibrary.cpp - The compiler, loaded when a kernel is missing -===//
+//
+// See CompilerLibrary.h.
+//
+//===----------------------------------------------------------------------===//
+#include "CompilerLibrary.h"
+
+#include "mla/Kernel/CompilerAbi.h"
+
+#include "llvm/ADT/Twine.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include <dlfcn.h>
+
+using namespace llvm;
+using namespace mla;
+using namespace mla::rt;
+
+namespace {
+Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
+
+std::string parentDirectory(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+/// The entry point, or the sentence saying why there is none (looked up once).
+struct CompilerEntry {
+  MlaCompileDecodeKernelsFn compile = nullptr;
+  std::string why;
+};
+
+const CompilerEntry &compilerEntry() {
+  static const CompilerEntry entry = [] {
+    CompilerEntry e;
+    std::vector<std::string> candidates;
+    if (const char *path = std::getenv("MLA_COMPILER_LIBRARY"); path && *path) {
+      candidates.push_back(path);
+    } else {
+      if (std::string dir = runtimeCodeDirectory(); !dir.empty()) {
+        candidates.push_back(dir + "/" + kCompilerLibraryName);
+        candidates.push_back(dir + "/../lib/" + kCompilerLibraryName);
+      }
+      candidates.push_back(kCompilerLibraryName); // the loader's search path
+    }
+    std::string tried;
+    for (const std::string &candidate : candidates) {
+      // RTLD_LOCAL: the compiler's MLIR/LLVM stay out of the global symbol namespace.
+      void *handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (!handle) {
+        const char *error = ::dlerror();
+        tried += (tried.empty() ? "" : "; ") + (error ? std::string(error) : candidate);
+        continue;
+      }
+      void *symbol = ::dlsym(handle, MLA_COMPILER_ENTRY_SYMBOL);
+      if (!symbol) {
+        tried += (tried.empty() ? "" : "; ") + candidate + " has no " +
+                 MLA_COMPILER_ENTRY_SYMBOL;
+        continue;
+      }
+      e.compile = reinterpret_cast<MlaCompileDecodeKernelsFn>(symbol);
+      return e;
+    }
+    e.why = "the compiler library " + std::string(kCompilerLibraryName) +
+            " is not installed (tried: " + tried + ")";
+    return e;
+  }();
+  return entry;
+}
+
+struct SinkResult {
+  std::vector<uint8_t> code;
+  std::string error;
+};
+
+void sink(void *context, const char *data, size_t size, int isError) {
+  auto *result = static_cast<SinkResult *>(context);
+  if (isError)
+    result->error.assign(data, size);
+  else
+    result->code.assign(reinterpret_cast<const uint8_t *>(data),
+                        reinterpret_cast<const uint8_t *>(data) + size);
+}
+} // namespace
+
+std::string mla::rt::runtimeCodeDirectory() {
+  Dl_info info;
+  if (::dladdr(reinterpret_cast<void *>(&runtimeCodeDirectory), &info) == 0 ||
+      !info.dli_fname || !*info.dli_fname)
+    return "";
+  std::string path = info.dli_fname;
+  if (path.empty() || path[0] != '/') { // the main program, named as it was started
+    if (char *self = ::realpath("/proc/self/exe", nullptr)) {
+      path = self;
+      std::free(self);
+    }
+  }
+  return parentDirectory(path);
+}
+
+Expected<std::vector<uint8_t>> mla::rt::compileWithCompilerLibrary(const DecodeConfig &config) {
+  static std::mutex mutex; // MLIR contexts are per call, but one compile at a time is plenty
+  const CompilerEntry &entry = compilerEntry();
+  if (!entry.compile)
+    return makeError("no kernel for " + config.key() + " in a kernel bundle or the kernel " +
+                     "cache, and " + entry.why + "; build the kernels on a machine with the " +
+                     "compiler: mla-bundle DIR --config " + config.key() +
+                     ", then set MLA_KERNEL_BUNDLE=DIR (docs/deployment.md)");
+  MlaDecodeConfigAbi abi{MLA_COMPILER_ABI_VERSION, config.heads,       config.qlen,
+                         int32_t(config.wideKv),   int32_t(config.combineLse),
+                         int32_t(config.wspec)};
+  SinkResult result;
+  const char *version = nullptr;
+  std::lock_guard<std::mutex> lock(mutex);
+  int status = entry.compile(&abi, &version, sink, &result);
+  if (!version || std::strcmp(version, kGeneratedCodeVersion) != 0)
+    return makeError("the compiler library generates code version " +
+                     Twine(version ? version : "(none)") + ", this runtime expects " +
+                     kGeneratedCodeVersion);
+  if (status != 0)
+    return makeError(result.error.empty() ? "the compiler library failed" : result.error);
+  return std::move(result.code);
+}
