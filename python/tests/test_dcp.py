@@ -84,6 +84,47 @@ def test_merge_of_empty_ranks(decoder):
     assert np.array_equal(ref_out, out) and np.array_equal(ref_lse, lse)
 
 
+def test_device_path_reads_seq_lens_and_dcp_from_device_memory(decoder):
+    # The device path: seq_lens and {N, r} as device buffers, read by the kernel; the
+    # same bits as the host path. Rewriting the buffers (as a graph replay would see
+    # them) changes what the same plan computes.
+    dec = decoder(12, 2)
+    dev = dec.device
+    p = mla.reference.make_problem(12, 2, LENGTHS, seed=6)
+    s = shards(p, 2)[1]
+    want_out, want_lse = dec(p["q"], s["kv"], s["pages"], s["indptr"], p["scale"],
+                             p["vscale"], num_splits=2, dcp_size=2, dcp_rank=1,
+                             seq_lens=s["seq_lens"])
+    rows = p["q"].shape[0]
+    q, kv = dev.upload(p["q"]), dev.upload(s["kv"])
+    pages, indptr = dev.upload(s["pages"]), dev.upload(s["indptr"])
+    seq_lens, group = dev.upload(s["seq_lens"]), dev.upload(np.array([2, 1], np.int32))
+    out, lse = dev.alloc(rows * 12 * 512 * 2), dev.alloc(rows * 12 * 4)
+    plan = dec.plan(s["indptr"], s["kv"].shape[0], num_splits=2)
+    workspace = dev.alloc(plan.workspace_bytes)
+    run = lambda: dec.run(plan, q, kv, pages, indptr, out, lse, scale=p["scale"],
+                          vscale=p["vscale"], workspace=workspace, seq_lens=seq_lens,
+                          dcp=group)
+    run()
+    dev.synchronize()
+    assert np.array_equal(mla.from_bf16(dev.download(out, np.uint16, (rows, 12, 512))),
+                          want_out)
+    assert np.array_equal(dev.download(lse, np.float32, (rows, 12)), want_lse)
+    # The shard read as rank 1 of 1 (N = 1, L = the local length): the local bound.
+    dev.upload(np.array([1, 0], np.int32), group)
+    dev.upload(np.diff(s["indptr"]).astype(np.int32), seq_lens)
+    run()
+    dev.synchronize()
+    local_out, _ = dec(p["q"], s["kv"], s["pages"], s["indptr"], p["scale"], p["vscale"],
+                       num_splits=2)
+    assert np.array_equal(mla.from_bf16(dev.download(out, np.uint16, (rows, 12, 512))),
+                          local_out)
+    assert not np.array_equal(local_out, want_out)
+    with pytest.raises(ValueError, match="dcp: 4 bytes, the plan needs 8"):
+        dec.run(plan, q, kv, pages, indptr, out, lse, scale=p["scale"], workspace=workspace,
+                seq_lens=seq_lens, dcp=dev.alloc(4))
+
+
 torch = pytest.importorskip("torch")
 
 
