@@ -26,6 +26,11 @@ Bad arguments raise ``ValueError`` naming the argument (nothing is computed and 
 ``out=``/``lse=`` array is written); failures of the device or compiler raise
 ``RuntimeError`` with the runtime's message.
 
+Decode context parallelism: ``dec(..., dcp_size=N, dcp_rank=r, seq_lens=global)`` runs
+rank r's shard, ``mla.dcp_merge(outs, lses)`` merges the ranks' results, and
+``mla.distributed`` (imported on first use: it needs torch) runs a rank's step on a
+``torch.distributed`` process group.
+
 Submodules: ``mla.reference`` (exact attention and the kernel model), ``mla.runtime``
 (code objects, devices, buffers and launches of any gfx950 code object).
 """

@@ -16,6 +16,10 @@
 //   (upload, plan, run, synchronise, download). A bad argument or a failed launch
 //   leaves the caller's outputs untouched.
 //
+// Decode context parallelism (docs/decoder.md): both paths take a rank's shard with the
+// requests' global lengths and {dcp_size, dcp_rank} (device memory on the device path),
+// and dcpMerge() merges the ranks' results with the mla_dcp_merge kernel.
+//
 // Thread safety: a Decoder (and its Device) may be used from several threads at
 // once; plans are immutable values.
 //
