@@ -14,8 +14,6 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(MLA_VERSION 0.1.0)
-
 set_target_properties(mla mla_compiler mla-opt mla-compile mla-run PROPERTIES
   INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}"
   INSTALL_RPATH_USE_LINK_PATH TRUE)

@@ -11,13 +11,15 @@ build=${MLA_BUILD_DIR:-$root/build}
 
 # Debian 12 packages only. LLVM/MLIR 22.1 (llvm-22*, libmlir-22-dev, mlir-22-tools, lld-22),
 # GoogleTest, Debian's Python stack (numpy, pytest, pybind11; torch 1.13 CPU for the
-# tests of tensor inputs) for /usr/bin/python3, and clang-22 with its sanitizer and
+# tests of tensor inputs; build, setuptools, wheel and pip to build and install the runtime
+# wheel) for /usr/bin/python3, and clang-22 with its sanitizer and
 # libFuzzer runtimes for scripts/run-sanitizers.sh.
 packages=(
   cmake ninja-build g++ make
   llvm-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools lld-22
   libgtest-dev libgmock-dev
   python3 python3-dev python3-numpy python3-pytest pybind11-dev python3-torch
+  python3-build python3-setuptools python3-wheel python3-pip
   clang-22 libclang-rt-22-dev libfuzzer-22-dev
 )
 

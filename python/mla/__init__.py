@@ -35,11 +35,17 @@ Submodules: ``mla.reference`` (exact attention and the kernel model), ``mla.runt
 (code objects, devices, buffers and launches of any gfx950 code object).
 """
 
+import os as _os
+
 import numpy as _np
 
 from . import _mla
 from . import reference
 from . import runtime
+
+# A package installed from the wheel carries its kernel bundle (docs/deployment.md).
+if _os.path.isfile(_os.path.join(_os.path.dirname(__file__), "kernels", "index.txt")):
+    _mla.add_kernel_bundle(_os.path.join(_os.path.dirname(__file__), "kernels"))
 
 __all__ = [
     "Decoder", "dcp_merge", "bf16", "from_bf16", "e4m3", "from_e4m3", "reference", "runtime",

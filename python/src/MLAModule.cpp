@@ -15,6 +15,7 @@
 #include "mla/Reference/KernelModel.h"
 #include "mla/Runtime/CodeObject.h"
 #include "mla/Runtime/Decoder.h"
+#include "mla/Runtime/KernelCache.h"
 #include "mla/Runtime/Device.h"
 #include "mla/Target/GFX950/GFX950.h"
 #include "llvm/Support/raw_ostream.h"
@@ -859,6 +860,8 @@ PYBIND11_MODULE(_mla, m) {
       .def("array", &dlpackArray);
   m.def("consume_dlpack", &consumeDLPack);
   m.def("cache_directory", &rt::cacheDirectory);
+  m.def("add_kernel_bundle", &rt::addBundleDirectory, py::arg("directory"));
+  m.def("kernel_bundles", &rt::bundleDirectories);
   m.def("clear_memory_cache", &rt::clearDecodeKernelMemoryCache);
 
   // --- reference (std::invalid_argument becomes ValueError) ---

@@ -14,6 +14,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -238,6 +239,23 @@ std::string mla::rt::cacheDirectory() {
   return "";
 }
 
+namespace {
+std::mutex &addedBundlesMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::vector<std::string> &addedBundles() {
+  static std::vector<std::string> dirs;
+  return dirs;
+}
+} // namespace
+
+void mla::rt::addBundleDirectory(const std::string &dir) {
+  std::lock_guard<std::mutex> lock(addedBundlesMutex());
+  if (std::find(addedBundles().begin(), addedBundles().end(), dir) == addedBundles().end())
+    addedBundles().push_back(dir);
+}
+
 std::vector<std::string> mla::rt::bundleDirectories() {
   std::vector<std::string> dirs;
   if (const char *list = std::getenv("MLA_KERNEL_BUNDLE"); list && *list) {
@@ -248,6 +266,10 @@ std::vector<std::string> mla::rt::bundleDirectories() {
         dirs.push_back(dir.str());
       rest = tail;
     }
+  }
+  {
+    std::lock_guard<std::mutex> lock(addedBundlesMutex());
+    dirs.insert(dirs.end(), addedBundles().begin(), addedBundles().end());
   }
   if (std::string code = runtimeCodeDirectory(); !code.empty())
     dirs.push_back(code + "/" + MLA_INSTALLED_BUNDLE_FROM_LIBDIR);

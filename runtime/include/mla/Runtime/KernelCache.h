@@ -45,9 +45,14 @@ struct CompiledKernels {
 std::string cacheDirectory();
 
 /// The kernel bundles searched before the cache, in order: the directories of
-/// $MLA_KERNEL_BUNDLE (':'-separated), then the installed bundle (share/mla/kernels of
-/// the prefix whose lib/ holds the runtime; docs/deployment.md).
+/// $MLA_KERNEL_BUNDLE (':'-separated), then those added with addBundleDirectory(), then
+/// the installed bundle (share/mla/kernels of the prefix whose lib/ holds the runtime;
+/// docs/deployment.md).
 std::vector<std::string> bundleDirectories();
+
+/// Adds a bundle directory for this process (after $MLA_KERNEL_BUNDLE's); e.g. the Python
+/// package's own `kernels` directory when it was installed from a wheel.
+void addBundleDirectory(const std::string &dir);
 
 /// Finds `config`'s kernels: the memory cache, then the kernel bundles
 /// (bundleDirectories()), then the disk cache under `cacheDir` (an empty `cacheDir`
