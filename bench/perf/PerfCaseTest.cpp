@@ -49,6 +49,15 @@ TEST(PerfCase, EqualLengthBatch) {
   EXPECT_EQ(c.lengthsText(), "8K");
 }
 
+// Decode context parallelism: the case is rank 0 of dcp ranks; the lengths stay global.
+TEST(PerfCase, DcpKeepsGlobalLengths) {
+  PerfCase c = parseOk("qlen=1,B=1,isl=1024K,heads=96,dcp=8");
+  EXPECT_EQ(c.dcp, 8);
+  EXPECT_EQ(c.lengths(), std::vector<int64_t>(1, 1 << 20));
+  EXPECT_EQ(c.str(), "qlen=1,B=1,isl=1048576,heads=96,dcp=8");
+  EXPECT_EQ(parseOk(c.str()).str(), c.str());
+}
+
 TEST(PerfCase, ExplicitLengthsInBatchOrder) {
   // One request of 128 Ki tokens, then three of 2 Ki, then one of 300.
   PerfCase c = parseOk("qlen=1,lens=128Kx1+2Kx3+300");
@@ -119,6 +128,7 @@ TEST(PerfCase, BadInputNamesTheProblem) {
       {"qlen=1,B=4", "needs qlen=, B= and isl= (or qlen= and lens=)"},
       {"qlen=1,lens=1K,splits=300", "splits must be 1..256"},
       {"qlen=1,lens=1K,wspec=2", "wspec must be 0 or 1"},
+      {"qlen=1,lens=1K,dcp=0", "dcp must be 1..1024"},
       {"qlen=1,lens=1K,speed=3", "unknown key 'speed'"},
       // Each of these passed parse and ended mla-perf in std::bad_alloc or an abort.
       {"qlen=1,B=1099511627776,isl=8K", "B=1099511627776 is out of range: at most 65536"},

@@ -163,9 +163,13 @@ Expected<PerfCase> PerfCase::parse(StringRef text) {
     else if (key == "wspec" && v <= 1) c.wspec = v == 1;
     else if (key == "wspec")
       return makeError("case '" + text + "': wspec must be 0 or 1");
+    else if (key == "dcp" && v >= 1 && v <= 1024)
+      c.dcp = v;
+    else if (key == "dcp")
+      return makeError("case '" + text + "': dcp must be 1..1024");
     else
       return makeError("case '" + text + "': unknown key '" + key +
-                       "' (qlen, B, isl, lens, shuffle, splits, heads, wspec)");
+                       "' (qlen, B, isl, lens, shuffle, splits, heads, wspec, dcp)");
   }
   if (haveLens) {
     if (!haveQ)
@@ -246,6 +250,8 @@ std::string PerfCase::str() const {
     s += ",heads=" + std::to_string(heads);
   if (wspec)
     s += ",wspec=1";
+  if (dcp != 1)
+    s += ",dcp=" + std::to_string(dcp);
   return s;
 }
 
@@ -257,7 +263,11 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   const unsigned xcds = unsigned(std::max(1.0, P.numXcds));
   const unsigned cusPerXcd = unsigned(std::max(1.0, P.numCUs / xcds));
   // Every request's length (equal-length or mixed), the longest and their sum.
-  const std::vector<int64_t> lengths = c.lengths();
+  // Decode context parallelism: rank 0's shard of every request (token p on rank p % N).
+  const std::vector<int64_t> globalLengths = c.lengths();
+  std::vector<int64_t> lengths = globalLengths;
+  for (int64_t &len : lengths)
+    len = len / c.dcp + (len % c.dcp > 0 ? 1 : 0);
   const int64_t batch = int64_t(lengths.size());
   if (batch < 1 || *std::min_element(lengths.begin(), lengths.end()) < 1)
     return makeError("case " + c.str() + ": needs at least one request, each of at least "
@@ -310,9 +320,21 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   auto lsePart = alloc(uint64_t(rows) * c.heads * splits * 4);
   auto out = alloc(uint64_t(rows) * c.heads * kernel::kLatentDim * 2);
   auto lse = alloc(uint64_t(rows) * c.heads * 4);
-  for (auto *b : {&q, &kv, &pages, &steadyPages, &ind, &oPart, &lsePart, &out, &lse})
+  // dcp > 1: the kernel's seq_lens (global lengths) and dcp ({N, 0}) arguments.
+  auto seqLens = alloc(uint64_t(batch) * 4);
+  auto dcpArg = alloc(8);
+  for (auto *b : {&q, &kv, &pages, &steadyPages, &ind, &oPart, &lsePart, &out, &lse, &seqLens,
+                  &dcpArg})
     if (!*b)
       return b->takeError();
+  std::vector<int32_t> globalHost(globalLengths.begin(), globalLengths.end());
+  if (c.dcp > 1) {
+    const int32_t group[2] = {int32_t(c.dcp), 0};
+    if (Error e = device->copyTo(*seqLens, globalHost.data(), globalHost.size() * 4))
+      return std::move(e);
+    if (Error e = device->copyTo(*dcpArg, group, sizeof group))
+      return std::move(e);
+  }
   {
     std::vector<uint16_t> qHost(uint64_t(rows) * c.heads * kBytesPerToken, 0x3F80); // 1.0
     if (Error e = device->copyTo(*q, qHost.data(), qHost.size() * 2))
@@ -385,6 +407,10 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     a.lsePart = KernelArg::pointer(*lsePart);
     a.numRequests = numRequests;
     a.numSplits = numSplits;
+    if (c.dcp > 1) {
+      a.seqLens = KernelArg::pointer(*seqLens);
+      a.dcp = KernelArg::pointer(*dcpArg);
+    }
     return rt::attentionArgList(a);
   };
   // Simulates the representatives with `activeCUs` CUs sharing HBM; cycles per class.
@@ -460,6 +486,11 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
       int32_t steadyIndptr[2] = {0, int32_t(tokens)};
       if (Error e = device->copyTo(*ind, steadyIndptr, sizeof steadyIndptr))
         return std::move(e);
+      // Rank 0 of N holds `tokens` of a request of tokens * N.
+      const int32_t steadyGlobal = int32_t(tokens * c.dcp);
+      if (c.dcp > 1)
+        if (Error e = device->copyTo(*seqLens, &steadyGlobal, 4))
+          return std::move(e);
       const int64_t steadyGrid = kernel::attentionGridSize(1, 1, c.heads, c.qlen, xcds);
       if (Error e = device->launch(code, kernel::kAttentionKernelName,
                                    {uint32_t(steadyGrid), 1, 1},
@@ -474,6 +505,9 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     }
     if (Error e = device->copyTo(*ind, indptr.data(), indptr.size() * 4))
       return std::move(e);
+    if (c.dcp > 1)
+      if (Error e = device->copyTo(*seqLens, globalHost.data(), globalHost.size() * 4))
+        return std::move(e);
     const double blocks = double(kSteadyBlocks[1] - kSteadyBlocks[0]);
     const double shareBytesPerCycle =
         P.hbmTBps * 1e12 * P.hbmEfficiency / steady.params.activeCUs / (P.clockGHz * 1e9);

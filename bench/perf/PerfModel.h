@@ -47,11 +47,15 @@ struct PerfCase {
   std::optional<int> splits; ///< Unset: rt::chooseNumSplits, as the Decoder does.
   /// The warp-specialised attention kernel (F15) instead of the plain one.
   bool wspec = false;
+  /// Decode context parallelism: the lengths are global and the case is rank 0 of a
+  /// group of `dcp`, attending floor(L / dcp) + (L mod dcp > 0) tokens of each request
+  /// with the kernel's seq_lens and dcp arguments set (the ranks' merge is not modeled).
+  int64_t dcp = 1;
 
   bool mixed() const { return !lens.empty(); }
   /// Every request's length: `lens`, or `batch` times `isl`.
   std::vector<int64_t> lengths() const;
-  /// "qlen=1,B=64,isl=8192[,splits=8][,heads=12][,wspec=1]" (B=/batch=, isl and every
+  /// "qlen=1,B=64,isl=8192[,splits=8][,heads=12][,wspec=1][,dcp=8]" (B=/batch=, isl and every
   /// number accept a K suffix), or, for a mixed batch, "qlen=1,lens=TERMS[,shuffle=S]"
   /// (B= optional, must match the count; no isl=). TERMS: terms joined by '+', each
   ///   LEN           one request of LEN tokens,

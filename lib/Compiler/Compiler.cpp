@@ -43,12 +43,15 @@ std::string mla::decodeModuleSource(const DecodeConfig &config) {
               o = "memref<?x" + h + "x?x" + dv + "xbf16>", l = "memref<?x" + h + "x?xf32>",
               out = "memref<?x" + h + "x" + dv + "xbf16>", lse = "memref<?x" + h + "xf32>";
   const std::string kv = "memref<?x" + d + "xf8E4M3FN>";
+  // The DCP merge's inputs, ranks outermost as an all-gather lays them out.
+  const std::string outs = "memref<?x?x" + h + "x" + dv + "xbf16>",
+                    lses = "memref<?x?x" + h + "xf32>";
   std::string s;
   llvm::raw_string_ostream os(s);
   os << "func.func @mla_decode(%q: " << q << ", %kv: " << kv << ", "
      << "%pages: memref<?xi32>, %indptr: memref<?xi32>, %scale: f32, %vscale: f32, "
      << "%splits: index, %o: " << o << ", %l: " << l << ", %out: " << out
-     << ", %lse: " << lse << ") {\n"
+     << ", %lse: " << lse << ", %outs: " << outs << ", %lses: " << lses << ") {\n"
      << "  mla.split_kv_decode q(%q) kv(%kv) pages(%pages) indptr(%indptr) scale(%scale) "
      << "vscale(%vscale) splits(%splits) into o_part(%o) lse_part(%l) {config = " << attrs
      << "} : " << q << ", " << kv << ", memref<?xi32>, memref<?xi32>, " << o
@@ -56,6 +59,9 @@ std::string mla::decodeModuleSource(const DecodeConfig &config) {
      << "  mla.combine o_part(%o) lse_part(%l) into out(%out)"
      << (config.combineLse ? " lse(%lse)" : "") << " {config = " << attrs << "} : " << o
      << ", " << l << ", " << out << (config.combineLse ? ", " + lse : std::string()) << "\n"
+     << "  mla.combine o_part(%outs) lse_part(%lses) into out(%out) lse(%lse) {config = "
+     << attrs << ", ranks_outermost} : " << outs << ", " << lses << ", " << out << ", " << lse
+     << "\n"
      << "  return\n}\n";
   return s;
 }

@@ -85,7 +85,7 @@ template <typename Fn> void forEachOutputRow(const ProblemView &problem, Fn fn) 
     const int seqLen = problem.seqLen(b);
     const int32_t *requestPages = problem.pages.data() + problem.indptr[b];
     for (int i = 0; i < qlen; ++i) {
-      const int bound = causalBound(seqLen, qlen, i);
+      const int bound = problem.rowBound(b, i);
       for (int h = 0; h < numHeads; ++h) {
         const size_t outputRow =
             (static_cast<size_t>(b) * qlen + i) * numHeads + h;

@@ -285,7 +285,7 @@ ModelPartials modelSplitAttention(const ProblemView &problem, int numSplits) {
     const int seqLen = problem.seqLen(b);
     const int32_t *requestPages = problem.pages.data() + problem.indptr[b];
     for (int i = 0; i < qlen; ++i) {
-      const int bound = causalBound(seqLen, qlen, i);
+      const int bound = problem.rowBound(b, i);
       for (int h = 0; h < numHeads; ++h) {
         const size_t outputRow = (static_cast<size_t>(b) * qlen + i) * numHeads + h;
         for (int s = 0; s < numSplits; ++s) {

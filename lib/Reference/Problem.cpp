@@ -44,7 +44,64 @@ std::string validateProblem(const ProblemView &problem) {
       return "pages[" + to_string(t) + "] = " + to_string(page) +
              " is outside the KV pool of " + to_string(slots) + " slots";
   }
+  if (problem.dcpSize < 1)
+    return "dcpSize must be >= 1, got " + to_string(problem.dcpSize);
+  if (problem.dcpRank < 0 || problem.dcpRank >= problem.dcpSize)
+    return "dcpRank must be in [0, " + to_string(problem.dcpSize) + "), got " +
+           to_string(problem.dcpRank);
+  if (!problem.seqLens.empty()) {
+    if (problem.seqLens.size() + 1 != problem.indptr.size())
+      return "seqLens must hold B = " + to_string(problem.indptr.size() - 1) +
+             " global lengths, got " + to_string(problem.seqLens.size());
+    for (int b = 0; b < problem.numRequests(); ++b) {
+      int global = problem.seqLens[b];
+      if (global < 0 || dcpLocalLength(problem.dcpRank, problem.dcpSize, global) !=
+                            problem.seqLen(b))
+        return "seqLens[" + to_string(b) + "] = " + to_string(global) +
+               " does not give rank " + to_string(problem.dcpRank) + " of " +
+               to_string(problem.dcpSize) + " the request's " +
+               to_string(problem.seqLen(b)) + " local tokens";
+    }
+  } else if (problem.dcpSize != 1) {
+    return "seqLens (the global lengths) are needed at dcpSize " +
+           to_string(problem.dcpSize);
+  }
   return {};
+}
+
+int ProblemView::rowBound(int request, int position) const {
+  long long global = static_cast<long long>(globalSeqLen(request)) - qlen + position - dcpRank;
+  return global < 0 ? -1 : static_cast<int>(global / dcpSize);
+}
+
+Problem shardProblem(const ProblemView &problem, int size, int rank) {
+  checkProblem(problem);
+  if (size < 1 || rank < 0 || rank >= size)
+    throw std::invalid_argument("mla::ref: shardProblem: rank " + std::to_string(rank) +
+                                " of " + std::to_string(size) + " is not a rank");
+  if (problem.dcpSize != 1)
+    throw std::invalid_argument("mla::ref: shardProblem: the problem is already a shard");
+  Problem shard;
+  shard.q.assign(problem.q.begin(), problem.q.end());
+  shard.numHeads = problem.numHeads;
+  shard.qlen = problem.qlen;
+  shard.scale = problem.scale;
+  shard.vscale = problem.vscale;
+  shard.dcpSize = size;
+  shard.dcpRank = rank;
+  shard.indptr.push_back(0);
+  for (int b = 0; b < problem.numRequests(); ++b) {
+    const int seqLen = problem.seqLen(b);
+    for (int p = rank; p < seqLen; p += size) {
+      const uint8_t *row = problem.kv.data() +
+                           static_cast<size_t>(problem.pages[problem.indptr[b] + p]) * kHeadDim;
+      shard.pages.push_back(static_cast<int32_t>(shard.kv.size() / kHeadDim));
+      shard.kv.insert(shard.kv.end(), row, row + kHeadDim);
+    }
+    shard.indptr.push_back(static_cast<int32_t>(shard.pages.size()));
+    shard.seqLens.push_back(seqLen);
+  }
+  return shard;
 }
 
 void checkProblem(const ProblemView &problem) {

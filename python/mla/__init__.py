@@ -27,6 +27,11 @@ Bad arguments raise ``ValueError`` naming the argument (nothing is computed and 
 ``out=``/``lse=`` array is written); failures of the device or compiler raise
 ``RuntimeError`` with the runtime's message.
 
+Decode context parallelism: ``dec(..., dcp_size=N, dcp_rank=r, seq_lens=global)`` runs
+rank r's shard, ``mla.dcp_merge(outs, lses)`` merges the ranks' results, and
+``mla.distributed`` (imported on first use: it needs torch) runs a rank's step on a
+``torch.distributed`` process group.
+
 Submodules: ``mla.reference`` (exact attention and the kernel model), ``mla.runtime``
 (code objects, devices, buffers and launches of any gfx950 code object).
 """
@@ -45,7 +50,7 @@ if _os.path.isfile(_os.path.join(_os.path.dirname(__file__), "kernels", "index.t
     _mla.add_kernel_bundle(_os.path.join(_os.path.dirname(__file__), "kernels"))
 
 __all__ = [
-    "Decoder", "bf16", "from_bf16", "e4m3", "from_e4m3", "reference", "runtime",
+    "Decoder", "dcp_merge", "bf16", "from_bf16", "e4m3", "from_e4m3", "reference", "runtime",
     "compiler_version", "NUM_CUS", "MAX_SPLITS", "combine_grid", "HEAD_DIM", "VALUE_DIM",
 ]
 
@@ -238,6 +243,17 @@ def _decode_args(heads, q, kv, pages, indptr, scale, vscale):
     return q, kv, pages, indptr, _number(scale, "scale"), _number(vscale, "vscale")
 
 
+def _dcp_args(dcp_size, dcp_rank, seq_lens):
+    """Decode context parallelism's host arguments as the runtime takes them: (dcp_size,
+    dcp_rank, int32 seq_lens or None). The ranges and each global length's agreement
+    with indptr are the runtime's checks, with its messages."""
+    dcp_size = _int(dcp_size, "dcp_size", -2**31, 2**31 - 1)
+    dcp_rank = _int(dcp_rank, "dcp_rank", -2**31, 2**31 - 1)
+    if seq_lens is not None:
+        seq_lens = _index_array(seq_lens, "seq_lens")
+    return dcp_size, dcp_rank, seq_lens
+
+
 def _check_splits(num_splits):
     if num_splits is None:
         return None
@@ -327,9 +343,15 @@ class Decoder:
         return self._dec.choose_num_splits(_index_array(indptr, "indptr"))
 
     def __call__(self, q, kv, pages, indptr, scale, vscale, num_splits=None, out=None,
-                 lse=None):
+                 lse=None, *, dcp_size=1, dcp_rank=0, seq_lens=None):
         """The host path: validates every argument, runs attention and combine, and
         returns ``(out, lse)``.
+
+        Decode context parallelism (docs/decoder.md): with ``dcp_size=N``,
+        ``dcp_rank=r`` and ``seq_lens`` (the requests' global lengths), ``kv``,
+        ``pages`` and ``indptr`` are rank r's shard (token p of a request on rank
+        p % N) and the result is that rank's partial ``(out, lse)``, to be merged with
+        ``mla.dcp_merge``.
 
         Without ``out=``/``lse=`` the results are new float32 arrays (bf16 values, and
         the natural-log lse). ``out=`` may be a bfloat16 tensor or a uint16 array (the
@@ -339,6 +361,7 @@ class Decoder:
         """
         args = _decode_args(self.heads, q, kv, pages, indptr, scale, vscale)
         splits = _check_splits(num_splits)
+        dcp = _dcp_args(dcp_size, dcp_rank, seq_lens)
         rows = max(args[3].size - 1, 0) * self.qlen  # S = B * qlen, from indptr
         out_array, out_kind = _out_target(out, (rows, self.heads, VALUE_DIM), "out",
                                           ("bits", "values"))
@@ -349,20 +372,34 @@ class Decoder:
             out_bits = _np.empty((rows, self.heads, VALUE_DIM), _np.uint16)
         lse_values = lse_array if lse_array is not None else _np.empty((rows, self.heads),
                                                                        _np.float32)
-        self.last_num_splits = self._dec.run_into(*args, splits, out_bits, lse_values)
+        self.last_num_splits = self._dec.run_into(*args, splits, out_bits, lse_values, dcp)
         if out is None:
             return from_bf16(out_bits), lse_values if lse is None else lse
         if out_kind == "values":
             out_array[...] = from_bf16(out_bits)
         return out, (lse if lse is not None else lse_values)
 
-    def partials(self, q, kv, pages, indptr, scale, vscale, num_splits=None):
+    def partials(self, q, kv, pages, indptr, scale, vscale, num_splits=None, *, dcp_size=1,
+                 dcp_rank=0, seq_lens=None):
         """Runs the attention kernel only; returns ``(o_part, lse_part)``:
         float32 ``[S, heads, NS, 512]`` (bf16 values) and ``[S, heads, NS]``."""
         args = _decode_args(self.heads, q, kv, pages, indptr, scale, vscale)
-        o_bits, lse_part, used = self._dec.partials(*args, _check_splits(num_splits))
+        o_bits, lse_part, used = self._dec.partials(*args, _check_splits(num_splits),
+                                                    _dcp_args(dcp_size, dcp_rank, seq_lens))
         self.last_num_splits = used
         return from_bf16(o_bits), lse_part
+
+    def dcp_merge(self, outs, lses):
+        """Decode context parallelism's merge on this decoder's device (the
+        ``mla_dcp_merge`` kernel): ``outs`` and ``lses`` are the N ranks' ``(out, lse)``
+        results, each a list of N arrays (``[S, heads, 512]`` bf16 / uint16 bits /
+        float32, and ``[S, heads]`` float32) or one array with the ranks outermost
+        (``[N, S, heads, 512]``, ``[N, S, heads]``, as an all-gather lays them out).
+        Returns the merged ``(out, lse)``: float32 ``[S, heads, 512]`` (bf16 values) and
+        ``[S, heads]`` (natural log)."""
+        outs, lses, ranks, rows = _merge_inputs(outs, lses, self.heads)
+        out, lse = self._dec.dcp_merge(outs, lses, ranks, rows)
+        return from_bf16(out), lse
 
     # --- the device path ---
 
@@ -402,7 +439,7 @@ class Decoder:
         return self._dec.workspace_bytes(max_requests, max_splits)
 
     def run(self, plan, q, kv, pages, indptr, out, lse=None, *, scale, vscale=1.0,
-            workspace, workspace_bytes=None, stream=None):
+            workspace, workspace_bytes=None, stream=None, seq_lens=None, dcp=None):
         """The device path: enqueues attention (and the combine when the plan splits)
         on ``stream`` and returns without waiting; nothing is allocated, copied or
         checked per token.
@@ -417,7 +454,9 @@ class Decoder:
         current_stream(device).cuda_stream``, the HIP stream on ROCm builds of torch),
         else 0. ``workspace_bytes`` gives the workspace's size for an int address; for
         a Buffer or tensor it may only be smaller than its size.
-        ``scale = softmax_scale * k_scale``, ``vscale = v_scale``.
+        ``scale = softmax_scale * k_scale``, ``vscale = v_scale``. Decode context parallelism: ``seq_lens`` (int32 [B], the
+        requests' global lengths) and ``dcp`` (int32 [2] = {dcp_size, dcp_rank}) are
+        device memory too, read by the kernel (None: the local lengths, no sharding).
         """
         if not isinstance(plan, _mla.DecodePlan):
             raise ValueError(f"plan: expected a plan from Decoder.plan(), got "
@@ -437,6 +476,17 @@ class Decoder:
                   rows * heads * VALUE_DIM * 2)]
         if lse is not None:
             specs.append((lse, "lse", ("float32",), [rows, heads], rows * heads * 4))
+        dcp_specs = [(seq_lens, "seq_lens", ("int32",), [plan.requests], plan.requests * 4),
+                     (dcp, "dcp", ("int32",), [2], 8)]
+        dcp_addresses = []
+        for value, name, dtypes, shape, need in dcp_specs:
+            if value is None:
+                dcp_addresses.append(0)
+                continue
+            address, size = _device_address(value, name, self.device, dtypes, shape)
+            if size is not None and size < need:
+                raise ValueError(f"{name}: {size} bytes, the plan needs {need}")
+            dcp_addresses.append(address)
         addresses = []
         for value, name, dtypes, shape, need in specs:
             address, size = _device_address(value, name, self.device, dtypes, shape)
@@ -460,7 +510,8 @@ class Decoder:
         stream = getattr(stream, "cuda_stream", stream)
         stream = _int(stream, "stream", 0, 2**64 - 1)
         self._dec.run_device(plan, *pointers, lse_address, _number(scale, "scale"),
-                             _number(vscale, "vscale"), ws_address, ws_size, stream)
+                             _number(vscale, "vscale"), ws_address, ws_size, stream,
+                             *dcp_addresses)
 
 
 def _current_torch_stream(values):
@@ -478,6 +529,71 @@ def _current_torch_stream(values):
 
 
 DecodePlan = _mla.DecodePlan
+
+
+def _out_bits(array, name):
+    """bf16 bits (uint16) of a bf16 / uint16 / float32 (bf16 values) host array."""
+    a, logical = _host_array(array, name)
+    if logical == "bfloat16":
+        return a.view(_np.uint16)
+    if a.dtype == _np.float32:
+        return bf16(a)
+    if a.dtype == _np.uint16:
+        return a
+    raise ValueError(f"{name}: expected bfloat16, uint16 (bf16 bits) or float32, got {logical}")
+
+
+def _merge_inputs(outs, lses, heads):
+    """The merge's inputs as (outs bits [N, S, H, 512], lses [N, S, H], N, S)."""
+    if isinstance(outs, (list, tuple)):
+        if not outs:
+            raise ValueError("outs: expected at least one rank's out")
+        outs = _np.stack([_out_bits(o, f"outs[{i}]") for i, o in enumerate(outs)])
+    else:
+        outs = _out_bits(outs, "outs")
+    if isinstance(lses, (list, tuple)):
+        lses = _np.stack([_host_array(x, f"lses[{i}]")[0] for i, x in enumerate(lses)])
+    else:
+        lses = _host_array(lses, "lses")[0]
+    if outs.ndim != 4 or outs.shape[2] != heads or outs.shape[3] != VALUE_DIM:
+        raise ValueError(f"outs: expected [N, S, {heads}, {VALUE_DIM}], got {list(outs.shape)}")
+    if lses.dtype != _np.float32:
+        raise ValueError(f"lses: expected float32, got {lses.dtype.name}")
+    if list(lses.shape) != list(outs.shape[:3]):
+        raise ValueError(f"lses: expected {list(outs.shape[:3])} (outs' N, S, heads), got "
+                         f"{list(lses.shape)}")
+    return (_np.ascontiguousarray(outs), _np.ascontiguousarray(lses), int(outs.shape[0]),
+            int(outs.shape[1]))
+
+
+_merge_decoders = {}
+
+
+def dcp_merge(outs, lses, decoder=None, device="auto"):
+    """Merges N decode-context-parallel ranks' ``(out, lse)`` results into one (the
+    ``mla_dcp_merge`` kernel; kernel-contract.md section 3): ``outs``/``lses`` are lists
+    of the ranks' arrays or arrays with the ranks outermost. Runs on ``decoder``'s
+    device, or on a Decoder for the heads of ``outs`` made (once) on ``device``.
+    ``mla.reference.merge`` is the exact float64 merge, for checking."""
+    if decoder is None:
+        first = outs[0] if isinstance(outs, (list, tuple)) and outs else outs
+        shape = getattr(first, "shape", None)
+        if shape is None or len(shape) < 2:
+            raise ValueError("outs: expected arrays of shape [S, heads, 512]")
+        heads = int(shape[-2])
+        key = (heads, device if isinstance(device, str) else id(device))
+        decoder = _merge_decoders.get(key)
+        if decoder is None:
+            decoder = _merge_decoders[key] = Decoder(heads, 1, device)
+    return decoder.dcp_merge(outs, lses)
+
+
+def __getattr__(name):
+    # mla.distributed imports torch: only when asked for.
+    if name == "distributed":
+        import importlib
+        return importlib.import_module(__name__ + ".distributed")
+    raise AttributeError(f"module 'mla' has no attribute {name!r}")
 
 
 def _device_address(obj, name, device, dtypes=None, shape=None):

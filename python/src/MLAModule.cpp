@@ -263,6 +263,16 @@ rt::DecodeInputs inputs(const Array<uint16_t> &q, const Array<uint8_t> &kv,
   return rt::DecodeInputs{view(q), view(kv), view(pages), view(indptr), scale, vscale};
 }
 
+/// Decode context parallelism's host arguments: (dcp_size, dcp_rank, seq_lens or None).
+using DcpArgs = std::tuple<int, int, std::optional<Array<int32_t>>>;
+
+void setDcp(rt::DecodeInputs &in, const DcpArgs &dcp) {
+  in.dcpSize = std::get<0>(dcp);
+  in.dcpRank = std::get<1>(dcp);
+  if (const auto &seqLens = std::get<2>(dcp))
+    in.seqLens = view(*seqLens);
+}
+
 py::tuple decoderRun(PyDecoder &self, const Array<uint16_t> &q, const Array<uint8_t> &kv,
                      const Array<int32_t> &pages, const Array<int32_t> &indptr, float scale,
                      float vscale, std::optional<int> numSplits) {
@@ -282,8 +292,10 @@ py::tuple decoderRun(PyDecoder &self, const Array<uint16_t> &q, const Array<uint
 
 py::tuple decoderPartials(PyDecoder &self, const Array<uint16_t> &q, const Array<uint8_t> &kv,
                           const Array<int32_t> &pages, const Array<int32_t> &indptr,
-                          float scale, float vscale, std::optional<int> numSplits) {
+                          float scale, float vscale, std::optional<int> numSplits,
+                          const DcpArgs &dcp) {
   rt::DecodeInputs in = inputs(q, kv, pages, indptr, scale, vscale);
+  setDcp(in, dcp);
   const int64_t heads = self.decoder->config().heads;
   const int64_t rows = (int64_t(in.indptr.size()) - 1) * self.decoder->config().qlen;
   check(self.decoder->validate(in, size_t(std::max<int64_t>(rows, 0) * heads * kValueDim), 0,
@@ -306,8 +318,9 @@ py::tuple decoderPartials(PyDecoder &self, const Array<uint16_t> &q, const Array
 int decoderRunInto(PyDecoder &self, const Array<uint16_t> &q, const Array<uint8_t> &kv,
                    const Array<int32_t> &pages, const Array<int32_t> &indptr, float scale,
                    float vscale, std::optional<int> numSplits, py::array out,
-                   std::optional<py::array> lse) {
+                   std::optional<py::array> lse, const DcpArgs &dcp) {
   rt::DecodeInputs in = inputs(q, kv, pages, indptr, scale, vscale);
+  setDcp(in, dcp);
   auto writable = [](py::array &a, const char *name, const py::dtype &dtype,
                      const char *dtypeName) {
     if (!a.dtype().is(dtype) || !(a.flags() & py::array::c_style) || !a.writeable())
@@ -454,6 +467,18 @@ ref::ProblemView problemView(const Array<uint16_t> &q, const Array<uint8_t> &kv,
   v.qlen = qlen;
   v.scale = scale;
   v.vscale = vscale;
+  return v;
+}
+
+ref::ProblemView problemView(const Array<uint16_t> &q, const Array<uint8_t> &kv,
+                             const Array<int32_t> &pages, const Array<int32_t> &indptr,
+                             int heads, int qlen, float scale, float vscale,
+                             const DcpArgs &dcp) {
+  ref::ProblemView v = problemView(q, kv, pages, indptr, heads, qlen, scale, vscale);
+  v.dcpSize = std::get<0>(dcp);
+  v.dcpRank = std::get<1>(dcp);
+  if (const auto &seqLens = std::get<2>(dcp))
+    v.seqLens = refView(*seqLens);
   return v;
 }
 
@@ -787,6 +812,38 @@ PYBIND11_MODULE(_mla, m) {
       .def("run", &decoderRun)
       .def("run_into", &decoderRunInto)
       .def("partials", &decoderPartials)
+      .def("dcp_merge",
+           [](PyDecoder &d, const Array<uint16_t> &outs, const Array<float> &lses, int ranks,
+              int64_t rows) {
+             const int64_t heads = d.decoder->config().heads;
+             std::vector<uint16_t> out(size_t(std::max<int64_t>(rows, 0) * heads * kValueDim));
+             std::vector<float> lse(size_t(std::max<int64_t>(rows, 0) * heads));
+             llvm::Error e = llvm::Error::success();
+             {
+               py::gil_scoped_release release;
+               e = d.decoder->dcpMerge(view(outs), view(lses), ranks, out, lse);
+             }
+             check(std::move(e), true);
+             return py::make_tuple(toArray(out, {rows, heads, kValueDim}),
+                                   toArray(lse, {rows, heads}));
+           })
+      .def("dcp_merge_device",
+           [](PyDecoder &d, uint64_t outs, uint64_t lses, uint64_t out, uint64_t lse,
+              int64_t rows, int ranks, uint64_t stream) {
+             rt::DeviceDcpMergeArgs a;
+             a.outs = outs;
+             a.lses = lses;
+             a.out = out;
+             a.lse = lse;
+             a.rows = rows;
+             a.ranks = ranks;
+             llvm::Error e = llvm::Error::success();
+             {
+               py::gil_scoped_release release;
+               e = d.decoder->dcpMerge(a, rt::Stream{stream});
+             }
+             check(std::move(e), true);
+           })
       .def("choose_num_splits", [](const PyDecoder &d, const Array<int32_t> &indptr) {
         check(rt::validateIndptr(view(indptr)), true);
         return rt::chooseNumSplits(view(indptr), d.decoder->config().heads,
@@ -833,8 +890,11 @@ PYBIND11_MODULE(_mla, m) {
       .def("run_device",
            [](PyDecoder &d, const rt::DecodePlan &plan, uint64_t q, uint64_t kv, uint64_t pages,
               uint64_t indptr, uint64_t out, uint64_t lse, float scale, float vscale,
-              uint64_t workspace, uint64_t workspaceBytes, uint64_t stream) {
+              uint64_t workspace, uint64_t workspaceBytes, uint64_t stream, uint64_t seqLens,
+              uint64_t dcp) {
              rt::DeviceDecodeArgs a;
+             a.seqLens = seqLens;
+             a.dcp = dcp;
              a.q = q;
              a.kv = kv;
              a.pages = pages;
@@ -887,37 +947,52 @@ PYBIND11_MODULE(_mla, m) {
   // --- reference (std::invalid_argument becomes ValueError) ---
   m.def("exact", [](const Array<uint16_t> &q, const Array<uint8_t> &kv,
                     const Array<int32_t> &pages, const Array<int32_t> &indptr, int heads,
-                    int qlen, float scale, float vscale) {
+                    int qlen, float scale, float vscale, const DcpArgs &dcp) {
     ref::ExactOutput e =
-        ref::exactAttention(problemView(q, kv, pages, indptr, heads, qlen, scale, vscale));
+        ref::exactAttention(problemView(q, kv, pages, indptr, heads, qlen, scale, vscale, dcp));
     py::ssize_t rows = py::ssize_t(e.lse.size()) / heads;
     return py::make_tuple(toArray(e.out, {rows, heads, kValueDim}), toArray(e.lse, {rows, heads}));
   });
   m.def("exact_partials", [](const Array<uint16_t> &q, const Array<uint8_t> &kv,
                              const Array<int32_t> &pages, const Array<int32_t> &indptr,
-                             int heads, int qlen, float scale, float vscale, int numSplits) {
+                             int heads, int qlen, float scale, float vscale, int numSplits,
+                             const DcpArgs &dcp) {
     ref::ExactPartials e = ref::exactSplitAttention(
-        problemView(q, kv, pages, indptr, heads, qlen, scale, vscale), numSplits);
+        problemView(q, kv, pages, indptr, heads, qlen, scale, vscale, dcp), numSplits);
     py::ssize_t rows = py::ssize_t(e.lse.size()) / heads / numSplits;
     return py::make_tuple(toArray(e.o, {rows, heads, numSplits, kValueDim}),
                           toArray(e.lse, {rows, heads, numSplits}));
   });
   m.def("model", [](const Array<uint16_t> &q, const Array<uint8_t> &kv,
                     const Array<int32_t> &pages, const Array<int32_t> &indptr, int heads,
-                    int qlen, float scale, float vscale, int numSplits) {
+                    int qlen, float scale, float vscale, int numSplits, const DcpArgs &dcp) {
     ref::ModelOutput o = ref::modelAttention(
-        problemView(q, kv, pages, indptr, heads, qlen, scale, vscale), numSplits);
+        problemView(q, kv, pages, indptr, heads, qlen, scale, vscale, dcp), numSplits);
     py::ssize_t rows = py::ssize_t(o.lse.size()) / heads;
     return py::make_tuple(toArray(o.out, {rows, heads, kValueDim}), toArray(o.lse, {rows, heads}));
   });
   m.def("model_partials", [](const Array<uint16_t> &q, const Array<uint8_t> &kv,
                              const Array<int32_t> &pages, const Array<int32_t> &indptr,
-                             int heads, int qlen, float scale, float vscale, int numSplits) {
+                             int heads, int qlen, float scale, float vscale, int numSplits,
+                             const DcpArgs &dcp) {
     ref::ModelPartials p = ref::modelSplitAttention(
-        problemView(q, kv, pages, indptr, heads, qlen, scale, vscale), numSplits);
+        problemView(q, kv, pages, indptr, heads, qlen, scale, vscale, dcp), numSplits);
     py::ssize_t rows = py::ssize_t(p.lse.size()) / heads / numSplits;
     return py::make_tuple(toArray(p.o, {rows, heads, numSplits, kValueDim}),
                           toArray(p.lse, {rows, heads, numSplits}));
+  });
+  m.def("shard_problem", [](const Array<uint16_t> &q, const Array<uint8_t> &kv,
+                            const Array<int32_t> &pages, const Array<int32_t> &indptr,
+                            int heads, int qlen, float scale, float vscale, int size,
+                            int rank) {
+    ref::Problem p = ref::shardProblem(
+        problemView(q, kv, pages, indptr, heads, qlen, scale, vscale), size, rank);
+    py::dict d;
+    d["kv"] = toArray(p.kv, {py::ssize_t(p.kv.size() / kHeadDim), kHeadDim});
+    d["pages"] = toArray(p.pages, {py::ssize_t(p.pages.size())});
+    d["indptr"] = toArray(p.indptr, {py::ssize_t(p.indptr.size())});
+    d["seq_lens"] = toArray(p.seqLens, {py::ssize_t(p.seqLens.size())});
+    return d;
   });
   m.def("make_problem", [](int heads, int qlen, std::vector<int> lengths, uint64_t seed,
                            const std::string &distribution, const std::string &pages,

@@ -18,14 +18,15 @@ def code(decoder):
 
 def test_code_object_metadata(code):
     assert code.target == "amdgcn-amd-amdhsa--gfx950"
-    assert set(code.kernel_names) == {"mla_attn", "mla_combine"}
+    assert set(code.kernel_names) == {"mla_attn", "mla_combine", "mla_dcp_merge"}
     attn = code.kernel("mla_attn")
     # kernel-contract.md section 4: no scratch, LDS within 160 KiB, 512 threads.
     assert attn["scratch_bytes"] == 0
     assert 147456 <= attn["lds_bytes"] <= 163840
     assert attn["max_flat_workgroup_size"] >= 512
     explicit = [a for a in attn["args"] if not a["hidden"]]
-    assert [a["size"] for a in explicit] == [8, 8, 8, 8, 4, 4, 8, 8, 4, 4]
+    # ..., num_requests, num_splits, then the DCP pointers seq_lens and dcp.
+    assert [a["size"] for a in explicit] == [8, 8, 8, 8, 4, 4, 8, 8, 4, 4, 8, 8]
     # The bytes round-trip through a new CodeObject.
     again = rt.CodeObject(code.bytes, "copy")
     assert again.kernel_names == code.kernel_names

@@ -98,6 +98,37 @@ Error mla::rt::validateIndptr(ArrayRef<int32_t> indptr) {
   return Error::success();
 }
 
+Error mla::rt::validateDcp(ArrayRef<int32_t> indptr, int dcpSize, int dcpRank,
+                          ArrayRef<int32_t> seqLens) {
+  if (dcpSize < 1)
+    return makeError("dcp_size: must be >= 1, got " + Twine(dcpSize));
+  if (dcpRank < 0 || dcpRank >= dcpSize)
+    return makeError("dcp_rank: must be in [0, dcp_size = " + Twine(dcpSize) + "), got " +
+                     Twine(dcpRank));
+  const int64_t requests = int64_t(indptr.size()) - 1;
+  if (seqLens.empty()) {
+    if (dcpSize > 1)
+      return makeError("seq_lens: the requests' global lengths are needed at dcp_size " +
+                       Twine(dcpSize));
+    return Error::success();
+  }
+  if (int64_t(seqLens.size()) != requests)
+    return makeError("seq_lens: expected B = " + Twine(requests) +
+                     " global lengths, got " + Twine(seqLens.size()));
+  for (int64_t b = 0; b < requests; ++b) {
+    const int64_t local = int64_t(indptr[b + 1]) - indptr[b];
+    if (seqLens[b] < 0 || dcpLocalLength(dcpRank, dcpSize, seqLens[b]) != local)
+      return makeError(
+          "seq_lens: seq_lens[" + Twine(b) + "] = " + Twine(seqLens[b]) +
+          (seqLens[b] < 0 ? Twine(" is negative")
+                          : " puts " + Twine(dcpLocalLength(dcpRank, dcpSize, seqLens[b])) +
+                                " tokens on rank " + Twine(dcpRank) + " of " +
+                                Twine(dcpSize) + ", but indptr gives request " + Twine(b) +
+                                " " + Twine(local)));
+  }
+  return Error::success();
+}
+
 namespace {
 /// The longest request's 128-token block count.
 int64_t longestBlocks(ArrayRef<int32_t> indptr) {
@@ -168,6 +199,8 @@ Error Decoder::validate(const DecodeInputs &in, size_t outElements, size_t lseEl
   if (Error e = validateIndptr(in.indptr))
     return e;
   const int64_t requests = int64_t(in.indptr.size()) - 1;
+  if (Error e = validateDcp(in.indptr, in.dcpSize, in.dcpRank, in.seqLens))
+    return e;
   if (uint64_t(in.indptr.back()) != in.pages.size())
     return makeError("indptr: indptr[B] = " + Twine(in.indptr.back()) +
                      " must equal the number of pages (" + Twine(in.pages.size()) + ")");
@@ -327,6 +360,8 @@ Error Decoder::enqueueAttention(const DecodePlan &plan, const DeviceDecodeArgs &
   a.lsePart = KernelArg::pointer(lsePart);
   a.numRequests = int32_t(plan.requests);
   a.numSplits = plan.numSplits;
+  a.seqLens = KernelArg::pointer(args.seqLens);
+  a.dcp = KernelArg::pointer(args.dcp);
   return device_.launchOn(stream, *plan.code, kernel::kAttentionKernelName,
                           {plan.attentionGrid, 1, 1},
                           {uint32_t(kernel::kAttentionThreads), 1, 1}, attentionArgList(a),
@@ -396,6 +431,100 @@ Error Decoder::run(const DecodePlan &plan, const DeviceDecodeArgs &args, Stream 
                           combineArgList(c), info ? &info->combineStats : nullptr);
 }
 
+Error Decoder::dcpMerge(const DeviceDcpMergeArgs &args, Stream stream,
+                        LaunchStats *stats) const {
+  if (args.ranks < 1 || args.ranks > kMaxSplits)
+    return makeError("ranks: the DCP group size must be in 1.." + Twine(kMaxSplits) +
+                     ", got " + Twine(args.ranks));
+  if (args.rows < 0 || args.rows > 4096 * config_.qlen)
+    return makeError("rows: must be in 0.." + Twine(4096 * config_.qlen) + ", got " +
+                     Twine(args.rows));
+  if (args.rows == 0)
+    return Error::success();
+  for (auto [name, address] : {std::pair<const char *, uint64_t>{"outs", args.outs},
+                               {"lses", args.lses},
+                               {"out", args.out},
+                               {"lse", args.lse}})
+    if (!address)
+      return makeError(Twine(name) + ": null device pointer");
+  if (Error e = device_.prepare(*kernels_.code))
+    return e;
+  CombineKernelArgs c;
+  c.oPart = KernelArg::pointer(args.outs);
+  c.lsePart = KernelArg::pointer(args.lses);
+  c.out = KernelArg::pointer(args.out);
+  c.lse = KernelArg::pointer(args.lse);
+  c.numRows = int32_t(args.rows);
+  c.numSplits = args.ranks;
+  const auto grid = uint32_t(kernel::combineGridSize(args.rows, config_.heads, args.ranks));
+  return device_.launchOn(stream, *kernels_.code, kernel::kDcpMergeKernelName, {grid, 1, 1},
+                          {uint32_t(kernel::kCombineThreads), 1, 1}, combineArgList(c), stats);
+}
+
+Error Decoder::dcpMerge(ArrayRef<uint16_t> outs, ArrayRef<float> lses, int ranks,
+                        MutableArrayRef<uint16_t> out, MutableArrayRef<float> lse) {
+  if (ranks < 1 || ranks > kMaxSplits)
+    return makeError("ranks: the DCP group size must be in 1.." + Twine(kMaxSplits) +
+                     ", got " + Twine(ranks));
+  const uint64_t perRow = uint64_t(config_.heads) * kValueDim;
+  if (out.size() % perRow)
+    return makeError("out: expected [S, heads=" + Twine(config_.heads) + ", " +
+                     Twine(kValueDim) + "] values, got " + Twine(out.size()));
+  const uint64_t rows = out.size() / perRow, heads = uint64_t(config_.heads);
+  if (rows > uint64_t(4096 * config_.qlen))
+    return makeError("out: " + Twine(rows) + " rows; at most " + Twine(4096 * config_.qlen) +
+                     " are supported");
+  if (outs.size() != uint64_t(ranks) * rows * perRow)
+    return makeError("outs: expected [N=" + Twine(ranks) + ", S=" + Twine(rows) +
+                     ", heads=" + Twine(heads) + ", " + Twine(kValueDim) + "] = " +
+                     Twine(uint64_t(ranks) * rows * perRow) + " values, got " +
+                     Twine(outs.size()));
+  if (lses.size() != uint64_t(ranks) * rows * heads)
+    return makeError("lses: expected [N=" + Twine(ranks) + ", S=" + Twine(rows) +
+                     ", heads=" + Twine(heads) + "] = " + Twine(uint64_t(ranks) * rows * heads) +
+                     " values, got " + Twine(lses.size()));
+  if (!lse.empty() && lse.size() != rows * heads)
+    return makeError("lse: expected [S=" + Twine(rows) + ", heads=" + Twine(heads) + "] = " +
+                     Twine(rows * heads) + " values, got " + Twine(lse.size()));
+  if (rows == 0)
+    return Error::success();
+  std::vector<DeviceAllocation> owned;
+  owned.reserve(4);
+  auto make = [&](const void *data, uint64_t bytes) -> Expected<uint64_t> {
+    auto a = DeviceAllocation::allocate(device_, bytes);
+    if (!a)
+      return a.takeError();
+    if (data)
+      if (Error e = a->upload(data, bytes))
+        return std::move(e);
+    owned.push_back(std::move(*a));
+    return owned.back().address();
+  };
+  DeviceDcpMergeArgs args;
+  args.rows = int64_t(rows);
+  args.ranks = ranks;
+  for (auto [field, data, bytes] :
+       {std::tuple<uint64_t *, const void *, uint64_t>{&args.outs, outs.data(), outs.size() * 2},
+        {&args.lses, lses.data(), lses.size() * 4},
+        {&args.out, nullptr, out.size() * 2},
+        {&args.lse, nullptr, rows * heads * 4}}) {
+    auto address = make(data, bytes);
+    if (!address)
+      return address.takeError();
+    *field = *address;
+  }
+  const Stream stream{};
+  if (Error e = dcpMerge(args, stream))
+    return e;
+  if (Error e = device_.synchronizeStream(stream))
+    return e;
+  if (Error e = owned[2].download(out.data(), out.size() * 2))
+    return e;
+  if (!lse.empty())
+    return owned[3].download(lse.data(), lse.size() * 4);
+  return Error::success();
+}
+
 Error Decoder::run(const DecodePlan &plan, const DeviceDecodeBuffers &b, Stream stream,
                    DecodeRunInfo *info) const {
   const uint64_t rows = uint64_t(plan.rows), heads = uint64_t(config_.heads);
@@ -408,7 +537,9 @@ Error Decoder::run(const DecodePlan &plan, const DeviceDecodeBuffers &b, Stream 
                {"pages", b.pages, uint64_t(plan.totalTokens) * 4},
                {"indptr", b.indptr, uint64_t(plan.requests + 1) * 4},
                {"out", b.out, rows * heads * kValueDim * 2},
-               {"lse", b.lse, b.lse.address ? rows * heads * 4 : 0}};
+               {"lse", b.lse, b.lse.address ? rows * heads * 4 : 0},
+               {"seq_lens", b.seqLens, b.seqLens.address ? uint64_t(plan.requests) * 4 : 0},
+               {"dcp", b.dcp, b.dcp.address ? 8 : 0}};
   for (const auto &s : sizes) {
     if (s.buffer.address && !device_.owns(s.buffer))
       return makeError(Twine(s.name) + ": the buffer was not allocated by this decoder's " +
@@ -431,6 +562,8 @@ Error Decoder::run(const DecodePlan &plan, const DeviceDecodeBuffers &b, Stream 
   args.vscale = b.vscale;
   args.workspace = b.workspace.address;
   args.workspaceBytes = b.workspace.size;
+  args.seqLens = b.seqLens.address;
+  args.dcp = b.dcp.address;
   return run(plan, args, stream, info);
 }
 
@@ -444,7 +577,7 @@ Error Decoder::runHost(const DecodeInputs &in, const DecodePlan &plan, void *out
     return Error::success();
   // The host path's device buffers, freed on return (reserved: pointers stay valid).
   std::vector<DeviceAllocation> owned;
-  owned.reserve(7);
+  owned.reserve(9);
   auto make = [&](const void *data, uint64_t bytes) -> Expected<DeviceAllocation *> {
     auto a = DeviceAllocation::allocate(device_, bytes);
     if (!a)
@@ -461,6 +594,9 @@ Error Decoder::runHost(const DecodeInputs &in, const DecodePlan &plan, void *out
   const uint64_t outBytes = uint64_t(plan.rows) * config_.heads * kValueDim * 2;
   const uint64_t lseBytes = uint64_t(plan.rows) * config_.heads * 4;
   DeviceAllocation *outAlloc = nullptr, *lseAlloc = nullptr, *workspace = nullptr;
+  // Decode context parallelism's arguments go up only when given (null otherwise).
+  const int32_t dcp[2] = {in.dcpSize, in.dcpRank};
+  const bool sharded = in.dcpSize != 1;
   for (auto [field, data, bytes, keep] :
        {std::tuple<uint64_t *, const void *, uint64_t, DeviceAllocation **>{
             &args.q, in.q.data(), in.q.size() * 2, nullptr},
@@ -469,10 +605,14 @@ Error Decoder::runHost(const DecodeInputs &in, const DecodePlan &plan, void *out
         {&args.indptr, in.indptr.data(), in.indptr.size() * 4, nullptr},
         {&args.workspace, nullptr, plan.workspaceBytes, &workspace},
         {&args.out, nullptr, outBytes, &outAlloc},
-        {&args.lse, nullptr, lseBytes, &lseAlloc}}) {
+        {&args.lse, nullptr, lseBytes, &lseAlloc},
+        {&args.seqLens, in.seqLens.data(), in.seqLens.size() * 4, nullptr},
+        {&args.dcp, dcp, sizeof dcp, nullptr}}) {
     if (field == &args.out && plan.partialsOnly)
       continue;
     if (field == &args.lse && !lse)
+      continue;
+    if ((field == &args.seqLens && in.seqLens.empty()) || (field == &args.dcp && !sharded))
       continue;
     auto allocation = make(data, bytes);
     if (!allocation)

@@ -219,13 +219,15 @@ std::map<std::string, std::shared_ptr<const CodeObject>> &memoryCache() {
   return cache;
 }
 
-/// Loads a code object and checks it holds both decode kernels.
+/// Loads a code object and checks it holds the decode kernels (attention, combine and
+/// the DCP merge).
 Expected<std::shared_ptr<const CodeObject>> loadKernels(ArrayRef<uint8_t> bytes,
                                                         const std::string &description) {
   auto code = CodeObject::loadFromMemory(bytes, description);
   if (!code)
     return code.takeError();
-  for (const char *name : {kernel::kAttentionKernelName, kernel::kCombineKernelName})
+  for (const char *name : {kernel::kAttentionKernelName, kernel::kCombineKernelName,
+                           kernel::kDcpMergeKernelName})
     if (auto k = (*code)->getKernel(name); !k)
       return k.takeError();
   return std::shared_ptr<const CodeObject>(std::move(*code));

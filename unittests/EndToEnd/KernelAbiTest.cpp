@@ -116,6 +116,22 @@ TEST_P(KernelAbi, CompiledCombineKernelFollowsTheContract) {
   }
 }
 
+// The DCP merge (F17) has the combine's arguments, always with the lse output, in
+// every build (with or without the combine's lse).
+TEST_P(KernelAbi, CompiledDcpMergeKernelFollowsTheContract) {
+  std::unique_ptr<rt::CodeObject> code = compile(GetParam());
+  ASSERT_TRUE(code);
+  llvm::Expected<const rt::KernelInfo &> merge = code->getKernel(kernel::kDcpMergeKernelName);
+  ASSERT_TRUE(bool(merge)) << llvm::toString(merge.takeError());
+  std::vector<const rt::KernelArgInfo *> args = merge->explicitArgs();
+  ASSERT_EQ(args.size(), size_t(kernel::combineArgCount(true)));
+  using kernel::CombineArg;
+  for (CombineArg a : {CombineArg::OPart, CombineArg::LsePart, CombineArg::Out,
+                       CombineArg::Lse, CombineArg::NumRows, CombineArg::NumSplits})
+    expectArgOfKind(*args[kernel::combineArgIndex(a, true)], kernel::combineArgKind(a),
+                    kernel::combineArgIndex(a, true));
+}
+
 INSTANTIATE_TEST_SUITE_P(CombineLse, KernelAbi, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool> &info) {
                            return info.param ? std::string("WithLse") : std::string("NoLse");
@@ -135,6 +151,11 @@ TEST(KernelAbiRuntime, AttentionArgListFollowsTheContract) {
   a.lsePart = rt::KernelArg::pointer(0x6000);
   a.numRequests = 7;
   a.numSplits = 9;
+  // Unset, the decode context parallelism pointers are null (kernel-contract.md).
+  EXPECT_EQ(rt::attentionArgList(a)[kernel::kAttnSeqLens].bits, 0u);
+  EXPECT_EQ(rt::attentionArgList(a)[kernel::kAttnDcp].bits, 0u);
+  a.seqLens = rt::KernelArg::pointer(0x7000);
+  a.dcp = rt::KernelArg::pointer(0x8000);
   std::vector<rt::KernelArg> list = rt::attentionArgList(a);
   ASSERT_EQ(list.size(), size_t(kernel::kAttentionArgCount));
   for (unsigned i = 0; i < kernel::kAttentionArgCount; ++i)
@@ -150,6 +171,8 @@ TEST(KernelAbiRuntime, AttentionArgListFollowsTheContract) {
   EXPECT_EQ(list[kAttnLsePart].bits, 0x6000u);
   EXPECT_EQ(list[kAttnNumRequests].bits, 7u);
   EXPECT_EQ(list[kAttnNumSplits].bits, 9u);
+  EXPECT_EQ(list[kAttnSeqLens].bits, 0x7000u);
+  EXPECT_EQ(list[kAttnDcp].bits, 0x8000u);
 }
 
 TEST(KernelAbiRuntime, CombineArgListFollowsTheContract) {

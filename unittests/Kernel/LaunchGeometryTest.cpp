@@ -27,21 +27,23 @@ TEST(KernelContract, ProblemConstants) {
   EXPECT_EQ(kPLog, 8);
   EXPECT_STREQ(kAttentionKernelName, "mla_attn");
   EXPECT_STREQ(kCombineKernelName, "mla_combine");
+  EXPECT_STREQ(kDcpMergeKernelName, "mla_dcp_merge");
 }
 
 // The kernel ABI's order (kernel-contract.md section 2), position by position.
 TEST(KernelContract, ArgumentOrder) {
   const unsigned attention[] = {kAttnQ,      kAttnKv,     kAttnPages,       kAttnIndptr,
                                 kAttnScale,  kAttnVscale, kAttnOPart,       kAttnLsePart,
-                                kAttnNumRequests, kAttnNumSplits};
-  for (unsigned i = 0; i < 10; ++i)
+                                kAttnNumRequests, kAttnNumSplits, kAttnSeqLens, kAttnDcp};
+  for (unsigned i = 0; i < 12; ++i)
     EXPECT_EQ(attention[i], i);
-  EXPECT_EQ(kAttentionArgCount, 10u);
+  EXPECT_EQ(kAttentionArgCount, 12u);
   EXPECT_EQ(kAttentionArgKinds[kAttnScale], ArgKind::F32);
   EXPECT_EQ(kAttentionArgKinds[kAttnVscale], ArgKind::F32);
   EXPECT_EQ(kAttentionArgKinds[kAttnNumRequests], ArgKind::I32);
   EXPECT_EQ(kAttentionArgKinds[kAttnNumSplits], ArgKind::I32);
-  for (unsigned i : {kAttnQ, kAttnKv, kAttnPages, kAttnIndptr, kAttnOPart, kAttnLsePart})
+  for (unsigned i : {kAttnQ, kAttnKv, kAttnPages, kAttnIndptr, kAttnOPart, kAttnLsePart,
+                     kAttnSeqLens, kAttnDcp})
     EXPECT_EQ(kAttentionArgKinds[i], ArgKind::GlobalPointer);
   // (o_part, lse_part, out, [lse], num_rows, num_splits)
   const CombineArg combine[] = {CombineArg::OPart, CombineArg::LsePart, CombineArg::Out,

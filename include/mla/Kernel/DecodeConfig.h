@@ -22,8 +22,10 @@ namespace mla {
 /// 0.2: the combine's grid by split count; 0.3: the tile-op passes and their block
 /// schedule; 0.4: the next block's DMAs all issued before the softmax; 0.5: Q split once
 /// per CTA; 0.6: the warp-specialised build (wspec) lowered; 0.7: QK reads K one step
-/// ahead; 0.8: a block's DMA source pages fetched at once (mla.kv_dma_pages).
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.8.0-gfx950";
+/// ahead; 0.8: a block's DMA source pages fetched at once (mla.kv_dma_pages); 0.9:
+/// decode context parallelism (the attention kernel's seq_lens and dcp arguments) and
+/// the DCP merge kernel (mla_dcp_merge).
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.9.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

@@ -65,6 +65,10 @@ inline constexpr int kPLog = 8;
 /// The kernels' symbol names in the code object.
 inline constexpr char kAttentionKernelName[] = "mla_attn";
 inline constexpr char kCombineKernelName[] = "mla_combine";
+/// The decode context parallelism merge: the combine with the ranks' partials laid out
+/// ranks outermost (an all-gather's [N, S, H, 512] and [N, S, H]), always with the lse
+/// output; its arguments are the combine's (kernel::CombineArg), NumSplits being N.
+inline constexpr char kDcpMergeKernelName[] = "mla_dcp_merge";
 
 /// How an explicit kernel argument is passed.
 enum class ArgKind {
@@ -74,7 +78,10 @@ enum class ArgKind {
 };
 
 /// The attention kernel's explicit arguments, in order: (q, kv, pages, indptr, scale,
-/// vscale, o_part, lse_part, num_requests, num_splits).
+/// vscale, o_part, lse_part, num_requests, num_splits, seq_lens, dcp). `seq_lens` (int32
+/// [B], each request's global length) and `dcp` (int32 [2] = {dcp_size, dcp_rank}) are
+/// the decode context parallelism arguments (kernel-contract.md section 3); either may
+/// be null: the local length from indptr, and dcp_size 1, dcp_rank 0.
 enum AttentionArg : unsigned {
   kAttnQ,
   kAttnKv,
@@ -86,13 +93,15 @@ enum AttentionArg : unsigned {
   kAttnLsePart,
   kAttnNumRequests,
   kAttnNumSplits,
+  kAttnSeqLens,
+  kAttnDcp,
   kAttentionArgCount
 };
 inline constexpr std::array<ArgKind, kAttentionArgCount> kAttentionArgKinds = {
     ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::GlobalPointer,
     ArgKind::GlobalPointer, ArgKind::F32,           ArgKind::F32,
     ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::I32,
-    ArgKind::I32};
+    ArgKind::I32,           ArgKind::GlobalPointer, ArgKind::GlobalPointer};
 
 /// The combine kernel's explicit arguments: (o_part, lse_part, out, [lse], num_rows,
 /// num_splits); `lse` is there only in a build with the combine's lse output.

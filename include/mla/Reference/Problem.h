@@ -75,6 +75,13 @@ struct ProblemView {
   float scale = 0.0f;
   /// V's dequant scale: o = vscale * sum_t w_t * v_raw_t.
   float vscale = 1.0f;
+  /// Decode context parallelism (kernel-contract.md section 3): this problem is rank
+  /// dcpRank's shard of dcpSize; local token c of request b is global token
+  /// c * dcpSize + dcpRank of a request of global length seqLens[b] (empty: the
+  /// local lengths, which is the only choice at dcpSize 1).
+  int dcpSize = 1;
+  int dcpRank = 0;
+  ArrayView<int32_t> seqLens;
 
   /// Requests B (indptr.size() - 1; 0 for an empty indptr, which validation rejects).
   int numRequests() const {
@@ -90,6 +97,13 @@ struct ProblemView {
   size_t numSlots() const { return kv.size() / kHeadDim; }
   /// seq_b: the number of cached tokens of request b.
   int seqLen(int request) const { return indptr[request + 1] - indptr[request]; }
+  /// Request b's global length L (seqLens[b], or the local length without them).
+  int globalSeqLen(int request) const {
+    return seqLens.empty() ? seqLen(request) : seqLens[request];
+  }
+  /// The last local token position i of request b sees (kernel-contract.md section 3):
+  /// floor((L - qlen + i - r) / N), or -1 (none) when L - qlen + i - r < 0.
+  int rowBound(int request, int position) const;
 };
 
 /// A decode batch that owns its buffers (what the generators produce).
@@ -102,6 +116,9 @@ struct Problem {
   int qlen = 0;
   float scale = 0.0f;
   float vscale = 1.0f;
+  int dcpSize = 1;
+  int dcpRank = 0;
+  std::vector<int32_t> seqLens;
 
   /// A view of this problem; valid while the Problem lives and is not resized.
   ProblemView view() const {
@@ -114,6 +131,9 @@ struct Problem {
     v.qlen = qlen;
     v.scale = scale;
     v.vscale = vscale;
+    v.dcpSize = dcpSize;
+    v.dcpRank = dcpRank;
+    v.seqLens = seqLens;
     return v;
   }
 };
@@ -137,6 +157,18 @@ void checkNumSplits(int numSplits);
 inline int causalBound(int seqLen, int qlen, int position) {
   return seqLen - qlen + position;
 }
+
+/// The number of a request's L tokens that rank r of N holds (token p lives on rank
+/// p % N): floor(L / N) + (r < L mod N).
+inline int dcpLocalLength(int rank, int size, int seqLen) {
+  return seqLen / size + (rank < seqLen % size ? 1 : 0);
+}
+
+/// Rank `rank`'s shard of `problem` (an unsharded one) over `size` ranks: token p of
+/// each request goes to rank p % size, in order; the shard has its own pool holding
+/// just its tokens (slot k of the shard = the k-th token it holds, request by
+/// request), its own page table and indptr, the same q, and the global lengths.
+Problem shardProblem(const ProblemView &problem, int size, int rank);
 
 /// chunk_b = roundup(ceil(seqLen / numSplits), 128): the tokens of one split
 /// (kernel-contract.md section 3). 0 for an empty request.

@@ -283,8 +283,9 @@ gpu.module @m {
   gpu.func @not_a_kernel(%p: !llvm.ptr<1>, %s: f32, %i: index) {
     // expected-error@+1 {{'mla.cta_attend' op must be inside a gpu.func kernel (it is one CTA's work)}}
     mla.cta_attend request(%i) head_group(%i) split(%i) of %i q(%p) kv(%p) pages(%p)
-        indptr(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p) {config = #mla.config<>}
-        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+        indptr(%p) seq_lens(%p) dcp(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p) {config = #mla.config<>}
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>,
+          !llvm.ptr<1>, !llvm.ptr<1>
     gpu.return
   }
 }
@@ -308,4 +309,65 @@ func.func @f(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN, 3>, %p: memr
       splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<>}
       : memref<?x12x576xbf16>, memref<?x576xf8E4M3FN, 3>, memref<?xi32>, memref<?xi32>, memref<?x12x?x512xbf16>, memref<?x12x?xf32>
   return
+}
+
+// -----
+
+// The DCP merge's partials are ranks outermost: [N, S, H, 512], heads at dimension 2.
+func.func @f(%o: memref<?x?x12x512xbf16>, %l: memref<?x?x16xf32>, %out: memref<?x12x512xbf16>) {
+  // expected-error@+1 {{'mla.combine' op 'lse_part' dimension 2 (heads) must be 12, got 16}}
+  mla.combine o_part(%o) lse_part(%l) into out(%out) {config = #mla.config<>, ranks_outermost}
+      : memref<?x?x12x512xbf16>, memref<?x?x16xf32>, memref<?x12x512xbf16>
+  return
+}
+
+// -----
+
+// The split layout [S, H, NS, 512] read as ranks outermost is caught by a static shape.
+func.func @f(%o: memref<5x12x3x512xbf16>, %l: memref<5x12x3xf32>, %out: memref<?x12x512xbf16>) {
+  // expected-error@+1 {{'mla.combine' op 'o_part' dimension 2 (heads) must be 12, got 3}}
+  mla.combine o_part(%o) lse_part(%l) into out(%out) {config = #mla.config<>, ranks_outermost}
+      : memref<5x12x3x512xbf16>, memref<5x12x3xf32>, memref<?x12x512xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%o: memref<4x3x12x512xbf16>, %l: memref<2x3x12xf32>, %out: memref<3x12x512xbf16>) {
+  // expected-error@+1 {{'mla.combine' op the rank count (N) disagrees: 'o_part' has 4 but 'lse_part' has 2}}
+  mla.combine o_part(%o) lse_part(%l) into out(%out) {config = #mla.config<>, ranks_outermost}
+      : memref<4x3x12x512xbf16>, memref<2x3x12xf32>, memref<3x12x512xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%o: memref<2x5x12x512xbf16>, %l: memref<2x5x12xf32>, %out: memref<3x12x512xbf16>) {
+  // expected-error@+1 {{'mla.combine' op the query row count (S) disagrees: 'o_part' has 5 but 'out' has 3}}
+  mla.combine o_part(%o) lse_part(%l) into out(%out) {config = #mla.config<>, ranks_outermost}
+      : memref<2x5x12x512xbf16>, memref<2x5x12xf32>, memref<3x12x512xbf16>
+  return
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @merge(%p: !llvm.ptr<1>, %i: index) kernel {
+    // expected-error@+1 {{'mla.cta_combine' op with 'ranks_outermost' needs the row count ('of rows(...)')}}
+    mla.cta_combine row(%i) head(%i) slice(%i) of %i o_part(%p) lse_part(%p) into out(%p)
+        lse(%p) {config = #mla.config<>, ranks_outermost}
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @combine(%p: !llvm.ptr<1>, %i: index) kernel {
+    // expected-error@+1 {{'mla.cta_combine' op takes the row count ('of rows(...)') only with 'ranks_outermost'}}
+    mla.cta_combine row(%i) of rows(%i) head(%i) slice(%i) of %i o_part(%p) lse_part(%p)
+        into out(%p) {config = #mla.config<>} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
 }

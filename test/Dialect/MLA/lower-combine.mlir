@@ -158,3 +158,46 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Ranks outermost (the DCP merge, F17): partials [N, S, H, 512] and [N, S, H]. The same
+// lowering; only the addresses differ: the (row, head)'s first partial is at row * 12 +
+// head (lse) and * 512 (o), and partial s lies s * S * 12 lse values (s * S * 12 * 512 o
+// values, 64-bit) further on; the lane's column is added to o's.
+// CHECK-LABEL: gpu.func @dcp_merge
+// CHECK: %[[NARROW:.*]] = arith.cmpi ule, %arg8, %c8 : index
+// CHECK: scf.if %[[NARROW]] {
+// CHECK: %[[RH:.*]] = arith.addi %{{.*}}, %arg6 : index
+// CHECK: %[[STRIDE:.*]] = arith.muli %arg5, %{{.*}} : index
+// CHECK: %[[LSEOFF:.*]] = arith.index_cast %[[RH]] : index to i64
+// CHECK: %[[LSEROW:.*]] = llvm.getelementptr %arg1[%[[LSEOFF]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK: %[[OBASE:.*]] = arith.muli %[[RH]], %c512 : index
+// CHECK: %[[OOFF:.*]] = arith.index_cast %[[OBASE]] : index to i64
+// CHECK: %[[OROW:.*]] = llvm.getelementptr %arg0[%[[OOFF]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, bf16
+// CHECK: %[[COL:.*]] = arith.addi %{{.*}} : i32
+// CHECK: scf.if
+// CHECK:   %[[S:.*]] = arith.minui
+// CHECK:   %[[RANK:.*]] = arith.index_castui %[[S]] : i32 to index
+// CHECK:   %[[LSEAT:.*]] = arith.muli %[[RANK]], %[[STRIDE]] : index
+// CHECK:   %[[COLIDX:.*]] = arith.index_castui %[[COL]] : i32 to index
+// CHECK:   %[[OAT:.*]] = arith.muli %[[LSEAT]], %{{.*}} : index
+// CHECK:   %[[OIDX:.*]] = arith.addi %[[OAT]], %[[COLIDX]] : index
+// CHECK:   %[[O64:.*]] = arith.index_cast %[[OIDX]] : index to i64
+// CHECK:   llvm.getelementptr %[[OROW]][%[[O64]]]
+// CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> vector<8xbf16>
+// CHECK:   %[[L64:.*]] = arith.index_cast %[[LSEAT]] : index to i64
+// CHECK:   llvm.getelementptr %[[LSEROW]][%[[L64]]]
+// CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// The same math as the combine: one reciprocal per variant, the lse written.
+// CHECK-COUNT-3: rocdl.rcp
+gpu.module @m {
+  gpu.func @dcp_merge(%o: !llvm.ptr<1>, %l: !llvm.ptr<1>, %out: !llvm.ptr<1>, %lse: !llvm.ptr<1>,
+                      %row: index, %rows: index, %head: index, %slice: index, %n: index) kernel {
+    mla.cta_combine row(%row) of rows(%rows) head(%head) slice(%slice) of %n o_part(%o)
+        lse_part(%l) into out(%out) lse(%lse)
+        {config = #mla.config<>, ranks_outermost}
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
+}

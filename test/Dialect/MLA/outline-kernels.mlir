@@ -12,7 +12,7 @@
 // CHECK: module attributes {gpu.container_module}
 // CHECK-NOT: func.func
 // CHECK-LABEL: gpu.module @tp8_q4
-// CHECK: gpu.func @mla_attn(%[[Q:.*]]: !llvm.ptr<1>, %[[KV:.*]]: !llvm.ptr<1>, %[[P:.*]]: !llvm.ptr<1>, %[[I:.*]]: !llvm.ptr<1>, %[[S:.*]]: f32, %[[VS:.*]]: f32, %[[O:.*]]: !llvm.ptr<1>, %[[L:.*]]: !llvm.ptr<1>, %[[B:.*]]: i32, %[[NS:.*]]: i32) kernel
+// CHECK: gpu.func @mla_attn(%[[Q:.*]]: !llvm.ptr<1>, %[[KV:.*]]: !llvm.ptr<1>, %[[P:.*]]: !llvm.ptr<1>, %[[I:.*]]: !llvm.ptr<1>, %[[S:.*]]: f32, %[[VS:.*]]: f32, %[[O:.*]]: !llvm.ptr<1>, %[[L:.*]]: !llvm.ptr<1>, %[[B:.*]]: i32, %[[NS:.*]]: i32, %[[SL:.*]]: !llvm.ptr<1>, %[[DCP:.*]]: !llvm.ptr<1>) kernel
 // CHECK-SAME: known_block_size = array<i32: 512, 1, 1>
 // F3: 8 XCDs and, for qlen 4, G = ceil(12 / 4) = 3 head groups.
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
@@ -31,7 +31,7 @@
 // CHECK: scf.if %[[ACTIVE]] {
 // CHECK: %[[REQ:.*]] = arith.divui %[[UNIT]], %[[NSPLIT]]
 // CHECK: %[[SPLIT:.*]] = arith.remui %[[UNIT]], %[[NSPLIT]]
-// CHECK: mla.cta_attend request(%[[REQ]]) head_group(%[[GROUP]]) split(%[[SPLIT]]) of %[[NSPLIT]] q(%[[Q]]) kv(%[[KV]]) pages(%[[P]]) indptr(%[[I]]) scale(%[[S]]) vscale(%[[VS]]) into o_part(%[[O]]) lse_part(%[[L]]) {config = #mla.config<qlen = 4>}
+// CHECK: mla.cta_attend request(%[[REQ]]) head_group(%[[GROUP]]) split(%[[SPLIT]]) of %[[NSPLIT]] q(%[[Q]]) kv(%[[KV]]) pages(%[[P]]) indptr(%[[I]]) seq_lens(%[[SL]]) dcp(%[[DCP]]) scale(%[[S]]) vscale(%[[VS]]) into o_part(%[[O]]) lse_part(%[[L]]) {config = #mla.config<qlen = 4>}
 // CHECK: gpu.return
 // CHECK: gpu.func @mla_combine(%[[CO:.*]]: !llvm.ptr<1>, %[[CL:.*]]: !llvm.ptr<1>, %[[OUT:.*]]: !llvm.ptr<1>, %[[LSE:.*]]: !llvm.ptr<1>, %[[ROWS:.*]]: i32, %[[CNSARG:.*]]: i32) kernel
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
@@ -79,6 +79,27 @@ func.func @two_combines(%o: memref<?x16x?x512xbf16>, %l: memref<?x16x?xf32>,
       : memref<?x16x?x512xbf16>, memref<?x16x?xf32>, memref<?x16x512xbf16>
   mla.combine o_part(%o) lse_part(%l) into out(%out) lse(%lse) {config = #mla.config<heads = 16>}
       : memref<?x16x?x512xbf16>, memref<?x16x?xf32>, memref<?x16x512xbf16>, memref<?x16xf32>
+  return
+}
+
+// -----
+
+// The DCP merge (F17): a combine with ranks_outermost becomes mla_dcp_merge, the
+// combine's arguments and grid rule, with the row count passed to the CTA op.
+// CHECK-LABEL: gpu.module @merge
+// CHECK: gpu.func @mla_combine(
+// CHECK: gpu.func @mla_dcp_merge(%[[MO:.*]]: !llvm.ptr<1>, %[[ML:.*]]: !llvm.ptr<1>, %[[MOUT:.*]]: !llvm.ptr<1>, %[[MLSE:.*]]: !llvm.ptr<1>, %[[MROWS:.*]]: i32, %[[MN:.*]]: i32) kernel
+// CHECK: %[[ROWSIDX:.*]] = arith.index_castui %[[MROWS]] : i32 to index
+// CHECK: %[[NIDX:.*]] = arith.index_castui %[[MN]] : i32 to index
+// CHECK: mla.cta_combine row(%{{.*}}) of rows(%[[ROWSIDX]]) head(%{{.*}}) slice(%{{.*}}) of %[[NIDX]] o_part(%[[MO]]) lse_part(%[[ML]]) into out(%[[MOUT]]) lse(%[[MLSE]]) {config = #mla.config<heads = 16>, ranks_outermost}
+func.func @merge(%o: memref<?x16x?x512xbf16>, %l: memref<?x16x?xf32>,
+                 %outs: memref<?x?x16x512xbf16>, %lses: memref<?x?x16xf32>,
+                 %out: memref<?x16x512xbf16>, %lse: memref<?x16xf32>) {
+  mla.combine o_part(%o) lse_part(%l) into out(%out) lse(%lse) {config = #mla.config<heads = 16>}
+      : memref<?x16x?x512xbf16>, memref<?x16x?xf32>, memref<?x16x512xbf16>, memref<?x16xf32>
+  mla.combine o_part(%outs) lse_part(%lses) into out(%out) lse(%lse)
+      {config = #mla.config<heads = 16>, ranks_outermost}
+      : memref<?x?x16x512xbf16>, memref<?x?x16xf32>, memref<?x16x512xbf16>, memref<?x16xf32>
   return
 }
 

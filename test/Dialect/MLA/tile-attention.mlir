@@ -20,6 +20,14 @@
 // CHECK: %[[GROUP16:.*]] = arith.muli %[[GROUP]], %c16
 // CHECK: %[[HEAD:.*]] = arith.addi %[[GROUP16]], %{{.*}} : i32
 // CHECK: arith.cmpi ult, %[[HEAD]], %c12_i32
+// Decode context parallelism (F17): the global length from seq_lens[request] and {N, r}
+// from dcp, each only when its pointer is not null.
+// CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr<1>
+// CHECK: llvm.icmp "ne" %arg12, %[[NULL]]
+// CHECK: llvm.getelementptr %arg12[
+// CHECK: llvm.icmp "ne" %arg13, %[[NULL]]
+// CHECK: llvm.getelementptr %arg13[
+// CHECK: llvm.getelementptr %arg13[
 // Q split once per CTA: each thread's share, split into the exchange, read back.
 // CHECK: %[[SHARE:.*]] = mla.load_query %{{.*}}[%{{.*}}, %{{.*}}] valid %{{.*}} {heads = 12 : i64}
 // CHECK-NEXT: mla.split_query %[[LDS]] share %[[SHARE]]
@@ -44,19 +52,24 @@ gpu.module @m {
   gpu.func @mla_attn(%q: !llvm.ptr<1>, %kv: !llvm.ptr<1>, %pages: !llvm.ptr<1>,
                      %indptr: !llvm.ptr<1>, %scale: f32, %vscale: f32, %o: !llvm.ptr<1>,
                      %l: !llvm.ptr<1>, %request: index, %group: index, %split: index,
-                     %ns: index) kernel {
+                     %ns: index, %seqlens: !llvm.ptr<1>, %dcp: !llvm.ptr<1>) kernel {
     mla.cta_attend request(%request) head_group(%group) split(%split) of %ns q(%q) kv(%kv)
-        pages(%pages) indptr(%indptr) scale(%scale) vscale(%vscale) into o_part(%o)
+        pages(%pages) indptr(%indptr) seq_lens(%seqlens) dcp(%dcp) scale(%scale) vscale(%vscale) into o_part(%o)
         lse_part(%l) {config = #mla.config<>}
-        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>,
+          !llvm.ptr<1>, !llvm.ptr<1>
     gpu.return
   }
 }
 
 // -----
 
-// qlen 4 (F2): row n is head-local n / 4 at position n % 4; 4 heads a group; position i
-// sees tokens t <= seq - 4 + i (F13), the CTA's smallest bound is seq - 4.
+// qlen 4 (F2): row n is head-local n / 4 at position n % 4; 4 heads a group. Position i
+// of a request of global length L sees local token c iff c N + r <= L - 4 + i (F13,
+// F17): the bound floor((L - 4 + i - r) / N), -1 when L - 4 + i - r < 0; the CTA's
+// smallest bound is i = 0's. L is seq_lens[request] or the local length seq; {N, r} is
+// dcp's or {1, 0} (then the bound is seq - 4 + i, or -1 which hides every token as a
+// negative seq - 4 + i does). N is read as max(N, 1): never a division by zero.
 // CHECK-LABEL: gpu.func @qlen4
 // CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c64_i32
 // CHECK: %[[ROW:.*]] = arith.remui %[[LANE]], %c16_i32
@@ -65,15 +78,39 @@ gpu.module @m {
 // CHECK: %[[POS:.*]] = arith.remui %[[ROW]], %c4_i32
 // CHECK: arith.muli %{{.*}}, %c4_i32
 // CHECK: arith.cmpi ult, %[[LOCAL]], %c4_i32
-// CHECK: %[[FIRST:.*]] = arith.subi %[[SEQ]], %c4_i32
-// CHECK: %[[BOUND:.*]] = arith.addi %[[FIRST]], %[[POS]]
-// CHECK: mla.mask_logits %{{.*}} bounds(%{{.*}}, %[[BOUND]])
+// CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr<1>
+// CHECK: %[[HASL:.*]] = llvm.icmp "ne" %{{.*}}, %[[NULL]]
+// CHECK: %[[L:.*]] = scf.if %[[HASL]] -> (i32) {
+// CHECK:   llvm.load
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[SEQ]] : i32
+// CHECK: %[[HASD:.*]] = llvm.icmp "ne" %{{.*}}, %[[NULL]]
+// CHECK: %[[D:.*]]:2 = scf.if %[[HASD]] -> (i32, i32) {
+// CHECK: } else {
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: scf.yield %[[ONE]], %[[ZERO]] : i32, i32
+// CHECK: %[[LU:.*]] = rocdl.readfirstlane %[[L]]
+// CHECK: %[[NMAX:.*]] = arith.maxui %[[D]]#0, %{{.*}}
+// CHECK: %[[N:.*]] = rocdl.readfirstlane %[[NMAX]]
+// CHECK: %[[R:.*]] = rocdl.readfirstlane %[[D]]#1
+// CHECK: %[[LQ:.*]] = arith.subi %[[LU]], %c4_i32
+// CHECK: %[[FIRSTG:.*]] = arith.subi %[[LQ]], %[[R]]
+// CHECK: %[[G:.*]] = arith.addi %[[FIRSTG]], %[[POS]]
+// CHECK: %[[SEEN:.*]] = arith.cmpi sge, %[[G]], %{{.*}}
+// CHECK: %[[DIV:.*]] = arith.divui %[[G]], %[[N]]
+// CHECK: %[[BOUND:.*]] = arith.select %[[SEEN]], %[[DIV]], %c-1_i32
+// CHECK: %[[FSEEN:.*]] = arith.cmpi sge, %[[FIRSTG]], %{{.*}}
+// CHECK: %[[FDIV:.*]] = arith.divui %[[FIRSTG]], %[[N]]
+// CHECK: %[[FIRST:.*]] = arith.select %[[FSEEN]], %[[FDIV]], %c-1_i32
+// CHECK: mla.mask_logits %{{.*}} bounds(%[[FIRST]], %[[BOUND]])
 gpu.module @m {
   gpu.func @qlen4(%p: !llvm.ptr<1>, %s: f32, %i: index) kernel {
     mla.cta_attend request(%i) head_group(%i) split(%i) of %i q(%p) kv(%p) pages(%p)
-        indptr(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
+        indptr(%p) seq_lens(%p) dcp(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
         {config = #mla.config<qlen = 4>}
-        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>,
+          !llvm.ptr<1>, !llvm.ptr<1>
     gpu.return
   }
 }
@@ -86,9 +123,10 @@ gpu.module @m {
 gpu.module @m {
   gpu.func @wide(%p: !llvm.ptr<1>, %s: f32, %i: index) kernel {
     mla.cta_attend request(%i) head_group(%i) split(%i) of %i q(%p) kv(%p) pages(%p)
-        indptr(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
+        indptr(%p) seq_lens(%p) dcp(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
         {config = #mla.config<wide_kv = true>}
-        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>,
+          !llvm.ptr<1>, !llvm.ptr<1>
     gpu.return
   }
 }
@@ -106,9 +144,10 @@ gpu.module @m {
 gpu.module @m {
   gpu.func @wspec(%p: !llvm.ptr<1>, %s: f32, %i: index) kernel {
     mla.cta_attend request(%i) head_group(%i) split(%i) of %i q(%p) kv(%p) pages(%p)
-        indptr(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
+        indptr(%p) seq_lens(%p) dcp(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
         {config = #mla.config<wspec = true>}
-        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>,
+          !llvm.ptr<1>, !llvm.ptr<1>
     gpu.return
   }
 }

@@ -136,6 +136,23 @@ LogicalResult SplitKvDecodeOp::verify() {
   return success();
 }
 
+/// The DCP merge's partials, ranks outermost: [N, S, H, 512] and [N, S, H].
+static LogicalResult verifyRankPartials(Operation *op, ConfigAttr config, MemRefType oPart,
+                                        MemRefType lsePart, DimAgreement &rows,
+                                        DimAgreement &ranks) {
+  if (failed(expectDim(op, "o_part", oPart, 2, config.getHeads(), "heads")) ||
+      failed(expectDim(op, "o_part", oPart, 3, kernel::kLatentDim, "value width")) ||
+      failed(expectDim(op, "lse_part", lsePart, 2, config.getHeads(), "heads")))
+    return failure();
+  if (failed(rows.add("o_part", oPart, 1)) || failed(rows.add("lse_part", lsePart, 1)) ||
+      failed(ranks.add("o_part", oPart, 0)) || failed(ranks.add("lse_part", lsePart, 0)))
+    return failure();
+  if (std::optional<int64_t> n = ranks.get(); n && (*n < 1 || *n > kernel::kMaxSplits))
+    return op->emitOpError() << "the rank count (N) must be in 1.." << kernel::kMaxSplits
+                             << ", got " << *n;
+  return success();
+}
+
 LogicalResult CombineOp::verify() {
   ConfigAttr config = getConfig();
   Operation *op = getOperation();
@@ -143,9 +160,13 @@ LogicalResult CombineOp::verify() {
     return failure();
   MemRefType out = getOut().getType();
   DimAgreement rows(op, "the query row count (S)");
-  DimAgreement splits(op, "the split count (NS)");
-  if (failed(verifyPartials(op, config, getOPart().getType(), getLsePart().getType(),
-                            rows, splits)) ||
+  const bool ranksOutermost = getRanksOutermost();
+  DimAgreement splits(op, ranksOutermost ? "the rank count (N)" : "the split count (NS)");
+  if (failed(ranksOutermost
+                 ? verifyRankPartials(op, config, getOPart().getType(),
+                                      getLsePart().getType(), rows, splits)
+                 : verifyPartials(op, config, getOPart().getType(), getLsePart().getType(),
+                                  rows, splits)) ||
       failed(expectDim(op, "out", out, 1, config.getHeads(), "heads")) ||
       failed(expectDim(op, "out", out, 2, kernel::kLatentDim, "value width")) ||
       failed(rows.add("out", out, 0)))
@@ -169,7 +190,16 @@ static LogicalResult verifyInsideKernel(Operation *op) {
 
 LogicalResult CtaAttendOp::verify() { return verifyInsideKernel(getOperation()); }
 
-LogicalResult CtaCombineOp::verify() { return verifyInsideKernel(getOperation()); }
+LogicalResult CtaCombineOp::verify() {
+  if (failed(verifyInsideKernel(getOperation())))
+    return failure();
+  // Ranks outermost, a partial's address depends on the row count S.
+  if (getRanksOutermost() && !getNumRows())
+    return emitOpError() << "with 'ranks_outermost' needs the row count ('of rows(...)')";
+  if (!getRanksOutermost() && getNumRows())
+    return emitOpError() << "takes the row count ('of rows(...)') only with 'ranks_outermost'";
+  return success();
+}
 
 LogicalResult KvDmaOp::verify() {
   if (failed(verifyInsideKernel(getOperation())))

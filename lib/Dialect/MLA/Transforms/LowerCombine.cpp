@@ -18,7 +18,13 @@
 //   4. out = acc * (1 / W) (one v_rcp_f32), lse = (m + log2 W) ln 2.
 //
 // A slot past the row's last split is skipped by a uniform branch; the partly used slot
-// loads an in-bounds split and discards it. The reference model (KernelModel.cpp,
+// loads an in-bounds split and discards it.
+//
+// The partials' layout is the op's: splits innermost ([S, H, NS, 512], the split-KV
+// attention's) or, with `ranks_outermost`, ranks outermost ([N, S, H, 512], the layout
+// an all-gather of N decode-context-parallel ranks' results has: the DCP merge). Only
+// the addresses differ: partial s of (row, head) is element (row H + head) NS + s, or
+// s S H + row H + head (times 512 for o); the math is the same code. The reference model (KernelModel.cpp,
 // modelCombine) follows these steps in this order, so the two agree bit for bit.
 //
 //===----------------------------------------------------------------------===//
@@ -140,13 +146,20 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, Variant variant) {
   Value zeros = arith::ConstantOp::create(b, accType, DenseElementsAttr::get(accType, 0.0f));
 
   // This (row, head)'s partials: NS lse values and NS rows of 512 values. The row bases
-  // are uniform; a lane's offsets within them fit 32 bits (NS * 512 <= 2^17).
+  // are uniform. Splits innermost, a lane's offsets within them fit 32 bits
+  // (NS * 512 <= 2^17); ranks outermost, partial s lies s * S * H lse values (and
+  // s * S * H * 512 o values, which may pass 2^32) further on, so offsets are 64-bit.
   Value splits = op.getNumSplits();
   Value splits32 = arith::IndexCastUIOp::create(b, i32, splits);
   Value lastSplit = arith::SubIOp::create(b, splits32, cst32(b, b.getLoc(), 1));
   Value rowHead = arith::AddIOp::create(
       b, arith::MulIOp::create(b, op.getRow(), cstI(config.getHeads())), op.getHead());
-  Value lseBase = arith::MulIOp::create(b, rowHead, splits);
+  const bool ranksOutermost = op.getRanksOutermost();
+  Value lseBase = ranksOutermost ? rowHead : arith::MulIOp::create(b, rowHead, splits);
+  // Ranks outermost: the lse elements between partials, S * H.
+  Value rankStride = ranksOutermost
+                         ? arith::MulIOp::create(b, op.getNumRows(), cstI(config.getHeads()))
+                         : Value();
   Value lseRow = elementAddress(b, b.getLoc(), op.getLsePart(), lseBase, f32);
   Value oRow = elementAddress(b, b.getLoc(), op.getOPart(),
                               arith::MulIOp::create(b, lseBase, cstI(width)), bf16);
@@ -205,10 +218,22 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, Variant variant) {
         // o before lse: the backend may pull the slot's first use of lse into the
         // last slot's branch, and then nothing may follow that load.
         Value split = arith::MinUIOp::create(nb, loc, slotSplit(nb, loc, j), lastSplit);
-        Value offset = arith::AddIOp::create(
-            nb, loc, arith::MulIOp::create(nb, loc, split, cst32(nb, loc, width)), column);
-        Value o = loadElement(nb, loc, inType, oRow, offset, bf16);
-        Value lse = loadElement(nb, loc, f32, lseRow, split);
+        Value oOffset, lseOffset;
+        if (ranksOutermost) {
+          Value rank = arith::IndexCastUIOp::create(nb, loc, nb.getIndexType(), split);
+          lseOffset = arith::MulIOp::create(nb, loc, rank, rankStride);
+          oOffset = arith::AddIOp::create(
+              nb, loc,
+              arith::MulIOp::create(nb, loc, lseOffset,
+                                    arith::ConstantIndexOp::create(nb, loc, width)),
+              arith::IndexCastUIOp::create(nb, loc, nb.getIndexType(), column));
+        } else {
+          lseOffset = split;
+          oOffset = arith::AddIOp::create(
+              nb, loc, arith::MulIOp::create(nb, loc, split, cst32(nb, loc, width)), column);
+        }
+        Value o = loadElement(nb, loc, inType, oRow, oOffset, bf16);
+        Value lse = loadElement(nb, loc, f32, lseRow, lseOffset);
         SmallVector<Value> next(state);
         next[2 * j] = o;
         next[2 * j + 1] = lse;

@@ -64,7 +64,8 @@ static Value indexFromI32(OpBuilder &b, Location loc, Value v) {
 }
 
 /// Outlines `op` into the attention kernel: arguments (q, kv, pages, indptr, scale,
-/// vscale, o_part, lse_part, num_requests, num_splits), kernel::AttentionArg.
+/// vscale, o_part, lse_part, num_requests, num_splits, seq_lens, dcp),
+/// kernel::AttentionArg.
 static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
                              gpu::GPUModuleOp module, StringRef name) {
   Location loc = op.getLoc();
@@ -101,7 +102,7 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
     Value split = arith::RemUIOp::create(b, loc, unit, splits);
     using namespace kernel;
     CtaAttendOp::create(b, loc, arg(kAttnQ), arg(kAttnKv), arg(kAttnPages), arg(kAttnIndptr),
-                        arg(kAttnScale), arg(kAttnVscale), arg(kAttnOPart), arg(kAttnLsePart),
+                        arg(kAttnSeqLens), arg(kAttnDcp), arg(kAttnScale), arg(kAttnVscale), arg(kAttnOPart), arg(kAttnLsePart),
                         request, group, split, splits, config);
   }
   gpu::ReturnOp::create(b, loc);
@@ -156,9 +157,11 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifActive.thenBlock());
+    // Ranks outermost (the DCP merge), a partial's address needs the row count.
+    Value numRows = op.getRanksOutermost() ? rows : Value();
     CtaCombineOp::create(b, loc, arg(CombineArg::OPart), arg(CombineArg::LsePart),
                          arg(CombineArg::Out), arg(CombineArg::Lse), row, head, slice, splits,
-                         config);
+                         numRows, config, op.getRanksOutermost());
   }
   gpu::ReturnOp::create(b, loc);
 }
@@ -213,7 +216,7 @@ struct OutlineKernelsPass final
 
       builder.setInsertionPointToEnd(module.getBody());
       auto gpuModule = gpu::GPUModuleOp::create(builder, func.getLoc(), func.getSymName());
-      unsigned attn = 0, comb = 0;
+      unsigned attn = 0, comb = 0, merge = 0;
       auto uniqueName = [](StringRef base, unsigned &count) {
         std::string name = base.str();
         if (count++)
@@ -224,8 +227,11 @@ struct OutlineKernelsPass final
         if (auto decode = dyn_cast<SplitKvDecodeOp>(op))
           outlineAttention(builder, decode, gpuModule,
                            uniqueName(kernel::kAttentionKernelName, attn));
+        else if (auto combine = cast<CombineOp>(op); combine.getRanksOutermost())
+          outlineCombine(builder, combine, gpuModule,
+                         uniqueName(kernel::kDcpMergeKernelName, merge));
         else
-          outlineCombine(builder, cast<CombineOp>(op), gpuModule,
+          outlineCombine(builder, combine, gpuModule,
                          uniqueName(kernel::kCombineKernelName, comb));
       }
       outlined.push_back(func);

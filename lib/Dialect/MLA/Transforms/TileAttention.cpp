@@ -107,9 +107,45 @@ void tileAttention(CtaAttendOp op, LLVM::GlobalOp ldsGlobal) {
   // Padding rows read row 0 of head 0 (always in bounds), are zeroed, never stored.
   Value head = arith::SelectOp::create(b, loc, rowValid, headValue, ci(0));
   IRInt queryRow = request * unsigned(qlen) + position;
-  // Position i sees tokens t <= seq - qlen + i (F13); the CTA's smallest bound is i = 0.
-  IRInt causalBound = seq - unsigned(qlen) + position;
-  IRInt firstBound = seq - unsigned(qlen);
+  // Decode context parallelism (kernel-contract.md section 3): the request's global
+  // length L and the group's {N, r} come from device memory (scalar loads, once per
+  // CTA); a null pointer means the local length, N = 1, r = 0. Local token c holds
+  // global token c * N + r, so position i sees c iff c * N + r <= L - qlen + i, i.e.
+  // c <= floor((L - qlen + i - r) / N), and no token when L - qlen + i - r < 0 (bound
+  // -1). With N = 1, r = 0, L = seq this is today's t <= seq - qlen + i (F13) for every
+  // token (a negative bound hides them all either way). The CTA's smallest bound is i = 0.
+  Value null = LLVM::ZeroOp::create(b, loc, op.getSeqLens().getType());
+  auto present = [&](Value pointer) {
+    return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, pointer, null);
+  };
+  auto i32 = b.getI32Type();
+  auto seqIf = scf::IfOp::create(b, loc, TypeRange{i32}, present(op.getSeqLens()),
+                                 /*withElseRegion=*/true);
+  auto dcpIf = scf::IfOp::create(b, loc, TypeRange{i32, i32}, present(op.getDcp()),
+                                 /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(seqIf.thenBlock());
+    scf::YieldOp::create(b, loc, loadI32(op.getSeqLens(), request));
+    b.setInsertionPointToStart(seqIf.elseBlock());
+    scf::YieldOp::create(b, loc, Value(seq));
+    b.setInsertionPointToStart(dcpIf.thenBlock());
+    scf::YieldOp::create(b, loc, ValueRange{loadI32(op.getDcp(), ci(0)),
+                                            loadI32(op.getDcp(), ci(1))});
+    b.setInsertionPointToStart(dcpIf.elseBlock());
+    scf::YieldOp::create(b, loc, ValueRange{ci(1), ci(0)});
+  }
+  IRInt globalSeq = uniform(seqIf.getResult(0));
+  // max(N, 1): a zero N from a bad caller gives wrong bounds, not a division by zero.
+  IRInt dcpSize = uniform(arith::MaxUIOp::create(b, loc, dcpIf.getResult(0), ci(1)));
+  IRInt dcpRank = uniform(dcpIf.getResult(1));
+  auto localBound = [&](IRInt global) {
+    Value seen = cmp(arith::CmpIPredicate::sge, global, ci(0));
+    return wrap(arith::SelectOp::create(b, loc, seen, global / dcpSize, ci(-1)));
+  };
+  IRInt firstGlobal = globalSeq - unsigned(qlen) - dcpRank;
+  IRInt causalBound = localBound(firstGlobal + position);
+  IRInt firstBound = localBound(firstGlobal);
 
   auto f8 = b.getType<Float8E4M3FNType>();
   auto qOperands = VectorType::get({4, 32}, f8), qRope = VectorType::get({32}, f8);

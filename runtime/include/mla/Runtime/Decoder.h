@@ -17,6 +17,10 @@
 //   (upload, plan, run, synchronise, download). A bad argument or a failed launch
 //   leaves the caller's outputs untouched.
 //
+// Decode context parallelism (docs/decoder.md): both paths take a rank's shard with the
+// requests' global lengths and {dcp_size, dcp_rank} (device memory on the device path),
+// and dcpMerge() merges the ranks' results with the mla_dcp_merge kernel.
+//
 // Thread safety: a Decoder (and its Device) may be used from several threads at
 // once; plans are immutable values.
 //
@@ -61,6 +65,13 @@ struct DecodeInputs {
   llvm::ArrayRef<int32_t> indptr;
   float scale = 0.0f;
   float vscale = 1.0f;
+  /// Decode context parallelism (docs/decoder.md): these arrays are rank dcpRank's
+  /// shard of dcpSize (token p of a request on rank p % dcpSize), and seqLens [B] holds
+  /// the requests' global lengths; each must give the rank its local length,
+  /// floor(L / N) + (r < L mod N). Empty seqLens: the local lengths (dcpSize 1 only).
+  int dcpSize = 1;
+  int dcpRank = 0;
+  llvm::ArrayRef<int32_t> seqLens;
 };
 
 /// Each split's partial results (what the combine kernel reads).
@@ -127,19 +138,51 @@ struct DeviceDecodeArgs {
   float vscale = 1.0f; ///< v_scale
   uint64_t workspace = 0;      ///< at least plan.workspaceBytes
   uint64_t workspaceBytes = 0; ///< the workspace's size
+  /// Decode context parallelism: int32 [B] global lengths and int32 [2] {dcp_size,
+  /// dcp_rank}, read by the attention kernel on the device (so a captured graph
+  /// replays with new values); 0: the local lengths, dcp_size 1, dcp_rank 0.
+  uint64_t seqLens = 0;
+  uint64_t dcp = 0;
 };
 
 /// The same arguments as the runtime's buffers (address and size), so that run() can
 /// also check every size against the plan (still O(1)). `lse.address == 0`: none.
 struct DeviceDecodeBuffers {
   Buffer q, kv, pages, indptr, out, lse, workspace;
+  /// DeviceDecodeArgs::seqLens (B int32) and dcp (2 int32); address 0: none.
+  Buffer seqLens, dcp;
   float scale = 0.0f;
   float vscale = 1.0f;
+};
+
+/// Device addresses of a decode context parallelism merge (docs/decoder.md): the N
+/// ranks' results all-gathered, ranks outermost, merged into one.
+struct DeviceDcpMergeArgs {
+  uint64_t outs = 0; ///< bf16 [N, S, heads, 512]: rank r's out at r * S * heads * 512
+  uint64_t lses = 0; ///< f32 [N, S, heads], natural log
+  uint64_t out = 0;  ///< bf16 [S, heads, 512]
+  uint64_t lse = 0;  ///< f32 [S, heads], natural log
+  int64_t rows = 0;  ///< S
+  int ranks = 1;     ///< N, 1..kMaxSplits
 };
 
 /// Checks indptr's structure: B + 1 >= 1 entries, B <= 4096, indptr[0] = 0,
 /// non-decreasing; the error names the first problem.
 llvm::Error validateIndptr(llvm::ArrayRef<int32_t> indptr);
+
+/// The number of a request's `seqLen` tokens that rank `rank` of a decode context
+/// parallel group of `size` holds (token p on rank p % size):
+/// floor(seqLen / size) + (rank < seqLen mod size).
+inline int64_t dcpLocalLength(int64_t rank, int64_t size, int64_t seqLen) {
+  return seqLen / size + (rank < seqLen % size ? 1 : 0);
+}
+
+/// Checks decode context parallelism's arguments against a valid `indptr`:
+/// 1 <= dcpSize, 0 <= dcpRank < dcpSize, seqLens empty (only at dcpSize 1) or B
+/// entries, each giving the rank its local length indptr[b+1] - indptr[b]; the error
+/// names the argument (dcp_size, dcp_rank, seq_lens).
+llvm::Error validateDcp(llvm::ArrayRef<int32_t> indptr, int dcpSize, int dcpRank,
+                        llvm::ArrayRef<int32_t> seqLens);
 
 /// The split count chosen when a run is given none: chooseSplitCount
 /// (mla/Runtime/SplitPolicy.h) with the calibrated cost constants, up to kMaxSplits
@@ -253,6 +296,20 @@ public:
   /// indptr B + 1, out [S, H, 512] bf16, lse [S, H] f32), naming the first short one.
   llvm::Error run(const DecodePlan &plan, const DeviceDecodeBuffers &buffers,
                   Stream stream = {}, DecodeRunInfo *info = nullptr) const;
+
+  /// Decode context parallelism's merge (the `mla_dcp_merge` kernel, the combine's
+  /// math on the ranks' partials): enqueues it on `stream` and returns without waiting.
+  /// Per (row, head): m = max_r lse_r, LSE = m + ln sum_r exp(lse_r - m), out =
+  /// sum_r exp(lse_r - LSE) out_r; a rank with lse -inf weighs 0, a row with every rank
+  /// -inf gets out 0, lse -inf. Checked: N in 1..kMaxSplits, S in 0..4096 * qlen, non-null
+  /// pointers (O(1)). Loads the code object on first use (a plan() loads it too).
+  llvm::Error dcpMerge(const DeviceDcpMergeArgs &args, Stream stream = {},
+                       LaunchStats *stats = nullptr) const;
+  /// The host path of the merge: `outs` bf16 bits [N, S, heads, 512] and `lses`
+  /// [N, S, heads] of N = `ranks` ranks into `out` [S, heads, 512] and `lse` [S, heads]
+  /// (may be empty: not wanted); sizes checked, written only on success.
+  llvm::Error dcpMerge(llvm::ArrayRef<uint16_t> outs, llvm::ArrayRef<float> lses, int ranks,
+                       llvm::MutableArrayRef<uint16_t> out, llvm::MutableArrayRef<float> lse);
 
   /// Whether a pool of `slots` token rows needs the wide-KV build (slots * 576 >= 2^32).
   static bool needsWideKv(uint64_t slots);

@@ -24,6 +24,9 @@ struct AttentionKernelArgs {
   float scale = 0, vscale = 1;
   KernelArg oPart, lsePart;
   int32_t numRequests = 0, numSplits = 1;
+  /// Decode context parallelism (kernel-contract.md section 3): int32 [B] global
+  /// lengths and int32 [2] {dcp_size, dcp_rank}; null: the local lengths, no sharding.
+  KernelArg seqLens = KernelArg::pointer(uint64_t(0)), dcp = KernelArg::pointer(uint64_t(0));
 };
 
 /// The combine kernel's arguments, by name; `lse` only for a build with the lse output.
@@ -47,6 +50,8 @@ inline std::vector<KernelArg> attentionArgList(const AttentionKernelArgs &a) {
   list[kAttnLsePart] = a.lsePart;
   list[kAttnNumRequests] = KernelArg::i32(a.numRequests);
   list[kAttnNumSplits] = KernelArg::i32(a.numSplits);
+  list[kAttnSeqLens] = a.seqLens;
+  list[kAttnDcp] = a.dcp;
   return list;
 }
 

@@ -55,18 +55,28 @@ def MLA_CombineOp : MLA_Op<"combine"> {
     (f32, rounded to bf16) and, when given, `lse = L`. A row whose splits are all empty
     gets `out = 0` and `lse = -inf` (kernel-contract.md section 3).
 
+    The partials' layout: the split-KV attention's, splits innermost (`o_part`
+    [S, H, NS, 512], `lse_part` [S, H, NS]), or with `ranks_outermost` the layout an
+    all-gather of N decode-context-parallel ranks' results produces, ranks outermost
+    (`o_part` [N, S, H, 512], `lse_part` [N, S, H]): the DCP merge, the same math with
+    the ranks as the splits.
+
     ```mlir
     mla.combine o_part(%o) lse_part(%l) into out(%out) lse(%lse)
         {config = #mla.config<>}
         : memref<?x12x?x512xbf16>, memref<?x12x?xf32>, memref<?x12x512xbf16>, memref<?x12xf32>
+    mla.combine o_part(%outs) lse_part(%lses) into out(%out) lse(%lse)
+        {config = #mla.config<>, ranks_outermost}
+        : memref<?x?x12x512xbf16>, memref<?x?x12xf32>, memref<?x12x512xbf16>, memref<?x12xf32>
     ```
   }];
   let arguments = (ins
-    Arg<MemRefRankOf<[BF16], [4]>, "bf16 [S, H, NS, 512]", [MemRead]>:$o_part,
-    Arg<MemRefRankOf<[F32], [3]>, "f32 [S, H, NS]", [MemRead]>:$lse_part,
+    Arg<MemRefRankOf<[BF16], [4]>, "bf16 [S, H, NS, 512] or [N, S, H, 512]", [MemRead]>:$o_part,
+    Arg<MemRefRankOf<[F32], [3]>, "f32 [S, H, NS] or [N, S, H]", [MemRead]>:$lse_part,
     Arg<MemRefRankOf<[BF16], [3]>, "bf16 [S, H, 512]", [MemWrite]>:$out,
     Arg<Optional<MemRefRankOf<[F32], [2]>>, "f32 [S, H]", [MemWrite]>:$lse,
-    MLA_ConfigAttr:$config
+    MLA_ConfigAttr:$config,
+    UnitAttr:$ranks_outermost
   );
   let assemblyFormat = [{
     `o_part` `(` $o_part `)` `lse_part` `(` $lse_part `)` `into` `out` `(` $out `)`
@@ -89,13 +99,20 @@ def MLA_CtaAttendOp : MLA_Op<"cta_attend"> {
     `head_group * hpg .. + hpg` (hpg = floor(16 / qlen)) against the split's tokens, and
     the partials of those rows. Buffers are the kernel's flat global arguments, laid out
     as kernel-contract.md section 2 says (raw global pointers: the element types are those of
-    section 2); `num_splits` is NS. Only valid inside a `gpu.func`.
+    section 2); `num_splits` is NS. `seq_lens` (int32 [B], the requests' global lengths)
+    and `dcp` (int32 [2]: dcp_size N, dcp_rank r) are decode context parallelism's
+    arguments, read once in the prologue; either may be null at run time (the local
+    length from indptr; N = 1, r = 0). Query position `j` of a request of global length
+    `L` sees local token `c` iff `c * N + r <= L - qlen + j` (kernel-contract.md
+    section 3). Only valid inside a `gpu.func`.
   }];
   let arguments = (ins
     Arg<LLVM_PointerInAddressSpace<1>, "q, flat", [MemRead]>:$q,
     Arg<LLVM_PointerInAddressSpace<1>, "kv pool, flat", [MemRead]>:$kv,
     Arg<LLVM_PointerInAddressSpace<1>, "page table", [MemRead]>:$pages,
     Arg<LLVM_PointerInAddressSpace<1>, "request offsets", [MemRead]>:$indptr,
+    Arg<LLVM_PointerInAddressSpace<1>, "global lengths or null", [MemRead]>:$seq_lens,
+    Arg<LLVM_PointerInAddressSpace<1>, "{dcp_size, dcp_rank} or null", [MemRead]>:$dcp,
     F32:$scale,
     F32:$vscale,
     Arg<LLVM_PointerInAddressSpace<1>, "o_part, flat", [MemWrite]>:$o_part,
@@ -110,22 +127,25 @@ def MLA_CtaAttendOp : MLA_Op<"cta_attend"> {
     `request` `(` $request `)` `head_group` `(` $head_group `)` `split` `(` $split `)`
     `of` $num_splits
     `q` `(` $q `)` `kv` `(` $kv `)` `pages` `(` $pages `)` `indptr` `(` $indptr `)`
+    `seq_lens` `(` $seq_lens `)` `dcp` `(` $dcp `)`
     `scale` `(` $scale `)` `vscale` `(` $vscale `)`
     `into` `o_part` `(` $o_part `)` `lse_part` `(` $lse_part `)` attr-dict
-    `:` type($q) `,` type($kv) `,` type($pages) `,` type($indptr) `,` type($o_part) `,`
-        type($lse_part)
+    `:` type($q) `,` type($kv) `,` type($pages) `,` type($indptr) `,` type($seq_lens) `,`
+        type($dcp) `,` type($o_part) `,` type($lse_part)
   }];
   let hasVerifier = 1;
 }
 
-def MLA_CtaCombineOp : MLA_Op<"cta_combine"> {
+def MLA_CtaCombineOp : MLA_Op<"cta_combine", [AttrSizedOperandSegments]> {
   let summary = "One CTA of the combine: merge one column slice of one (row, head)";
   let description = [{
     Merges the `num_splits` partials of query row `row`, head `head` of a `mla.combine`
     into `out` (and `lse` when given), for the value columns of column slice `slice`
     (512 / P columns from `slice * 512 / P`, P = `kernel::combineSplitGroups(num_splits)`);
     slice 0 writes the lse. Buffers are the kernel's flat global arguments (raw global pointers to
-    bf16 o_part and out, f32 lse_part and lse). Only valid inside a `gpu.func`.
+    bf16 o_part and out, f32 lse_part and lse). With `ranks_outermost` the partials are
+    laid out [NS, S, H, 512] and [NS, S, H] (the DCP merge's all-gathered ranks), which
+    needs the row count S (`rows`). Only valid inside a `gpu.func`.
   }];
   let arguments = (ins
     Arg<LLVM_PointerInAddressSpace<1>, "o_part, flat", [MemRead]>:$o_part,
@@ -136,10 +156,13 @@ def MLA_CtaCombineOp : MLA_Op<"cta_combine"> {
     Index:$head,
     Index:$slice,
     Index:$num_splits,
-    MLA_ConfigAttr:$config
+    Optional<Index>:$num_rows,
+    MLA_ConfigAttr:$config,
+    UnitAttr:$ranks_outermost
   );
   let assemblyFormat = [{
-    `row` `(` $row `)` `head` `(` $head `)` `slice` `(` $slice `)` `of` $num_splits
+    `row` `(` $row `)` (`of` `rows` `(` $num_rows^ `)`)? `head` `(` $head `)`
+    `slice` `(` $slice `)` `of` $num_splits
     `o_part` `(` $o_part `)` `lse_part` `(` $lse_part `)` `into` `out` `(` $out `)`
     (`lse` `(` $lse^ `)`)? attr-dict
     `:` type($o_part) `,` type($lse_part) `,` type($out) (`,` type($lse)^)?
