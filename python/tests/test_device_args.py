@@ -78,7 +78,9 @@ class RecordingDecoder:
         return getattr(self._inner, name)
 
     def run_device(self, *args):
-        self.streams.append(args[-1])
+        # (plan, q, kv, pages, indptr, out, lse, scale, vscale, workspace, workspace_bytes,
+        # stream, seq_lens, dcp)
+        self.streams.append(args[11])
         return self._inner.run_device(*args)
 
 

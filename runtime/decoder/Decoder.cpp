@@ -539,7 +539,7 @@ Error Decoder::run(const DecodePlan &plan, const DeviceDecodeBuffers &b, Stream 
                {"out", b.out, rows * heads * kValueDim * 2},
                {"lse", b.lse, b.lse.address ? rows * heads * 4 : 0},
                {"seq_lens", b.seqLens, b.seqLens.address ? uint64_t(plan.requests) * 4 : 0},
-               {"dcp", b.dcp, b.dcp.address ? 8 : 0}};
+               {"dcp", b.dcp, b.dcp.address ? uint64_t(8) : uint64_t(0)}};
   for (const auto &s : sizes) {
     if (s.buffer.address && !device_.owns(s.buffer))
       return makeError(Twine(s.name) + ": the buffer was not allocated by this decoder's " +

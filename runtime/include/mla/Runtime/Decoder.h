@@ -149,10 +149,11 @@ struct DeviceDecodeArgs {
 /// also check every size against the plan (still O(1)). `lse.address == 0`: none.
 struct DeviceDecodeBuffers {
   Buffer q, kv, pages, indptr, out, lse, workspace;
-  /// DeviceDecodeArgs::seqLens (B int32) and dcp (2 int32); address 0: none.
-  Buffer seqLens, dcp;
   float scale = 0.0f;
   float vscale = 1.0f;
+  /// DeviceDecodeArgs::seqLens (B int32) and dcp (2 int32); address 0: none. Last, so
+  /// that an initialiser list of the fields above keeps its meaning.
+  Buffer seqLens, dcp;
 };
 
 /// Device addresses of a decode context parallelism merge (docs/decoder.md): the N
