@@ -3,19 +3,8 @@
 # kernels on a cache miss; python) must put the package into SITE_PACKAGES (under PREFIX)
 # and nothing outside PREFIX; PYTHON then imports it from there and runs it on the
 # emulator.
-foreach(var BUILD_DIR PREFIX SITE_PACKAGES PYTHON)
-  if(NOT DEFINED ${var})
-    message(FATAL_ERROR "InstallPythonPrefixTest.cmake: ${var} is not set")
-  endif()
-endforeach()
-
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    string(REPLACE ";" " " line "${ARGN}")
-    message(FATAL_ERROR "failed (${rc}): ${line}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/InstallTestSupport.cmake)
+require_variables(InstallPythonPrefixTest.cmake BUILD_DIR PREFIX SITE_PACKAGES PYTHON)
 
 # First staged under a DESTDIR, so that a rule that ignores --prefix is caught before it
 # writes outside the build tree: every file must land under DESTDIR/PREFIX.

@@ -1,18 +1,8 @@
-# Driven by CTest (cmake/MLAInstall.cmake): installs the build's `runtime` and `compiler` components into
-# WORK_DIR/prefix, builds CONSUMER_SOURCE against it with find_package(mla), runs it.
-foreach(var BUILD_DIR WORK_DIR CONSUMER_SOURCE GENERATOR CXX_COMPILER)
-  if(NOT DEFINED ${var})
-    message(FATAL_ERROR "InstallTest.cmake: ${var} is not set")
-  endif()
-endforeach()
-
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    string(REPLACE ";" " " line "${ARGN}")
-    message(FATAL_ERROR "failed (${rc}): ${line}")
-  endif()
-endfunction()
+# Driven by CTest (cmake/MLAInstall.cmake): installs the build's `runtime` and `compiler`
+# components into WORK_DIR/prefix, builds CONSUMER_SOURCE against it with
+# find_package(mla), runs it.
+include(${CMAKE_CURRENT_LIST_DIR}/InstallTestSupport.cmake)
+require_variables(InstallTest.cmake BUILD_DIR WORK_DIR CONSUMER_SOURCE GENERATOR CXX_COMPILER)
 
 file(REMOVE_RECURSE ${WORK_DIR}/prefix ${WORK_DIR}/consumer)
 foreach(component runtime compiler)

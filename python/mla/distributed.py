@@ -36,7 +36,7 @@ import numpy as _np
 import torch as _torch
 import torch.distributed as _dist
 
-from . import dcp_merge, from_bf16, bf16, VALUE_DIM
+from . import _out_bits, bf16, dcp_merge, from_bf16, VALUE_DIM
 
 __all__ = ["decode_step", "tensor_collectives"]
 
@@ -101,7 +101,7 @@ def decode_step(decoder, q, kv, pages, indptr, seq_lens, scale, vscale=1.0, *, g
 
     # Q heads: this rank's, all-gathered into the group's, moved as bytes (bf16 bits: no
     # arithmetic; gloo in torch 1.13 takes neither int16 nor bfloat16).
-    q_bits = _torch.from_numpy(_np.ascontiguousarray(_q_bits(q)).view(_np.uint8))
+    q_bits = _torch.from_numpy(_np.ascontiguousarray(_out_bits(q, "q")).view(_np.uint8))
     if gather_heads:
         gathered = _all_gather(q_bits, size, group, tensor_forms)
         # [N, S, H_r, 2 * 576] -> [S, N H_r, 2 * 576]: rank r's heads are heads r H_r ...
@@ -152,16 +152,3 @@ def decode_step(decoder, q, kv, pages, indptr, seq_lens, scale, vscale=1.0, *, g
     mine = _reduce_scatter(_heads_first(scaled, size), group, tensor_forms)
     lse_mine = _heads_first(merged_lse, size)[rank]
     return from_bf16(bf16(mine.numpy())), lse_mine.numpy().copy()
-
-
-def _q_bits(q):
-    """q as bf16 bits [S, H, 576] (bfloat16, uint16 bits or float32)."""
-    from . import _host_array
-    a, logical = _host_array(q, "q")
-    if logical == "bfloat16":
-        return a.view(_np.uint16)
-    if a.dtype == _np.float32:
-        return bf16(a)
-    if a.dtype == _np.uint16:
-        return a
-    raise ValueError(f"q: expected bfloat16, uint16 (bf16 bits) or float32, got {logical}")

@@ -7,6 +7,7 @@
 // unsharded fp64 reference and the unsharded Decoder call. Both attention builds.
 //
 //===----------------------------------------------------------------------===//
+#include "DecoderTestSupport.h"
 #include "mla/Runtime/Decoder.h"
 
 #include "mla/Reference/Accuracy.h"
@@ -20,37 +21,9 @@
 #include <cstring>
 
 using namespace mla;
+using namespace mla::test;
 
 namespace {
-
-#define ASSERT_OK(expr)                                                                  \
-  do {                                                                                   \
-    llvm::Error err_ = (expr);                                                           \
-    ASSERT_FALSE(bool(err_)) << llvm::toString(std::move(err_));                         \
-  } while (0)
-
-std::unique_ptr<rt::Decoder> makeDecoder(rt::Device &device, int heads, int qlen,
-                                         rt::AttentionBuild build) {
-  DecodeConfig config;
-  config.heads = heads;
-  config.qlen = qlen;
-  auto d = rt::Decoder::create(device, config, std::string(), build);
-  if (!d) {
-    ADD_FAILURE() << llvm::toString(d.takeError());
-    return nullptr;
-  }
-  return std::move(*d);
-}
-
-ref::Problem problem(int heads, int qlen, std::vector<int> lengths, uint64_t seed) {
-  ref::ProblemSpec spec;
-  spec.numHeads = heads;
-  spec.qlen = qlen;
-  spec.seqLens = std::move(lengths);
-  spec.pageLayout = ref::PageLayout::Shuffled;
-  spec.seed = seed;
-  return ref::makeProblem(spec);
-}
 
 rt::DecodeInputs inputsOf(const ref::Problem &p) {
   rt::DecodeInputs in{p.q, p.kv, p.pages, p.indptr, p.scale, p.vscale};

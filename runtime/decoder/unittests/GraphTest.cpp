@@ -7,6 +7,7 @@
 // and the HIP path's six graph calls in order, against the recording stand-in library.
 //
 //===----------------------------------------------------------------------===//
+#include "DecoderTestSupport.h"
 #include "mla/Runtime/Decoder.h"
 
 #include "mla/Reference/Accuracy.h"
@@ -23,36 +24,11 @@
 #include <numeric>
 
 using namespace mla;
+using namespace mla::test;
 
 namespace {
 
-#define ASSERT_OK(expr)                                                                  \
-  do {                                                                                   \
-    llvm::Error err_ = (expr);                                                           \
-    ASSERT_FALSE(bool(err_)) << llvm::toString(std::move(err_));                         \
-  } while (0)
-
-template <typename T> T unwrapOrFail(llvm::Expected<T> value) {
-  if (!value) {
-    ADD_FAILURE() << llvm::toString(value.takeError());
-    return T();
-  }
-  return std::move(*value);
-}
-
 std::string message(llvm::Error e) { return e ? llvm::toString(std::move(e)) : "no error"; }
-
-std::unique_ptr<rt::Decoder> makeDecoder(rt::Device &device, int heads, int qlen) {
-  DecodeConfig config;
-  config.heads = heads;
-  config.qlen = qlen;
-  auto d = rt::Decoder::create(device, config, std::string());
-  if (!d) {
-    ADD_FAILURE() << llvm::toString(d.takeError());
-    return nullptr;
-  }
-  return std::move(*d);
-}
 
 constexpr int kHeads = 12;
 

@@ -7,6 +7,7 @@
 // on the caller's stream).
 //
 //===----------------------------------------------------------------------===//
+#include "DecoderTestSupport.h"
 #include "mla/Runtime/Decoder.h"
 
 #include "mla/Reference/Accuracy.h"
@@ -22,47 +23,12 @@
 #include <thread>
 
 using namespace mla;
+using namespace mla::test;
 
 namespace {
 
-std::unique_ptr<rt::Decoder> makeDecoder(rt::Device &device, int heads, int qlen) {
-  DecodeConfig config;
-  config.heads = heads;
-  config.qlen = qlen;
-  auto d = rt::Decoder::create(device, config, std::string());
-  if (!d) {
-    ADD_FAILURE() << llvm::toString(d.takeError());
-    return nullptr;
-  }
-  return std::move(*d);
-}
-
-ref::Problem problem(int heads, int qlen, std::vector<int> lengths, uint64_t seed) {
-  ref::ProblemSpec spec;
-  spec.numHeads = heads;
-  spec.qlen = qlen;
-  spec.seqLens = std::move(lengths);
-  spec.pageLayout = ref::PageLayout::Shuffled;
-  spec.seed = seed;
-  return ref::makeProblem(spec);
-}
-
 rt::DecodeInputs inputsOf(const ref::Problem &p) {
   return {p.q, p.kv, p.pages, p.indptr, p.scale, p.vscale};
-}
-
-#define ASSERT_OK(expr)                                                                  \
-  do {                                                                                   \
-    llvm::Error err_ = (expr);                                                           \
-    ASSERT_FALSE(bool(err_)) << llvm::toString(std::move(err_));                         \
-  } while (0)
-
-template <typename T> T unwrapOrFail(llvm::Expected<T> value) {
-  if (!value) {
-    ADD_FAILURE() << llvm::toString(value.takeError());
-    return T();
-  }
-  return std::move(*value);
 }
 
 /// One layer's inputs resident on the device, plus its outputs.

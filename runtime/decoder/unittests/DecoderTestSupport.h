@@ -1,0 +1,66 @@
+//===- DecoderTestSupport.h - Helpers the Decoder's tests share ----*- C++ -*-===//
+//
+// Error checks, a Decoder made without a disk cache, and a seeded reference problem,
+// for the Decoder's GoogleTest files (one suite binary, MLADecoderTests).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MLA_RUNTIME_DECODER_UNITTESTS_DECODERTESTSUPPORT_H
+#define MLA_RUNTIME_DECODER_UNITTESTS_DECODERTESTSUPPORT_H
+
+#include "mla/Reference/Generators.h"
+#include "mla/Runtime/Decoder.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mla::test {
+
+/// Fails the test (and returns from it) when `expr`, an llvm::Error, holds an error.
+#define ASSERT_OK(expr)                                                                  \
+  do {                                                                                   \
+    llvm::Error err_ = (expr);                                                           \
+    ASSERT_FALSE(bool(err_)) << llvm::toString(std::move(err_));                         \
+  } while (0)
+
+/// The value, or T() after recording the error as a test failure.
+template <typename T> T unwrapOrFail(llvm::Expected<T> value) {
+  if (!value) {
+    ADD_FAILURE() << llvm::toString(value.takeError());
+    return T();
+  }
+  return std::move(*value);
+}
+
+/// A Decoder of (heads, qlen) on `device`, with no disk cache; null after recording
+/// the error as a test failure.
+inline std::unique_ptr<rt::Decoder>
+makeDecoder(rt::Device &device, int heads, int qlen,
+            rt::AttentionBuild build = rt::AttentionBuild::Auto) {
+  DecodeConfig config;
+  config.heads = heads;
+  config.qlen = qlen;
+  auto d = rt::Decoder::create(device, config, std::string(), build);
+  if (!d) {
+    ADD_FAILURE() << llvm::toString(d.takeError());
+    return nullptr;
+  }
+  return std::move(*d);
+}
+
+/// A seeded problem of `lengths` with a shuffled page table.
+inline ref::Problem problem(int heads, int qlen, std::vector<int> lengths, uint64_t seed) {
+  ref::ProblemSpec spec;
+  spec.numHeads = heads;
+  spec.qlen = qlen;
+  spec.seqLens = std::move(lengths);
+  spec.pageLayout = ref::PageLayout::Shuffled;
+  spec.seed = seed;
+  return ref::makeProblem(spec);
+}
+
+} // namespace mla::test
+
+#endif // MLA_RUNTIME_DECODER_UNITTESTS_DECODERTESTSUPPORT_H
