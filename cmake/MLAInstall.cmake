@@ -72,6 +72,8 @@ add_test(NAME install.out-of-tree-consumer
 set_tests_properties(install.out-of-tree-consumer PROPERTIES
   ENVIRONMENT "MLA_CACHE_DIR=${PROJECT_BINARY_DIR}/install-test/kernel-cache"
   PASS_REGULAR_EXPRESSION "serving example: every layer matches the host path"
+  # Each `cmake --install` of a component rewrites the build tree's manifest of it.
+  RESOURCE_LOCK mla-python-install
   TIMEOUT 600)
 endif()
 
