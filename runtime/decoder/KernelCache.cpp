@@ -170,9 +170,10 @@ Expected<std::optional<std::string>> readEntryFile(const std::string &path) {
 /// installed for every user (0644 in a 0755 directory).
 std::string writeEntry(const std::string &dir, const std::string &key,
                        ArrayRef<uint8_t> payload, bool readableByAll = false) {
-  const auto dirPerms =
-      readableByAll ? sys::fs::perms::all_read | sys::fs::perms::all_exe | sys::fs::perms::owner_write
-                    : sys::fs::perms::owner_all;
+  using sys::fs::perms;
+  const perms dirPerms = readableByAll
+                             ? perms::all_read | perms::all_exe | perms::owner_write
+                             : perms::owner_all;
   if (std::error_code ec = sys::fs::create_directories(dir, /*IgnoreExisting=*/true, dirPerms))
     return "cannot create cache directory " + dir + ": " + ec.message();
   std::string blob(kMagic, sizeof(kMagic));
