@@ -14,7 +14,7 @@ BUILD=${1:-build}
 TARGETS="MLARuntimeTests PerfCaseTest"
 FILTER='Timing*:PerfModelTest.TableGoldenRatios'
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_DIR=${CCACHE_DIR:-$HOME/.ccache}
-EMU=runtime/emu
+EMU=emulator/emu
 CU=$EMU/timing/CuModel.cpp
 PARAMS=$EMU/timing/Params.cpp
 DEVICE=runtime/lib/EmuDevice.cpp
