@@ -222,11 +222,12 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, Variant variant) {
         if (ranksOutermost) {
           Value rank = arith::IndexCastUIOp::create(nb, loc, nb.getIndexType(), split);
           lseOffset = arith::MulIOp::create(nb, loc, rank, rankStride);
-          oOffset = arith::AddIOp::create(
-              nb, loc,
-              arith::MulIOp::create(nb, loc, lseOffset,
-                                    arith::ConstantIndexOp::create(nb, loc, width)),
-              arith::IndexCastUIOp::create(nb, loc, nb.getIndexType(), column));
+          // One op per statement: the order of function arguments' evaluation differs
+          // between compilers, and with it the IR's order (the lit test checks it).
+          Value columnIndex = arith::IndexCastUIOp::create(nb, loc, nb.getIndexType(), column);
+          Value rowOffset = arith::MulIOp::create(
+              nb, loc, lseOffset, arith::ConstantIndexOp::create(nb, loc, width));
+          oOffset = arith::AddIOp::create(nb, loc, rowOffset, columnIndex);
         } else {
           lseOffset = split;
           oOffset = arith::AddIOp::create(
