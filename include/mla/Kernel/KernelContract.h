@@ -7,7 +7,7 @@
 // names and the order and kinds of their arguments (the kernel ABI). Header-only, no
 // dependencies. The chip's facts are in mla/Target/GFX950/GFX950.h; the attention
 // kernel's LDS layout, built on these sizes, in mla/Kernel/AttentionLayout.h. The
-// emulator (emulator/emu) implements the ISA, not this kernel, and does not include it.
+// emulator (runtime/emu) implements the ISA, not this kernel, and does not include it.
 //
 //===----------------------------------------------------------------------===//
 
