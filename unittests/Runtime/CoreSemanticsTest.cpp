@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "AsmKernel.h"
+#include "StrictHazards.h"
 #include "TestUtil.h"
 #include "emu/Hazards.h"
 
@@ -19,12 +20,6 @@ using namespace mla::rt;
 using namespace mla::test;
 
 namespace {
-
-/// Strict hazard mode for the duration of a test.
-struct StrictHazards {
-  StrictHazards() { emu::setHazardMode(emu::HazardMode::Strict); }
-  ~StrictHazards() { emu::setHazardMode(emu::HazardMode::Strict); }
-};
 
 // ds_read2 / ds_write2 (ISA ref 9.1): the two addresses are vaddr + offset0 * S and
 // vaddr + offset1 * S, with S the element size (4 for b32, 8 for b64) and 64 S for the

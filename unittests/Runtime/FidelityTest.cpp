@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "AsmKernel.h"
 #include "KernelCompiler.h"
+#include "StrictHazards.h"
 #include "TestUtil.h"
 #include "emu/Hazards.h"
 
@@ -25,12 +26,6 @@ std::vector<uint32_t> iota(size_t n, uint32_t base) {
     v[i] = base + uint32_t(i);
   return v;
 }
-
-/// Strict hazard mode for the duration of a test.
-struct StrictHazards {
-  StrictHazards() { emu::setHazardMode(emu::HazardMode::Strict); }
-  ~StrictHazards() { emu::setHazardMode(emu::HazardMode::Strict); }
-};
 
 // ------------------------------------------------------------- denormals --
 
