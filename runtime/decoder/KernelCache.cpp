@@ -234,6 +234,32 @@ Expected<std::shared_ptr<const CodeObject>> loadKernels(ArrayRef<uint8_t> bytes,
   return std::shared_ptr<const CodeObject>(std::move(*code));
 }
 
+/// An entry of the disk cache or of a bundle, looked up by its path.
+struct EntryLookup {
+  std::shared_ptr<const CodeObject> code; ///< the checked kernels, or null
+  /// Why an entry that is there is not used ("is not used (...)", "is corrupt (...)");
+  /// empty when it is used or when there is none.
+  std::string problem;
+};
+
+EntryLookup lookUpEntry(const std::string &path, const std::string &key) {
+  EntryLookup entry;
+  auto file = readEntryFile(path);
+  if (!file) {
+    entry.problem = "is not used (" + toString(file.takeError()) + ")";
+    return entry;
+  }
+  if (!*file)
+    return entry;
+  auto bytes = parseEntry(**file, key);
+  auto code = bytes ? loadKernels(*bytes, path) : bytes.takeError();
+  if (!code)
+    entry.problem = "is corrupt (" + toString(code.takeError()) + ")";
+  else
+    entry.code = *code;
+  return entry;
+}
+
 } // namespace
 
 std::string mla::rt::cacheDirectory() {
@@ -342,25 +368,16 @@ Expected<CompiledKernels> mla::rt::getDecodeKernels(const DecodeConfig &config,
   }
   for (const std::string &bundle : bundleDirectories()) {
     std::string path = bundle + "/" + cacheFileName(key);
-    auto file = readEntryFile(path);
-    if (!file || !*file) {
-      if (!file)
-        result.note += (result.note.empty() ? "" : "; ") + ("bundle entry " + path +
-                       " is not used (" + toString(file.takeError()) + ")");
-      continue;
+    EntryLookup entry = lookUpEntry(path, key);
+    if (entry.code) {
+      result.code = entry.code;
+      result.source = KernelSource::Bundle;
+      memoryCache()[key] = result.code;
+      return result;
     }
-    auto bytes = parseEntry(**file, key);
-    auto code = bytes ? loadKernels(*bytes, path) : bytes.takeError();
-    if (!code) {
-      result.note += (result.note.empty() ? "" : "; ") +
-                     ("bundle entry " + path + " is corrupt (" + toString(code.takeError()) +
-                      ")");
-      continue;
-    }
-    result.code = *code;
-    result.source = KernelSource::Bundle;
-    memoryCache()[key] = result.code;
-    return result;
+    if (!entry.problem.empty())
+      result.note += (result.note.empty() ? "" : "; ") + ("bundle entry " + path + " " +
+                                                          entry.problem);
   }
   std::string dir = cacheDir;
   if (!dir.empty())
@@ -372,22 +389,15 @@ Expected<CompiledKernels> mla::rt::getDecodeKernels(const DecodeConfig &config,
     SmallString<256> p(dir);
     sys::path::append(p, cacheFileName(key));
     std::string path(p);
-    auto file = readEntryFile(path);
-    if (!file) {
-      result.note = "cache entry " + path + " is not used (" + toString(file.takeError()) +
-                    "); rebuilt it";
-    } else if (*file) {
-      auto bytes = parseEntry(**file, key);
-      auto code = bytes ? loadKernels(*bytes, path) : bytes.takeError();
-      if (code) {
-        result.code = *code;
-        result.source = KernelSource::DiskCache;
-        memoryCache()[key] = result.code;
-        return result;
-      }
-      result.note = "cache entry " + path + " is corrupt (" + toString(code.takeError()) +
-                    "); rebuilt it";
+    EntryLookup entry = lookUpEntry(path, key);
+    if (entry.code) {
+      result.code = entry.code;
+      result.source = KernelSource::DiskCache;
+      memoryCache()[key] = result.code;
+      return result;
     }
+    if (!entry.problem.empty())
+      result.note = "cache entry " + path + " " + entry.problem + "; rebuilt it";
   }
   auto compiled = compileWithCompilerLibrary(config);
   if (!compiled)
