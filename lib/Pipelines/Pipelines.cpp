@@ -24,6 +24,7 @@ void mla::buildMLAToROCDLPipeline(OpPassManager &pm, const PipelineOptions &opti
   kernels.addPass(createMLALowerWarpRoles());
   kernels.addPass(createMLALowerTileOps());
   kernels.addPass(createMLALowerCombine());
+  kernels.addPass(createMLALowerSchedule());
   ConvertAMDGPUToROCDLPassOptions amdgpu;
   amdgpu.chipset = processor;
   kernels.addPass(createConvertAMDGPUToROCDLPass(amdgpu));

@@ -403,7 +403,8 @@ class Decoder:
 
     # --- the device path ---
 
-    def plan(self, indptr=None, slots=None, num_splits=None, *, max_requests=None):
+    def plan(self, indptr=None, slots=None, num_splits=None, *, max_requests=None,
+             schedule="auto"):
         """Plans a decode step (once per step, reused by every layer) from the host copy
         of ``indptr`` for a KV pool of ``slots`` rows: split count (the heuristic when
         ``num_splits`` is None, capped at the longest request's 128-token blocks),
@@ -413,7 +414,17 @@ class Decoder:
         plan is valid for any batch of exactly B requests (some may be empty) on a pool
         of N slots, so a graph captured with it replays correctly whatever lengths the
         device ``indptr`` holds (``any_lengths`` is True; the split count is the
-        policy's choice for B requests of min(N / B, 131072) tokens, docs/decoder.md)."""
+        policy's choice for B requests of min(N / B, 131072) tokens, docs/decoder.md).
+
+        ``schedule``: ``"auto"`` (the default), ``"host"`` or ``"device"``. The device
+        schedule (the default of a plan without lengths when no ``num_splits`` is given)
+        launches a planner kernel that gives each request its own number of pieces from
+        the device ``indptr`` at run time (``plan.schedule == "device"``, ``plan.units``
+        the fixed grid's units, ``plan.num_splits`` the most pieces a request can get);
+        the host schedule is one split count for the whole batch (the default of a plan
+        with lengths, docs/decoder.md)."""
+        if schedule not in ("auto", "host", "device"):
+            raise ValueError(f"schedule: must be 'auto', 'host' or 'device', got {schedule!r}")
         if slots is None:
             raise ValueError("slots: required (the KV pool's rows)")
         slots = _int(slots, "slots", 0, 2**63 - 1)
@@ -421,11 +432,12 @@ class Decoder:
             if indptr is not None:
                 raise ValueError("indptr: give either indptr or max_requests, not both")
             max_requests = _int(max_requests, "max_requests", 0, 4096)
-            return self._dec.plan_any_lengths(max_requests, slots, _check_splits(num_splits))
+            return self._dec.plan_any_lengths(max_requests, slots, _check_splits(num_splits),
+                                              schedule)
         if indptr is None:
             raise ValueError("indptr: required unless max_requests is given")
         indptr = _index_array(indptr, "indptr")
-        return self._dec.plan(indptr, slots, _check_splits(num_splits))
+        return self._dec.plan(indptr, slots, _check_splits(num_splits), schedule)
 
     def workspace_bytes(self, max_requests, max_splits=None):
         """Workspace bytes covering every plan of up to ``max_requests`` requests

@@ -354,7 +354,16 @@ py::dict planDict(const rt::DecodePlan &plan) {
   d["attention_grid"] = plan.attentionGrid;
   d["combine_grid"] = plan.combineGrid;
   d["workspace_bytes"] = plan.workspaceBytes;
+  d["schedule"] = plan.deviceSchedule ? "device" : "host";
+  d["units"] = plan.units;
   return d;
+}
+
+/// The schedule argument of plan(): "auto", "host" or "device" (ValueError otherwise).
+rt::SplitSchedule scheduleArg(const std::string &name) {
+  if (std::optional<rt::SplitSchedule> s = rt::parseSplitSchedule(name))
+    return *s;
+  throw py::value_error("schedule: must be 'auto', 'host' or 'device', got '" + name + "'");
 }
 
 //===----------------------------------------------------------------------===//
@@ -851,7 +860,8 @@ PYBIND11_MODULE(_mla, m) {
       })
       .def("plan",
            [](PyDecoder &d, const Array<int32_t> &indptr, uint64_t slots,
-              std::optional<int> numSplits) {
+              std::optional<int> numSplits, const std::string &scheduleName) {
+             rt::SplitSchedule schedule = scheduleArg(scheduleName);
              // Argument errors first (ValueError); what remains is compilation's.
              check(rt::validateIndptr(view(indptr)), true);
              if (numSplits && (*numSplits < 1 || *numSplits > rt::kMaxSplits))
@@ -862,12 +872,14 @@ PYBIND11_MODULE(_mla, m) {
                  llvm::createStringError(llvm::inconvertibleErrorCode(), "");
              {
                py::gil_scoped_release release;
-               plan = d.decoder->plan(view(indptr), slots, numSplits);
+               plan = d.decoder->plan(view(indptr), slots, numSplits, schedule);
              }
              return unwrap(std::move(plan));
            })
       .def("plan_any_lengths",
-           [](PyDecoder &d, int64_t maxRequests, uint64_t slots, std::optional<int> numSplits) {
+           [](PyDecoder &d, int64_t maxRequests, uint64_t slots, std::optional<int> numSplits,
+              const std::string &scheduleName) {
+             rt::SplitSchedule schedule = scheduleArg(scheduleName);
              if (maxRequests < 0 || maxRequests > 4096)
                throw py::value_error("max_requests: must be in 0..4096, got " +
                                      std::to_string(maxRequests));
@@ -879,7 +891,7 @@ PYBIND11_MODULE(_mla, m) {
                  llvm::createStringError(llvm::inconvertibleErrorCode(), "");
              {
                py::gil_scoped_release release;
-               plan = d.decoder->plan(maxRequests, slots, numSplits);
+               plan = d.decoder->plan(maxRequests, slots, numSplits, schedule);
              }
              return unwrap(std::move(plan));
            })
@@ -920,10 +932,18 @@ PYBIND11_MODULE(_mla, m) {
       .def_readonly("any_lengths", &rt::DecodePlan::anyLengths)
       .def_readonly("combine", &rt::DecodePlan::combine)
       .def_readonly("workspace_bytes", &rt::DecodePlan::workspaceBytes)
+      .def_property_readonly("schedule",
+                             [](const rt::DecodePlan &p) {
+                               return p.deviceSchedule ? "device" : "host";
+                             })
+      .def_readonly("units", &rt::DecodePlan::units)
       .def("as_dict", &planDict)
       .def("__repr__", [](const rt::DecodePlan &p) {
         return "DecodePlan(requests=" + std::to_string(p.requests) +
-               ", num_splits=" + std::to_string(p.numSplits) +
+               (p.deviceSchedule ? ", device schedule over " + std::to_string(p.units) +
+                                       " units, at most " + std::to_string(p.numSplits) +
+                                       " pieces a request"
+                                 : ", num_splits=" + std::to_string(p.numSplits)) +
                (p.combine ? ", combine" : ", attention writes out/lse") +
                (p.wideKv ? ", wide KV" : "") +
                (p.anyLengths ? ", any lengths" : "") +

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "mla/Runtime/Decoder.h"
 
+#include "mla/Kernel/DeviceSchedule.h"
 #include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Runtime/KernelArgs.h"
 #include "mla/Runtime/SplitPolicy.h"
@@ -157,7 +158,48 @@ uint64_t runPlanBytes(int64_t rows, int64_t heads, int ns) {
       ns > 1 ? oPartBytes(rows, heads, ns) + lsePartBytes(rows, heads, ns) : 0;
   return partials + lsePartBytes(rows, heads, 1);
 }
+/// The unit count of a device-schedule plan of B requests (a plan's, the grid's).
+int64_t deviceScheduleUnits(int64_t requests, int64_t heads, int64_t qlen) {
+  return kernel::scheduleUnitCount(requests, heads, qlen, gfx950::kNumCUs, gfx950::kNumXcds);
+}
+/// The workspace of a device-schedule plan (DecodePlan::deviceSchedule's layout).
+struct DeviceScheduleLayout {
+  uint64_t lsePartOffset = 0, unitsOffset = 0, piecesOffset = 0, lseScratchOffset = 0,
+           bytes = 0;
+};
+DeviceScheduleLayout deviceScheduleLayout(int64_t requests, int64_t heads, int64_t qlen) {
+  const int64_t units = deviceScheduleUnits(requests, heads, qlen);
+  DeviceScheduleLayout l;
+  if (units > requests) { // some request may get several pieces: partials of U pieces
+    l.lsePartOffset = oPartBytes(units * qlen, heads, 1);
+    l.unitsOffset = l.lsePartOffset + lsePartBytes(units * qlen, heads, 1);
+  }
+  l.piecesOffset = l.unitsOffset + alignTo256(uint64_t(units) * kernel::kUnitEntryInts * 4);
+  l.lseScratchOffset =
+      l.piecesOffset + alignTo256(uint64_t(requests) * kernel::kPieceEntryInts * 4);
+  l.bytes = l.lseScratchOffset + lsePartBytes(requests * qlen, heads, 1);
+  return l;
+}
 } // namespace
+
+const char *rt::splitScheduleName(SplitSchedule schedule) {
+  switch (schedule) {
+  case SplitSchedule::Auto:
+    return "auto";
+  case SplitSchedule::Host:
+    return "host";
+  case SplitSchedule::Device:
+    return "device";
+  }
+  return "?";
+}
+
+std::optional<SplitSchedule> rt::parseSplitSchedule(StringRef name) {
+  for (SplitSchedule s : {SplitSchedule::Auto, SplitSchedule::Host, SplitSchedule::Device})
+    if (name == splitScheduleName(s))
+      return s;
+  return std::nullopt;
+}
 
 namespace {
 /// The kernel computes its base-2 logits `scale * log2(e) * q.k` in f32
@@ -252,17 +294,34 @@ uint64_t Decoder::workspaceBytes(int64_t maxRequests, std::optional<int> maxSpli
                         std::max(*maxSplits, 1));
   // The policy's largest NS shrinks as B grows, so every B up to the maximum is a
   // candidate (plan() caps NS further at the longest request's blocks: never more).
-  uint64_t bytes = runPlanBytes(0, heads, 1);
+  // The device schedule (plan(maxRequests) by default) is a candidate too.
+  uint64_t bytes = std::max(runPlanBytes(0, heads, 1), deviceScheduleLayout(0, heads, qlen).bytes);
   for (int64_t b = 1; b <= std::min(maxRequests, kMaxRequests); ++b)
-    bytes = std::max(bytes, runPlanBytes(b * qlen, heads,
-                                         maxPolicySplits(b, heads, qlen, gfx950::kNumCUs,
-                                                         kMaxSplits)));
+    bytes = std::max({bytes,
+                      runPlanBytes(b * qlen, heads,
+                                   maxPolicySplits(b, heads, qlen, gfx950::kNumCUs, kMaxSplits)),
+                      deviceScheduleLayout(b, heads, qlen).bytes});
   return bytes;
 }
 
 Expected<DecodePlan> Decoder::plan(ArrayRef<int32_t> indptr, uint64_t slots,
-                                   std::optional<int> numSplits) {
-  return makePlan(indptr, slots, numSplits, /*partialsOnly=*/false);
+                                   std::optional<int> numSplits, SplitSchedule schedule) {
+  if (schedule != SplitSchedule::Device)
+    return makePlan(indptr, slots, numSplits, /*partialsOnly=*/false);
+  if (numSplits)
+    return makeError("num_splits: the device schedule chooses each request's pieces; "
+                     "give no split count or use the host schedule");
+  if (Error e = validateIndptr(indptr))
+    return std::move(e);
+  DecodePlan plan;
+  plan.requests = int64_t(indptr.size()) - 1;
+  plan.rows = plan.requests * config_.qlen;
+  plan.totalTokens = indptr.back();
+  plan.slots = slots;
+  plan.owner = this;
+  if (Error e = completeDevicePlan(plan))
+    return std::move(e);
+  return plan;
 }
 
 Expected<DecodePlan> Decoder::makePlan(ArrayRef<int32_t> indptr, uint64_t slots,
@@ -293,9 +352,23 @@ Expected<DecodePlan> Decoder::makePlan(ArrayRef<int32_t> indptr, uint64_t slots,
 }
 
 Expected<DecodePlan> Decoder::plan(int64_t maxRequests, uint64_t slots,
-                                   std::optional<int> numSplits) {
+                                   std::optional<int> numSplits, SplitSchedule schedule) {
   if (maxRequests < 0 || maxRequests > 4096)
     return makeError("max_requests: must be in 0..4096, got " + Twine(maxRequests));
+  if (schedule == SplitSchedule::Device && numSplits)
+    return makeError("num_splits: the device schedule chooses each request's pieces; "
+                     "give no split count or use the host schedule");
+  if (schedule == SplitSchedule::Device || (schedule == SplitSchedule::Auto && !numSplits)) {
+    DecodePlan plan;
+    plan.requests = maxRequests;
+    plan.rows = maxRequests * config_.qlen;
+    plan.slots = slots;
+    plan.anyLengths = true;
+    plan.owner = this;
+    if (Error e = completeDevicePlan(plan))
+      return std::move(e);
+    return plan;
+  }
   if (numSplits && (*numSplits < 1 || *numSplits > kMaxSplits))
     return makeError("num_splits: must be in 1.." + Twine(kMaxSplits) + ", got " +
                      Twine(*numSplits));
@@ -316,16 +389,9 @@ Expected<DecodePlan> Decoder::plan(int64_t maxRequests, uint64_t slots,
 Error Decoder::completePlan(DecodePlan &plan, int ns) {
   const int64_t heads = config_.heads, qlen = config_.qlen;
   const bool partialsOnly = plan.partialsOnly;
-  const uint64_t slots = plan.slots;
   plan.numSplits = ns;
   plan.combine = ns > 1 && !partialsOnly;
-  plan.wideKv = config_.wideKv || needsWideKv(slots);
-  auto code = codeFor(plan.wideKv);
-  if (!code)
-    return code.takeError();
-  plan.code = *code;
-  // Load the kernels now, so that run() never does.
-  if (Error e = device_.prepare(*plan.code))
+  if (Error e = preparePlanCode(plan))
     return e;
   if (plan.requests > 0) {
     plan.attentionGrid = uint32_t(
@@ -346,6 +412,39 @@ Error Decoder::completePlan(DecodePlan &plan, int ns) {
   return Error::success();
 }
 
+Error Decoder::preparePlanCode(DecodePlan &plan) {
+  plan.wideKv = config_.wideKv || needsWideKv(plan.slots);
+  auto code = codeFor(plan.wideKv);
+  if (!code)
+    return code.takeError();
+  plan.code = *code;
+  // Load the kernels now, so that run() never does.
+  return device_.prepare(*plan.code);
+}
+
+Error Decoder::completeDevicePlan(DecodePlan &plan) {
+  const int64_t heads = config_.heads, qlen = config_.qlen;
+  if (Error e = preparePlanCode(plan))
+    return e;
+  plan.deviceSchedule = true;
+  plan.units = deviceScheduleUnits(plan.requests, heads, qlen);
+  plan.numSplits = int(kernel::schedulePieceBound(plan.requests, plan.units));
+  plan.combine = plan.units > plan.requests;
+  const DeviceScheduleLayout layout = deviceScheduleLayout(plan.requests, heads, qlen);
+  plan.lsePartOffset = layout.lsePartOffset;
+  plan.unitsOffset = layout.unitsOffset;
+  plan.piecesOffset = layout.piecesOffset;
+  plan.lseScratchOffset = layout.lseScratchOffset;
+  plan.workspaceBytes = layout.bytes;
+  if (plan.requests > 0) {
+    plan.attentionGrid =
+        uint32_t(kernel::attentionGridSize(plan.units, 1, heads, qlen, gfx950::kNumXcds));
+    plan.combineGrid =
+        plan.combine ? uint32_t(kernel::combineGridSize(plan.rows, heads, plan.numSplits)) : 0;
+  }
+  return Error::success();
+}
+
 Error Decoder::enqueueAttention(const DecodePlan &plan, const DeviceDecodeArgs &args,
                                 uint64_t oPart, uint64_t lsePart, Stream stream,
                                 DecodeRunInfo *info) const {
@@ -362,6 +461,12 @@ Error Decoder::enqueueAttention(const DecodePlan &plan, const DeviceDecodeArgs &
   a.numSplits = plan.numSplits;
   a.seqLens = KernelArg::pointer(args.seqLens);
   a.dcp = KernelArg::pointer(args.dcp);
+  if (plan.deviceSchedule) {
+    a.numSplits = int32_t(plan.units);
+    a.units = KernelArg::pointer(args.workspace + plan.unitsOffset);
+    a.out = KernelArg::pointer(args.out);
+    a.lse = KernelArg::pointer(args.lse ? args.lse : args.workspace + plan.lseScratchOffset);
+  }
   return device_.launchOn(stream, *plan.code, kernel::kAttentionKernelName,
                           {plan.attentionGrid, 1, 1},
                           {uint32_t(kernel::kAttentionThreads), 1, 1}, attentionArgList(a),
@@ -405,6 +510,8 @@ Error Decoder::run(const DecodePlan &plan, const DeviceDecodeArgs &args, Stream 
     info->wideKv = plan.wideKv;
     info->attentionGrid = plan.attentionGrid;
     info->combineGrid = plan.combineGrid;
+    info->deviceSchedule = plan.deviceSchedule;
+    info->units = uint32_t(plan.units);
   }
   if (args.lse && !config_.combineLse)
     return makeError("lse: this decoder was built without the combine's lse output");
@@ -413,6 +520,8 @@ Error Decoder::run(const DecodePlan &plan, const DeviceDecodeArgs &args, Stream 
   if (plan.requests == 0)
     return Error::success(); // S = 0: nothing to launch
   const uint64_t lse = args.lse ? args.lse : args.workspace + plan.lseScratchOffset;
+  if (plan.deviceSchedule)
+    return runDeviceSchedule(plan, args, lse, stream, info);
   if (!plan.combine) // NS = 1: o_part and lse_part are out and lse.
     return enqueueAttention(plan, args, args.out, lse, stream, info);
   const uint64_t oPart = args.workspace, lsePart = args.workspace + plan.lsePartOffset;
@@ -426,6 +535,37 @@ Error Decoder::run(const DecodePlan &plan, const DeviceDecodeArgs &args, Stream 
     c.lse = KernelArg::pointer(lse);
   c.numRows = int32_t(plan.rows);
   c.numSplits = plan.numSplits;
+  return device_.launchOn(stream, *plan.code, kernel::kCombineKernelName,
+                          {plan.combineGrid, 1, 1}, {uint32_t(kernel::kCombineThreads), 1, 1},
+                          combineArgList(c), info ? &info->combineStats : nullptr);
+}
+
+Error Decoder::runDeviceSchedule(const DecodePlan &plan, const DeviceDecodeArgs &args,
+                                 uint64_t lse, Stream stream, DecodeRunInfo *info) const {
+  ScheduleKernelArgs s;
+  s.indptr = KernelArg::pointer(args.indptr);
+  s.units = KernelArg::pointer(args.workspace + plan.unitsOffset);
+  s.pieces = KernelArg::pointer(args.workspace + plan.piecesOffset);
+  s.numRequests = int32_t(plan.requests);
+  s.numUnits = int32_t(plan.units);
+  if (Error e = device_.launchOn(stream, *plan.code, kernel::kScheduleKernelName, {1, 1, 1},
+                                 {uint32_t(kernel::kScheduleThreads), 1, 1},
+                                 scheduleArgList(s), info ? &info->scheduleStats : nullptr))
+    return e;
+  const uint64_t oPart = args.workspace, lsePart = args.workspace + plan.lsePartOffset;
+  if (Error e = enqueueAttention(plan, args, oPart, lsePart, stream, info))
+    return e;
+  if (!plan.combine) // U = B: one piece a request, all written by the attention
+    return Error::success();
+  CombineKernelArgs c;
+  c.oPart = KernelArg::pointer(oPart);
+  c.lsePart = KernelArg::pointer(lsePart);
+  c.out = KernelArg::pointer(args.out);
+  if (config_.combineLse)
+    c.lse = KernelArg::pointer(lse);
+  c.numRows = int32_t(plan.rows);
+  c.numSplits = plan.numSplits;
+  c.pieces = s.pieces;
   return device_.launchOn(stream, *plan.code, kernel::kCombineKernelName,
                           {plan.combineGrid, 1, 1}, {uint32_t(kernel::kCombineThreads), 1, 1},
                           combineArgList(c), info ? &info->combineStats : nullptr);

@@ -7,7 +7,7 @@
 // names and the order and kinds of their arguments (the kernel ABI). Header-only, no
 // dependencies. The chip's facts are in mla/Target/GFX950/GFX950.h; the attention
 // kernel's LDS layout, built on these sizes, in mla/Kernel/AttentionLayout.h. The
-// emulator (runtime/emu) implements the ISA, not this kernel, and does not include it.
+// emulator (emulator/emu) implements the ISA, not this kernel, and does not include it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,6 +69,8 @@ inline constexpr char kCombineKernelName[] = "mla_combine";
 /// ranks outermost (an all-gather's [N, S, H, 512] and [N, S, H]), always with the lse
 /// output; its arguments are the combine's (kernel::CombineArg), NumSplits being N.
 inline constexpr char kDcpMergeKernelName[] = "mla_dcp_merge";
+/// The device schedule's planner (kernel-contract.md section 3, "The device schedule").
+inline constexpr char kScheduleKernelName[] = "mla_schedule";
 
 /// How an explicit kernel argument is passed.
 enum class ArgKind {
@@ -81,7 +83,12 @@ enum class ArgKind {
 /// vscale, o_part, lse_part, num_requests, num_splits, seq_lens, dcp). `seq_lens` (int32
 /// [B], each request's global length) and `dcp` (int32 [2] = {dcp_size, dcp_rank}) are
 /// the decode context parallelism arguments (kernel-contract.md section 3); either may
-/// be null: the local length from indptr, and dcp_size 1, dcp_rank 0.
+/// be null: the local length from indptr, and dcp_size 1, dcp_rank 0. `units` is the
+/// device schedule's unit table (int32 [num_splits][kUnitEntryInts], num_splits being
+/// the schedule's unit count U); when it is not null a CTA serves the piece its unit's
+/// entry names, and a request of one piece is written to `out` and `lse` (bf16 [S, H,
+/// 512], f32 [S, H]) instead of the partials. Null: the host-planned split, `out` and
+/// `lse` unused.
 enum AttentionArg : unsigned {
   kAttnQ,
   kAttnKv,
@@ -95,17 +102,25 @@ enum AttentionArg : unsigned {
   kAttnNumSplits,
   kAttnSeqLens,
   kAttnDcp,
+  kAttnUnits,
+  kAttnOut,
+  kAttnLse,
   kAttentionArgCount
 };
 inline constexpr std::array<ArgKind, kAttentionArgCount> kAttentionArgKinds = {
     ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::GlobalPointer,
     ArgKind::GlobalPointer, ArgKind::F32,           ArgKind::F32,
     ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::I32,
-    ArgKind::I32,           ArgKind::GlobalPointer, ArgKind::GlobalPointer};
+    ArgKind::I32,           ArgKind::GlobalPointer, ArgKind::GlobalPointer,
+    ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::GlobalPointer};
 
 /// The combine kernel's explicit arguments: (o_part, lse_part, out, [lse], num_rows,
-/// num_splits); `lse` is there only in a build with the combine's lse output.
-enum class CombineArg { OPart, LsePart, Out, Lse, NumRows, NumSplits };
+/// num_splits, pieces); `lse` is there only in a build with the combine's lse output.
+/// `pieces` is the device schedule's request table (int32 [S / qlen][kPieceEntryInts]);
+/// when it is not null, row r merges the pieces of request r / qlen (none when it has
+/// one: the attention wrote it) and num_splits is the most pieces a request can have
+/// (it sizes the grid). Null: every row merges num_splits splits.
+enum class CombineArg { OPart, LsePart, Out, Lse, NumRows, NumSplits, Pieces };
 /// The position of `arg` in a combine kernel built with (`hasLse`) or without the lse
 /// output; -1 for Lse in a build without it.
 constexpr int combineArgIndex(CombineArg arg, bool hasLse) {
@@ -115,12 +130,31 @@ constexpr int combineArgIndex(CombineArg arg, bool hasLse) {
   return index < static_cast<int>(CombineArg::Lse) || hasLse ? index : index - 1;
 }
 /// The number of the combine kernel's explicit arguments.
-constexpr int combineArgCount(bool hasLse) { return hasLse ? 6 : 5; }
+constexpr int combineArgCount(bool hasLse) { return hasLse ? 7 : 6; }
 /// The kind of the combine kernel's argument `arg`.
 constexpr ArgKind combineArgKind(CombineArg arg) {
   return arg == CombineArg::NumRows || arg == CombineArg::NumSplits ? ArgKind::I32
                                                                      : ArgKind::GlobalPointer;
 }
+
+/// The device schedule (kernel-contract.md section 3): the planner's arguments, in order
+/// (indptr, units, pieces, num_requests, num_units). It runs as one wave.
+enum ScheduleArg : unsigned {
+  kSchedIndptr,
+  kSchedUnits,
+  kSchedPieces,
+  kSchedNumRequests,
+  kSchedNumUnits,
+  kScheduleArgCount
+};
+inline constexpr std::array<ArgKind, kScheduleArgCount> kScheduleArgKinds = {
+    ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::I32,
+    ArgKind::I32};
+inline constexpr int64_t kScheduleThreads = 64;
+/// A unit's entry: {request (-1: idle), piece, the request's pieces, its first piece}.
+inline constexpr int64_t kUnitEntryInts = 4;
+/// A request's entry: {pieces, first piece}.
+inline constexpr int64_t kPieceEntryInts = 2;
 
 } // namespace mla::kernel
 

@@ -122,7 +122,8 @@ TEST(LengthFreePlan, SplitCountComesFromThePoolNotTheLengths) {
                                  {64, 64 * 8192},
                                  {4, 2}}) {
     SCOPED_TRACE(std::to_string(requests) + " requests, " + std::to_string(slots) + " slots");
-    rt::DecodePlan plan = unwrapOrFail(decoder->plan(requests, slots));
+    rt::DecodePlan plan =
+        unwrapOrFail(decoder->plan(requests, slots, std::nullopt, rt::SplitSchedule::Host));
     const int64_t perRequest =
         int64_t(std::min<uint64_t>(slots / uint64_t(requests), 131072));
     std::vector<int32_t> even(size_t(requests) + 1);
@@ -138,7 +139,8 @@ TEST(LengthFreePlan, SplitCountComesFromThePoolNotTheLengths) {
   }
   // A 1M-slot pool for one request is a long context: the plan splits it, where a plan
   // from a short capture-time indptr stays at one split (the bug).
-  rt::DecodePlan longPool = unwrapOrFail(decoder->plan(1, uint64_t(1) << 20));
+  rt::DecodePlan longPool = unwrapOrFail(
+      decoder->plan(1, uint64_t(1) << 20, std::nullopt, rt::SplitSchedule::Host));
   EXPECT_GT(longPool.numSplits, 16);
   std::vector<int32_t> shortIndptr = {0, 5};
   EXPECT_EQ(unwrapOrFail(decoder->plan(shortIndptr, uint64_t(1) << 20)).numSplits, 1);
@@ -171,7 +173,8 @@ TEST(Graph, ReplayReadsLengthsFromDeviceMemory) {
   const ref::Problem pool = ref::makeProblem(poolSpec);
   ASSERT_EQ(pool.kv.size(), slots * 576);
 
-  rt::DecodePlan plan = unwrapOrFail(decoder->plan(requests, slots));
+  rt::DecodePlan plan =
+      unwrapOrFail(decoder->plan(requests, slots, std::nullopt, rt::SplitSchedule::Host));
   // 3 requests of 1000 tokens: the policy splits (so the combine is captured too).
   ASSERT_GT(plan.numSplits, 1);
   ASSERT_TRUE(plan.combine);

@@ -190,6 +190,27 @@ static LogicalResult verifyInsideKernel(Operation *op) {
 
 LogicalResult CtaAttendOp::verify() { return verifyInsideKernel(getOperation()); }
 
+LogicalResult ScheduleOp::verify() {
+  Operation *op = getOperation();
+  if (failed(verifyPlainMemrefs(op)))
+    return failure();
+  if (failed(expectDim(op, "units", getUnits().getType(), 1, kernel::kUnitEntryInts,
+                       "ints of a unit's entry")) ||
+      failed(expectDim(op, "pieces", getPieces().getType(), 1, kernel::kPieceEntryInts,
+                       "ints of a request's entry")))
+    return failure();
+  // B + 1 offsets for B entries of pieces, when both are static.
+  int64_t offsets = getIndptr().getType().getDimSize(0);
+  int64_t requests = getPieces().getType().getDimSize(0);
+  if (!ShapedType::isDynamic(offsets) && !ShapedType::isDynamic(requests) &&
+      offsets != requests + 1)
+    return emitOpError() << "indptr has " << offsets << " offsets for " << requests
+                         << " requests in pieces; expected " << requests + 1;
+  return success();
+}
+
+LogicalResult CtaScheduleOp::verify() { return verifyInsideKernel(getOperation()); }
+
 LogicalResult CtaCombineOp::verify() {
   if (failed(verifyInsideKernel(getOperation())))
     return failure();

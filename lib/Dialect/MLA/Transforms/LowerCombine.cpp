@@ -155,7 +155,11 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, Variant variant) {
   Value rowHead = arith::AddIOp::create(
       b, arith::MulIOp::create(b, op.getRow(), cstI(config.getHeads())), op.getHead());
   const bool ranksOutermost = op.getRanksOutermost();
-  Value lseBase = ranksOutermost ? rowHead : arith::MulIOp::create(b, rowHead, splits);
+  Value lseBase = rowHead;
+  if (op.getPartialsAt()) // the device schedule: the pair's first partial
+    lseBase = op.getPartialsAt();
+  else if (!ranksOutermost)
+    lseBase = arith::MulIOp::create(b, rowHead, splits);
   // Ranks outermost: the lse elements between partials, S * H.
   Value rankStride = ranksOutermost
                          ? arith::MulIOp::create(b, op.getNumRows(), cstI(config.getHeads()))

@@ -63,9 +63,23 @@ static Value indexFromI32(OpBuilder &b, Location loc, Value v) {
   return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
 }
 
-/// Outlines `op` into the attention kernel: arguments (q, kv, pages, indptr, scale,
-/// vscale, o_part, lse_part, num_requests, num_splits, seq_lens, dcp),
-/// kernel::AttentionArg.
+/// Loads the int32 `index` of a global int32 array.
+static Value loadI32(OpBuilder &b, Location loc, Value base, Value index) {
+  Value i32Index = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
+  Value at = LLVM::GEPOp::create(b, loc, base.getType(), b.getI32Type(), base,
+                                 ValueRange{i32Index});
+  return LLVM::LoadOp::create(b, loc, b.getI32Type(), at).getResult();
+}
+
+/// True when the pointer `p` is not null (a uniform test on a kernel argument).
+static Value isPresent(OpBuilder &b, Location loc, Value p) {
+  Value null = LLVM::ZeroOp::create(b, loc, p.getType());
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, p, null);
+}
+
+/// Outlines `op` into the attention kernel: arguments kernel::AttentionArg (q, kv, pages,
+/// indptr, scale, vscale, o_part, lse_part, num_requests, num_splits, seq_lens, dcp,
+/// units, out, lse).
 static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
                              gpu::GPUModuleOp module, StringRef name) {
   Location loc = op.getLoc();
@@ -79,6 +93,10 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
   auto arg = [&](kernel::AttentionArg i) { return entry.getArgument(i); };
   auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  };
+  using arith::CmpIPredicate;
 
   // F3: bid = x + X * (g + G * y) serves unit u = x + X * y and head group g, so a
   // unit's head groups share bid mod X, i.e. one XCD (X = XCD count, G = head groups).
@@ -92,19 +110,91 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
   Value unit = arith::AddIOp::create(b, loc, x, arith::MulIOp::create(b, loc, xcds, y));
   Value requests = indexFromI32(b, loc, arg(kernel::kAttnNumRequests));
   Value splits = indexFromI32(b, loc, arg(kernel::kAttnNumSplits));
-  Value units = arith::MulIOp::create(b, loc, requests, splits);
-  Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, unit, units);
-  auto ifActive = scf::IfOp::create(b, loc, active, /*withElseRegion=*/false);
+  // The device schedule (a unit table): num_splits is the unit count U. Otherwise the
+  // host-planned split: B * NS units.
+  Value scheduled = isPresent(b, loc, arg(kernel::kAttnUnits));
+  Value units = arith::SelectOp::create(b, loc, scheduled, splits,
+                                        arith::MulIOp::create(b, loc, requests, splits));
+  auto ifInRange = scf::IfOp::create(b, loc, cmp(CmpIPredicate::ult, unit, units),
+                                     /*withElseRegion=*/false);
   {
     OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifInRange.thenBlock());
+    // The request's rows start at partial request * qlen * H * NS of [S, H, NS]; with
+    // the schedule, at its first piece times qlen * H, or, for a request of one piece,
+    // at row request * qlen of the output itself (F-sched: no combine for it).
+    Value rowPartials = cst(config.getQlen() * config.getHeads());
+    Type ptr = arg(kernel::kAttnOPart).getType();
+    Type indexType = b.getIndexType(), i1 = b.getI1Type();
+    auto work = scf::IfOp::create(b, loc,
+                                  TypeRange{indexType, indexType, indexType, indexType, ptr,
+                                            ptr, i1},
+                                  scheduled, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(work.thenBlock());
+      Value at = arith::MulIOp::create(b, loc, unit, cst(kernel::kUnitEntryInts));
+      auto field = [&](int64_t i) {
+        return loadI32(b, loc, arg(kernel::kAttnUnits),
+                       arith::AddIOp::create(b, loc, at, cst(i)));
+      };
+      Value request32 = field(0);
+      Value active = arith::CmpIOp::create(
+          b, loc, CmpIPredicate::sge, request32,
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+      // An idle unit's fields are 0; clamp so that the values stay in range anyway.
+      Value request = indexFromI32(
+          b, loc, arith::MaxSIOp::create(b, loc, request32,
+                                         arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0)));
+      Value piece = indexFromI32(b, loc, field(1));
+      Value pieces = arith::MaxUIOp::create(b, loc, indexFromI32(b, loc, field(2)), cst(1));
+      Value first = indexFromI32(b, loc, field(3));
+      Value single = cmp(CmpIPredicate::eq, pieces, cst(1));
+      Value firstRow = arith::SelectOp::create(b, loc, single, request, first);
+      Value firstPartial = arith::MulIOp::create(b, loc, firstRow, rowPartials);
+      Value o = arith::SelectOp::create(b, loc, single, arg(kernel::kAttnOut),
+                                        arg(kernel::kAttnOPart));
+      Value l = arith::SelectOp::create(b, loc, single, arg(kernel::kAttnLse),
+                                        arg(kernel::kAttnLsePart));
+      scf::YieldOp::create(b, loc,
+                           ValueRange{request, piece, pieces, firstPartial, o, l, active});
+      b.setInsertionPointToStart(work.elseBlock());
+      Value hostRequest = arith::DivUIOp::create(b, loc, unit, splits);
+      Value hostSplit = arith::RemUIOp::create(b, loc, unit, splits);
+      Value hostFirst = arith::MulIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, hostRequest, rowPartials), splits);
+      Value yes = arith::ConstantIntOp::create(b, loc, i1, 1);
+      scf::YieldOp::create(b, loc,
+                           ValueRange{hostRequest, hostSplit, splits, hostFirst,
+                                      arg(kernel::kAttnOPart), arg(kernel::kAttnLsePart), yes});
+    }
+    auto ifActive = scf::IfOp::create(b, loc, work.getResult(6), /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifActive.thenBlock());
-    Value request = arith::DivUIOp::create(b, loc, unit, splits);
-    Value split = arith::RemUIOp::create(b, loc, unit, splits);
     using namespace kernel;
     CtaAttendOp::create(b, loc, arg(kAttnQ), arg(kAttnKv), arg(kAttnPages), arg(kAttnIndptr),
-                        arg(kAttnSeqLens), arg(kAttnDcp), arg(kAttnScale), arg(kAttnVscale), arg(kAttnOPart), arg(kAttnLsePart),
-                        request, group, split, splits, config);
+                        arg(kAttnSeqLens), arg(kAttnDcp), arg(kAttnScale), arg(kAttnVscale),
+                        work.getResult(4), work.getResult(5), work.getResult(0), group,
+                        work.getResult(1), work.getResult(2), work.getResult(3), config);
   }
+  gpu::ReturnOp::create(b, loc);
+}
+
+/// Outlines `op` into the planner kernel: arguments kernel::ScheduleArg (indptr, units,
+/// pieces, num_requests, num_units), one workgroup of one wave.
+static void outlineSchedule(OpBuilder &builder, ScheduleOp op, gpu::GPUModuleOp module,
+                            StringRef name) {
+  Location loc = op.getLoc();
+  SmallVector<Type> args;
+  for (kernel::ArgKind kind : kernel::kScheduleArgKinds)
+    args.push_back(argType(builder, kind));
+  gpu::GPUFuncOp kernel = createKernel(builder, loc, module, name, args,
+                                       kernel::kScheduleThreads);
+  Block &entry = kernel.getBody().front();
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  auto arg = [&](kernel::ScheduleArg i) { return entry.getArgument(i); };
+  CtaScheduleOp::create(b, loc, arg(kernel::kSchedIndptr), arg(kernel::kSchedUnits),
+                        arg(kernel::kSchedPieces), arg(kernel::kSchedNumRequests),
+                        arg(kernel::kSchedNumUnits));
   gpu::ReturnOp::create(b, loc);
 }
 
@@ -120,7 +210,8 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
   bool hasLse = static_cast<bool>(op.getLse());
   SmallVector<Type> args(kernel::combineArgCount(hasLse));
   for (CombineArg a : {CombineArg::OPart, CombineArg::LsePart, CombineArg::Out,
-                       CombineArg::Lse, CombineArg::NumRows, CombineArg::NumSplits})
+                       CombineArg::Lse, CombineArg::NumRows, CombineArg::NumSplits,
+                       CombineArg::Pieces})
     if (int index = kernel::combineArgIndex(a, hasLse); index >= 0)
       args[index] = argType(builder, kernel::combineArgKind(a));
   gpu::GPUFuncOp kernel = createKernel(builder, loc, module, name, args,
@@ -157,11 +248,65 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifActive.thenBlock());
-    // Ranks outermost (the DCP merge), a partial's address needs the row count.
-    Value numRows = op.getRanksOutermost() ? rows : Value();
-    CtaCombineOp::create(b, loc, arg(CombineArg::OPart), arg(CombineArg::LsePart),
-                         arg(CombineArg::Out), arg(CombineArg::Lse), row, head, slice, splits,
-                         numRows, config, op.getRanksOutermost());
+    if (op.getRanksOutermost()) {
+      // Ranks outermost (the DCP merge), a partial's address needs the row count.
+      CtaCombineOp::create(b, loc, arg(CombineArg::OPart), arg(CombineArg::LsePart),
+                           arg(CombineArg::Out), arg(CombineArg::Lse), row, head, slice,
+                           splits, rows, /*partials_at=*/Value(), config,
+                           /*ranks_outermost=*/true);
+    } else {
+      // With the device schedule's request table, row r merges the n pieces of request
+      // r / qlen, which start at its first piece times qlen * H; n = 1 was written by
+      // the attention, and a slice past P(n) has no columns (n sets the layout). The
+      // host-planned split: num_splits splits of (row, head) at (row H + head) NS.
+      Type index = b.getIndexType(), i1 = b.getI1Type();
+      Value pieceTable = arg(CombineArg::Pieces);
+      auto work = scf::IfOp::create(b, loc, TypeRange{index, index, i1},
+                                    isPresent(b, loc, pieceTable), /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(work.thenBlock());
+        Value qlen = cst(config.getQlen());
+        Value request = arith::DivUIOp::create(b, loc, row, qlen);
+        Value position = arith::RemUIOp::create(b, loc, row, qlen);
+        Value at = arith::MulIOp::create(b, loc, request, cst(kernel::kPieceEntryInts));
+        Value pieces = indexFromI32(b, loc, loadI32(b, loc, pieceTable, at));
+        Value first = indexFromI32(
+            b, loc, loadI32(b, loc, pieceTable, arith::AddIOp::create(b, loc, at, cst(1))));
+        Value ownSlices = arith::SelectOp::create(
+            b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, pieces, cst(kernel::kCombineNarrowMaxSplits)),
+            cst(narrow),
+            arith::SelectOp::create(
+                b, loc,
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, pieces,
+                                      cst(kernel::kCombineMidMaxSplits)),
+                cst(mid), cst(wide)));
+        Value run = arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, pieces, cst(1)),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, slice, ownSlices));
+        Value pair = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, position, heads), head);
+        Value partialsAt = arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, first,
+                                  cst(config.getQlen() * config.getHeads())),
+            arith::MulIOp::create(b, loc, pair, pieces));
+        scf::YieldOp::create(b, loc, ValueRange{pieces, partialsAt, run});
+        b.setInsertionPointToStart(work.elseBlock());
+        Value hostAt = arith::MulIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, row, heads), head),
+            splits);
+        scf::YieldOp::create(b, loc,
+                             ValueRange{splits, hostAt, arith::ConstantIntOp::create(b, loc, i1, 1)});
+      }
+      auto ifRun = scf::IfOp::create(b, loc, work.getResult(2), /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifRun.thenBlock());
+      CtaCombineOp::create(b, loc, arg(CombineArg::OPart), arg(CombineArg::LsePart),
+                           arg(CombineArg::Out), arg(CombineArg::Lse), row, head, slice,
+                           work.getResult(0), /*num_rows=*/Value(), work.getResult(1),
+                           config, /*ranks_outermost=*/false);
+    }
   }
   gpu::ReturnOp::create(b, loc);
 }
@@ -180,7 +325,7 @@ struct OutlineKernelsPass final
     // Only a func.func directly in this module is outlined; a problem op anywhere
     // else (a nested module, a gpu.func) would be left unlowered.
     WalkResult misplaced = module.walk([&](Operation *op) {
-      if (!isa<SplitKvDecodeOp, CombineOp>(op))
+      if (!isa<SplitKvDecodeOp, CombineOp, ScheduleOp>(op))
         return WalkResult::advance();
       auto func = dyn_cast<func::FuncOp>(op->getParentOp());
       if (func && func->getParentOp() == module.getOperation())
@@ -200,7 +345,7 @@ struct OutlineKernelsPass final
       SmallVector<Operation *> problems;
       bool mixed = false;
       func.walk([&](Operation *op) {
-        if (isa<SplitKvDecodeOp, CombineOp>(op))
+        if (isa<SplitKvDecodeOp, CombineOp, ScheduleOp>(op))
           problems.push_back(op);
         else if (!isa<func::FuncOp, func::ReturnOp, arith::ConstantOp>(op) && !mixed) {
           mixed = true;
@@ -216,7 +361,7 @@ struct OutlineKernelsPass final
 
       builder.setInsertionPointToEnd(module.getBody());
       auto gpuModule = gpu::GPUModuleOp::create(builder, func.getLoc(), func.getSymName());
-      unsigned attn = 0, comb = 0, merge = 0;
+      unsigned attn = 0, comb = 0, merge = 0, sched = 0;
       auto uniqueName = [](StringRef base, unsigned &count) {
         std::string name = base.str();
         if (count++)
@@ -227,6 +372,9 @@ struct OutlineKernelsPass final
         if (auto decode = dyn_cast<SplitKvDecodeOp>(op))
           outlineAttention(builder, decode, gpuModule,
                            uniqueName(kernel::kAttentionKernelName, attn));
+        else if (auto schedule = dyn_cast<ScheduleOp>(op))
+          outlineSchedule(builder, schedule, gpuModule,
+                          uniqueName(kernel::kScheduleKernelName, sched));
         else if (auto combine = cast<CombineOp>(op); combine.getRanksOutermost())
           outlineCombine(builder, combine, gpuModule,
                          uniqueName(kernel::kDcpMergeKernelName, merge));

@@ -196,8 +196,11 @@ void tileAttention(CtaAttendOp op, LLVM::GlobalOp ldsGlobal) {
     loop->setAttr(kWarpSpecializeMarker, b.getUnitAttr());
   asmMarker(b, loc, "block loop exit");
 
-  // Partials of (query row, head, split): o_part [S, H, NS, 512], lse_part [S, H, NS].
-  IRInt partial = (queryRow * unsigned(config.getHeads()) + wrap(head)) * numSplits + split;
+  // The partial of (position, head, split): the request's partials from first_partial
+  // on, [qlen, H, NS] (the host-planned split's [S, H, NS] from request * qlen * H * NS).
+  IRInt firstPartial = uniform(fromIndex(op.getFirstPartial()));
+  IRInt partial =
+      firstPartial + (position * unsigned(config.getHeads()) + wrap(head)) * numSplits + split;
   AttendEpilogueOp::create(b, loc, lds, loop.getResult(0), loop.getResult(1),
                            loop.getResult(2), op.getVscale(), op.getOPart(),
                            op.getLsePart(), partial, rowValid);

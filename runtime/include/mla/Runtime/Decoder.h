@@ -86,12 +86,25 @@ struct DecodePartials {
 /// What a run did (for reports).
 struct DecodeRunInfo {
   int numSplits = 0;
+  /// The plan's device schedule: the planner kernel's launch ran first, numSplits is the
+  /// most pieces a request could get (each request's own count is on the device).
+  bool deviceSchedule = false;
+  uint32_t units = 0;
   bool wideKv = false;
   uint32_t attentionGrid = 0;
   uint32_t combineGrid = 0;
   /// Instruction counts of the two launches (filled by the emulator only).
-  LaunchStats attentionStats, combineStats;
+  LaunchStats attentionStats, combineStats, scheduleStats;
 };
+
+/// Where a plan's split comes from (docs/decoder.md, "The device schedule").
+enum class SplitSchedule {
+  Auto,   ///< plan(indptr): Host; plan(maxRequests): Device, Host when numSplits is given
+  Host,   ///< one split count NS for the whole batch, chosen on the host
+  Device, ///< the planner kernel cuts each request into its own pieces on the device
+};
+const char *splitScheduleName(SplitSchedule schedule);
+std::optional<SplitSchedule> parseSplitSchedule(llvm::StringRef name);
 
 /// One decode step's plan: what the batch's request lengths fix, reused by every
 /// layer of the step. Made by Decoder::plan(); a plain value.
@@ -100,8 +113,18 @@ struct DecodePlan {
   int64_t rows = 0;        ///< S = B * qlen
   int64_t totalTokens = 0; ///< indptr[B]: the page table's length
   uint64_t slots = 0;      ///< KV pool rows the plan was made for (picks the wide-KV build)
-  int numSplits = 1;       ///< NS
+  int numSplits = 1;       ///< NS (the device schedule: the most pieces of a request)
   bool wideKv = false;     ///< the 64-bit-offset build (slots * 576 >= 2^32)
+  /// The device schedule (kernel-contract.md section 3): run() launches the planner
+  /// over `units` units (U >= B, kernel::scheduleUnitCount) before the attention, whose
+  /// grid is U units; a request of one piece is written by the attention, the others
+  /// by the combine (launched only when U > B). Workspace: o_part and lse_part of U
+  /// pieces ([U, qlen, H, 512] bf16, [U, qlen, H] f32, when U > B), the unit table at
+  /// unitsOffset (int32 [U][4]), the request table at piecesOffset (int32 [B][2]), then
+  /// the lse scratch.
+  bool deviceSchedule = false;
+  int64_t units = 0;
+  uint64_t unitsOffset = 0, piecesOffset = 0;
   /// NS > 1: the attention kernel writes partials into the workspace and the combine
   /// writes out/lse. NS = 1: the attention kernel writes out and lse directly (its
   /// o_part [S, H, 1, 512] bf16 and natural-log lse_part [S, H, 1] are out's and
@@ -266,7 +289,8 @@ public:
   /// same. Loads the kernels onto the device (compiling the wide-KV build on first
   /// use), so that run() loads nothing.
   llvm::Expected<DecodePlan> plan(llvm::ArrayRef<int32_t> indptr, uint64_t slots,
-                                  std::optional<int> numSplits = std::nullopt);
+                                  std::optional<int> numSplits = std::nullopt,
+                                  SplitSchedule schedule = SplitSchedule::Auto);
 
   /// Plans for any batch of exactly `maxRequests` requests (B in 0..4096; any of them
   /// may be empty) on a pool of `slots` rows, without their lengths: the grids and the
@@ -274,9 +298,13 @@ public:
   /// length from the device indptr, so one plan (and a graph captured with it) serves
   /// every step of B requests. `numSplits` omitted: chooseLengthFreeNumSplits() for
   /// 256 CUs. The count is not capped (no length is known); splits past a request's
-  /// blocks store empty partials, which the combine skips.
+  /// blocks store empty partials, which the combine skips. By default (no `numSplits`,
+  /// `schedule` Auto or Device) the plan uses the device schedule instead: the planner
+  /// kernel gives each request its own piece count from the device indptr at run time;
+  /// `numSplits` (or `schedule` Host) keeps one host-chosen count for the batch.
   llvm::Expected<DecodePlan> plan(int64_t maxRequests, uint64_t slots,
-                                  std::optional<int> numSplits = std::nullopt);
+                                  std::optional<int> numSplits = std::nullopt,
+                                  SplitSchedule schedule = SplitSchedule::Auto);
 
   /// The workspace that covers every plan of up to `maxRequests` requests (allocate it
   /// once): made without a split count (the default policy's choice, whose attention
@@ -324,6 +352,13 @@ private:
   /// The part of a plan that follows from B (plan.requests), slots and the split
   /// count: the build, the grids and the workspace layout.
   llvm::Error completePlan(DecodePlan &plan, int numSplits);
+  /// completePlan for the device schedule.
+  llvm::Error completeDevicePlan(DecodePlan &plan);
+  /// The code object of a plan's build, loaded on the device.
+  llvm::Error preparePlanCode(DecodePlan &plan);
+  /// run() of a device-schedule plan: the planner, the attention, the combine.
+  llvm::Error runDeviceSchedule(const DecodePlan &plan, const DeviceDecodeArgs &args,
+                                uint64_t lse, Stream stream, DecodeRunInfo *info) const;
   llvm::Error enqueueAttention(const DecodePlan &plan, const DeviceDecodeArgs &args,
                                uint64_t oPart, uint64_t lsePart, Stream stream,
                                DecodeRunInfo *info) const;

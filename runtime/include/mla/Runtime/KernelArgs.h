@@ -1,6 +1,6 @@
 //===- KernelArgs.h - the mla kernels' argument lists -----------*- C++ -*-===//
 //
-// Builds the explicit argument lists of the attention and combine kernels in the order
+// Builds the explicit argument lists of the attention, combine and planner kernels in the order
 // and with the kinds of the kernel ABI (mla/Kernel/KernelContract.h), so that every
 // launcher (the Decoder, the benchmarks, the end-to-end tests) fills the arguments by
 // name and none spells the order.
@@ -27,6 +27,11 @@ struct AttentionKernelArgs {
   /// Decode context parallelism (kernel-contract.md section 3): int32 [B] global
   /// lengths and int32 [2] {dcp_size, dcp_rank}; null: the local lengths, no sharding.
   KernelArg seqLens = KernelArg::pointer(uint64_t(0)), dcp = KernelArg::pointer(uint64_t(0));
+  /// The device schedule (kernel-contract.md section 3): its unit table (numSplits is
+  /// then the unit count), and the output a request of one piece is written to. Null
+  /// units: the host-planned split (out and lse unused).
+  KernelArg units = KernelArg::pointer(uint64_t(0)), out = KernelArg::pointer(uint64_t(0)),
+            lse = KernelArg::pointer(uint64_t(0));
 };
 
 /// The combine kernel's arguments, by name; `lse` only for a build with the lse output.
@@ -34,6 +39,15 @@ struct CombineKernelArgs {
   KernelArg oPart, lsePart, out;
   std::optional<KernelArg> lse;
   int32_t numRows = 0, numSplits = 1;
+  /// The device schedule's request table (numSplits is then the most pieces a request
+  /// can have); null: every row has numSplits splits.
+  KernelArg pieces = KernelArg::pointer(uint64_t(0));
+};
+
+/// The planner's arguments, by name (kernel::ScheduleArg).
+struct ScheduleKernelArgs {
+  KernelArg indptr, units, pieces;
+  int32_t numRequests = 0, numUnits = 0;
 };
 
 /// `a` in the attention kernel's argument order (kernel::AttentionArg).
@@ -52,6 +66,9 @@ inline std::vector<KernelArg> attentionArgList(const AttentionKernelArgs &a) {
   list[kAttnNumSplits] = KernelArg::i32(a.numSplits);
   list[kAttnSeqLens] = a.seqLens;
   list[kAttnDcp] = a.dcp;
+  list[kAttnUnits] = a.units;
+  list[kAttnOut] = a.out;
+  list[kAttnLse] = a.lse;
   return list;
 }
 
@@ -70,6 +87,19 @@ inline std::vector<KernelArg> combineArgList(const CombineKernelArgs &a) {
     at(CombineArg::Lse) = *a.lse;
   at(CombineArg::NumRows) = KernelArg::i32(a.numRows);
   at(CombineArg::NumSplits) = KernelArg::i32(a.numSplits);
+  at(CombineArg::Pieces) = a.pieces;
+  return list;
+}
+
+/// `a` in the planner's argument order (kernel::ScheduleArg).
+inline std::vector<KernelArg> scheduleArgList(const ScheduleKernelArgs &a) {
+  using namespace kernel;
+  std::vector<KernelArg> list(kScheduleArgCount);
+  list[kSchedIndptr] = a.indptr;
+  list[kSchedUnits] = a.units;
+  list[kSchedPieces] = a.pieces;
+  list[kSchedNumRequests] = KernelArg::i32(a.numRequests);
+  list[kSchedNumUnits] = KernelArg::i32(a.numUnits);
   return list;
 }
 

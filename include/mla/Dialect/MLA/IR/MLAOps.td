@@ -86,6 +86,58 @@ def MLA_CombineOp : MLA_Op<"combine"> {
   let hasVerifier = 1;
 }
 
+def MLA_ScheduleOp : MLA_Op<"schedule"> {
+  let summary = "The device schedule: cut each request's KV into balanced pieces";
+  let description = [{
+    From the request offsets `indptr` ([B + 1]) alone, writes the schedule that a fixed
+    grid of U units (`units` [U, 4]) serves any batch of B <= U requests with
+    (kernel-contract.md section 3, "The device schedule"): request `b` gets `n_b` pieces
+    of at most T 128-token blocks each, T the smallest block budget whose pieces fit in
+    the U units; `pieces[b] = {n_b, first_b}` and unit `first_b + j` holds `{b, j, n_b,
+    first_b}`, idle units `{-1, 0, 0, 0}`. The `mla.split_kv_decode` and `mla.combine`
+    of a scheduled decode read these tables (the runtime passes them).
+
+    ```mlir
+    mla.schedule indptr(%indptr) into units(%units) pieces(%pieces)
+        {config = #mla.config<heads = 12>}
+        : memref<?xi32>, memref<?x4xi32>, memref<?x2xi32>
+    ```
+  }];
+  let arguments = (ins
+    Arg<MemRefRankOf<[I32], [1]>, "i32 [B + 1]", [MemRead]>:$indptr,
+    Arg<MemRefRankOf<[I32], [2]>, "i32 [U, 4]", [MemWrite]>:$units,
+    Arg<MemRefRankOf<[I32], [2]>, "i32 [B, 2]", [MemWrite]>:$pieces,
+    MLA_ConfigAttr:$config
+  );
+  let assemblyFormat = [{
+    `indptr` `(` $indptr `)` `into` `units` `(` $units `)` `pieces` `(` $pieces `)` attr-dict
+    `:` type($indptr) `,` type($units) `,` type($pieces)
+  }];
+  let hasVerifier = 1;
+}
+
+def MLA_CtaScheduleOp : MLA_Op<"cta_schedule"> {
+  let summary = "The planner's one wave: the whole device schedule";
+  let description = [{
+    Computes and writes the schedule of `mla.schedule` for `num_requests` requests and
+    `num_units` units, as one wave of 64 lanes (the rule is docs/kernel-contract.md's;
+    mla-lower-schedule emits it). Buffers are the kernel's flat global arguments (int32).
+    Only valid inside a `gpu.func`.
+  }];
+  let arguments = (ins
+    Arg<LLVM_PointerInAddressSpace<1>, "request offsets", [MemRead]>:$indptr,
+    Arg<LLVM_PointerInAddressSpace<1>, "unit table", [MemWrite]>:$units,
+    Arg<LLVM_PointerInAddressSpace<1>, "request table", [MemWrite]>:$pieces,
+    I32:$num_requests,
+    I32:$num_units
+  );
+  let assemblyFormat = [{
+    `requests` `(` $num_requests `)` `units` `(` $num_units `)` `indptr` `(` $indptr `)`
+    `into` `units` `(` $units `)` `pieces` `(` $pieces `)` attr-dict
+    `:` type($indptr) `,` type($units) `,` type($pieces)
+  }];
+  let hasVerifier = 1;
+}
 
 //===----------------------------------------------------------------------===//
 // CTA-level ops: one workgroup's share of a problem op, inside an outlined kernel.
@@ -104,7 +156,11 @@ def MLA_CtaAttendOp : MLA_Op<"cta_attend"> {
     arguments, read once in the prologue; either may be null at run time (the local
     length from indptr; N = 1, r = 0). Query position `j` of a request of global length
     `L` sees local token `c` iff `c * N + r <= L - qlen + j` (kernel-contract.md
-    section 3). Only valid inside a `gpu.func`.
+    section 3). The rows' partials go to `o_part` and `lse_part` from partial
+    `first_partial` on: (position `i`, head `h`, split `s`) at `first_partial + (i * H + h)
+    * num_splits + s` (the host-planned split passes `request * qlen * H * NS`, i.e.
+    `[S, H, NS]`; the device schedule the request's first piece times `qlen * H`, or for a
+    request of one piece the output itself). Only valid inside a `gpu.func`.
   }];
   let arguments = (ins
     Arg<LLVM_PointerInAddressSpace<1>, "q, flat", [MemRead]>:$q,
@@ -121,11 +177,12 @@ def MLA_CtaAttendOp : MLA_Op<"cta_attend"> {
     Index:$head_group,
     Index:$split,
     Index:$num_splits,
+    Index:$first_partial,
     MLA_ConfigAttr:$config
   );
   let assemblyFormat = [{
     `request` `(` $request `)` `head_group` `(` $head_group `)` `split` `(` $split `)`
-    `of` $num_splits
+    `of` $num_splits `first_partial` `(` $first_partial `)`
     `q` `(` $q `)` `kv` `(` $kv `)` `pages` `(` $pages `)` `indptr` `(` $indptr `)`
     `seq_lens` `(` $seq_lens `)` `dcp` `(` $dcp `)`
     `scale` `(` $scale `)` `vscale` `(` $vscale `)`
@@ -145,7 +202,9 @@ def MLA_CtaCombineOp : MLA_Op<"cta_combine", [AttrSizedOperandSegments]> {
     slice 0 writes the lse. Buffers are the kernel's flat global arguments (raw global pointers to
     bf16 o_part and out, f32 lse_part and lse). With `ranks_outermost` the partials are
     laid out [NS, S, H, 512] and [NS, S, H] (the DCP merge's all-gathered ranks), which
-    needs the row count S (`rows`). Only valid inside a `gpu.func`.
+    needs the row count S (`rows`). `partials_at`, when given, is the lse_part index of
+    this (row, head)'s first partial (its partials follow it; the device schedule's
+    layout), instead of `(row * H + head) * num_splits`. Only valid inside a `gpu.func`.
   }];
   let arguments = (ins
     Arg<LLVM_PointerInAddressSpace<1>, "o_part, flat", [MemRead]>:$o_part,
@@ -157,12 +216,13 @@ def MLA_CtaCombineOp : MLA_Op<"cta_combine", [AttrSizedOperandSegments]> {
     Index:$slice,
     Index:$num_splits,
     Optional<Index>:$num_rows,
+    Optional<Index>:$partials_at,
     MLA_ConfigAttr:$config,
     UnitAttr:$ranks_outermost
   );
   let assemblyFormat = [{
     `row` `(` $row `)` (`of` `rows` `(` $num_rows^ `)`)? `head` `(` $head `)`
-    `slice` `(` $slice `)` `of` $num_splits
+    `slice` `(` $slice `)` `of` $num_splits (`partials_at` `(` $partials_at^ `)`)?
     `o_part` `(` $o_part `)` `lse_part` `(` $lse_part `)` `into` `out` `(` $out `)`
     (`lse` `(` $lse^ `)`)? attr-dict
     `:` type($o_part) `,` type($lse_part) `,` type($out) (`,` type($lse)^)?

@@ -34,6 +34,19 @@ def MLAOutlineKernels : Pass<"mla-outline-kernels", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect", "::mlir::LLVM::LLVMDialect"];
 }
 
+def MLALowerSchedule : Pass<"mla-lower-schedule", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower mla.cta_schedule (the device schedule's planner) to scf/arith/gpu/llvm";
+  let description = [{
+    One wave computes the schedule of docs/kernel-contract.md ("The device schedule")
+    from the device indptr: the block budget T (a binary search over whole-wave passes),
+    each request's piece count and first piece (a wave scan per 64 requests), the
+    request table and the unit table (idle units -1). Wave sums and scans use
+    `gpu.shuffle`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect"];
+}
+
 def MLALowerCombine : Pass<"mla-lower-combine", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Lower mla.cta_combine to scf/arith/vector/amdgpu/llvm and rocdl math";
   let description = [{

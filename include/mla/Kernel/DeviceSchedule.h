@@ -1,0 +1,115 @@
+//===- DeviceSchedule.h - the device schedule's rule, for the host -*- C++ -*-===//
+//
+// The device schedule (docs/kernel-contract.md section 3, "The device schedule"): the
+// planner kernel `mla_schedule` splits each request's KV into pieces on the device, from
+// the device indptr, so that a fixed grid of U units serves any batch of B <= U requests.
+// This header states the rule once for the host: the unit count a plan launches, and
+// planSchedule(), the reference the planner kernel is tested against and mla-perf models
+// with. The kernel implements the same rule in IR (mla-lower-schedule); neither calls the
+// other. Header-only, no dependencies.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLA_KERNEL_DEVICESCHEDULE_H
+#define MLA_KERNEL_DEVICESCHEDULE_H
+
+#include "mla/Kernel/KernelContract.h"
+#include "mla/Kernel/LaunchGeometry.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace mla::kernel {
+
+/// The most pieces one request is cut into (the combine merges at most kMaxSplits).
+inline constexpr int64_t kMaxPieces = kMaxSplits;
+
+/// The units of a plan for up to `maxRequests` requests: enough for one attention CTA on
+/// every CU (`cus / G` units, G head groups each), at least one a request, a multiple of
+/// the XCD count (F3).
+constexpr int64_t scheduleUnitCount(int64_t maxRequests, int64_t heads, int64_t qlen,
+                                    int64_t cus, int64_t xcds) {
+  int64_t groups = headGroups(heads, qlen);
+  int64_t fill = (cus + groups - 1) / groups;
+  int64_t units = maxRequests > fill ? maxRequests : fill;
+  return (units + xcds - 1) / xcds * xcds;
+}
+
+/// The most pieces a request can get with `units` units and `requests` requests (every
+/// other request has at least one): the combine's grid is sized for it.
+constexpr int64_t schedulePieceBound(int64_t requests, int64_t units) {
+  int64_t spare = units - requests + 1;
+  return spare < 1 ? 1 : spare > kMaxPieces ? kMaxPieces : spare;
+}
+
+/// The schedule of one batch, as the planner writes it.
+struct Schedule {
+  int64_t blockBudget = 0;           ///< T: the most 128-token blocks of a piece
+  std::vector<int32_t> pieces;       ///< [B][kPieceEntryInts]: {pieces, first piece}
+  std::vector<int32_t> units;        ///< [U][kUnitEntryInts]: {request, piece, pieces, first}
+};
+
+/// The rule. blocks_b = ceil(len_b / 128) (a negative length counts as 0). The block
+/// budget T is the smallest T >= max(1, ceil(max_b blocks_b / kMaxPieces)) with
+/// sum_b max(1, ceil(blocks_b / T)) <= U; the search runs between
+/// lo = max(1, ceil(total / U), ceil(max / kMaxPieces)) and hi = max(lo, ceil(total /
+/// (U - B))), which always fits (sum <= total / hi + B <= U); with U = B or no block,
+/// T = max(1, max_b blocks_b) (one piece each). Request b gets n_b = max(1, ceil(blocks_b
+/// / T)) pieces, numbered from first_b = sum of the earlier n; unit first_b + j serves
+/// piece j; units past the last piece are idle (request -1). Piece j covers tokens
+/// [j chunk_b, min((j + 1) chunk_b, len_b)), chunk_b = roundup(ceil(len_b / n_b), 128),
+/// the attention kernel's split rule with n_b splits. Requires B <= U.
+inline Schedule planSchedule(const std::vector<int64_t> &lengths, int64_t units) {
+  const int64_t requests = static_cast<int64_t>(lengths.size());
+  std::vector<int64_t> blocks(lengths.size());
+  int64_t total = 0, most = 0;
+  for (size_t b = 0; b < lengths.size(); ++b) {
+    int64_t len = lengths[b] < 0 ? 0 : lengths[b];
+    blocks[b] = (len + kBlockTokens - 1) / kBlockTokens;
+    total += blocks[b];
+    most = std::max(most, blocks[b]);
+  }
+  auto ceilDiv = [](int64_t a, int64_t d) { return (a + d - 1) / d; };
+  auto count = [&](int64_t budget) {
+    int64_t n = 0;
+    for (int64_t blk : blocks)
+      n += std::max<int64_t>(1, ceilDiv(blk, budget));
+    return n;
+  };
+  Schedule s;
+  if (units <= requests || total == 0) {
+    s.blockBudget = std::max<int64_t>(1, most);
+  } else {
+    int64_t lo = std::max({int64_t(1), ceilDiv(total, units), ceilDiv(most, kMaxPieces)});
+    int64_t hi = std::max(lo, ceilDiv(total, units - requests));
+    while (lo < hi) {
+      int64_t mid = (lo + hi) / 2;
+      if (count(mid) <= units)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    s.blockBudget = lo;
+  }
+  s.pieces.assign(lengths.size() * kPieceEntryInts, 0);
+  s.units.assign(static_cast<size_t>(units) * kUnitEntryInts, 0);
+  int64_t first = 0;
+  for (int64_t b = 0; b < requests; ++b) {
+    int64_t n = std::max<int64_t>(1, ceilDiv(blocks[b], s.blockBudget));
+    s.pieces[b * kPieceEntryInts] = int32_t(n);
+    s.pieces[b * kPieceEntryInts + 1] = int32_t(first);
+    for (int64_t j = 0; j < n && first + j < units; ++j) {
+      int32_t *e = &s.units[(first + j) * kUnitEntryInts];
+      e[0] = int32_t(b), e[1] = int32_t(j), e[2] = int32_t(n), e[3] = int32_t(first);
+    }
+    first += n;
+  }
+  for (int64_t u = first; u < units; ++u)
+    s.units[u * kUnitEntryInts] = -1;
+  return s;
+}
+
+} // namespace mla::kernel
+
+#endif // MLA_KERNEL_DEVICESCHEDULE_H

@@ -1,0 +1,233 @@
+//===- LowerSchedule.cpp - mla.cta_schedule to scf/arith/gpu/llvm ---------===//
+//
+// Implements mla-lower-schedule: the device schedule's planner as one wave of 64 lanes
+// (docs/kernel-contract.md section 3, "The device schedule"; the host states the same
+// rule in mla/Kernel/DeviceSchedule.h, which this pass does not use, so that each
+// checks the other). With blocks_b = ceil(max(len_b, 0) / 128), B requests and U units:
+//
+//   1. total = sum_b blocks_b, most = max_b blocks_b: each lane over requests
+//      lane, lane + 64, ..., then a butterfly over the wave (gpu.shuffle xor);
+//   2. the block budget T: max(1, most) when U <= B or total = 0, else a binary search
+//      for the smallest T in [lo, hi] with sum_b max(1, ceil(blocks_b / T)) <= U,
+//      lo = max(1, ceil(total / U), ceil(most / 256)), hi = max(lo, ceil(total / (U - B)))
+//      (hi always fits), each probe one pass over the requests and one butterfly;
+//   3. in chunks of 64 requests: n_b = max(1, ceil(blocks_b / T)), first_b from an
+//      inclusive scan over the wave (gpu.shuffle up) plus the earlier chunks' total;
+//      lane b writes pieces[b] = {n_b, first_b} and units[first_b + j] = {b, j, n_b,
+//      first_b} for j < n_b (units past U are never written);
+//   4. units from sum_b n_b to U - 1 get {-1, 0, 0, 0} (idle).
+//
+// Every value is the same in all lanes after a butterfly, so the loop bounds and the
+// search are uniform. The cost is a few passes over the requests; docs/performance.md
+// gives its modeled time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mla/Dialect/MLA/Transforms/Passes.h"
+#include "mla/Kernel/DeviceSchedule.h"
+#include "mla/Target/GFX950/GFX950.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+namespace mla {
+#define GEN_PASS_DEF_MLALOWERSCHEDULE
+#include "mla/Dialect/MLA/Transforms/Passes.h.inc"
+} // namespace mla
+
+using namespace mlir;
+using namespace mla;
+
+namespace {
+
+class PlannerEmitter {
+public:
+  PlannerEmitter(CtaScheduleOp op) : b(op.getLoc(), op), op(op) {}
+
+  void emit();
+
+private:
+  Value c(int64_t v) { return arith::ConstantIntOp::create(b, b.getI32Type(), v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
+  Value umax(Value x, Value y) { return arith::MaxUIOp::create(b, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, p, x, y);
+  }
+  Value select(Value cond, Value x, Value y) { return arith::SelectOp::create(b, cond, x, y); }
+  /// ceil(x / d) for x >= 0, d > 0.
+  Value ceilDiv(Value x, Value d) { return arith::DivUIOp::create(b, add(x, sub(d, c(1))), d); }
+
+  Value at(Value base, Value index) {
+    return LLVM::GEPOp::create(b, base.getType(), b.getI32Type(), base, ValueRange{index});
+  }
+  Value load(Value base, Value index) {
+    return LLVM::LoadOp::create(b, b.getI32Type(), at(base, index));
+  }
+  void store(Value value, Value base, Value index) {
+    LLVM::StoreOp::create(b, value, at(base, index));
+  }
+
+  /// The sum (or max) over the wave's lanes, in every lane.
+  Value waveReduce(Value x, bool isMax) {
+    for (int64_t offset = gfx950::kWaveSize / 2; offset >= 1; offset /= 2) {
+      Value other = gpu::ShuffleOp::create(b, x, c(offset), c(gfx950::kWaveSize),
+                                           gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+      x = isMax ? umax(x, other) : add(x, other);
+    }
+    return x;
+  }
+  /// The inclusive prefix sum over lanes 0..lane.
+  Value waveInclusiveScan(Value x) {
+    for (int64_t offset = 1; offset < int64_t(gfx950::kWaveSize); offset *= 2) {
+      Value other = gpu::ShuffleOp::create(b, x, c(offset), c(gfx950::kWaveSize),
+                                           gpu::ShuffleMode::UP)
+                        .getShuffleResult();
+      x = add(x, select(cmp(arith::CmpIPredicate::uge, lane, c(offset)), other, c(0)));
+    }
+    return x;
+  }
+
+  /// blocks_b of request `request` (in 0..B-1).
+  Value blocksOf(Value request) {
+    Value len = sub(load(op.getIndptr(), add(request, c(1))), load(op.getIndptr(), request));
+    Value nonNegative = arith::MaxSIOp::create(b, len, c(0));
+    return ceilDiv(nonNegative, c(kernel::kBlockTokens));
+  }
+  /// n_b for a budget.
+  Value piecesOf(Value blocks, Value budget) { return umax(c(1), ceilDiv(blocks, budget)); }
+
+  /// sum_b max(1, ceil(blocks_b / budget)), in every lane.
+  Value piecesFor(Value budget);
+  Value chooseBudget(Value total, Value most);
+
+  ImplicitLocOpBuilder b;
+  CtaScheduleOp op;
+  Value lane;
+};
+
+Value PlannerEmitter::piecesFor(Value budget) {
+  auto loop = scf::ForOp::create(b, lane, op.getNumRequests(), c(gfx950::kWaveSize),
+                                 ValueRange{c(0)});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value n = piecesOf(blocksOf(loop.getInductionVar()), budget);
+    scf::YieldOp::create(b, add(loop.getRegionIterArgs()[0], n));
+  }
+  return waveReduce(loop.getResult(0), /*isMax=*/false);
+}
+
+Value PlannerEmitter::chooseBudget(Value total, Value most) {
+  Value requests = op.getNumRequests(), units = op.getNumUnits();
+  Value spare = arith::AndIOp::create(b, cmp(arith::CmpIPredicate::ugt, units, requests),
+                                      cmp(arith::CmpIPredicate::ugt, total, c(0)));
+  auto ifSpare = scf::IfOp::create(b, TypeRange{b.getI32Type()}, spare, true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifSpare.thenBlock());
+    Value lo = umax(umax(c(1), ceilDiv(total, units)), ceilDiv(most, c(kernel::kMaxPieces)));
+    Value hi = umax(lo, ceilDiv(total, sub(units, requests)));
+    Type i32 = b.getI32Type();
+    auto search = scf::WhileOp::create(b, TypeRange{i32, i32}, ValueRange{lo, hi});
+    {
+      OpBuilder::InsertionGuard inner(b);
+      Block *before = b.createBlock(&search.getBefore(), {}, {i32, i32}, {b.getLoc(), b.getLoc()});
+      Value l = before->getArgument(0), h = before->getArgument(1);
+      scf::ConditionOp::create(b, cmp(arith::CmpIPredicate::ult, l, h), ValueRange{l, h});
+      Block *after = b.createBlock(&search.getAfter(), {}, {i32, i32}, {b.getLoc(), b.getLoc()});
+      l = after->getArgument(0), h = after->getArgument(1);
+      Value mid = arith::DivUIOp::create(b, add(l, h), c(2));
+      Value fits = cmp(arith::CmpIPredicate::ule, piecesFor(mid), units);
+      scf::YieldOp::create(b, ValueRange{select(fits, l, add(mid, c(1))), select(fits, mid, h)});
+    }
+    scf::YieldOp::create(b, search.getResult(0));
+    b.setInsertionPointToStart(ifSpare.elseBlock());
+    scf::YieldOp::create(b, umax(c(1), most));
+  }
+  return ifSpare.getResult(0);
+}
+
+void PlannerEmitter::emit() {
+  lane = arith::IndexCastUIOp::create(b, b.getI32Type(),
+                                      gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+  Value requests = op.getNumRequests(), units = op.getNumUnits();
+  Value wave = c(gfx950::kWaveSize);
+
+  // 1. total and most.
+  auto sums = scf::ForOp::create(b, lane, requests, wave, ValueRange{c(0), c(0)});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(sums.getBody());
+    Value blocks = blocksOf(sums.getInductionVar());
+    scf::YieldOp::create(b, ValueRange{add(sums.getRegionIterArgs()[0], blocks),
+                                       umax(sums.getRegionIterArgs()[1], blocks)});
+  }
+  Value total = waveReduce(sums.getResult(0), /*isMax=*/false);
+  Value most = waveReduce(sums.getResult(1), /*isMax=*/true);
+
+  // 2. the block budget.
+  Value budget = chooseBudget(total, most);
+
+  // 3. the pieces, 64 requests at a time.
+  auto chunks = scf::ForOp::create(b, c(0), requests, wave, ValueRange{c(0)});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(chunks.getBody());
+    Value running = chunks.getRegionIterArgs()[0];
+    Value request = add(chunks.getInductionVar(), lane);
+    Value valid = cmp(arith::CmpIPredicate::ult, request, requests);
+    // A lane past the last request reads request 0 (in bounds) and counts no piece.
+    Value blocks = blocksOf(select(valid, request, c(0)));
+    Value n = select(valid, piecesOf(blocks, budget), c(0));
+    Value inclusive = waveInclusiveScan(n);
+    Value first = sub(add(running, inclusive), n);
+    Value chunkTotal = gpu::ShuffleOp::create(b, inclusive, c(gfx950::kWaveSize - 1), wave,
+                                              gpu::ShuffleMode::IDX)
+                           .getShuffleResult();
+    auto ifValid = scf::IfOp::create(b, valid, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(ifValid.thenBlock());
+      Value entry = mul(request, c(kernel::kPieceEntryInts));
+      store(n, op.getPieces(), entry);
+      store(first, op.getPieces(), add(entry, c(1)));
+      // Units first .. first + n - 1, never past U.
+      Value end = arith::MinUIOp::create(b, add(first, n), units);
+      auto fill = scf::ForOp::create(b, first, end, c(1));
+      b.setInsertionPointToStart(fill.getBody());
+      Value unit = fill.getInductionVar();
+      Value slot = mul(unit, c(kernel::kUnitEntryInts));
+      store(request, op.getUnits(), slot);
+      store(sub(unit, first), op.getUnits(), add(slot, c(1)));
+      store(n, op.getUnits(), add(slot, c(2)));
+      store(first, op.getUnits(), add(slot, c(3)));
+    }
+    scf::YieldOp::create(b, add(running, chunkTotal));
+  }
+
+  // 4. idle units.
+  auto idle = scf::ForOp::create(b, add(chunks.getResult(0), lane), units, wave);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(idle.getBody());
+    Value slot = mul(idle.getInductionVar(), c(kernel::kUnitEntryInts));
+    store(c(-1), op.getUnits(), slot);
+    for (int64_t i = 1; i < kernel::kUnitEntryInts; ++i)
+      store(c(0), op.getUnits(), add(slot, c(i)));
+  }
+  op.erase();
+}
+
+struct LowerSchedulePass final : mla::impl::MLALowerScheduleBase<LowerSchedulePass> {
+  void runOnOperation() override {
+    SmallVector<CtaScheduleOp> ops;
+    getOperation().walk([&](CtaScheduleOp op) { ops.push_back(op); });
+    for (CtaScheduleOp op : ops)
+      PlannerEmitter(op).emit();
+  }
+};
+
+} // namespace
