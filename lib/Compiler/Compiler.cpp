@@ -52,9 +52,10 @@ std::string mla::decodeModuleSource(const DecodeConfig &config) {
      << "%pages: memref<?xi32>, %indptr: memref<?xi32>, %scale: f32, %vscale: f32, "
      << "%splits: index, %o: " << o << ", %l: " << l << ", %out: " << out
      << ", %lse: " << lse << ", %outs: " << outs << ", %lses: " << lses
-     << ", %units: memref<?x4xi32>, %pieces: memref<?x2xi32>) {\n"
-     << "  mla.schedule indptr(%indptr) into units(%units) pieces(%pieces) {config = "
-     << attrs << "} : memref<?xi32>, memref<?x4xi32>, memref<?x2xi32>\n"
+     << ", %units: memref<?x4xi32>, %pieces: memref<?x2xi32>, %merges: memref<?x4xi32>) {\n"
+     << "  mla.schedule indptr(%indptr) into units(%units) pieces(%pieces) merges(%merges) "
+     << "{config = " << attrs
+     << "} : memref<?xi32>, memref<?x4xi32>, memref<?x2xi32>, memref<?x4xi32>\n"
      << "  mla.split_kv_decode q(%q) kv(%kv) pages(%pages) indptr(%indptr) scale(%scale) "
      << "vscale(%vscale) splits(%splits) into o_part(%o) lse_part(%l) {config = " << attrs
      << "} : " << q << ", " << kv << ", memref<?xi32>, memref<?xi32>, " << o

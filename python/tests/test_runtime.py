@@ -31,7 +31,7 @@ def test_code_object_metadata(code):
     assert [a["size"] for a in explicit] == [8, 8, 8, 8, 4, 4, 8, 8, 4, 4, 8, 8, 8, 8, 8]
     planner = code.kernel("mla_schedule")
     assert planner["scratch_bytes"] == 0
-    assert [a["size"] for a in planner["args"] if not a["hidden"]] == [8, 8, 8, 4, 4]
+    assert [a["size"] for a in planner["args"] if not a["hidden"]] == [8, 8, 8, 8, 4, 4]
     # The bytes round-trip through a new CodeObject.
     again = rt.CodeObject(code.bytes, "copy")
     assert again.kernel_names == code.kernel_names
@@ -73,7 +73,7 @@ def test_raw_bytes_launch_single_split_is_a_copy(device, code):
     o_buf, l_buf = device.upload(o_part), device.upload(lse_part)
     out_buf = device.alloc(rows * heads * 512 * 2)
     lse_buf = device.alloc(rows * heads * 4)
-    # The last argument, the device schedule's request table, null: NS splits per row.
+    # The last argument, the device schedule's merge table, null: NS splits per row.
     raw = struct.pack("<QQQQiiQ", o_buf.address, l_buf.address, out_buf.address,
                       lse_buf.address, rows, 1, 0)
     device.launch(code, "mla_combine", grid=mla.combine_grid(rows, heads, 1), block=64,

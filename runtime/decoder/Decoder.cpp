@@ -167,8 +167,8 @@ int64_t deviceScheduleUnits(int64_t requests, int64_t heads, int64_t qlen) {
 }
 /// The workspace of a device-schedule plan (DecodePlan::deviceSchedule's layout).
 struct DeviceScheduleLayout {
-  uint64_t lsePartOffset = 0, unitsOffset = 0, piecesOffset = 0, lseScratchOffset = 0,
-           bytes = 0;
+  uint64_t lsePartOffset = 0, unitsOffset = 0, piecesOffset = 0, mergesOffset = 0,
+           lseScratchOffset = 0, bytes = 0;
 };
 DeviceScheduleLayout deviceScheduleLayout(int64_t requests, int64_t heads, int64_t qlen) {
   const int64_t units = deviceScheduleUnits(requests, heads, qlen);
@@ -178,8 +178,10 @@ DeviceScheduleLayout deviceScheduleLayout(int64_t requests, int64_t heads, int64
     l.unitsOffset = l.lsePartOffset + lsePartBytes(units * qlen, heads, 1);
   }
   l.piecesOffset = l.unitsOffset + alignTo256(uint64_t(units) * kernel::kUnitEntryInts * 4);
-  l.lseScratchOffset =
+  l.mergesOffset =
       l.piecesOffset + alignTo256(uint64_t(requests) * kernel::kPieceEntryInts * 4);
+  l.lseScratchOffset =
+      l.mergesOffset + alignTo256(uint64_t(units) * kernel::kMergeEntryInts * 4);
   l.bytes = l.lseScratchOffset + lsePartBytes(requests * qlen, heads, 1);
   return l;
 }
@@ -437,13 +439,15 @@ Error Decoder::completeDevicePlan(DecodePlan &plan) {
   plan.lsePartOffset = layout.lsePartOffset;
   plan.unitsOffset = layout.unitsOffset;
   plan.piecesOffset = layout.piecesOffset;
+  plan.mergesOffset = layout.mergesOffset;
   plan.lseScratchOffset = layout.lseScratchOffset;
   plan.workspaceBytes = layout.bytes;
   if (plan.requests > 0) {
     plan.attentionGrid =
         uint32_t(kernel::attentionGridSize(plan.units, 1, heads, qlen, gfx950::kNumXcds));
+    // One workgroup for each (merge entry, position, head): U * qlen * H.
     plan.combineGrid =
-        plan.combine ? uint32_t(kernel::combineGridSize(plan.rows, heads, plan.numSplits)) : 0;
+        plan.combine ? uint32_t(kernel::combineGridSize(plan.units * qlen, heads, 1)) : 0;
   }
   return Error::success();
 }
@@ -549,6 +553,7 @@ Error Decoder::runDeviceSchedule(const DecodePlan &plan, const DeviceDecodeArgs 
   s.indptr = KernelArg::pointer(args.indptr);
   s.units = KernelArg::pointer(args.workspace + plan.unitsOffset);
   s.pieces = KernelArg::pointer(args.workspace + plan.piecesOffset);
+  s.merges = KernelArg::pointer(args.workspace + plan.mergesOffset);
   s.numRequests = int32_t(plan.requests);
   s.numUnits = int32_t(plan.units);
   if (Error e = device_.launchOn(stream, *plan.code, kernel::kScheduleKernelName, {1, 1, 1},
@@ -567,8 +572,8 @@ Error Decoder::runDeviceSchedule(const DecodePlan &plan, const DeviceDecodeArgs 
   if (config_.combineLse)
     c.lse = KernelArg::pointer(lse);
   c.numRows = int32_t(plan.rows);
-  c.numSplits = plan.numSplits;
-  c.pieces = s.pieces;
+  c.numSplits = int32_t(plan.units);
+  c.merges = s.merges;
   return device_.launchOn(stream, *plan.code, kernel::kCombineKernelName,
                           {plan.combineGrid, 1, 1}, {uint32_t(kernel::kCombineThreads), 1, 1},
                           combineArgList(c), info ? &info->combineStats : nullptr);

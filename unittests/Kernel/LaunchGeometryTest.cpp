@@ -46,11 +46,11 @@ TEST(KernelContract, ArgumentOrder) {
   for (unsigned i : {kAttnQ, kAttnKv, kAttnPages, kAttnIndptr, kAttnOPart, kAttnLsePart,
                      kAttnSeqLens, kAttnDcp, kAttnUnits, kAttnOut, kAttnLse})
     EXPECT_EQ(kAttentionArgKinds[i], ArgKind::GlobalPointer);
-  // (o_part, lse_part, out, [lse], num_rows, num_splits, pieces)
+  // (o_part, lse_part, out, [lse], num_rows, num_splits, merges)
   const CombineArg combine[] = {CombineArg::OPart,   CombineArg::LsePart,
                                 CombineArg::Out,     CombineArg::Lse,
                                 CombineArg::NumRows, CombineArg::NumSplits,
-                                CombineArg::Pieces};
+                                CombineArg::Merges};
   const int withLse[] = {0, 1, 2, 3, 4, 5, 6}, withoutLse[] = {0, 1, 2, -1, 3, 4, 5};
   for (int i = 0; i < 7; ++i) {
     EXPECT_EQ(combineArgIndex(combine[i], true), withLse[i]);
@@ -58,13 +58,13 @@ TEST(KernelContract, ArgumentOrder) {
   }
   EXPECT_EQ(combineArgCount(true), 7);
   EXPECT_EQ(combineArgCount(false), 6);
-  EXPECT_EQ(combineArgKind(CombineArg::Pieces), ArgKind::GlobalPointer);
-  // (indptr, units, pieces, num_requests, num_units)
-  const unsigned schedule[] = {kSchedIndptr, kSchedUnits, kSchedPieces, kSchedNumRequests,
-                               kSchedNumUnits};
-  for (unsigned i = 0; i < 5; ++i)
+  EXPECT_EQ(combineArgKind(CombineArg::Merges), ArgKind::GlobalPointer);
+  // (indptr, units, pieces, merges, num_requests, num_units)
+  const unsigned schedule[] = {kSchedIndptr, kSchedUnits, kSchedPieces, kSchedMerges,
+                               kSchedNumRequests, kSchedNumUnits};
+  for (unsigned i = 0; i < 6; ++i)
     EXPECT_EQ(schedule[i], i);
-  EXPECT_EQ(kScheduleArgCount, 5u);
+  EXPECT_EQ(kScheduleArgCount, 6u);
   EXPECT_EQ(kScheduleArgKinds[kSchedNumRequests], ArgKind::I32);
   EXPECT_EQ(kScheduleArgKinds[kSchedNumUnits], ArgKind::I32);
   EXPECT_EQ(kScheduleKernelName, std::string("mla_schedule"));

@@ -37,7 +37,7 @@ constexpr int64_t scheduleUnitCount(int64_t maxRequests, int64_t heads, int64_t 
 }
 
 /// The most pieces a request can get with `units` units and `requests` requests (every
-/// other request has at least one): the combine's grid is sized for it.
+/// other request has at least one).
 constexpr int64_t schedulePieceBound(int64_t requests, int64_t units) {
   int64_t spare = units - requests + 1;
   return spare < 1 ? 1 : spare > kMaxPieces ? kMaxPieces : spare;
@@ -48,6 +48,7 @@ struct Schedule {
   int64_t blockBudget = 0;           ///< T: the most 128-token blocks of a piece
   std::vector<int32_t> pieces;       ///< [B][kPieceEntryInts]: {pieces, first piece}
   std::vector<int32_t> units;        ///< [U][kUnitEntryInts]: {request, piece, pieces, first}
+  std::vector<int32_t> merges;       ///< [U][kMergeEntryInts]: {request, slice, pieces, first}
 };
 
 /// The rule. blocks_b = ceil(len_b / 128) (a negative length counts as 0). The block
@@ -59,7 +60,10 @@ struct Schedule {
 /// / T)) pieces, numbered from first_b = sum of the earlier n; unit first_b + j serves
 /// piece j; units past the last piece are idle (request -1). Piece j covers tokens
 /// [j chunk_b, min((j + 1) chunk_b, len_b)), chunk_b = roundup(ceil(len_b / n_b), 128),
-/// the attention kernel's split rule with n_b splits. Requires B <= U.
+/// the attention kernel's split rule with n_b splits. The merge table lists, in request
+/// order, each request of n_b > 1 pieces once for each column slice of its combine
+/// layout (combineSplitGroups(n_b) slices: 1, 8 or 16, never more than n_b, so at most U
+/// entries), {b, slice, n_b, first_b}; the rest idle (request -1). Requires B <= U.
 inline Schedule planSchedule(const std::vector<int64_t> &lengths, int64_t units) {
   const int64_t requests = static_cast<int64_t>(lengths.size());
   std::vector<int64_t> blocks(lengths.size());
@@ -94,7 +98,8 @@ inline Schedule planSchedule(const std::vector<int64_t> &lengths, int64_t units)
   }
   s.pieces.assign(lengths.size() * kPieceEntryInts, 0);
   s.units.assign(static_cast<size_t>(units) * kUnitEntryInts, 0);
-  int64_t first = 0;
+  s.merges.assign(static_cast<size_t>(units) * kMergeEntryInts, 0);
+  int64_t first = 0, merge = 0;
   for (int64_t b = 0; b < requests; ++b) {
     int64_t n = std::max<int64_t>(1, ceilDiv(blocks[b], s.blockBudget));
     s.pieces[b * kPieceEntryInts] = int32_t(n);
@@ -103,10 +108,18 @@ inline Schedule planSchedule(const std::vector<int64_t> &lengths, int64_t units)
       int32_t *e = &s.units[(first + j) * kUnitEntryInts];
       e[0] = int32_t(b), e[1] = int32_t(j), e[2] = int32_t(n), e[3] = int32_t(first);
     }
+    const int64_t slices = n > 1 ? combineSplitGroups(n) : 0;
+    for (int64_t slice = 0; slice < slices && merge + slice < units; ++slice) {
+      int32_t *e = &s.merges[(merge + slice) * kMergeEntryInts];
+      e[0] = int32_t(b), e[1] = int32_t(slice), e[2] = int32_t(n), e[3] = int32_t(first);
+    }
     first += n;
+    merge += slices;
   }
   for (int64_t u = first; u < units; ++u)
     s.units[u * kUnitEntryInts] = -1;
+  for (int64_t m = merge; m < units; ++m)
+    s.merges[m * kMergeEntryInts] = -1;
   return s;
 }
 

@@ -115,12 +115,12 @@ inline constexpr std::array<ArgKind, kAttentionArgCount> kAttentionArgKinds = {
     ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::GlobalPointer};
 
 /// The combine kernel's explicit arguments: (o_part, lse_part, out, [lse], num_rows,
-/// num_splits, pieces); `lse` is there only in a build with the combine's lse output.
-/// `pieces` is the device schedule's request table (int32 [S / qlen][kPieceEntryInts]);
-/// when it is not null, row r merges the pieces of request r / qlen (none when it has
-/// one: the attention wrote it) and num_splits is the most pieces a request can have
-/// (it sizes the grid). Null: every row merges num_splits splits.
-enum class CombineArg { OPart, LsePart, Out, Lse, NumRows, NumSplits, Pieces };
+/// num_splits, merges); `lse` is there only in a build with the combine's lse output.
+/// `merges` is the device schedule's merge table (int32 [num_splits][kMergeEntryInts],
+/// num_splits being the unit count U); when it is not null, workgroup `(m * qlen + i) *
+/// H + h` merges column slice `slice` of position i, head h of the request its entry m
+/// names (nothing for an idle entry). Null: every row merges num_splits splits.
+enum class CombineArg { OPart, LsePart, Out, Lse, NumRows, NumSplits, Merges };
 /// The position of `arg` in a combine kernel built with (`hasLse`) or without the lse
 /// output; -1 for Lse in a build without it.
 constexpr int combineArgIndex(CombineArg arg, bool hasLse) {
@@ -138,23 +138,27 @@ constexpr ArgKind combineArgKind(CombineArg arg) {
 }
 
 /// The device schedule (kernel-contract.md section 3): the planner's arguments, in order
-/// (indptr, units, pieces, num_requests, num_units). It runs as one wave.
+/// (indptr, units, pieces, merges, num_requests, num_units). It runs as one wave.
 enum ScheduleArg : unsigned {
   kSchedIndptr,
   kSchedUnits,
   kSchedPieces,
+  kSchedMerges,
   kSchedNumRequests,
   kSchedNumUnits,
   kScheduleArgCount
 };
 inline constexpr std::array<ArgKind, kScheduleArgCount> kScheduleArgKinds = {
-    ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::I32,
-    ArgKind::I32};
+    ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::GlobalPointer,
+    ArgKind::GlobalPointer, ArgKind::I32,           ArgKind::I32};
 inline constexpr int64_t kScheduleThreads = 64;
 /// A unit's entry: {request (-1: idle), piece, the request's pieces, its first piece}.
 inline constexpr int64_t kUnitEntryInts = 4;
 /// A request's entry: {pieces, first piece}.
 inline constexpr int64_t kPieceEntryInts = 2;
+/// A merge entry: {request (-1: idle), column slice, the request's pieces, its first
+/// piece}; the requests of several pieces get one entry for each slice of their layout.
+inline constexpr int64_t kMergeEntryInts = 4;
 
 } // namespace mla::kernel
 

@@ -48,6 +48,9 @@ TEST(DeviceScheduleRule, SmallBatchByHand) {
   for (int j = 0; j < 4; ++j)
     EXPECT_EQ(unitEntry(s, 3 + j), (std::vector<int32_t>{3, j, 4, 3}));
   EXPECT_EQ(unitEntry(s, 7), (std::vector<int32_t>{-1, 0, 0, 0}));
+  // Only the request of 4 pieces is merged: one slice (P = 1 up to 8 pieces).
+  EXPECT_EQ(std::vector<int32_t>(s.merges.begin(), s.merges.begin() + 8),
+            (std::vector<int32_t>{3, 0, 4, 3, -1, 0, 0, 0}));
 }
 
 // One request of 32K tokens (256 blocks) on 256 units: one block a piece.
@@ -56,6 +59,11 @@ TEST(DeviceScheduleRule, OneLongRequestFillsEveryUnit) {
   EXPECT_EQ(s.blockBudget, 1);
   EXPECT_EQ(s.pieces, (std::vector<int32_t>{256, 0}));
   EXPECT_EQ(unitEntry(s, 255), (std::vector<int32_t>{0, 255, 256, 0}));
+  // 256 pieces: the combine's 16-slice layout, merge entries 0..15.
+  for (int slice = 0; slice < 16; ++slice)
+    EXPECT_EQ(std::vector<int32_t>(s.merges.begin() + slice * 4, s.merges.begin() + slice * 4 + 4),
+              (std::vector<int32_t>{0, slice, 256, 0}));
+  EXPECT_EQ(s.merges[16 * 4], -1);
   // 128K tokens (1024 blocks): at most kMaxPieces = 256 pieces, so 4 blocks each.
   kernel::Schedule longer = planSchedule({131072}, 512);
   EXPECT_EQ(longer.blockBudget, 4);
@@ -77,6 +85,11 @@ TEST(DeviceScheduleRule, MixedBatchIsBalanced) {
   EXPECT_EQ(s.pieces[3], 128);
   EXPECT_EQ(s.pieces[63 * 2 + 1], 128 + 62 * 2);
   EXPECT_EQ(unitEntry(s, 253), (std::vector<int32_t>{63, 1, 2, 252}));
+  // Merges: the long request's 16 slices (128 pieces), then one for each 2K request.
+  EXPECT_EQ(std::vector<int32_t>(s.merges.begin() + 15 * 4, s.merges.begin() + 17 * 4),
+            (std::vector<int32_t>{0, 15, 128, 0, 1, 0, 2, 128}));
+  EXPECT_EQ(std::vector<int32_t>(s.merges.begin() + 78 * 4, s.merges.begin() + 80 * 4),
+            (std::vector<int32_t>{63, 0, 2, 252, -1, 0, 0, 0}));
   EXPECT_EQ(unitEntry(s, 254)[0], -1);
   EXPECT_EQ(unitEntry(s, 255)[0], -1);
 }
@@ -153,6 +166,19 @@ TEST(DeviceScheduleRule, PropertiesOnRandomBatches) {
     ASSERT_LE(first, units);
     for (int64_t u = first; u < units; ++u)
       ASSERT_EQ(unitEntry(s, u)[0], -1);
+    // Each request of several pieces has its layout's slices in the merge table, in
+    // request order; nothing else is merged.
+    int64_t merge = 0;
+    for (int64_t b = 0; b < requests; ++b) {
+      const int32_t n = s.pieces[b * 2];
+      const int64_t slices = n > 1 ? kernel::combineSplitGroups(n) : 0;
+      for (int64_t k = 0; k < slices; ++k, ++merge)
+        ASSERT_EQ(std::vector<int32_t>(s.merges.begin() + merge * 4, s.merges.begin() + merge * 4 + 4),
+                  (std::vector<int32_t>{int32_t(b), int32_t(k), n, s.pieces[b * 2 + 1]}));
+    }
+    ASSERT_LE(merge, units);
+    for (int64_t m = merge; m < units; ++m)
+      ASSERT_EQ(s.merges[m * 4], -1);
     if (units > requests && total > 0 && s.blockBudget > std::max<int64_t>(1, (most + 255) / 256))
       ASSERT_GT(count(s.blockBudget - 1), units) << "a smaller budget fits";
   }
@@ -170,6 +196,7 @@ kernel::Schedule runPlanner(rt::Device &device, const rt::Decoder &decoder,
   kernel::Schedule s;
   s.units.assign(size_t(units) * 4, 0x5a5a5a5a); // garbage the planner must overwrite
   s.pieces.assign(lengths.size() * 2, 0x5a5a5a5a);
+  s.merges.assign(size_t(units) * 4, 0x5a5a5a5a);
   auto alloc = [&](const void *data, uint64_t bytes) {
     auto a = unwrapOrFail(rt::DeviceAllocation::allocate(device, std::max<uint64_t>(bytes, 4)));
     EXPECT_FALSE(llvm::errorToBool(a.upload(data, bytes)));
@@ -178,10 +205,12 @@ kernel::Schedule runPlanner(rt::Device &device, const rt::Decoder &decoder,
   rt::DeviceAllocation dIndptr = alloc(indptr.data(), indptr.size() * 4);
   rt::DeviceAllocation dUnits = alloc(s.units.data(), s.units.size() * 4);
   rt::DeviceAllocation dPieces = alloc(s.pieces.data(), s.pieces.size() * 4);
+  rt::DeviceAllocation dMerges = alloc(s.merges.data(), s.merges.size() * 4);
   rt::ScheduleKernelArgs a;
   a.indptr = rt::KernelArg::pointer(dIndptr.address());
   a.units = rt::KernelArg::pointer(dUnits.address());
   a.pieces = rt::KernelArg::pointer(dPieces.address());
+  a.merges = rt::KernelArg::pointer(dMerges.address());
   a.numRequests = int32_t(lengths.size());
   a.numUnits = int32_t(units);
   llvm::Error e = device.launch(*decoder.kernels().code, kernel::kScheduleKernelName,
@@ -190,6 +219,7 @@ kernel::Schedule runPlanner(rt::Device &device, const rt::Decoder &decoder,
   EXPECT_FALSE(bool(e)) << llvm::toString(std::move(e));
   EXPECT_FALSE(llvm::errorToBool(dUnits.download(s.units.data(), s.units.size() * 4)));
   EXPECT_FALSE(llvm::errorToBool(dPieces.download(s.pieces.data(), s.pieces.size() * 4)));
+  EXPECT_FALSE(llvm::errorToBool(dMerges.download(s.merges.data(), s.merges.size() * 4)));
   return s;
 }
 
@@ -229,6 +259,7 @@ TEST(DeviceSchedule, PlannerKernelMatchesTheRule) {
     kernel::Schedule got = runPlanner(*device, *decoder, lengths, units);
     EXPECT_EQ(got.pieces, expected.pieces);
     EXPECT_EQ(got.units, expected.units);
+    EXPECT_EQ(got.merges, expected.merges);
   }
 }
 

@@ -60,53 +60,58 @@
 // CHECK: scf.if %[[WORK]]#6 {
 // CHECK: mla.cta_attend request(%[[WORK]]#0) head_group(%[[GROUP]]) split(%[[WORK]]#1) of %[[WORK]]#2 first_partial(%[[WORK]]#3) q(%[[Q]]) kv(%[[KV]]) pages(%[[P]]) indptr(%[[I]]) seq_lens(%[[SL]]) dcp(%[[DCP]]) scale(%[[S]]) vscale(%[[VS]]) into o_part(%[[WORK]]#4) lse_part(%[[WORK]]#5) {config = #mla.config<qlen = 4>}
 // CHECK: gpu.return
-// CHECK: gpu.func @mla_combine(%[[CO:.*]]: !llvm.ptr<1>, %[[CL:.*]]: !llvm.ptr<1>, %[[OUT:.*]]: !llvm.ptr<1>, %[[LSE:.*]]: !llvm.ptr<1>, %[[ROWS:.*]]: i32, %[[CNSARG:.*]]: i32, %[[PT:.*]]: !llvm.ptr<1>) kernel
+// CHECK: gpu.func @mla_combine(%[[CO:.*]]: !llvm.ptr<1>, %[[CL:.*]]: !llvm.ptr<1>, %[[OUT:.*]]: !llvm.ptr<1>, %[[LSE:.*]]: !llvm.ptr<1>, %[[ROWS:.*]]: i32, %[[CNSARG:.*]]: i32, %[[MT:.*]]: !llvm.ptr<1>) kernel
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
-// Workgroup (row * 12 + head) * P + slice, P = 1, 8 or 16 column slices per (row, head)
-// for NS <= 8, <= 64, <= 256 (kernel::combineSplitGroups).
 // CHECK: %[[H:.*]] = arith.constant 12 : index
 // CHECK: %[[CBID:.*]] = gpu.block_id x
 // CHECK: %[[CROWS:.*]] = arith.index_castui %[[ROWS]] : i32 to index
 // CHECK: %[[CNS:.*]] = arith.index_castui %[[CNSARG]] : i32 to index
-// CHECK: %[[C8:.*]] = arith.constant 8 : index
-// CHECK: %[[NARROW:.*]] = arith.cmpi ule, %[[CNS]], %[[C8]]
-// CHECK: %[[C64:.*]] = arith.constant 64 : index
-// CHECK: %[[MID:.*]] = arith.cmpi ule, %[[CNS]], %[[C64]]
-// CHECK: %[[MIDORWIDE:.*]] = arith.select %[[MID]], %{{.*}}, %{{.*}} : index
-// CHECK: %[[SLICES:.*]] = arith.select %[[NARROW]], %{{.*}}, %[[MIDORWIDE]] : index
-// CHECK: %[[SLICE:.*]] = arith.remui %[[CBID]], %[[SLICES]]
-// CHECK: %[[RH:.*]] = arith.divui %[[CBID]], %[[SLICES]]
-// CHECK: %[[ROW:.*]] = arith.divui %[[RH]], %[[H]]
-// CHECK: %[[HEAD:.*]] = arith.remui %[[RH]], %[[H]]
-// With the device schedule's request table: request row / 4's {pieces, first}; only a
-// request of several pieces is merged, by the slices of its own layout.
 // CHECK: %[[CNULL:.*]] = llvm.mlir.zero : !llvm.ptr<1>
-// CHECK: %[[CSCHED:.*]] = llvm.icmp "ne" %[[PT]], %[[CNULL]]
-// CHECK: %[[CWORK:.*]]:3 = scf.if %[[CSCHED]] -> (index, index, i1) {
-// CHECK: %[[CREQ:.*]] = arith.divui %[[ROW]], %{{.*}} : index
-// CHECK: %[[POS:.*]] = arith.remui %[[ROW]], %{{.*}} : index
-// CHECK: %[[NPIECES32:.*]] = llvm.load
-// CHECK: %[[NPIECES:.*]] = arith.index_castui %[[NPIECES32]]
-// CHECK: %[[FIRST32:.*]] = llvm.load
-// CHECK: %[[CFIRST:.*]] = arith.index_castui %[[FIRST32]]
-// CHECK: arith.select
-// CHECK: %[[OWN:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
-// CHECK-NEXT: %[[INSLICE:.*]] = arith.cmpi ult, %[[SLICE]], %[[OWN]]
-// CHECK: %[[SPLIT:.*]] = arith.cmpi ugt, %[[NPIECES]], %{{.*}} : index
-// CHECK: %[[MERGES:.*]] = arith.andi %[[SPLIT]], %[[INSLICE]]
+// CHECK: %[[CSCHED:.*]] = llvm.icmp "ne" %[[MT]], %[[CNULL]]
+// CHECK: %[[CWORK:.*]]:6 = scf.if %[[CSCHED]] -> (index, index, index, index, index, i1) {
+// With the device schedule's merge table: workgroup (m * 4 + i) * 12 + h serves entry m
+// {request, slice, n, first}, position i, head h; entry m is read only below U.
+// CHECK: %[[C48:.*]] = arith.constant 48 : index
+// CHECK: %[[M:.*]] = arith.divui %[[CBID]], %[[C48]]
+// CHECK: %[[WITHIN:.*]] = arith.remui %[[CBID]], %[[C48]]
+// CHECK: %[[POS:.*]] = arith.divui %[[WITHIN]], %[[H]]
+// CHECK: %[[HEAD:.*]] = arith.remui %[[WITHIN]], %[[H]]
+// CHECK: %[[INTABLE:.*]] = arith.cmpi ult, %[[M]], %[[CNS]]
+// CHECK: %[[MSAFE:.*]] = arith.select %[[INTABLE]], %[[M]], %{{.*}} : index
+// CHECK: %[[AT:.*]] = arith.muli %[[MSAFE]], %{{.*}} : index
+// CHECK: %[[REQ32:.*]] = llvm.load
+// CHECK: %[[IDLE:.*]] = arith.cmpi sge, %[[REQ32]], %{{.*}} : i32
+// CHECK: %[[MERGES:.*]] = arith.andi %[[INTABLE]], %[[IDLE]]
+// CHECK: %[[CREQ:.*]] = arith.index_castui %{{.*}} : i32 to index
+// CHECK: %[[SLICE:.*]] = arith.index_castui %{{.*}} : i32 to index
+// CHECK: %[[NPIECES:.*]] = arith.maxui
+// CHECK: %[[CFIRST:.*]] = arith.index_castui %{{.*}} : i32 to index
+// CHECK: %[[ROW0:.*]] = arith.muli %[[CREQ]], %{{.*}} : index
+// CHECK: %[[ROW:.*]] = arith.addi %[[ROW0]], %[[POS]]
 // CHECK: %[[PAIR0:.*]] = arith.muli %[[POS]], %[[H]]
 // CHECK: %[[PAIR:.*]] = arith.addi %[[PAIR0]], %[[HEAD]]
 // CHECK: %[[PAIRAT:.*]] = arith.muli %[[PAIR]], %[[NPIECES]]
-// CHECK: %[[FIRSTAT:.*]] = arith.muli %[[CFIRST]], %{{.*}} : index
-// CHECK: %[[AT:.*]] = arith.addi %[[FIRSTAT]], %[[PAIRAT]]
-// CHECK: scf.yield %[[NPIECES]], %[[AT]], %[[MERGES]]
+// CHECK: %[[FIRSTAT:.*]] = arith.muli %[[CFIRST]], %[[C48]]
+// CHECK: %[[PARTIALSAT:.*]] = arith.addi %[[FIRSTAT]], %[[PAIRAT]]
+// CHECK: scf.yield %[[ROW]], %[[HEAD]], %[[SLICE]], %[[NPIECES]], %[[PARTIALSAT]], %[[MERGES]]
 // CHECK: } else {
-// CHECK: %[[HRH0:.*]] = arith.muli %[[ROW]], %[[H]]
-// CHECK: %[[HRH:.*]] = arith.addi %[[HRH0]], %[[HEAD]]
+// The host-planned split: workgroup (row * 12 + head) * P + slice, P = 1, 8 or 16 column
+// slices per (row, head) for NS <= 8, <= 64, <= 256 (kernel::combineSplitGroups).
+// CHECK: %[[NARROW:.*]] = arith.cmpi ule, %[[CNS]], %{{.*}} : index
+// CHECK: %[[MID:.*]] = arith.cmpi ule, %[[CNS]], %{{.*}} : index
+// CHECK: %[[MIDORWIDE:.*]] = arith.select %[[MID]], %{{.*}}, %{{.*}} : index
+// CHECK: %[[SLICES:.*]] = arith.select %[[NARROW]], %{{.*}}, %[[MIDORWIDE]] : index
+// CHECK: %[[HSLICE:.*]] = arith.remui %[[CBID]], %[[SLICES]]
+// CHECK: %[[RH:.*]] = arith.divui %[[CBID]], %[[SLICES]]
+// CHECK: %[[HROW:.*]] = arith.divui %[[RH]], %[[H]]
+// CHECK: %[[HHEAD:.*]] = arith.remui %[[RH]], %[[H]]
+// CHECK: %[[HACTIVE:.*]] = arith.cmpi ult, %[[HROW]], %[[CROWS]]
+// CHECK: %[[HRH0:.*]] = arith.muli %[[HROW]], %[[H]]
+// CHECK: %[[HRH:.*]] = arith.addi %[[HRH0]], %[[HHEAD]]
 // CHECK: %[[HAT:.*]] = arith.muli %[[HRH]], %[[CNS]]
-// CHECK: scf.yield %[[CNS]], %[[HAT]], %true
-// CHECK: scf.if %[[CWORK]]#2 {
-// CHECK: mla.cta_combine row(%[[ROW]]) head(%[[HEAD]]) slice(%[[SLICE]]) of %[[CWORK]]#0 partials_at(%[[CWORK]]#1) o_part(%[[CO]]) lse_part(%[[CL]]) into out(%[[OUT]]) lse(%[[LSE]])
+// CHECK: scf.yield %[[HROW]], %[[HHEAD]], %[[HSLICE]], %[[CNS]], %[[HAT]], %[[HACTIVE]]
+// CHECK: scf.if %[[CWORK]]#5 {
+// CHECK: mla.cta_combine row(%[[CWORK]]#0) head(%[[CWORK]]#1) slice(%[[CWORK]]#2) of %[[CWORK]]#3 partials_at(%[[CWORK]]#4) o_part(%[[CO]]) lse_part(%[[CL]]) into out(%[[OUT]]) lse(%[[LSE]])
 func.func @tp8_q4(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>,
                   %pages: memref<?xi32>, %indptr: memref<?xi32>, %scale: f32, %vscale: f32,
                   %ns: index, %o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>,
@@ -213,12 +218,13 @@ module attributes {gpu.container_module} {
 // The device schedule's planner: one kernel of one wave with (indptr, units, pieces,
 // num_requests, num_units) holding the CTA op.
 // CHECK-LABEL: gpu.module @plan
-// CHECK: gpu.func @mla_schedule(%[[SI:.*]]: !llvm.ptr<1>, %[[SU:.*]]: !llvm.ptr<1>, %[[SP:.*]]: !llvm.ptr<1>, %[[SB:.*]]: i32, %[[SN:.*]]: i32) kernel
+// CHECK: gpu.func @mla_schedule(%[[SI:.*]]: !llvm.ptr<1>, %[[SU:.*]]: !llvm.ptr<1>, %[[SP:.*]]: !llvm.ptr<1>, %[[SM:.*]]: !llvm.ptr<1>, %[[SB:.*]]: i32, %[[SN:.*]]: i32) kernel
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
-// CHECK-NEXT: mla.cta_schedule requests(%[[SB]]) units(%[[SN]]) indptr(%[[SI]]) into units(%[[SU]]) pieces(%[[SP]])
+// CHECK-NEXT: mla.cta_schedule requests(%[[SB]]) units(%[[SN]]) indptr(%[[SI]]) into units(%[[SU]]) pieces(%[[SP]]) merges(%[[SM]])
 // CHECK-NEXT: gpu.return
-func.func @plan(%indptr: memref<?xi32>, %units: memref<?x4xi32>, %pieces: memref<?x2xi32>) {
-  mla.schedule indptr(%indptr) into units(%units) pieces(%pieces) {config = #mla.config<>}
-      : memref<?xi32>, memref<?x4xi32>, memref<?x2xi32>
+func.func @plan(%indptr: memref<?xi32>, %units: memref<?x4xi32>, %pieces: memref<?x2xi32>,
+                %merges: memref<?x4xi32>) {
+  mla.schedule indptr(%indptr) into units(%units) pieces(%pieces) merges(%merges) {config = #mla.config<>}
+      : memref<?xi32>, memref<?x4xi32>, memref<?x2xi32>, memref<?x4xi32>
   return
 }

@@ -197,7 +197,9 @@ LogicalResult ScheduleOp::verify() {
   if (failed(expectDim(op, "units", getUnits().getType(), 1, kernel::kUnitEntryInts,
                        "ints of a unit's entry")) ||
       failed(expectDim(op, "pieces", getPieces().getType(), 1, kernel::kPieceEntryInts,
-                       "ints of a request's entry")))
+                       "ints of a request's entry")) ||
+      failed(expectDim(op, "merges", getMerges().getType(), 1, kernel::kMergeEntryInts,
+                       "ints of a merge entry")))
     return failure();
   // B + 1 offsets for B entries of pieces, when both are static.
   int64_t offsets = getIndptr().getType().getDimSize(0);

@@ -13,9 +13,14 @@
 //      (hi always fits), each probe one pass over the requests and one butterfly;
 //   3. in chunks of 64 requests: n_b = max(1, ceil(blocks_b / T)), first_b from an
 //      inclusive scan over the wave (gpu.shuffle up) plus the earlier chunks' total;
-//      lane b writes pieces[b] = {n_b, first_b} and units[first_b + j] = {b, j, n_b,
-//      first_b} for j < n_b (units past U are never written);
-//   4. units from sum_b n_b to U - 1 get {-1, 0, 0, 0} (idle).
+//      lane b writes pieces[b] = {n_b, first_b}; then the whole wave writes the chunk's
+//      units[first_b + j] = {b, j, n_b, first_b} for j < n_b, 64 entries at a time, each
+//      lane finding its entry's request by a binary search over the lanes' exclusive
+//      counts (gpu.shuffle idx); units past U are never written. Likewise the merge
+//      entries: s_b = P(n_b) column slices (kernel::combineSplitGroups) for n_b > 1,
+//      else none, numbered by a second scan, merges[m_b + k] = {b, k, n_b, first_b};
+//   4. units from sum_b n_b and merge entries from sum_b s_b to U - 1 get {-1, 0, 0, 0}
+//      (idle).
 //
 // Every value is the same in all lanes after a butterfly, so the loop bounds and the
 // search are uniform. The cost is a few passes over the requests; docs/performance.md
@@ -110,6 +115,11 @@ private:
 
   /// sum_b max(1, ceil(blocks_b / budget)), in every lane.
   Value piecesFor(Value budget);
+  /// Writes entries base .. base + count - 1 of `table` (never past U), 64 at a time:
+  /// entry base + local goes to the lane k owning local (exclusive_k <= local <
+  /// exclusive_k + its count) and holds {request_k, local - exclusive_k, n_k, first_k}.
+  void fillEntries(Value count, Value exclusive, Value base, Value request, Value n,
+                   Value first, Value table, int64_t entryInts);
   Value chooseBudget(Value total, Value most);
 
   ImplicitLocOpBuilder b;
@@ -128,6 +138,38 @@ Value PlannerEmitter::piecesFor(Value budget) {
     scf::YieldOp::create(b, add(loop.getRegionIterArgs()[0], n));
   }
   return waveReduce(loop.getResult(0), /*isMax=*/false);
+}
+
+void PlannerEmitter::fillEntries(Value count, Value exclusive, Value base, Value request,
+                                 Value n, Value first, Value table, int64_t entryInts) {
+  Value wave = c(gfx950::kWaveSize);
+  auto shuffleFrom = [&](Value value, Value fromLane) {
+    return gpu::ShuffleOp::create(b, value, fromLane, wave, gpu::ShuffleMode::IDX)
+        .getShuffleResult();
+  };
+  auto loop = scf::ForOp::create(b, c(0), count, wave);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value local = add(loop.getInductionVar(), lane);
+  // Lane 0's exclusive count is 0; the counts never decrease over the lanes.
+  Value owner = c(0);
+  for (int64_t step = gfx950::kWaveSize / 2; step >= 1; step /= 2) {
+    Value candidate = add(owner, c(step));
+    Value fits = cmp(arith::CmpIPredicate::ule, shuffleFrom(exclusive, candidate), local);
+    owner = select(fits, candidate, owner);
+  }
+  Value ownerRequest = shuffleFrom(request, owner), ownerN = shuffleFrom(n, owner),
+        ownerFirst = shuffleFrom(first, owner), ownerExclusive = shuffleFrom(exclusive, owner);
+  Value at = add(base, local);
+  Value inRange = arith::AndIOp::create(b, cmp(arith::CmpIPredicate::ult, local, count),
+                                        cmp(arith::CmpIPredicate::ult, at, op.getNumUnits()));
+  auto ifInRange = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(ifInRange.thenBlock());
+  Value slot = mul(at, c(entryInts));
+  store(ownerRequest, table, slot);
+  store(sub(local, ownerExclusive), table, add(slot, c(1)));
+  store(ownerN, table, add(slot, c(2)));
+  store(ownerFirst, table, add(slot, c(3)));
 }
 
 Value PlannerEmitter::chooseBudget(Value total, Value most) {
@@ -181,12 +223,13 @@ void PlannerEmitter::emit() {
   // 2. the block budget.
   Value budget = chooseBudget(total, most);
 
-  // 3. the pieces, 64 requests at a time.
-  auto chunks = scf::ForOp::create(b, c(0), requests, wave, ValueRange{c(0)});
+  // 3. the pieces and the merge entries, 64 requests at a time.
+  auto chunks = scf::ForOp::create(b, c(0), requests, wave, ValueRange{c(0), c(0)});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(chunks.getBody());
     Value running = chunks.getRegionIterArgs()[0];
+    Value mergesRunning = chunks.getRegionIterArgs()[1];
     Value request = add(chunks.getInductionVar(), lane);
     Value valid = cmp(arith::CmpIPredicate::ult, request, requests);
     // A lane past the last request reads request 0 (in bounds) and counts no piece.
@@ -197,6 +240,19 @@ void PlannerEmitter::emit() {
     Value chunkTotal = gpu::ShuffleOp::create(b, inclusive, c(gfx950::kWaveSize - 1), wave,
                                               gpu::ShuffleMode::IDX)
                            .getShuffleResult();
+    // The combine's slices of a request of n pieces: P(n) = 1, 8 or 16 for n <= 8, <= 64,
+    // <= 256 (kernel::combineSplitGroups), none for n = 1.
+    auto upTo = [&](int64_t bound) { return cmp(arith::CmpIPredicate::ule, n, c(bound)); };
+    Value layout = select(upTo(kernel::kCombineNarrowMaxSplits),
+                          c(kernel::combineSplitGroups(kernel::kCombineNarrowMaxSplits)),
+                          select(upTo(kernel::kCombineMidMaxSplits),
+                                 c(kernel::combineSplitGroups(kernel::kCombineMidMaxSplits)),
+                                 c(kernel::combineSplitGroups(kernel::kMaxSplits))));
+    Value slices = select(cmp(arith::CmpIPredicate::ugt, n, c(1)), layout, c(0));
+    Value slicesInclusive = waveInclusiveScan(slices);
+    Value chunkMerges = gpu::ShuffleOp::create(b, slicesInclusive, c(gfx950::kWaveSize - 1),
+                                               wave, gpu::ShuffleMode::IDX)
+                            .getShuffleResult();
     auto ifValid = scf::IfOp::create(b, valid, /*withElseRegion=*/false);
     {
       OpBuilder::InsertionGuard inner(b);
@@ -204,30 +260,29 @@ void PlannerEmitter::emit() {
       Value entry = mul(request, c(kernel::kPieceEntryInts));
       store(n, op.getPieces(), entry);
       store(first, op.getPieces(), add(entry, c(1)));
-      // Units first .. first + n - 1, never past U.
-      Value end = arith::MinUIOp::create(b, add(first, n), units);
-      auto fill = scf::ForOp::create(b, first, end, c(1));
-      b.setInsertionPointToStart(fill.getBody());
-      Value unit = fill.getInductionVar();
-      Value slot = mul(unit, c(kernel::kUnitEntryInts));
-      store(request, op.getUnits(), slot);
-      store(sub(unit, first), op.getUnits(), add(slot, c(1)));
-      store(n, op.getUnits(), add(slot, c(2)));
-      store(first, op.getUnits(), add(slot, c(3)));
     }
-    scf::YieldOp::create(b, add(running, chunkTotal));
+    // The chunk's unit entries (one per piece) and merge entries (one per slice), 64 at
+    // a time by the whole wave: entry `local` of the chunk belongs to the last lane whose
+    // exclusive count is <= local (a binary search over the lanes with gpu.shuffle idx).
+    fillEntries(chunkTotal, sub(inclusive, n), running, request, n, first, op.getUnits(),
+                kernel::kUnitEntryInts);
+    fillEntries(chunkMerges, sub(slicesInclusive, slices), mergesRunning, request, n, first,
+                op.getMerges(), kernel::kMergeEntryInts);
+    scf::YieldOp::create(b, ValueRange{add(running, chunkTotal), add(mergesRunning, chunkMerges)});
   }
 
-  // 4. idle units.
-  auto idle = scf::ForOp::create(b, add(chunks.getResult(0), lane), units, wave);
-  {
+  // 4. idle units and merge entries.
+  auto markIdle = [&](Value from, Value table, int64_t entryInts) {
+    auto idle = scf::ForOp::create(b, add(from, lane), units, wave);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(idle.getBody());
-    Value slot = mul(idle.getInductionVar(), c(kernel::kUnitEntryInts));
-    store(c(-1), op.getUnits(), slot);
-    for (int64_t i = 1; i < kernel::kUnitEntryInts; ++i)
-      store(c(0), op.getUnits(), add(slot, c(i)));
-  }
+    Value slot = mul(idle.getInductionVar(), c(entryInts));
+    store(c(-1), table, slot);
+    for (int64_t i = 1; i < entryInts; ++i)
+      store(c(0), table, add(slot, c(i)));
+  };
+  markIdle(chunks.getResult(0), op.getUnits(), kernel::kUnitEntryInts);
+  markIdle(chunks.getResult(1), op.getMerges(), kernel::kMergeEntryInts);
   op.erase();
 }
 

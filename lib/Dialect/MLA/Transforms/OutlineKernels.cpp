@@ -17,6 +17,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <tuple>
+
 namespace mla {
 #define GEN_PASS_DEF_MLAOUTLINEKERNELS
 #include "mla/Dialect/MLA/Transforms/Passes.h.inc"
@@ -180,7 +182,7 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
 }
 
 /// Outlines `op` into the planner kernel: arguments kernel::ScheduleArg (indptr, units,
-/// pieces, num_requests, num_units), one workgroup of one wave.
+/// pieces, merges, num_requests, num_units), one workgroup of one wave.
 static void outlineSchedule(OpBuilder &builder, ScheduleOp op, gpu::GPUModuleOp module,
                             StringRef name) {
   Location loc = op.getLoc();
@@ -193,15 +195,17 @@ static void outlineSchedule(OpBuilder &builder, ScheduleOp op, gpu::GPUModuleOp 
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
   auto arg = [&](kernel::ScheduleArg i) { return entry.getArgument(i); };
   CtaScheduleOp::create(b, loc, arg(kernel::kSchedIndptr), arg(kernel::kSchedUnits),
-                        arg(kernel::kSchedPieces), arg(kernel::kSchedNumRequests),
-                        arg(kernel::kSchedNumUnits));
+                        arg(kernel::kSchedPieces), arg(kernel::kSchedMerges),
+                        arg(kernel::kSchedNumRequests), arg(kernel::kSchedNumUnits));
   gpu::ReturnOp::create(b, loc);
 }
 
 /// Outlines `op` into the combine kernel: arguments (o_part, lse_part, out, [lse],
-/// num_rows, num_splits); with P = kernel::combineSplitGroups(num_splits) slices per
-/// (row, head), workgroup `(row * H + head) * P + slice` merges that column slice of
-/// that (row, head) (kernel::combineGridSize).
+/// num_rows, num_splits, merges), kernel::CombineArg. With P =
+/// kernel::combineSplitGroups(num_splits) slices per (row, head), workgroup `(row * H +
+/// head) * P + slice` merges that column slice of that (row, head)
+/// (kernel::combineGridSize). With the device schedule's merge table, workgroup `(m *
+/// qlen + i) * H + h` serves merge entry m's request, position i, head h.
 static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp module,
                            StringRef name) {
   Location loc = op.getLoc();
@@ -211,7 +215,7 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
   SmallVector<Type> args(kernel::combineArgCount(hasLse));
   for (CombineArg a : {CombineArg::OPart, CombineArg::LsePart, CombineArg::Out,
                        CombineArg::Lse, CombineArg::NumRows, CombineArg::NumSplits,
-                       CombineArg::Pieces})
+                       CombineArg::Merges})
     if (int index = kernel::combineArgIndex(a, hasLse); index >= 0)
       args[index] = argType(builder, kernel::combineArgKind(a));
   gpu::GPUFuncOp kernel = createKernel(builder, loc, module, name, args,
@@ -222,92 +226,103 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
     int index = kernel::combineArgIndex(a, hasLse);
     return index < 0 ? Value() : entry.getArgument(index);
   };
-  Value heads = arith::ConstantIndexOp::create(b, loc, config.getHeads());
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  };
+  using arith::CmpIPredicate;
+  Value heads = cst(config.getHeads());
   Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value rows = indexFromI32(b, loc, arg(CombineArg::NumRows));
   Value splits = indexFromI32(b, loc, arg(CombineArg::NumSplits));
-  // P = combineSplitGroups(NS): 1 up to kCombineNarrowMaxSplits, 8 up to
-  // kCombineMidMaxSplits, else 16.
-  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  auto atMost = [&](int64_t bound) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, splits, cst(bound));
-  };
   int64_t narrow = kernel::combineSplitGroups(kernel::kCombineNarrowMaxSplits);
   int64_t mid = kernel::combineSplitGroups(kernel::kCombineMidMaxSplits);
   int64_t wide = kernel::combineSplitGroups(kernel::kMaxSplits);
-  Value isNarrow = atMost(kernel::kCombineNarrowMaxSplits);
-  Value isMid = atMost(kernel::kCombineMidMaxSplits);
-  Value midOrWide = arith::SelectOp::create(b, loc, isMid, cst(mid), cst(wide));
-  Value slices = arith::SelectOp::create(b, loc, isNarrow, cst(narrow), midOrWide);
-  Value slice = arith::RemUIOp::create(b, loc, bid, slices);
-  Value rowHead = arith::DivUIOp::create(b, loc, bid, slices);
-  Value row = arith::DivUIOp::create(b, loc, rowHead, heads);
-  Value head = arith::RemUIOp::create(b, loc, rowHead, heads);
-  Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows);
-  auto ifActive = scf::IfOp::create(b, loc, active, /*withElseRegion=*/false);
-  {
-    OpBuilder::InsertionGuard guard(b);
+  // The grid of num_splits splits a row: slice, row and head of this workgroup, with
+  // P = combineSplitGroups(NS): 1 up to kCombineNarrowMaxSplits, 8 up to
+  // kCombineMidMaxSplits, else 16.
+  auto splitGrid = [&]() {
+    Value isNarrow = cmp(CmpIPredicate::ule, splits, cst(kernel::kCombineNarrowMaxSplits));
+    Value isMid = cmp(CmpIPredicate::ule, splits, cst(kernel::kCombineMidMaxSplits));
+    Value midOrWide = arith::SelectOp::create(b, loc, isMid, cst(mid), cst(wide));
+    Value slices = arith::SelectOp::create(b, loc, isNarrow, cst(narrow), midOrWide);
+    Value slice = arith::RemUIOp::create(b, loc, bid, slices);
+    Value rowHead = arith::DivUIOp::create(b, loc, bid, slices);
+    Value row = arith::DivUIOp::create(b, loc, rowHead, heads);
+    Value head = arith::RemUIOp::create(b, loc, rowHead, heads);
+    return std::make_tuple(slice, row, head, cmp(CmpIPredicate::ult, row, rows));
+  };
+
+  if (op.getRanksOutermost()) {
+    // Ranks outermost (the DCP merge), a partial's address needs the row count.
+    auto [slice, row, head, active] = splitGrid();
+    auto ifActive = scf::IfOp::create(b, loc, active, /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifActive.thenBlock());
-    if (op.getRanksOutermost()) {
-      // Ranks outermost (the DCP merge), a partial's address needs the row count.
-      CtaCombineOp::create(b, loc, arg(CombineArg::OPart), arg(CombineArg::LsePart),
-                           arg(CombineArg::Out), arg(CombineArg::Lse), row, head, slice,
-                           splits, rows, /*partials_at=*/Value(), config,
-                           /*ranks_outermost=*/true);
-    } else {
-      // With the device schedule's request table, row r merges the n pieces of request
-      // r / qlen, which start at its first piece times qlen * H; n = 1 was written by
-      // the attention, and a slice past P(n) has no columns (n sets the layout). The
-      // host-planned split: num_splits splits of (row, head) at (row H + head) NS.
-      Type index = b.getIndexType(), i1 = b.getI1Type();
-      Value pieceTable = arg(CombineArg::Pieces);
-      auto work = scf::IfOp::create(b, loc, TypeRange{index, index, i1},
-                                    isPresent(b, loc, pieceTable), /*withElseRegion=*/true);
-      {
-        OpBuilder::InsertionGuard inner(b);
-        b.setInsertionPointToStart(work.thenBlock());
-        Value qlen = cst(config.getQlen());
-        Value request = arith::DivUIOp::create(b, loc, row, qlen);
-        Value position = arith::RemUIOp::create(b, loc, row, qlen);
-        Value at = arith::MulIOp::create(b, loc, request, cst(kernel::kPieceEntryInts));
-        Value pieces = indexFromI32(b, loc, loadI32(b, loc, pieceTable, at));
-        Value first = indexFromI32(
-            b, loc, loadI32(b, loc, pieceTable, arith::AddIOp::create(b, loc, at, cst(1))));
-        Value ownSlices = arith::SelectOp::create(
-            b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, pieces, cst(kernel::kCombineNarrowMaxSplits)),
-            cst(narrow),
-            arith::SelectOp::create(
-                b, loc,
-                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, pieces,
-                                      cst(kernel::kCombineMidMaxSplits)),
-                cst(mid), cst(wide)));
-        Value run = arith::AndIOp::create(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, pieces, cst(1)),
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, slice, ownSlices));
-        Value pair = arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, position, heads), head);
-        Value partialsAt = arith::AddIOp::create(
-            b, loc,
-            arith::MulIOp::create(b, loc, first,
-                                  cst(config.getQlen() * config.getHeads())),
-            arith::MulIOp::create(b, loc, pair, pieces));
-        scf::YieldOp::create(b, loc, ValueRange{pieces, partialsAt, run});
-        b.setInsertionPointToStart(work.elseBlock());
-        Value hostAt = arith::MulIOp::create(
-            b, loc, arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, row, heads), head),
-            splits);
-        scf::YieldOp::create(b, loc,
-                             ValueRange{splits, hostAt, arith::ConstantIntOp::create(b, loc, i1, 1)});
-      }
-      auto ifRun = scf::IfOp::create(b, loc, work.getResult(2), /*withElseRegion=*/false);
-      b.setInsertionPointToStart(ifRun.thenBlock());
-      CtaCombineOp::create(b, loc, arg(CombineArg::OPart), arg(CombineArg::LsePart),
-                           arg(CombineArg::Out), arg(CombineArg::Lse), row, head, slice,
-                           work.getResult(0), /*num_rows=*/Value(), work.getResult(1),
-                           config, /*ranks_outermost=*/false);
-    }
+    CtaCombineOp::create(b, loc, arg(CombineArg::OPart), arg(CombineArg::LsePart),
+                         arg(CombineArg::Out), arg(CombineArg::Lse), row, head, slice, splits,
+                         rows, /*partials_at=*/Value(), config, /*ranks_outermost=*/true);
+    b.setInsertionPointToEnd(&entry);
+    gpu::ReturnOp::create(b, loc);
+    return;
   }
+
+  // The device schedule (a merge table): workgroup (m * qlen + i) * H + h serves entry m
+  // {request, slice, n, first}: position i, head h of a request of n pieces, whose
+  // partials start at first * qlen * H + (i * H + h) * n; an idle entry (request -1),
+  // nothing. The host-planned split: num_splits splits of (row, head) at (row H + head) NS.
+  Value mergeTable = arg(CombineArg::Merges);
+  Type index = b.getIndexType(), i1 = b.getI1Type();
+  auto work = scf::IfOp::create(b, loc, TypeRange{index, index, index, index, index, i1},
+                                isPresent(b, loc, mergeTable), /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(work.thenBlock());
+    Value rowHeads = cst(config.getQlen() * config.getHeads());
+    Value merge = arith::DivUIOp::create(b, loc, bid, rowHeads);
+    Value within = arith::RemUIOp::create(b, loc, bid, rowHeads);
+    Value position = arith::DivUIOp::create(b, loc, within, heads);
+    Value head = arith::RemUIOp::create(b, loc, within, heads);
+    // A workgroup past the table (none in the Decoder's grid) reads entry 0 and idles.
+    Value inTable = cmp(CmpIPredicate::ult, merge, splits);
+    Value at = arith::MulIOp::create(
+        b, loc, arith::SelectOp::create(b, loc, inTable, merge, cst(0)),
+        cst(kernel::kMergeEntryInts));
+    auto field = [&](int64_t i) {
+      return loadI32(b, loc, mergeTable, arith::AddIOp::create(b, loc, at, cst(i)));
+    };
+    Value request32 = field(0);
+    Value zero32 = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
+    Value run = arith::AndIOp::create(
+        b, loc, inTable, arith::CmpIOp::create(b, loc, CmpIPredicate::sge, request32, zero32));
+    Value request = indexFromI32(b, loc, arith::MaxSIOp::create(b, loc, request32, zero32));
+    Value slice = indexFromI32(b, loc, field(1));
+    Value pieces = arith::MaxUIOp::create(b, loc, indexFromI32(b, loc, field(2)), cst(1));
+    Value first = indexFromI32(b, loc, field(3));
+    Value row = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, request, cst(config.getQlen())), position);
+    Value pair = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, position, heads), head);
+    Value partialsAt = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, first, rowHeads),
+        arith::MulIOp::create(b, loc, pair, pieces));
+    scf::YieldOp::create(b, loc, ValueRange{row, head, slice, pieces, partialsAt, run});
+    b.setInsertionPointToStart(work.elseBlock());
+    auto [hostSlice, hostRow, hostHead, hostActive] = splitGrid();
+    Value hostAt = arith::MulIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, hostRow, heads), hostHead),
+        splits);
+    scf::YieldOp::create(b, loc,
+                         ValueRange{hostRow, hostHead, hostSlice, splits, hostAt, hostActive});
+  }
+  auto ifRun = scf::IfOp::create(b, loc, work.getResult(5), /*withElseRegion=*/false);
+  b.setInsertionPointToStart(ifRun.thenBlock());
+  CtaCombineOp::create(b, loc, arg(CombineArg::OPart), arg(CombineArg::LsePart),
+                       arg(CombineArg::Out), arg(CombineArg::Lse), work.getResult(0),
+                       work.getResult(1), work.getResult(2), work.getResult(3),
+                       /*num_rows=*/Value(), work.getResult(4), config,
+                       /*ranks_outermost=*/false);
+  b.setInsertionPointToEnd(&entry);
   gpu::ReturnOp::create(b, loc);
 }
 

@@ -118,13 +118,14 @@ struct DecodePlan {
   /// The device schedule (kernel-contract.md section 3): run() launches the planner
   /// over `units` units (U >= B, kernel::scheduleUnitCount) before the attention, whose
   /// grid is U units; a request of one piece is written by the attention, the others
-  /// by the combine (launched only when U > B). Workspace: o_part and lse_part of U
-  /// pieces ([U, qlen, H, 512] bf16, [U, qlen, H] f32, when U > B), the unit table at
-  /// unitsOffset (int32 [U][4]), the request table at piecesOffset (int32 [B][2]), then
+  /// by the combine (launched only when U > B, over U * qlen * H workgroups). Workspace:
+  /// o_part and lse_part of U pieces ([U, qlen, H, 512] bf16, [U, qlen, H] f32, when
+  /// U > B), the unit table at unitsOffset (int32 [U][4]), the request table at
+  /// piecesOffset (int32 [B][2]), the merge table at mergesOffset (int32 [U][4]), then
   /// the lse scratch.
   bool deviceSchedule = false;
   int64_t units = 0;
-  uint64_t unitsOffset = 0, piecesOffset = 0;
+  uint64_t unitsOffset = 0, piecesOffset = 0, mergesOffset = 0;
   /// NS > 1: the attention kernel writes partials into the workspace and the combine
   /// writes out/lse. NS = 1: the attention kernel writes out and lse directly (its
   /// o_part [S, H, 1, 512] bf16 and natural-log lse_part [S, H, 1] are out's and

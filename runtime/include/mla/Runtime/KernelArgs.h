@@ -39,14 +39,14 @@ struct CombineKernelArgs {
   KernelArg oPart, lsePart, out;
   std::optional<KernelArg> lse;
   int32_t numRows = 0, numSplits = 1;
-  /// The device schedule's request table (numSplits is then the most pieces a request
-  /// can have); null: every row has numSplits splits.
-  KernelArg pieces = KernelArg::pointer(uint64_t(0));
+  /// The device schedule's merge table (numSplits is then the unit count U, the table's
+  /// entries); null: every row has numSplits splits.
+  KernelArg merges = KernelArg::pointer(uint64_t(0));
 };
 
 /// The planner's arguments, by name (kernel::ScheduleArg).
 struct ScheduleKernelArgs {
-  KernelArg indptr, units, pieces;
+  KernelArg indptr, units, pieces, merges;
   int32_t numRequests = 0, numUnits = 0;
 };
 
@@ -87,7 +87,7 @@ inline std::vector<KernelArg> combineArgList(const CombineKernelArgs &a) {
     at(CombineArg::Lse) = *a.lse;
   at(CombineArg::NumRows) = KernelArg::i32(a.numRows);
   at(CombineArg::NumSplits) = KernelArg::i32(a.numSplits);
-  at(CombineArg::Pieces) = a.pieces;
+  at(CombineArg::Merges) = a.merges;
   return list;
 }
 
@@ -98,6 +98,7 @@ inline std::vector<KernelArg> scheduleArgList(const ScheduleKernelArgs &a) {
   list[kSchedIndptr] = a.indptr;
   list[kSchedUnits] = a.units;
   list[kSchedPieces] = a.pieces;
+  list[kSchedMerges] = a.merges;
   list[kSchedNumRequests] = KernelArg::i32(a.numRequests);
   list[kSchedNumUnits] = KernelArg::i32(a.numUnits);
   return list;

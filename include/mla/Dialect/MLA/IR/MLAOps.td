@@ -94,24 +94,28 @@ def MLA_ScheduleOp : MLA_Op<"schedule"> {
     (kernel-contract.md section 3, "The device schedule"): request `b` gets `n_b` pieces
     of at most T 128-token blocks each, T the smallest block budget whose pieces fit in
     the U units; `pieces[b] = {n_b, first_b}` and unit `first_b + j` holds `{b, j, n_b,
-    first_b}`, idle units `{-1, 0, 0, 0}`. The `mla.split_kv_decode` and `mla.combine`
-    of a scheduled decode read these tables (the runtime passes them).
+    first_b}`, idle units `{-1, 0, 0, 0}`; `merges` lists each request of several
+    pieces once for each column slice of its combine layout, `{b, slice, n_b,
+    first_b}`, the rest idle. The `mla.split_kv_decode` reads the unit table and the
+    `mla.combine` the merge table of a scheduled decode (the runtime passes them).
 
     ```mlir
-    mla.schedule indptr(%indptr) into units(%units) pieces(%pieces)
+    mla.schedule indptr(%indptr) into units(%units) pieces(%pieces) merges(%merges)
         {config = #mla.config<heads = 12>}
-        : memref<?xi32>, memref<?x4xi32>, memref<?x2xi32>
+        : memref<?xi32>, memref<?x4xi32>, memref<?x2xi32>, memref<?x4xi32>
     ```
   }];
   let arguments = (ins
     Arg<MemRefRankOf<[I32], [1]>, "i32 [B + 1]", [MemRead]>:$indptr,
     Arg<MemRefRankOf<[I32], [2]>, "i32 [U, 4]", [MemWrite]>:$units,
     Arg<MemRefRankOf<[I32], [2]>, "i32 [B, 2]", [MemWrite]>:$pieces,
+    Arg<MemRefRankOf<[I32], [2]>, "i32 [U, 4]", [MemWrite]>:$merges,
     MLA_ConfigAttr:$config
   );
   let assemblyFormat = [{
-    `indptr` `(` $indptr `)` `into` `units` `(` $units `)` `pieces` `(` $pieces `)` attr-dict
-    `:` type($indptr) `,` type($units) `,` type($pieces)
+    `indptr` `(` $indptr `)` `into` `units` `(` $units `)` `pieces` `(` $pieces `)`
+    `merges` `(` $merges `)` attr-dict
+    `:` type($indptr) `,` type($units) `,` type($pieces) `,` type($merges)
   }];
   let hasVerifier = 1;
 }
@@ -128,13 +132,14 @@ def MLA_CtaScheduleOp : MLA_Op<"cta_schedule"> {
     Arg<LLVM_PointerInAddressSpace<1>, "request offsets", [MemRead]>:$indptr,
     Arg<LLVM_PointerInAddressSpace<1>, "unit table", [MemWrite]>:$units,
     Arg<LLVM_PointerInAddressSpace<1>, "request table", [MemWrite]>:$pieces,
+    Arg<LLVM_PointerInAddressSpace<1>, "merge table", [MemWrite]>:$merges,
     I32:$num_requests,
     I32:$num_units
   );
   let assemblyFormat = [{
     `requests` `(` $num_requests `)` `units` `(` $num_units `)` `indptr` `(` $indptr `)`
-    `into` `units` `(` $units `)` `pieces` `(` $pieces `)` attr-dict
-    `:` type($indptr) `,` type($units) `,` type($pieces)
+    `into` `units` `(` $units `)` `pieces` `(` $pieces `)` `merges` `(` $merges `)` attr-dict
+    `:` type($indptr) `,` type($units) `,` type($pieces) `,` type($merges)
   }];
   let hasVerifier = 1;
 }
