@@ -359,11 +359,16 @@ py::dict planDict(const rt::DecodePlan &plan) {
   return d;
 }
 
-/// The schedule argument of plan(): "auto", "host" or "device" (ValueError otherwise).
-rt::SplitSchedule scheduleArg(const std::string &name) {
-  if (std::optional<rt::SplitSchedule> s = rt::parseSplitSchedule(name))
-    return *s;
-  throw py::value_error("schedule: must be 'auto', 'host' or 'device', got '" + name + "'");
+/// The schedule argument of plan(): "auto", "host" or "device" (ValueError otherwise,
+/// and for "device" with a split count).
+rt::SplitSchedule scheduleArg(const std::string &name, std::optional<int> numSplits) {
+  std::optional<rt::SplitSchedule> s = rt::parseSplitSchedule(name);
+  if (!s)
+    throw py::value_error("schedule: must be 'auto', 'host' or 'device', got '" + name + "'");
+  if (*s == rt::SplitSchedule::Device && numSplits)
+    throw py::value_error("num_splits: the device schedule chooses each request's pieces; "
+                          "give no split count or use the host schedule");
+  return *s;
 }
 
 //===----------------------------------------------------------------------===//
@@ -861,7 +866,7 @@ PYBIND11_MODULE(_mla, m) {
       .def("plan",
            [](PyDecoder &d, const Array<int32_t> &indptr, uint64_t slots,
               std::optional<int> numSplits, const std::string &scheduleName) {
-             rt::SplitSchedule schedule = scheduleArg(scheduleName);
+             rt::SplitSchedule schedule = scheduleArg(scheduleName, numSplits);
              // Argument errors first (ValueError); what remains is compilation's.
              check(rt::validateIndptr(view(indptr)), true);
              if (numSplits && (*numSplits < 1 || *numSplits > rt::kMaxSplits))
@@ -879,7 +884,7 @@ PYBIND11_MODULE(_mla, m) {
       .def("plan_any_lengths",
            [](PyDecoder &d, int64_t maxRequests, uint64_t slots, std::optional<int> numSplits,
               const std::string &scheduleName) {
-             rt::SplitSchedule schedule = scheduleArg(scheduleName);
+             rt::SplitSchedule schedule = scheduleArg(scheduleName, numSplits);
              if (maxRequests < 0 || maxRequests > 4096)
                throw py::value_error("max_requests: must be in 0..4096, got " +
                                      std::to_string(maxRequests));

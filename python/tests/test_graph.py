@@ -15,8 +15,9 @@ def test_captured_step_replays_any_lengths(device, decoder):
     requests, slots = 2, 1200
     pool = mla.reference.make_problem(HEADS, 1, [slots], seed=21)
     kv, scale, vscale = pool["kv"], pool["scale"], pool["vscale"]
-    plan = dec.plan(max_requests=requests, slots=slots)
+    plan = dec.plan(max_requests=requests, slots=slots, schedule="host")
     assert plan.any_lengths and plan.requests == requests and plan.total_tokens == 0
+    assert plan.schedule == "host"
     # Two requests of 600 tokens (the pool's average): the policy splits them.
     assert plan.num_splits > 1 and plan.combine
     rng = np.random.default_rng(3)
@@ -61,6 +62,86 @@ def test_captured_step_replays_any_lengths(device, decoder):
         assert lse_distance(lse, model_lse) <= 1e-5
     device.destroy_graph(graph)
     device.destroy_stream(stream)
+
+
+def test_device_schedule_replays_any_lengths(device, decoder):
+    """The default plan without lengths uses the device schedule: the planner kernel
+    cuts each request into its own pieces from the device indptr at every replay."""
+    dec = decoder(HEADS, 1)
+    requests, slots = 3, 20000
+    pool = mla.reference.make_problem(HEADS, 1, [slots], seed=22)
+    kv, scale, vscale = pool["kv"], pool["scale"], pool["vscale"]
+    plan = dec.plan(max_requests=requests, slots=slots)
+    assert plan.schedule == "device" and plan.any_lengths and plan.units == 256
+    assert plan.as_dict()["schedule"] == "device"
+    assert "device schedule over 256 units" in repr(plan)
+    rng = np.random.default_rng(5)
+    q_buf = device.alloc(requests * HEADS * 576 * 2)
+    kv_buf = device.upload(kv)
+    pages_buf = device.alloc(slots * 4)
+    indptr_buf = device.alloc((requests + 1) * 4)
+    out_buf = device.alloc(requests * HEADS * 512 * 2)
+    lse_buf = device.alloc(requests * HEADS * 4)
+    workspace = device.alloc(plan.workspace_bytes)
+    stream = device.create_stream()
+
+    def load(lengths):
+        q = mla.bf16(rng.standard_normal((requests, HEADS, 576)).astype(np.float32))
+        pages = rng.permutation(slots)[:sum(lengths)].astype(np.int32)
+        indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+        device.upload(q, q_buf)
+        if len(pages):
+            device.upload(pages, pages_buf)
+        device.upload(indptr, indptr_buf)
+        return q, pages, indptr
+
+    def download():
+        out = mla.from_bf16(device.download(out_buf, np.uint16, (requests, HEADS, 512)))
+        return out, device.download(lse_buf, np.float32, (requests, HEADS))
+
+    load([2, 1, 3])
+    device.begin_capture(stream)
+    try:
+        dec.run(plan, q_buf, kv_buf, pages_buf, indptr_buf, out_buf, lse_buf, scale=scale,
+                vscale=vscale, workspace=workspace, stream=stream)
+    finally:
+        graph = device.end_capture(stream)
+    for lengths in ([2, 1, 3], [15000, 0, 900], [129, 4000, 128], [0, 0, 0]):
+        q, pages, indptr = load(lengths)
+        device.launch_graph(graph, stream)
+        device.synchronize(stream)
+        out, lse = download()
+        # A fresh call planned from these lengths with the device schedule: same bits.
+        fresh = dec.plan(indptr, slots, schedule="device")
+        dec.run(fresh, q_buf, kv_buf, pages_buf, indptr_buf, out_buf, lse_buf, scale=scale,
+                vscale=vscale, workspace=workspace)
+        device.synchronize()
+        fresh_out, fresh_lse = download()
+        assert np.array_equal(out, fresh_out), lengths
+        assert np.array_equal(lse, fresh_lse), lengths
+        # Within the kernel model's bounds of the fp64 reference (2^-7 relative is the
+        # combined output's bound for short splits, docs/numerics.md).
+        exact_out, exact_lse = mla.reference.exact(q, kv, pages, indptr, scale, vscale)
+        rows = np.abs(exact_out).max(axis=-1, keepdims=True)
+        rows[rows == 0] = 1
+        assert (np.abs(out - exact_out) / rows).max() <= 2**-7 + 15000 * 2**-17, lengths
+        finite = np.isfinite(exact_lse)
+        assert np.array_equal(finite, np.isfinite(lse)), lengths
+        assert np.abs(lse[finite] - exact_lse[finite]).max(initial=0) <= 2e-3, lengths
+    device.destroy_graph(graph)
+    device.destroy_stream(stream)
+
+
+def test_schedule_argument(device, decoder):
+    dec = decoder(HEADS, 1)
+    assert dec.plan([0, 5, 9], 10).schedule == "host"
+    assert dec.plan([0, 5, 9], 10, schedule="device").schedule == "device"
+    assert dec.plan(max_requests=2, slots=10).schedule == "device"
+    assert dec.plan(max_requests=2, slots=10, num_splits=3).schedule == "host"
+    with pytest.raises(ValueError, match="schedule: must be 'auto', 'host' or 'device'"):
+        dec.plan(max_requests=2, slots=10, schedule="gpu")
+    with pytest.raises(ValueError, match="num_splits: the device schedule chooses"):
+        dec.plan(max_requests=2, slots=10, num_splits=3, schedule="device")
 
 
 def test_capture_defers_launches_and_names_misuse(device, decoder):

@@ -12,7 +12,7 @@
 // BAD-OPTION: no such option chp
 
 // CHECK: gpu.module @combine_only
-// CHECK: llvm.func @mla_combine(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32)
+// CHECK: llvm.func @mla_combine(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: !llvm.ptr<1>)
 // CHECK-SAME: rocdl.flat_work_group_size = "64,64"
 // CHECK-SAME: rocdl.kernel
 // CHECK-NOT: mla.

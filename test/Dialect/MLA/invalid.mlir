@@ -282,7 +282,7 @@ func.func @f(%o: !llvm.ptr<1>, %row: index) {
 gpu.module @m {
   gpu.func @not_a_kernel(%p: !llvm.ptr<1>, %s: f32, %i: index) {
     // expected-error@+1 {{'mla.cta_attend' op must be inside a gpu.func kernel (it is one CTA's work)}}
-    mla.cta_attend request(%i) head_group(%i) split(%i) of %i q(%p) kv(%p) pages(%p)
+    mla.cta_attend request(%i) head_group(%i) split(%i) of %i first_partial(%i) q(%p) kv(%p) pages(%p)
         indptr(%p) seq_lens(%p) dcp(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p) {config = #mla.config<>}
         : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>,
           !llvm.ptr<1>, !llvm.ptr<1>
@@ -370,4 +370,42 @@ gpu.module @m {
         into out(%p) {config = #mla.config<>} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
     gpu.return
   }
+}
+
+// -----
+
+// The device schedule's tables: a unit entry is 4 ints, a request entry 2.
+func.func @f(%indptr: memref<?xi32>, %units: memref<?x3xi32>, %pieces: memref<?x2xi32>) {
+  // expected-error@+1 {{'mla.schedule' op 'units' dimension 1 (ints of a unit's entry) must be 4, got 3}}
+  mla.schedule indptr(%indptr) into units(%units) pieces(%pieces) {config = #mla.config<>}
+      : memref<?xi32>, memref<?x3xi32>, memref<?x2xi32>
+  return
+}
+
+// -----
+
+func.func @f(%indptr: memref<?xi32>, %units: memref<?x4xi32>, %pieces: memref<?x4xi32>) {
+  // expected-error@+1 {{'mla.schedule' op 'pieces' dimension 1 (ints of a request's entry) must be 2, got 4}}
+  mla.schedule indptr(%indptr) into units(%units) pieces(%pieces) {config = #mla.config<>}
+      : memref<?xi32>, memref<?x4xi32>, memref<?x4xi32>
+  return
+}
+
+// -----
+
+// B + 1 offsets for B requests.
+func.func @f(%indptr: memref<5xi32>, %units: memref<?x4xi32>, %pieces: memref<5x2xi32>) {
+  // expected-error@+1 {{'mla.schedule' op indptr has 5 offsets for 5 requests in pieces; expected 6}}
+  mla.schedule indptr(%indptr) into units(%units) pieces(%pieces) {config = #mla.config<>}
+      : memref<5xi32>, memref<?x4xi32>, memref<5x2xi32>
+  return
+}
+
+// -----
+
+func.func @f(%p: !llvm.ptr<1>, %n: i32) {
+  // expected-error@+1 {{'mla.cta_schedule' op must be inside a gpu.func kernel (it is one CTA's work)}}
+  mla.cta_schedule requests(%n) units(%n) indptr(%p) into units(%p) pieces(%p)
+      : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+  return
 }

@@ -12,7 +12,7 @@
 // CHECK: module attributes {gpu.container_module}
 // CHECK-NOT: func.func
 // CHECK-LABEL: gpu.module @tp8_q4
-// CHECK: gpu.func @mla_attn(%[[Q:.*]]: !llvm.ptr<1>, %[[KV:.*]]: !llvm.ptr<1>, %[[P:.*]]: !llvm.ptr<1>, %[[I:.*]]: !llvm.ptr<1>, %[[S:.*]]: f32, %[[VS:.*]]: f32, %[[O:.*]]: !llvm.ptr<1>, %[[L:.*]]: !llvm.ptr<1>, %[[B:.*]]: i32, %[[NS:.*]]: i32, %[[SL:.*]]: !llvm.ptr<1>, %[[DCP:.*]]: !llvm.ptr<1>) kernel
+// CHECK: gpu.func @mla_attn(%[[Q:.*]]: !llvm.ptr<1>, %[[KV:.*]]: !llvm.ptr<1>, %[[P:.*]]: !llvm.ptr<1>, %[[I:.*]]: !llvm.ptr<1>, %[[S:.*]]: f32, %[[VS:.*]]: f32, %[[O:.*]]: !llvm.ptr<1>, %[[L:.*]]: !llvm.ptr<1>, %[[B:.*]]: i32, %[[NS:.*]]: i32, %[[SL:.*]]: !llvm.ptr<1>, %[[DCP:.*]]: !llvm.ptr<1>, %[[UT:.*]]: !llvm.ptr<1>, %[[DOUT:.*]]: !llvm.ptr<1>, %[[DLSE:.*]]: !llvm.ptr<1>) kernel
 // CHECK-SAME: known_block_size = array<i32: 512, 1, 1>
 // F3: 8 XCDs and, for qlen 4, G = ceil(12 / 4) = 3 head groups.
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
@@ -26,14 +26,41 @@
 // CHECK: %[[UNIT:.*]] = arith.addi %[[X]], %[[XY]]
 // CHECK: %[[NREQ:.*]] = arith.index_castui %[[B]] : i32 to index
 // CHECK: %[[NSPLIT:.*]] = arith.index_castui %[[NS]] : i32 to index
-// CHECK: %[[UNITS:.*]] = arith.muli %[[NREQ]], %[[NSPLIT]]
-// CHECK: %[[ACTIVE:.*]] = arith.cmpi ult, %[[UNIT]], %[[UNITS]]
-// CHECK: scf.if %[[ACTIVE]] {
-// CHECK: %[[REQ:.*]] = arith.divui %[[UNIT]], %[[NSPLIT]]
-// CHECK: %[[SPLIT:.*]] = arith.remui %[[UNIT]], %[[NSPLIT]]
-// CHECK: mla.cta_attend request(%[[REQ]]) head_group(%[[GROUP]]) split(%[[SPLIT]]) of %[[NSPLIT]] q(%[[Q]]) kv(%[[KV]]) pages(%[[P]]) indptr(%[[I]]) seq_lens(%[[SL]]) dcp(%[[DCP]]) scale(%[[S]]) vscale(%[[VS]]) into o_part(%[[O]]) lse_part(%[[L]]) {config = #mla.config<qlen = 4>}
+// With the device schedule's unit table, num_splits is the unit count; otherwise B * NS.
+// CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr<1>
+// CHECK: %[[SCHED:.*]] = llvm.icmp "ne" %[[UT]], %[[NULL]]
+// CHECK: %[[HOSTUNITS:.*]] = arith.muli %[[NREQ]], %[[NSPLIT]]
+// CHECK: %[[UNITS:.*]] = arith.select %[[SCHED]], %[[NSPLIT]], %[[HOSTUNITS]]
+// CHECK: %[[INRANGE:.*]] = arith.cmpi ult, %[[UNIT]], %[[UNITS]]
+// CHECK: scf.if %[[INRANGE]] {
+// A request's rows hold qlen * H = 48 partials.
+// CHECK: %[[C48:.*]] = arith.constant 48 : index
+// CHECK: %[[WORK:.*]]:7 = scf.if %[[SCHED]] -> (index, index, index, index, !llvm.ptr<1>, !llvm.ptr<1>, i1) {
+// The unit's entry {request, piece, pieces, first}, at unit * 4.
+// CHECK: %[[ENTRY:.*]] = arith.muli %[[UNIT]], %{{.*}} : index
+// CHECK: %[[REQ32:.*]] = llvm.load
+// CHECK: %[[ACTIVE:.*]] = arith.cmpi sge, %[[REQ32]], %{{.*}} : i32
+// CHECK: %[[REQ:.*]] = arith.index_castui %{{.*}} : i32 to index
+// CHECK: %[[PIECE:.*]] = arith.index_castui %{{.*}} : i32 to index
+// CHECK: %[[PIECES:.*]] = arith.maxui
+// CHECK: %[[FIRST:.*]] = arith.index_castui %{{.*}} : i32 to index
+// One piece: the request's own rows of out and lse; more: its first piece's partials.
+// CHECK: %[[SINGLE:.*]] = arith.cmpi eq, %[[PIECES]], %{{.*}} : index
+// CHECK: %[[FIRSTROW:.*]] = arith.select %[[SINGLE]], %[[REQ]], %[[FIRST]] : index
+// CHECK: %[[FIRSTPARTIAL:.*]] = arith.muli %[[FIRSTROW]], %[[C48]]
+// CHECK: %[[OPTR:.*]] = arith.select %[[SINGLE]], %[[DOUT]], %[[O]] : !llvm.ptr<1>
+// CHECK: %[[LPTR:.*]] = arith.select %[[SINGLE]], %[[DLSE]], %[[L]] : !llvm.ptr<1>
+// CHECK: scf.yield %[[REQ]], %[[PIECE]], %[[PIECES]], %[[FIRSTPARTIAL]], %[[OPTR]], %[[LPTR]], %[[ACTIVE]]
+// CHECK: } else {
+// CHECK: %[[HREQ:.*]] = arith.divui %[[UNIT]], %[[NSPLIT]]
+// CHECK: %[[HSPLIT:.*]] = arith.remui %[[UNIT]], %[[NSPLIT]]
+// CHECK: %[[HROWS:.*]] = arith.muli %[[HREQ]], %[[C48]]
+// CHECK: %[[HFIRST:.*]] = arith.muli %[[HROWS]], %[[NSPLIT]]
+// CHECK: scf.yield %[[HREQ]], %[[HSPLIT]], %[[NSPLIT]], %[[HFIRST]], %[[O]], %[[L]], %true
+// CHECK: scf.if %[[WORK]]#6 {
+// CHECK: mla.cta_attend request(%[[WORK]]#0) head_group(%[[GROUP]]) split(%[[WORK]]#1) of %[[WORK]]#2 first_partial(%[[WORK]]#3) q(%[[Q]]) kv(%[[KV]]) pages(%[[P]]) indptr(%[[I]]) seq_lens(%[[SL]]) dcp(%[[DCP]]) scale(%[[S]]) vscale(%[[VS]]) into o_part(%[[WORK]]#4) lse_part(%[[WORK]]#5) {config = #mla.config<qlen = 4>}
 // CHECK: gpu.return
-// CHECK: gpu.func @mla_combine(%[[CO:.*]]: !llvm.ptr<1>, %[[CL:.*]]: !llvm.ptr<1>, %[[OUT:.*]]: !llvm.ptr<1>, %[[LSE:.*]]: !llvm.ptr<1>, %[[ROWS:.*]]: i32, %[[CNSARG:.*]]: i32) kernel
+// CHECK: gpu.func @mla_combine(%[[CO:.*]]: !llvm.ptr<1>, %[[CL:.*]]: !llvm.ptr<1>, %[[OUT:.*]]: !llvm.ptr<1>, %[[LSE:.*]]: !llvm.ptr<1>, %[[ROWS:.*]]: i32, %[[CNSARG:.*]]: i32, %[[PT:.*]]: !llvm.ptr<1>) kernel
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
 // Workgroup (row * 12 + head) * P + slice, P = 1, 8 or 16 column slices per (row, head)
 // for NS <= 8, <= 64, <= 256 (kernel::combineSplitGroups).
@@ -51,7 +78,35 @@
 // CHECK: %[[RH:.*]] = arith.divui %[[CBID]], %[[SLICES]]
 // CHECK: %[[ROW:.*]] = arith.divui %[[RH]], %[[H]]
 // CHECK: %[[HEAD:.*]] = arith.remui %[[RH]], %[[H]]
-// CHECK: mla.cta_combine row(%[[ROW]]) head(%[[HEAD]]) slice(%[[SLICE]]) of %{{.*}} o_part(%[[CO]]) lse_part(%[[CL]]) into out(%[[OUT]]) lse(%[[LSE]])
+// With the device schedule's request table: request row / 4's {pieces, first}; only a
+// request of several pieces is merged, by the slices of its own layout.
+// CHECK: %[[CNULL:.*]] = llvm.mlir.zero : !llvm.ptr<1>
+// CHECK: %[[CSCHED:.*]] = llvm.icmp "ne" %[[PT]], %[[CNULL]]
+// CHECK: %[[CWORK:.*]]:3 = scf.if %[[CSCHED]] -> (index, index, i1) {
+// CHECK: %[[CREQ:.*]] = arith.divui %[[ROW]], %{{.*}} : index
+// CHECK: %[[POS:.*]] = arith.remui %[[ROW]], %{{.*}} : index
+// CHECK: %[[NPIECES32:.*]] = llvm.load
+// CHECK: %[[NPIECES:.*]] = arith.index_castui %[[NPIECES32]]
+// CHECK: %[[FIRST32:.*]] = llvm.load
+// CHECK: %[[CFIRST:.*]] = arith.index_castui %[[FIRST32]]
+// CHECK: arith.select
+// CHECK: %[[OWN:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: %[[INSLICE:.*]] = arith.cmpi ult, %[[SLICE]], %[[OWN]]
+// CHECK: %[[SPLIT:.*]] = arith.cmpi ugt, %[[NPIECES]], %{{.*}} : index
+// CHECK: %[[MERGES:.*]] = arith.andi %[[SPLIT]], %[[INSLICE]]
+// CHECK: %[[PAIR0:.*]] = arith.muli %[[POS]], %[[H]]
+// CHECK: %[[PAIR:.*]] = arith.addi %[[PAIR0]], %[[HEAD]]
+// CHECK: %[[PAIRAT:.*]] = arith.muli %[[PAIR]], %[[NPIECES]]
+// CHECK: %[[FIRSTAT:.*]] = arith.muli %[[CFIRST]], %{{.*}} : index
+// CHECK: %[[AT:.*]] = arith.addi %[[FIRSTAT]], %[[PAIRAT]]
+// CHECK: scf.yield %[[NPIECES]], %[[AT]], %[[MERGES]]
+// CHECK: } else {
+// CHECK: %[[HRH0:.*]] = arith.muli %[[ROW]], %[[H]]
+// CHECK: %[[HRH:.*]] = arith.addi %[[HRH0]], %[[HEAD]]
+// CHECK: %[[HAT:.*]] = arith.muli %[[HRH]], %[[CNS]]
+// CHECK: scf.yield %[[CNS]], %[[HAT]], %true
+// CHECK: scf.if %[[CWORK]]#2 {
+// CHECK: mla.cta_combine row(%[[ROW]]) head(%[[HEAD]]) slice(%[[SLICE]]) of %[[CWORK]]#0 partials_at(%[[CWORK]]#1) o_part(%[[CO]]) lse_part(%[[CL]]) into out(%[[OUT]]) lse(%[[LSE]])
 func.func @tp8_q4(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>,
                   %pages: memref<?xi32>, %indptr: memref<?xi32>, %scale: f32, %vscale: f32,
                   %ns: index, %o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>,
@@ -70,9 +125,9 @@ func.func @tp8_q4(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>,
 // Head groups for 16 heads at qlen 1: one group. Two combines get distinct names and the
 // one without lse has no lse argument.
 // CHECK-LABEL: gpu.module @two_combines
-// CHECK: gpu.func @mla_combine(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32) kernel
+// CHECK: gpu.func @mla_combine(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: !llvm.ptr<1>) kernel
 // CHECK: arith.constant 16 : index
-// CHECK: gpu.func @mla_combine_1(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32) kernel
+// CHECK: gpu.func @mla_combine_1(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: !llvm.ptr<1>) kernel
 func.func @two_combines(%o: memref<?x16x?x512xbf16>, %l: memref<?x16x?xf32>,
                         %out: memref<?x16x512xbf16>, %lse: memref<?x16xf32>) {
   mla.combine o_part(%o) lse_part(%l) into out(%out) {config = #mla.config<heads = 16>}
@@ -88,7 +143,7 @@ func.func @two_combines(%o: memref<?x16x?x512xbf16>, %l: memref<?x16x?xf32>,
 // combine's arguments and grid rule, with the row count passed to the CTA op.
 // CHECK-LABEL: gpu.module @merge
 // CHECK: gpu.func @mla_combine(
-// CHECK: gpu.func @mla_dcp_merge(%[[MO:.*]]: !llvm.ptr<1>, %[[ML:.*]]: !llvm.ptr<1>, %[[MOUT:.*]]: !llvm.ptr<1>, %[[MLSE:.*]]: !llvm.ptr<1>, %[[MROWS:.*]]: i32, %[[MN:.*]]: i32) kernel
+// CHECK: gpu.func @mla_dcp_merge(%[[MO:.*]]: !llvm.ptr<1>, %[[ML:.*]]: !llvm.ptr<1>, %[[MOUT:.*]]: !llvm.ptr<1>, %[[MLSE:.*]]: !llvm.ptr<1>, %[[MROWS:.*]]: i32, %[[MN:.*]]: i32, %{{.*}}: !llvm.ptr<1>) kernel
 // CHECK: %[[ROWSIDX:.*]] = arith.index_castui %[[MROWS]] : i32 to index
 // CHECK: %[[NIDX:.*]] = arith.index_castui %[[MN]] : i32 to index
 // CHECK: mla.cta_combine row(%{{.*}}) of rows(%[[ROWSIDX]]) head(%{{.*}}) slice(%{{.*}}) of %[[NIDX]] o_part(%[[MO]]) lse_part(%[[ML]]) into out(%[[MOUT]]) lse(%[[MLSE]]) {config = #mla.config<heads = 16>, ranks_outermost}
@@ -151,4 +206,19 @@ module attributes {gpu.container_module} {
       gpu.return
     }
   }
+}
+
+// -----
+
+// The device schedule's planner: one kernel of one wave with (indptr, units, pieces,
+// num_requests, num_units) holding the CTA op.
+// CHECK-LABEL: gpu.module @plan
+// CHECK: gpu.func @mla_schedule(%[[SI:.*]]: !llvm.ptr<1>, %[[SU:.*]]: !llvm.ptr<1>, %[[SP:.*]]: !llvm.ptr<1>, %[[SB:.*]]: i32, %[[SN:.*]]: i32) kernel
+// CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
+// CHECK-NEXT: mla.cta_schedule requests(%[[SB]]) units(%[[SN]]) indptr(%[[SI]]) into units(%[[SU]]) pieces(%[[SP]])
+// CHECK-NEXT: gpu.return
+func.func @plan(%indptr: memref<?xi32>, %units: memref<?x4xi32>, %pieces: memref<?x2xi32>) {
+  mla.schedule indptr(%indptr) into units(%units) pieces(%pieces) {config = #mla.config<>}
+      : memref<?xi32>, memref<?x4xi32>, memref<?x2xi32>
+  return
 }

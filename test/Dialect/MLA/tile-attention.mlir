@@ -47,13 +47,23 @@
 // CHECK:   scf.yield %[[M2]], %[[L2]], %[[O3]]
 // CHECK-NEXT: }{{$}}
 // CHECK-NEXT: "; mla: block loop exit"
-// CHECK: mla.attend_epilogue %[[LDS]] state
+// The partial of (position, head, split): first_partial + (position * 12 + head) * NS
+// + split, first_partial (%arg14) uniform.
+// CHECK: %[[FIRST:.*]] = arith.index_castui %arg14 : index to i32
+// CHECK: %[[FIRSTU:.*]] = rocdl.readfirstlane %[[FIRST]] : i32
+// CHECK: %[[POS12:.*]] = arith.muli %{{.*}}, %c12_i32{{.*}} : i32
+// CHECK: %[[PAIR:.*]] = arith.addi %[[POS12]], %{{.*}} : i32
+// CHECK: %[[PAIRNS:.*]] = arith.muli %[[PAIR]], %{{.*}} : i32
+// CHECK: %[[AT:.*]] = arith.addi %[[FIRSTU]], %[[PAIRNS]] : i32
+// CHECK: %[[PARTIAL:.*]] = arith.addi %[[AT]], %{{.*}} : i32
+// CHECK: mla.attend_epilogue %[[LDS]] state({{.*}}) vscale %arg5 into %arg6, %arg7[%[[PARTIAL]]]
 gpu.module @m {
   gpu.func @mla_attn(%q: !llvm.ptr<1>, %kv: !llvm.ptr<1>, %pages: !llvm.ptr<1>,
                      %indptr: !llvm.ptr<1>, %scale: f32, %vscale: f32, %o: !llvm.ptr<1>,
                      %l: !llvm.ptr<1>, %request: index, %group: index, %split: index,
-                     %ns: index, %seqlens: !llvm.ptr<1>, %dcp: !llvm.ptr<1>) kernel {
-    mla.cta_attend request(%request) head_group(%group) split(%split) of %ns q(%q) kv(%kv)
+                     %ns: index, %seqlens: !llvm.ptr<1>, %dcp: !llvm.ptr<1>,
+                     %first: index) kernel {
+    mla.cta_attend request(%request) head_group(%group) split(%split) of %ns first_partial(%first) q(%q) kv(%kv)
         pages(%pages) indptr(%indptr) seq_lens(%seqlens) dcp(%dcp) scale(%scale) vscale(%vscale) into o_part(%o)
         lse_part(%l) {config = #mla.config<>}
         : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>,
@@ -106,7 +116,7 @@ gpu.module @m {
 // CHECK: mla.mask_logits %{{.*}} bounds(%[[FIRST]], %[[BOUND]])
 gpu.module @m {
   gpu.func @qlen4(%p: !llvm.ptr<1>, %s: f32, %i: index) kernel {
-    mla.cta_attend request(%i) head_group(%i) split(%i) of %i q(%p) kv(%p) pages(%p)
+    mla.cta_attend request(%i) head_group(%i) split(%i) of %i first_partial(%i) q(%p) kv(%p) pages(%p)
         indptr(%p) seq_lens(%p) dcp(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
         {config = #mla.config<qlen = 4>}
         : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>,
@@ -122,7 +132,7 @@ gpu.module @m {
 // CHECK: mla.kv_dma {{.*}} dmas 0 to 9 {wide_kv}
 gpu.module @m {
   gpu.func @wide(%p: !llvm.ptr<1>, %s: f32, %i: index) kernel {
-    mla.cta_attend request(%i) head_group(%i) split(%i) of %i q(%p) kv(%p) pages(%p)
+    mla.cta_attend request(%i) head_group(%i) split(%i) of %i first_partial(%i) q(%p) kv(%p) pages(%p)
         indptr(%p) seq_lens(%p) dcp(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
         {config = #mla.config<wide_kv = true>}
         : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>,
@@ -143,7 +153,7 @@ gpu.module @m {
 // CHECK: mla.attend_epilogue
 gpu.module @m {
   gpu.func @wspec(%p: !llvm.ptr<1>, %s: f32, %i: index) kernel {
-    mla.cta_attend request(%i) head_group(%i) split(%i) of %i q(%p) kv(%p) pages(%p)
+    mla.cta_attend request(%i) head_group(%i) split(%i) of %i first_partial(%i) q(%p) kv(%p) pages(%p)
         indptr(%p) seq_lens(%p) dcp(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
         {config = #mla.config<wspec = true>}
         : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>,

@@ -47,7 +47,16 @@ public:
   void emit();
 
 private:
-  Value c(int64_t v) { return arith::ConstantIntOp::create(b, b.getI32Type(), v); }
+  /// The i32 constant `v`, made once at the kernel's entry.
+  Value c(int64_t v) {
+    Value &constant = constants[v];
+    if (!constant) {
+      OpBuilder entry = OpBuilder::atBlockBegin(
+          &op->getParentOfType<gpu::GPUFuncOp>().getBody().front());
+      constant = arith::ConstantIntOp::create(entry, op.getLoc(), entry.getI32Type(), v);
+    }
+    return constant;
+  }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
   Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
@@ -106,6 +115,7 @@ private:
   ImplicitLocOpBuilder b;
   CtaScheduleOp op;
   Value lane;
+  llvm::DenseMap<int64_t, Value> constants;
 };
 
 Value PlannerEmitter::piecesFor(Value budget) {

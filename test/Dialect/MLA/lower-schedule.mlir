@@ -1,0 +1,94 @@
+// mla-lower-schedule: the device schedule's planner as one wave (docs/kernel-contract.md,
+// "The device schedule"): block totals and the longest request by a butterfly, the
+// block budget by a binary search of whole-wave passes, then 64 requests at a time a
+// wave scan of the piece counts, the two tables, and the idle units.
+// RUN: mla-opt %s -pass-pipeline='builtin.module(gpu.module(mla-lower-schedule))' | FileCheck %s
+
+// CHECK-LABEL: gpu.module @plan
+// CHECK: gpu.func @mla_schedule(%[[INDPTR:.*]]: !llvm.ptr<1>, %[[UNITS:.*]]: !llvm.ptr<1>, %[[PIECES:.*]]: !llvm.ptr<1>, %[[B:.*]]: i32, %[[U:.*]]: i32)
+// CHECK-NOT: mla.cta_schedule
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[LANE:.*]] = arith.index_castui %[[TID]] : index to i32
+// 1. Lane l sums blocks_b = ceil(max(indptr[b+1] - indptr[b], 0) / 128) over b = l, l + 64, ...
+// CHECK: %[[SUMS:.*]]:2 = scf.for %[[R:.*]] = %[[LANE]] to %[[B]] step %c64_i32 iter_args
+// CHECK:   llvm.getelementptr %[[INDPTR]][%[[R]]]
+// CHECK:   %[[LEN:.*]] = arith.subi
+// CHECK:   %[[NONNEG:.*]] = arith.maxsi %[[LEN]], %c0_i32
+// CHECK:   %[[BLOCKS:.*]] = arith.divui %{{.*}}, %c128_i32
+// CHECK:   scf.yield %{{.*}}, %{{.*}} : i32, i32
+// A butterfly over the wave: xor 32, 16, 8, 4, 2, 1, for the total then the longest.
+// CHECK: gpu.shuffle xor %[[SUMS]]#0, %c32_i32, %c64_i32 : i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32, %c64_i32 : i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c1_i32, %c64_i32 : i32
+// CHECK-NEXT: %[[TOTAL:.*]] = arith.addi
+// CHECK: gpu.shuffle xor %[[SUMS]]#1, %c32_i32, %c64_i32 : i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c1_i32, %c64_i32 : i32
+// CHECK-NEXT: %[[MOST:.*]] = arith.maxui
+// 2. The budget: a binary search only when U > B and some block exists.
+// CHECK: %[[ANY:.*]] = arith.cmpi ugt, %[[TOTAL]], %c0_i32
+// CHECK: %[[SPARE:.*]] = arith.cmpi ugt, %[[U]], %[[B]]
+// CHECK: %[[SEARCH:.*]] = arith.andi %[[SPARE]], %[[ANY]]
+// CHECK: %[[BUDGET:.*]] = scf.if %[[SEARCH]] -> (i32) {
+// lo = max(1, ceil(total / U), ceil(most / 256)), hi = max(lo, ceil(total / (U - B)))
+// CHECK:   %[[MOSTPIECES:.*]] = arith.divui %{{.*}}, %c256_i32
+// CHECK:   arith.divui %{{.*}}, %[[U]]
+// CHECK:   arith.maxui %c1_i32,
+// CHECK:   %[[LO:.*]] = arith.maxui %{{.*}}, %[[MOSTPIECES]]
+// CHECK:   %[[FREE:.*]] = arith.subi %[[U]], %[[B]]
+// CHECK:   arith.divui %{{.*}}, %[[FREE]]
+// CHECK:   %[[HI:.*]] = arith.maxui %[[LO]],
+// CHECK:   scf.while (%[[L:.*]] = %[[LO]], %[[H:.*]] = %[[HI]])
+// CHECK:     arith.cmpi ult
+// CHECK:     scf.condition
+// CHECK:   } do {
+// CHECK:     %[[MID:.*]] = arith.divui %{{.*}}, %c2_i32
+// Each probe: sum_b max(1, ceil(blocks_b / mid)) over the wave, against U.
+// CHECK:     scf.for
+// CHECK:       arith.divui %{{.*}}, %[[MID]]
+// CHECK:       arith.maxui %c1_i32,
+// CHECK:     gpu.shuffle xor
+// CHECK:     %[[FITS:.*]] = arith.cmpi ule, %{{.*}}, %[[U]]
+// CHECK:     arith.select %[[FITS]]
+// CHECK:     arith.select %[[FITS]]
+// CHECK: } else {
+// CHECK:   arith.maxui %c1_i32, %[[MOST]]
+// 3. 64 requests at a time: n_b, an inclusive scan (shuffle up 1..32), first_b.
+// CHECK: %[[PLACED:.*]] = scf.for %[[BASE:.*]] = %c0_i32 to %[[B]] step %c64_i32 iter_args(%[[RUNNING:.*]] = %c0_i32)
+// CHECK:   %[[REQ:.*]] = arith.addi %[[BASE]], %[[LANE]]
+// CHECK:   %[[VALID:.*]] = arith.cmpi ult, %[[REQ]], %[[B]]
+// CHECK:   arith.divui %{{.*}}, %[[BUDGET]]
+// CHECK:   %[[N:.*]] = arith.select %[[VALID]], %{{.*}}, %c0_i32
+// CHECK:   gpu.shuffle up %[[N]], %c1_i32, %c64_i32
+// CHECK:   gpu.shuffle up %{{.*}}, %c32_i32, %c64_i32
+// CHECK:   %[[INCL:.*]] = arith.addi
+// CHECK:   %[[END:.*]] = arith.addi %[[RUNNING]], %[[INCL]]
+// CHECK:   %[[FIRST:.*]] = arith.subi %[[END]], %[[N]]
+// CHECK:   %[[CHUNK:.*]], %{{.*}} = gpu.shuffle idx %[[INCL]], %c63_i32, %c64_i32
+// CHECK:   scf.if %[[VALID]] {
+// pieces[b] = {n_b, first_b}
+// CHECK:     llvm.getelementptr %[[PIECES]]
+// CHECK:     llvm.store %[[N]]
+// CHECK:     llvm.getelementptr %[[PIECES]]
+// CHECK:     llvm.store %[[FIRST]]
+// units[first_b + j] = {b, j, n_b, first_b} for the units below U
+// CHECK:     %[[LAST:.*]] = arith.minui %{{.*}}, %[[U]]
+// CHECK:     scf.for %[[UNIT:.*]] = %[[FIRST]] to %[[LAST]] step %c1_i32
+// CHECK:       llvm.store %[[REQ]]
+// CHECK:       llvm.store
+// CHECK:       llvm.store %[[N]]
+// CHECK:       llvm.store %[[FIRST]]
+// CHECK:   arith.addi %[[RUNNING]], %[[CHUNK]]
+// 4. The idle units: {-1, 0, 0, 0}.
+// CHECK: %[[IDLE:.*]] = arith.addi %[[PLACED]], %[[LANE]]
+// CHECK: scf.for %{{.*}} = %[[IDLE]] to %[[U]] step %c64_i32
+// CHECK:   llvm.store %c-1_i32
+// CHECK:   llvm.store %c0_i32
+// CHECK: gpu.return
+gpu.module @plan {
+  gpu.func @mla_schedule(%indptr: !llvm.ptr<1>, %units: !llvm.ptr<1>, %pieces: !llvm.ptr<1>,
+                         %b: i32, %u: i32) kernel {
+    mla.cta_schedule requests(%b) units(%u) indptr(%indptr) into units(%units) pieces(%pieces)
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
+}
