@@ -6,6 +6,7 @@
 //          [--params-file FILE] [--dma-lgkmcnt 0|1|both] [--published]
 //          [--build plain|wspec|both] [--threads N] [--report [--stall-pcs N]] [--policy]
 //          [--update-doc FILE]
+// mla-perf --schedule-table [--params-set ...] [--dma-lgkmcnt ...] [--update-doc FILE]
 //
 // Without --case: the Kimi-K3 TP8 table (qlen 1, 2, 4; B 64..448 at ISL 8K; B 1, 4, 8
 // at 32K and 128K), once per parameter set (both by default; --params and
@@ -17,7 +18,13 @@
 // builds (the default) each row also has the warp-specialised kernel's times (F15), and
 // a summary per qlen sums each build's totals: the comparison the Decoder's default
 // build choice (mla/Runtime/Decoder.h, preferredAttentionBuild) is taken from. A
-// mixed-length batch (lens=, PerfCase::parse) prints its lengths in the ISL column.
+// mixed-length batch (lens=, PerfCase::parse) prints its lengths in the ISL column. A
+// case with sched=device models the device schedule's call (planner, attention over U
+// units, combine; the table then has a schedule and a planner column).
+// --schedule-table: issue 20's batches (uniform, mixed beside uniform of the same
+// request count and tokens, one long request) under the host and the device schedule,
+// with the mixed / uniform ratios; with --update-doc it writes the marked section
+// mla-perf-schedule of FILE.
 //
 //===----------------------------------------------------------------------===//
 #include "PerfModel.h"
@@ -58,6 +65,8 @@ void usage(raw_ostream &os) {
         "                [--stall-pcs N]\n"
         "                [--update-doc FILE]\n"
         "                [--update-param-doc FILE]\n"
+        "       mla-perf --schedule-table [--params-set ...] [--dma-lgkmcnt ...]\n"
+        "                [--threads N] [--update-doc FILE]\n"
         "Prints the modeled MI355X time of decode calls (emulator timing mode; every\n"
         "figure is modeled). Without --case: the Kimi-K3 TP8 table. Parameters and\n"
         "the parameter sets: docs/timing-model.md; --params / --params-file apply on top\n"
@@ -68,6 +77,9 @@ void usage(raw_ostream &os) {
         "LO..HIxN (N requests spread geometrically from LO to HI tokens); lengths take\n"
         "a K suffix; shuffle=S permutes the list (std::mt19937_64 seeded with S).\n"
         "E.g. --case qlen=1,lens=128Kx1+2Kx63  --case qlen=2,lens=1K..32Kx64,shuffle=1\n"
+        "sched=device (in a case) models the device schedule's call: the planner kernel,\n"
+        "the attention over U units (units=U: another unit count), the combine.\n"
+        "--schedule-table: issue 20's batches under both schedules, mixed / uniform.\n"
         "TB/s = the sum of the lengths x 576 B over the call's modeled time.\n"
         "--policy prints, after each row, the split policy's estimate of the call with\n"
         "the row's NS (rt::estimateSplitCost, the calibrated constants).\n";
