@@ -519,6 +519,7 @@ PYBIND11_MODULE(_mla, m) {
   m.attr("MAX_QLEN") = kernel::kMaxQlen;
   m.attr("ATTENTION_KERNEL") = kernel::kAttentionKernelName;
   m.attr("COMBINE_KERNEL") = kernel::kCombineKernelName;
+  m.attr("SCHEDULE_KERNEL") = kernel::kScheduleKernelName;
   m.def("combine_grid", [](int64_t rows, int64_t heads, int64_t splits) {
     return kernel::combineGridSize(rows, heads, splits);
   });

@@ -18,15 +18,20 @@ def code(decoder):
 
 def test_code_object_metadata(code):
     assert code.target == "amdgcn-amd-amdhsa--gfx950"
-    assert set(code.kernel_names) == {"mla_attn", "mla_combine", "mla_dcp_merge"}
+    assert set(code.kernel_names) == {"mla_attn", "mla_combine", "mla_dcp_merge",
+                                      "mla_schedule"}
     attn = code.kernel("mla_attn")
     # kernel-contract.md section 4: no scratch, LDS within 160 KiB, 512 threads.
     assert attn["scratch_bytes"] == 0
     assert 147456 <= attn["lds_bytes"] <= 163840
     assert attn["max_flat_workgroup_size"] >= 512
     explicit = [a for a in attn["args"] if not a["hidden"]]
-    # ..., num_requests, num_splits, then the DCP pointers seq_lens and dcp.
-    assert [a["size"] for a in explicit] == [8, 8, 8, 8, 4, 4, 8, 8, 4, 4, 8, 8]
+    # ..., num_requests, num_splits, then the DCP pointers seq_lens and dcp, then the
+    # device schedule's units, out and lse.
+    assert [a["size"] for a in explicit] == [8, 8, 8, 8, 4, 4, 8, 8, 4, 4, 8, 8, 8, 8, 8]
+    planner = code.kernel("mla_schedule")
+    assert planner["scratch_bytes"] == 0
+    assert [a["size"] for a in planner["args"] if not a["hidden"]] == [8, 8, 8, 4, 4]
     # The bytes round-trip through a new CodeObject.
     again = rt.CodeObject(code.bytes, "copy")
     assert again.kernel_names == code.kernel_names
@@ -68,8 +73,9 @@ def test_raw_bytes_launch_single_split_is_a_copy(device, code):
     o_buf, l_buf = device.upload(o_part), device.upload(lse_part)
     out_buf = device.alloc(rows * heads * 512 * 2)
     lse_buf = device.alloc(rows * heads * 4)
-    raw = struct.pack("<QQQQii", o_buf.address, l_buf.address, out_buf.address,
-                      lse_buf.address, rows, 1)
+    # The last argument, the device schedule's request table, null: NS splits per row.
+    raw = struct.pack("<QQQQiiQ", o_buf.address, l_buf.address, out_buf.address,
+                      lse_buf.address, rows, 1, 0)
     device.launch(code, "mla_combine", grid=mla.combine_grid(rows, heads, 1), block=64,
                   args=raw)
     out = device.download(out_buf, np.uint16, (rows, heads, 512))
@@ -91,7 +97,7 @@ def test_typed_launch_and_empty_splits(device, code):
     bufs = [device.upload(o_part), device.upload(lse_part),
             device.alloc(rows * heads * 1024), device.alloc(rows * heads * 4)]
     device.launch(code, "mla_combine", (mla.combine_grid(rows, heads, 2), 1, 1), (64, 1, 1),
-                  bufs + [rt.i32(rows), rt.i32(2)])
+                  bufs + [rt.i32(rows), rt.i32(2), rt.pointer(0)])
     out = device.download(bufs[2], np.uint16, (rows, heads, 512))
     lse = device.download(bufs[3], np.float32, (rows, heads))
     assert np.array_equal(out[0], o_part[0, :, 0])
@@ -123,7 +129,7 @@ def test_raw_bytes_attention_matches_model(device, code):
 
 
 def test_launch_argument_errors(device, code):
-    with pytest.raises(ValueError, match="takes 6 explicit arguments, 2 given"):
+    with pytest.raises(ValueError, match="takes 7 explicit arguments, 2 given"):
         device.launch(code, "mla_combine", 1, 64, [rt.i32(1), rt.i32(1)])
     with pytest.raises(ValueError, match="mla_attn"):
         device.launch(code, "no_such_kernel", 1, 64, b"")

@@ -158,8 +158,11 @@ uint64_t runPlanBytes(int64_t rows, int64_t heads, int ns) {
       ns > 1 ? oPartBytes(rows, heads, ns) + lsePartBytes(rows, heads, ns) : 0;
   return partials + lsePartBytes(rows, heads, 1);
 }
-/// The unit count of a device-schedule plan of B requests (a plan's, the grid's).
+/// The unit count of a device-schedule plan of B requests (a plan's, the grid's); none
+/// without a request (run launches nothing then).
 int64_t deviceScheduleUnits(int64_t requests, int64_t heads, int64_t qlen) {
+  if (requests == 0)
+    return 0;
   return kernel::scheduleUnitCount(requests, heads, qlen, gfx950::kNumCUs, gfx950::kNumXcds);
 }
 /// The workspace of a device-schedule plan (DecodePlan::deviceSchedule's layout).

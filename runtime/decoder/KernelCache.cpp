@@ -220,15 +220,15 @@ std::map<std::string, std::shared_ptr<const CodeObject>> &memoryCache() {
   return cache;
 }
 
-/// Loads a code object and checks it holds the decode kernels (attention, combine and
-/// the DCP merge).
+/// Loads a code object and checks it holds the decode kernels (attention, combine, the
+/// DCP merge and the device schedule's planner).
 Expected<std::shared_ptr<const CodeObject>> loadKernels(ArrayRef<uint8_t> bytes,
                                                         const std::string &description) {
   auto code = CodeObject::loadFromMemory(bytes, description);
   if (!code)
     return code.takeError();
   for (const char *name : {kernel::kAttentionKernelName, kernel::kCombineKernelName,
-                           kernel::kDcpMergeKernelName})
+                           kernel::kDcpMergeKernelName, kernel::kScheduleKernelName})
     if (auto k = (*code)->getKernel(name); !k)
       return k.takeError();
   return std::shared_ptr<const CodeObject>(std::move(*code));

@@ -34,27 +34,40 @@ TEST(KernelContract, ProblemConstants) {
 TEST(KernelContract, ArgumentOrder) {
   const unsigned attention[] = {kAttnQ,      kAttnKv,     kAttnPages,       kAttnIndptr,
                                 kAttnScale,  kAttnVscale, kAttnOPart,       kAttnLsePart,
-                                kAttnNumRequests, kAttnNumSplits, kAttnSeqLens, kAttnDcp};
-  for (unsigned i = 0; i < 12; ++i)
+                                kAttnNumRequests, kAttnNumSplits, kAttnSeqLens, kAttnDcp,
+                                kAttnUnits,  kAttnOut,    kAttnLse};
+  for (unsigned i = 0; i < 15; ++i)
     EXPECT_EQ(attention[i], i);
-  EXPECT_EQ(kAttentionArgCount, 12u);
+  EXPECT_EQ(kAttentionArgCount, 15u);
   EXPECT_EQ(kAttentionArgKinds[kAttnScale], ArgKind::F32);
   EXPECT_EQ(kAttentionArgKinds[kAttnVscale], ArgKind::F32);
   EXPECT_EQ(kAttentionArgKinds[kAttnNumRequests], ArgKind::I32);
   EXPECT_EQ(kAttentionArgKinds[kAttnNumSplits], ArgKind::I32);
   for (unsigned i : {kAttnQ, kAttnKv, kAttnPages, kAttnIndptr, kAttnOPart, kAttnLsePart,
-                     kAttnSeqLens, kAttnDcp})
+                     kAttnSeqLens, kAttnDcp, kAttnUnits, kAttnOut, kAttnLse})
     EXPECT_EQ(kAttentionArgKinds[i], ArgKind::GlobalPointer);
-  // (o_part, lse_part, out, [lse], num_rows, num_splits)
-  const CombineArg combine[] = {CombineArg::OPart, CombineArg::LsePart, CombineArg::Out,
-                                CombineArg::Lse, CombineArg::NumRows, CombineArg::NumSplits};
-  const int withLse[] = {0, 1, 2, 3, 4, 5}, withoutLse[] = {0, 1, 2, -1, 3, 4};
-  for (int i = 0; i < 6; ++i) {
+  // (o_part, lse_part, out, [lse], num_rows, num_splits, pieces)
+  const CombineArg combine[] = {CombineArg::OPart,   CombineArg::LsePart,
+                                CombineArg::Out,     CombineArg::Lse,
+                                CombineArg::NumRows, CombineArg::NumSplits,
+                                CombineArg::Pieces};
+  const int withLse[] = {0, 1, 2, 3, 4, 5, 6}, withoutLse[] = {0, 1, 2, -1, 3, 4, 5};
+  for (int i = 0; i < 7; ++i) {
     EXPECT_EQ(combineArgIndex(combine[i], true), withLse[i]);
     EXPECT_EQ(combineArgIndex(combine[i], false), withoutLse[i]);
   }
-  EXPECT_EQ(combineArgCount(true), 6);
-  EXPECT_EQ(combineArgCount(false), 5);
+  EXPECT_EQ(combineArgCount(true), 7);
+  EXPECT_EQ(combineArgCount(false), 6);
+  EXPECT_EQ(combineArgKind(CombineArg::Pieces), ArgKind::GlobalPointer);
+  // (indptr, units, pieces, num_requests, num_units)
+  const unsigned schedule[] = {kSchedIndptr, kSchedUnits, kSchedPieces, kSchedNumRequests,
+                               kSchedNumUnits};
+  for (unsigned i = 0; i < 5; ++i)
+    EXPECT_EQ(schedule[i], i);
+  EXPECT_EQ(kScheduleArgCount, 5u);
+  EXPECT_EQ(kScheduleArgKinds[kSchedNumRequests], ArgKind::I32);
+  EXPECT_EQ(kScheduleArgKinds[kSchedNumUnits], ArgKind::I32);
+  EXPECT_EQ(kScheduleKernelName, std::string("mla_schedule"));
 }
 
 TEST(LaunchGeometry, HeadGroups) {

@@ -246,7 +246,55 @@ ref::Problem requestOf(const ref::Problem &p, size_t b) {
   one.qlen = p.qlen;
   one.scale = p.scale;
   one.vscale = p.vscale;
+  one.dcpSize = p.dcpSize;
+  one.dcpRank = p.dcpRank;
+  if (!p.seqLens.empty())
+    one.seqLens = {p.seqLens[b]};
   return one;
+}
+
+/// Runs `p` through `decoder` with a device-schedule plan made from its lengths (with
+/// its decode context parallelism arguments, if any) and returns out and lse.
+ref::ModelOutput runDeviceSchedule(rt::Device &device, rt::Decoder &decoder,
+                                   const ref::Problem &p, rt::DecodePlan &plan) {
+  const uint64_t slots = p.kv.size() / 576;
+  plan = unwrapOrFail(decoder.plan(p.indptr, slots, std::nullopt, rt::SplitSchedule::Device));
+  EXPECT_TRUE(plan.deviceSchedule);
+  const uint64_t rows = uint64_t(plan.rows), heads = uint64_t(p.numHeads);
+  auto alloc = [&](const void *data, uint64_t bytes) {
+    auto a = unwrapOrFail(rt::DeviceAllocation::allocate(device, std::max<uint64_t>(bytes, 4)));
+    if (data && bytes)
+      EXPECT_FALSE(llvm::errorToBool(a.upload(data, bytes)));
+    return a;
+  };
+  const int32_t group[2] = {p.dcpSize, p.dcpRank};
+  rt::DeviceAllocation q = alloc(p.q.data(), p.q.size() * 2), kv = alloc(p.kv.data(), p.kv.size()),
+                       pages = alloc(p.pages.data(), p.pages.size() * 4),
+                       indptr = alloc(p.indptr.data(), p.indptr.size() * 4),
+                       out = alloc(nullptr, rows * heads * 512 * 2),
+                       lse = alloc(nullptr, rows * heads * 4),
+                       workspace = alloc(nullptr, plan.workspaceBytes),
+                       seqLens = alloc(p.seqLens.data(), p.seqLens.size() * 4),
+                       dcp = alloc(group, sizeof group);
+  rt::DeviceDecodeArgs a;
+  a.q = q.address(), a.kv = kv.address(), a.pages = pages.address();
+  a.indptr = indptr.address(), a.out = out.address(), a.lse = lse.address();
+  a.scale = p.scale, a.vscale = p.vscale;
+  a.workspace = workspace.address(), a.workspaceBytes = workspace.size();
+  if (p.dcpSize > 1) {
+    a.seqLens = seqLens.address();
+    a.dcp = dcp.address();
+  }
+  rt::DecodeRunInfo info;
+  ref::ModelOutput got{std::vector<uint16_t>(rows * heads * 512), std::vector<float>(rows * heads)};
+  llvm::Error e = decoder.run(plan, a, {}, &info);
+  EXPECT_FALSE(bool(e)) << llvm::toString(std::move(e));
+  EXPECT_FALSE(llvm::errorToBool(device.synchronize()));
+  EXPECT_TRUE(info.deviceSchedule);
+  EXPECT_EQ(info.scheduleStats.workgroups, 1u);
+  EXPECT_FALSE(llvm::errorToBool(out.download(got.out.data(), got.out.size() * 2)));
+  EXPECT_FALSE(llvm::errorToBool(lse.download(got.lse.data(), got.lse.size() * 4)));
+  return got;
 }
 
 /// What the device schedule's decode must produce: request b as the kernel model
@@ -274,12 +322,14 @@ struct ScheduleCase {
   int heads, qlen;
   rt::AttentionBuild build;
   std::vector<int> lengths;
+  bool wideKv = false; ///< the 64-bit-offset build (F14), forced on a small pool
 };
 
 std::string caseName(const testing::TestParamInfo<ScheduleCase> &info) {
   const ScheduleCase &c = info.param;
   return "h" + std::to_string(c.heads) + "_q" + std::to_string(c.qlen) + "_" +
-         rt::attentionBuildName(c.build) + "_b" + std::to_string(c.lengths.size());
+         rt::attentionBuildName(c.build) + "_b" + std::to_string(c.lengths.size()) +
+         (c.wideKv ? "_wide" : "");
 }
 
 class DeviceScheduleDecode : public testing::TestWithParam<ScheduleCase> {};
@@ -291,40 +341,17 @@ class DeviceScheduleDecode : public testing::TestWithParam<ScheduleCase> {};
 TEST_P(DeviceScheduleDecode, MatchesModelAndReference) {
   const ScheduleCase &c = GetParam();
   auto device = rt::Device::openEmulator();
-  auto decoder = makeDecoder(*device, c.heads, c.qlen, c.build);
+  DecodeConfig config;
+  config.heads = c.heads;
+  config.qlen = c.qlen;
+  config.wideKv = c.wideKv;
+  std::unique_ptr<rt::Decoder> decoder =
+      unwrapOrFail(rt::Decoder::create(*device, config, std::string(), c.build));
   ASSERT_TRUE(decoder);
   ref::Problem p = problem(c.heads, c.qlen, c.lengths, 41);
-  const uint64_t slots = p.kv.size() / 576;
-  rt::DecodePlan plan =
-      unwrapOrFail(decoder->plan(p.indptr, slots, std::nullopt, rt::SplitSchedule::Device));
-  ASSERT_TRUE(plan.deviceSchedule);
-  const uint64_t rows = uint64_t(plan.rows), heads = uint64_t(c.heads);
-  auto alloc = [&](const void *data, uint64_t bytes) {
-    auto a = unwrapOrFail(rt::DeviceAllocation::allocate(*device, std::max<uint64_t>(bytes, 4)));
-    if (data)
-      EXPECT_FALSE(llvm::errorToBool(a.upload(data, bytes)));
-    return a;
-  };
-  rt::DeviceAllocation q = alloc(p.q.data(), p.q.size() * 2), kv = alloc(p.kv.data(), p.kv.size()),
-                       pages = alloc(p.pages.data(), p.pages.size() * 4),
-                       indptr = alloc(p.indptr.data(), p.indptr.size() * 4),
-                       out = alloc(nullptr, rows * heads * 512 * 2),
-                       lse = alloc(nullptr, rows * heads * 4),
-                       workspace = alloc(nullptr, plan.workspaceBytes);
-  rt::DeviceDecodeArgs a;
-  a.q = q.address(), a.kv = kv.address(), a.pages = pages.address();
-  a.indptr = indptr.address(), a.out = out.address(), a.lse = lse.address();
-  a.scale = p.scale, a.vscale = p.vscale;
-  a.workspace = workspace.address(), a.workspaceBytes = workspace.size();
-  rt::DecodeRunInfo info;
-  ASSERT_OK(decoder->run(plan, a, {}, &info));
-  ASSERT_OK(device->synchronize());
-  EXPECT_TRUE(info.deviceSchedule);
-  EXPECT_EQ(info.scheduleStats.workgroups, 1u);
-  ref::ModelOutput got{std::vector<uint16_t>(rows * heads * 512), std::vector<float>(rows * heads)};
-  ASSERT_OK(out.download(got.out.data(), got.out.size() * 2));
-  ASSERT_OK(lse.download(got.lse.data(), got.lse.size() * 4));
-
+  rt::DecodePlan plan;
+  ref::ModelOutput got = runDeviceSchedule(*device, *decoder, p, plan);
+  EXPECT_EQ(plan.wideKv, c.wideKv);
   ref::ModelOutput expected = expectedOutput(p, plan.units);
   EXPECT_EQ(got.out, expected.out);
   EXPECT_EQ(0, std::memcmp(got.lse.data(), expected.lse.data(), got.lse.size() * 4));
@@ -338,6 +365,22 @@ TEST_P(DeviceScheduleDecode, MatchesModelAndReference) {
   EXPECT_LE(vsExact.maxAbsLse, bounds.lse);
 }
 
+// Decode context parallelism with the device schedule: rank 1 of 4 of a batch, the
+// pieces cut from the rank's local lengths, the causal bound from the global ones
+// (seq_lens, dcp), each request equal to the model of its shard.
+TEST(DeviceSchedule, DcpRankMatchesTheModel) {
+  auto device = rt::Device::openEmulator();
+  auto decoder = makeDecoder(*device, 24, 2);
+  ASSERT_TRUE(decoder);
+  const ref::Problem whole = problem(24, 2, {9000, 3, 1300, 0}, 43);
+  const ref::Problem shard = ref::shardProblem(whole.view(), 4, 1);
+  rt::DecodePlan plan;
+  ref::ModelOutput got = runDeviceSchedule(*device, *decoder, shard, plan);
+  ref::ModelOutput expected = expectedOutput(shard, plan.units);
+  EXPECT_EQ(got.out, expected.out);
+  EXPECT_EQ(0, std::memcmp(got.lse.data(), expected.lse.data(), got.lse.size() * 4));
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Schedule, DeviceScheduleDecode,
     testing::Values(
@@ -348,7 +391,8 @@ INSTANTIATE_TEST_SUITE_P(
         ScheduleCase{12, 2, rt::AttentionBuild::Wspec, {900, 0, 2100}},
         ScheduleCase{12, 4, rt::AttentionBuild::Plain, {5000, 17, 300}},
         ScheduleCase{40, 3, rt::AttentionBuild::Plain, {1500, 260}},
-        ScheduleCase{128, 16, rt::AttentionBuild::Wspec, {700}}),
+        ScheduleCase{128, 16, rt::AttentionBuild::Wspec, {700}},
+        ScheduleCase{12, 1, rt::AttentionBuild::Plain, {4000, 0, 300}, /*wideKv=*/true}),
     caseName);
 
 // One decode step with the device schedule, captured with short lengths (a plan without

@@ -146,7 +146,9 @@ TEST(LengthFreePlan, SplitCountComesFromThePoolNotTheLengths) {
   EXPECT_EQ(unwrapOrFail(decoder->plan(shortIndptr, uint64_t(1) << 20)).numSplits, 1);
   // A given count is kept, even past every length.
   EXPECT_EQ(unwrapOrFail(decoder->plan(int64_t(2), 10, 7)).numSplits, 7);
-  EXPECT_EQ(unwrapOrFail(decoder->plan(int64_t(0), 10)).numSplits, 1);
+  EXPECT_EQ(
+      unwrapOrFail(decoder->plan(int64_t(0), 10, std::nullopt, rt::SplitSchedule::Host)).numSplits,
+      1);
   auto bad = [&](int64_t requests, std::optional<int> ns) {
     auto plan = decoder->plan(requests, 100, ns);
     return plan ? std::string("no error") : llvm::toString(plan.takeError());

@@ -210,8 +210,18 @@ TEST(PlanRun, WorkspaceCoversThePolicysPlans) {
   // at 256, 196,608 at 4096); every region is a multiple of 256 already.
   EXPECT_EQ(decoder->workspaceBytes(256), 100663296u + 393216u + 12288u);
   EXPECT_EQ(decoder->workspaceBytes(4096), 100663296u + 393216u + 196608u);
-  // One request: at most 256 splits: 256 * 12 * 1024 + 256 * 12 * 4 + 48 rounded to 256.
-  EXPECT_EQ(decoder->workspaceBytes(1), 3145728u + 12288u + 256u);
+  // One request: the device schedule's plan (docs/decoder.md) is the larger: partials
+  // of U = 256 pieces, 256 * 12 * 1024 + 256 * 12 * 4, the unit table 256 * 16, the
+  // request table 8 and the lse scratch 48, each rounded to 256 (the host schedule's
+  // 256 splits need the same partials, without the tables: 3,158,272).
+  EXPECT_EQ(decoder->workspaceBytes(1), 3145728u + 12288u + 4096u + 256u + 256u);
+  // Device-schedule plans of any B fit the bound of their B (at 256 and above U = B:
+  // no partials, only the tables and the lse scratch).
+  for (int64_t requests : {1, 2, 64, 255, 256, 300, 4096}) {
+    rt::DecodePlan p = unwrapOrFail(decoder->plan(requests, 1000));
+    EXPECT_TRUE(p.deviceSchedule);
+    EXPECT_LE(p.workspaceBytes, decoder->workspaceBytes(requests)) << requests << " requests";
+  }
   // Explicit split counts: B requests with NS splits each (the old form).
   EXPECT_EQ(decoder->workspaceBytes(3, 3), 3u * 3 * 12 * 1024 + 512u + 256u);
   // The batch the uncapped policy split 102 ways (SplitPolicyTest's GridCap case): its
