@@ -58,6 +58,24 @@ TEST(PerfCase, DcpKeepsGlobalLengths) {
   EXPECT_EQ(parseOk(c.str()).str(), c.str());
 }
 
+// The device schedule (sched=device): host is the default and prints nothing; units= is
+// the unit-count what-if; both round-trip through str().
+TEST(PerfCase, ScheduleRoundTrips) {
+  PerfCase host = parseOk("qlen=1,B=64,isl=4K");
+  EXPECT_FALSE(host.deviceSchedule);
+  EXPECT_EQ(parseOk("qlen=1,B=64,isl=4K,sched=host").str(), host.str());
+  PerfCase device = parseOk("qlen=2,lens=1K..32Kx64,shuffle=1,sched=device");
+  EXPECT_TRUE(device.deviceSchedule);
+  EXPECT_FALSE(device.units.has_value());
+  EXPECT_EQ(device.str(), "qlen=2,lens=1K..32Kx64,shuffle=1,sched=device");
+  EXPECT_EQ(parseOk(device.str()).str(), device.str());
+  EXPECT_EQ(parseOk(device.str()).lens, device.lens);
+  PerfCase what = parseOk("qlen=4,B=64,isl=8K,sched=device,units=80");
+  EXPECT_EQ(what.units, 80);
+  EXPECT_EQ(what.str(), "qlen=4,B=64,isl=8192,sched=device,units=80");
+  EXPECT_EQ(parseOk(what.str()).units, 80);
+}
+
 TEST(PerfCase, ExplicitLengthsInBatchOrder) {
   // One request of 128 Ki tokens, then three of 2 Ki, then one of 300.
   PerfCase c = parseOk("qlen=1,lens=128Kx1+2Kx3+300");
@@ -130,6 +148,10 @@ TEST(PerfCase, BadInputNamesTheProblem) {
       {"qlen=1,lens=1K,wspec=2", "wspec must be 0 or 1"},
       {"qlen=1,lens=1K,dcp=0", "dcp must be 1..1024"},
       {"qlen=1,lens=1K,speed=3", "unknown key 'speed'"},
+      {"qlen=1,lens=1K,sched=gpu", "sched must be host or device, got 'gpu'"},
+      {"qlen=1,lens=1K,sched=device,splits=4", "sched=device cuts each request into its own"},
+      {"qlen=1,lens=1K,units=8", "units= needs sched=device"},
+      {"qlen=1,lens=1Kx4,sched=device,units=3", "units=3 is out of range: 4..65536"},
       // Each of these passed parse and ended mla-perf in std::bad_alloc or an abort.
       {"qlen=1,B=1099511627776,isl=8K", "B=1099511627776 is out of range: at most 65536"},
       {"qlen=1,B=65537,isl=1", "B=65537 is out of range"},

@@ -6,6 +6,7 @@
 //          [--params-file FILE] [--dma-lgkmcnt 0|1|both] [--published]
 //          [--build plain|wspec|both] [--threads N] [--report [--stall-pcs N]] [--policy]
 //          [--update-doc FILE]
+// mla-perf --schedule-table [--params-set ...] [--dma-lgkmcnt ...] [--update-doc FILE]
 //
 // Without --case: the Kimi-K3 TP8 table (qlen 1, 2, 4; B 64..448 at ISL 8K; B 1, 4, 8
 // at 32K and 128K), once per parameter set (both by default; --params and
@@ -17,7 +18,13 @@
 // builds (the default) each row also has the warp-specialised kernel's times (F15), and
 // a summary per qlen sums each build's totals: the comparison the Decoder's default
 // build choice (mla/Runtime/Decoder.h, preferredAttentionBuild) is taken from. A
-// mixed-length batch (lens=, PerfCase::parse) prints its lengths in the ISL column.
+// mixed-length batch (lens=, PerfCase::parse) prints its lengths in the ISL column. A
+// case with sched=device models the device schedule's call (planner, attention over U
+// units, combine; the table then has a schedule and a planner column).
+// --schedule-table: issue 20's batches (uniform, mixed beside uniform of the same
+// request count and tokens, one long request) under the host and the device schedule,
+// with the mixed / uniform ratios; with --update-doc it writes the marked section
+// mla-perf-schedule of FILE.
 //
 //===----------------------------------------------------------------------===//
 #include "PerfModel.h"
@@ -58,6 +65,8 @@ void usage(raw_ostream &os) {
         "                [--stall-pcs N]\n"
         "                [--update-doc FILE]\n"
         "                [--update-param-doc FILE]\n"
+        "       mla-perf --schedule-table [--params-set ...] [--dma-lgkmcnt ...]\n"
+        "                [--threads N] [--update-doc FILE]\n"
         "Prints the modeled MI355X time of decode calls (emulator timing mode; every\n"
         "figure is modeled). Without --case: the Kimi-K3 TP8 table. Parameters and\n"
         "the parameter sets: docs/timing-model.md; --params / --params-file apply on top\n"
@@ -68,6 +77,9 @@ void usage(raw_ostream &os) {
         "LO..HIxN (N requests spread geometrically from LO to HI tokens); lengths take\n"
         "a K suffix; shuffle=S permutes the list (std::mt19937_64 seeded with S).\n"
         "E.g. --case qlen=1,lens=128Kx1+2Kx63  --case qlen=2,lens=1K..32Kx64,shuffle=1\n"
+        "sched=device (in a case) models the device schedule's call: the planner kernel,\n"
+        "the attention over U units (units=U: another unit count), the combine.\n"
+        "--schedule-table: issue 20's batches under both schedules, mixed / uniform.\n"
         "TB/s = the sum of the lengths x 576 B over the call's modeled time.\n"
         "--policy prints, after each row, the split policy's estimate of the call with\n"
         "the row's NS (rt::estimateSplitCost, the calibrated constants).\n";
@@ -111,6 +123,62 @@ void replaceSection(const std::string &path, const std::string &begin, const std
 }
 /// The answers' names in the table.
 const char *answerName(int answer) { return answer ? "DMA on lgkmcnt" : "DMA on vmcnt only"; }
+
+/// The schedule column: "host", or "device: U units, T blocks a piece, the most pieces
+/// of a request".
+std::string scheduleText(const PerfResult &r) {
+  if (!r.c.deviceSchedule)
+    return "host";
+  return "device: U " + std::to_string(r.units) + ", T " + std::to_string(r.blockBudget) +
+         ", pieces <= " + std::to_string(r.mostPieces);
+}
+
+/// The uniform batch beside a mixed one: the same request count and total tokens, every
+/// request total / B tokens (the first total mod B one more).
+PerfCase uniformBeside(const PerfCase &mixed) {
+  const std::vector<int64_t> lengths = mixed.lengths();
+  int64_t total = 0;
+  for (int64_t len : lengths)
+    total += len;
+  const int64_t b = int64_t(lengths.size()), each = total / b, extra = total % b;
+  PerfCase c;
+  c.qlen = mixed.qlen;
+  c.heads = mixed.heads;
+  if (extra == 0) {
+    c.batch = b, c.isl = each;
+  } else {
+    c.lens.assign(size_t(extra), each + 1);
+    c.lens.resize(size_t(b), each);
+    c.batch = b, c.isl = each + 1;
+  }
+  return c;
+}
+
+/// --schedule-table: issue 20's batches under the host and the device schedule.
+struct ScheduleRow {
+  PerfCase c;
+  int beside = -1; ///< The row of the uniform batch this mixed one is compared with.
+};
+std::vector<ScheduleRow> scheduleTableRows() {
+  std::vector<ScheduleRow> rows;
+  auto add = [&](const std::string &text) {
+    rows.push_back({cantFail(PerfCase::parse(text))});
+  };
+  auto addMixed = [&](const std::string &text) {
+    PerfCase mixed = cantFail(PerfCase::parse(text));
+    rows.push_back({uniformBeside(mixed)});
+    rows.push_back({mixed, int(rows.size()) - 1});
+  };
+  add("qlen=1,B=64,isl=4K");
+  addMixed("qlen=1,lens=128Kx1+2Kx63");
+  for (int qlen : {1, 2, 4})
+    addMixed("qlen=" + std::to_string(qlen) + ",lens=1K..32Kx64,shuffle=1");
+  for (int qlen : {1, 2, 4})
+    addMixed("qlen=" + std::to_string(qlen) + ",lens=1K..128Kx16,shuffle=2");
+  add("qlen=1,B=1,isl=32K");
+  add("qlen=1,B=1,isl=128K");
+  return rows;
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -127,6 +195,7 @@ int main(int argc, char **argv) {
   bool printReports = false;
   bool printPolicy = false; // --policy: the split policy's estimate after each row
   bool published = false;   // --published: the shapes of kPublished
+  bool scheduleTable = false; // --schedule-table: issue 20's batches, both schedules
   size_t stallPcs = 12; // with --report: the attention instructions with the most stalls
   std::string command = "mla-perf";
   for (int i = 1; i < argc; ++i) {
@@ -165,6 +234,9 @@ int main(int argc, char **argv) {
           die("--params-set: " + toString(set.takeError()) + " or both");
         sets = {v.str()};
       }
+    } else if (a == "--schedule-table") {
+      command += " --schedule-table";
+      scheduleTable = true;
     } else if (a == "--published") {
       command += " --published";
       published = true;
@@ -218,6 +290,99 @@ int main(int argc, char **argv) {
       die(toString(std::move(e)));
     setParams.push_back(p);
   }
+  if (scheduleTable) {
+    if (!cases.empty() || published || splits)
+      die("--schedule-table models its own batches: give no --case, --splits or --published");
+    const std::vector<ScheduleRow> rows = scheduleTableRows();
+    std::string document;
+    raw_string_ostream doc(document);
+    for (size_t si = 0; si < sets.size(); ++si) {
+      // [row][answer index][device schedule]
+      std::map<std::tuple<size_t, size_t, bool>, PerfResult> results;
+      std::string table;
+      raw_string_ostream os(table);
+      os << "| qlen | B | lengths | tokens | host NS | device schedule";
+      for (int answer : answers)
+        os << " | host us | host TB/s | planner us | device us | device TB/s (" << answerName(answer)
+           << ") | device / host | mixed / uniform: host | mixed / uniform: device | mixed / "
+              "uniform: the faster schedule of each";
+      os << " |\n|---|---|---|---|---|---";
+      for (size_t i = 0; i < answers.size() * 9; ++i)
+        os << "|---";
+      os << "|\n";
+      outs() << (si ? "\n" : "") << "parameter set '" << sets[si]
+             << "': the host and the device schedule (modeled, plain build)\n";
+      for (size_t ri = 0; ri < rows.size(); ++ri) {
+        const PerfCase &c = rows[ri].c;
+        int64_t tokens = 0;
+        for (int64_t len : c.lengths())
+          tokens += len;
+        std::string row;
+        raw_string_ostream rs(row);
+        for (size_t k = 0; k < answers.size(); ++k)
+          for (bool onDevice : {false, true}) {
+            PerfOptions o = options;
+            o.params = setParams[si];
+            o.params.ldsDmaCountsOnLgkmcnt = answers[k];
+            PerfCase run = c;
+            run.deviceSchedule = onDevice;
+            auto r = modelDecodeCall(run, o);
+            if (!r)
+              die("case " + run.str() + ": " + toString(r.takeError()));
+            results[{ri, k, onDevice}] = std::move(*r);
+          }
+        const PerfResult &first = results[{ri, 0, true}];
+        rs << "| " << c.qlen << " | " << c.lengths().size() << " | " << c.lengthsText() << " | "
+           << tokens << " | " << results[{ri, 0, false}].splits << " | U " << first.units
+           << ", T " << first.blockBudget << ", pieces <= " << first.mostPieces;
+        for (size_t k = 0; k < answers.size(); ++k) {
+          const PerfResult &h = results[{ri, k, false}], &d = results[{ri, k, true}];
+          rs << format(" | %.1f | %.2f | %.2f | %.1f | %.2f | %.0f %%", h.totalUs, h.tbps,
+                       d.scheduleUs, d.totalUs, d.tbps, 100 * d.tbps / h.tbps);
+          if (rows[ri].beside >= 0) {
+            const size_t u = size_t(rows[ri].beside);
+            const double uh = results[{u, k, false}].tbps, ud = results[{u, k, true}].tbps;
+            rs << format(" | %.0f %% | %.0f %% | %.0f %%", 100 * h.tbps / uh, 100 * d.tbps / ud,
+                         100 * std::max(h.tbps, d.tbps) / std::max(uh, ud));
+          } else {
+            rs << " | | | ";
+          }
+        }
+        rs << " |\n";
+        outs() << row;
+        outs().flush();
+        os << row;
+      }
+      doc << "\nParameter set `" << sets[si] << "`:\n\n" << table;
+    }
+    if (!docPath.empty()) {
+      const std::string begin = "<!-- mla-perf-schedule:begin -->",
+                        end = "<!-- mla-perf-schedule:end -->";
+      std::string section;
+      raw_string_ostream ss(section);
+      ss << begin << "\n"
+         << "Produced by `" << command << " --update-doc " << docPath
+         << "` (all figures **modeled** by the emulator's timing mode, docs/timing-model.md, "
+            "plain build; the parameter set is named above each table, the two LDS-DMA "
+            "counter answers side by side). \"host\": one split count NS for the batch "
+            "(`rt::chooseNumSplits`), two launches (one at NS = 1). \"device\": the "
+            "device schedule of the Decoder's plan without lengths (U units, T blocks a "
+            "piece at most, the most pieces of one request), three launches: the planner "
+            "(its own time in \"planner us\", simulated on the batch's indptr), the "
+            "attention over U units, the combine (none when U = B). Each uniform batch "
+            "stands before the mixed batch it is compared with: the same request count and "
+            "total tokens. TB/s = the sum of the lengths x 576 B over the whole call; "
+            "\"mixed / uniform\" is the mixed batch's TB/s over its uniform batch's, under "
+            "the same schedule, and of the faster schedule of each (what a Decoder that "
+            "picks the faster one would give; issue 20's target: at least 90 %).\n"
+         << document << end;
+      replaceSection(docPath, begin, end, section,
+                     "## The device schedule (issue 20, modeled)");
+      outs() << "mla-perf: wrote the schedule table into " << docPath << "\n";
+    }
+    return 0;
+  }
+
   // --update-param-doc alone only writes the parameter table.
   const bool paramsOnly =
       cases.empty() && !published && !paramDocPath.empty() && docPath.empty();
@@ -233,6 +398,10 @@ int main(int argc, char **argv) {
     for (PerfCase &c : cases)
       c.splits = splits;
 
+  // The schedule columns, when a case uses the device schedule.
+  bool anyDevice = false;
+  for (const PerfCase &c : cases)
+    anyDevice |= c.deviceSchedule;
   // Per (set, qlen, answer, build): the sum of the cases' total times (the summary).
   std::map<std::tuple<size_t, int64_t, int, bool>, double> totals;
   // TB/s of the plain build per (case index, set, answer): the overview table.
@@ -244,6 +413,8 @@ int main(int argc, char **argv) {
     std::string table;
     raw_string_ostream os(table);
     os << "| qlen | B | ISL | NS | attention CTAs (simulated) | combine CTAs";
+    if (anyDevice)
+      os << " | schedule | planner us";
     unsigned columnsPerAnswer = 0;
     for (int answer : answers) {
       columnsPerAnswer = 0;
@@ -258,7 +429,7 @@ int main(int argc, char **argv) {
         }
       }
     }
-    os << " | host s |\n|---|---|---|---|---|---";
+    os << " | host s |\n|---|---|---|---|---|---" << (anyDevice ? "|---|---" : "");
     for (size_t i = 0; i < answers.size() * columnsPerAnswer; ++i)
       os << "|---";
     os << "|---|\n";
@@ -285,10 +456,14 @@ int main(int argc, char **argv) {
           host += r->simSeconds;
           if (k == 0 && w == 0)
             caseSplits = r->splits;
-          if (k == 0 && w == 0)
+          if (k == 0 && w == 0) {
             rs << "| " << c.qlen << " | " << c.lengths().size() << " | " << c.lengthsText()
                << " | " << r->splits << " | " << r->attentionCtas << " ("
                << r->attentionClasses << ") | " << r->combineCtas;
+            if (anyDevice)
+              rs << " | " << scheduleText(*r)
+                 << format(" | %.2f", r->scheduleUs);
+          }
           if (!builds[w] || builds.size() == 1)
             rs << format(" | %.1f | %.1f | %.1f | %.2f | %.0f / %.0f (%.2f)", r->attentionUs,
                          r->combineUs, r->totalUs, r->tbps, r->steadyBlockCycles,
@@ -322,6 +497,8 @@ int main(int argc, char **argv) {
                    << ", ldsDmaCountsOnLgkmcnt=" << answers[k] << ":\n";
             r->attention.print(errs(), o.params.clockGHz, stallPcs);
             r->combine.print(errs(), o.params.clockGHz, /*stallPcs=*/4);
+            if (built.deviceSchedule)
+              r->schedule.print(errs(), o.params.clockGHz, /*stallPcs=*/6);
           }
         }
       }

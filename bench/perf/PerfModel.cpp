@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "PerfModel.h"
 
+#include "mla/Kernel/DeviceSchedule.h"
 #include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Reference/Problem.h"
 #include "mla/Runtime/Decoder.h"
@@ -151,6 +152,13 @@ Expected<PerfCase> PerfCase::parse(StringRef text) {
       haveLens = true;
       continue;
     }
+    if (key == "sched" && item.contains('=')) {
+      if (value != "host" && value != "device")
+        return makeError("case '" + text + "': sched must be host or device, got '" + value +
+                         "'");
+      c.deviceSchedule = value == "device";
+      continue;
+    }
     int64_t v;
     if (!item.contains('=') || !parseCount(value, v))
       return makeError("case '" + text + "': '" + item + "' is not KEY=NUMBER");
@@ -167,9 +175,12 @@ Expected<PerfCase> PerfCase::parse(StringRef text) {
       c.dcp = v;
     else if (key == "dcp")
       return makeError("case '" + text + "': dcp must be 1..1024");
+    else if (key == "units")
+      c.units = v;
     else
       return makeError("case '" + text + "': unknown key '" + key +
-                       "' (qlen, B, isl, lens, shuffle, splits, heads, wspec, dcp)");
+                       "' (qlen, B, isl, lens, shuffle, splits, heads, wspec, dcp, sched, "
+                       "units)");
   }
   if (haveLens) {
     if (!haveQ)
@@ -212,6 +223,15 @@ Expected<PerfCase> PerfCase::parse(StringRef text) {
                      " is out of range: 1.." + Twine(kernel::kMaxHeads));
   if (c.splits && (*c.splits < 1 || *c.splits > rt::kMaxSplits))
     return makeError("case '" + text + "': splits must be 1.." + Twine(rt::kMaxSplits));
+  if (c.deviceSchedule && c.splits)
+    return makeError("case '" + text + "': sched=device cuts each request into its own "
+                     "pieces; splits= is for sched=host");
+  if (c.units && !c.deviceSchedule)
+    return makeError("case '" + text + "': units= needs sched=device");
+  if (c.units && (*c.units < c.batch || *c.units > kMaxRequests))
+    return makeError("case '" + text + "': units=" + Twine(*c.units) + " is out of range: " +
+                     Twine(c.batch) + ".." + Twine(kMaxRequests) +
+                     " (at least one unit a request)");
   return c;
 }
 
@@ -252,6 +272,10 @@ std::string PerfCase::str() const {
     s += ",wspec=1";
   if (dcp != 1)
     s += ",dcp=" + std::to_string(dcp);
+  if (deviceSchedule)
+    s += ",sched=device";
+  if (units)
+    s += ",units=" + std::to_string(*units);
   return s;
 }
 
@@ -292,13 +316,39 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   std::vector<int32_t> indptr(batch + 1, 0);
   for (int64_t b = 0; b < batch; ++b)
     indptr[b + 1] = int32_t(indptr[b] + lengths[b]);
-  const int splits = c.splits ? *c.splits
+  // The device schedule: U units (the Decoder's count for this machine, or the case's),
+  // the rule's schedule of this batch (what the planner must write) and the combine's
+  // split bound; the attention grid is then U units of one split.
+  const bool deviceSchedule = c.deviceSchedule;
+  const int64_t units =
+      deviceSchedule ? (c.units ? *c.units
+                        : kernel::scheduleUnitCount(batch, c.heads, c.qlen, int64_t(P.numCUs),
+                                                    int64_t(xcds)))
+             : 0;
+  if (deviceSchedule && units < batch)
+    return makeError("case " + c.str() + ": the device schedule needs at least one unit a "
+                                         "request");
+  const kernel::Schedule schedule =
+      deviceSchedule ? kernel::planSchedule(lengths, units) : kernel::Schedule();
+  const int splits = deviceSchedule ? int(kernel::schedulePieceBound(batch, units))
+                     : c.splits ? *c.splits
                               : rt::chooseNumSplits(indptr, c.heads, c.qlen,
                                                     unsigned(P.numCUs));
   result.splits = splits;
+  if (deviceSchedule) {
+    result.units = units;
+    result.blockBudget = schedule.blockBudget;
+    for (int64_t b = 0; b < batch; ++b)
+      result.mostPieces = std::max<int64_t>(result.mostPieces,
+                                            schedule.pieces[b * kernel::kPieceEntryInts]);
+  }
+  // The device schedule launches a combine only when some request can have two pieces.
+  const bool combines = deviceSchedule ? units > batch : splits > 1;
   const int64_t groups = kernel::headGroups(c.heads, c.qlen);
   const int64_t rows = batch * c.qlen;
-  const uint64_t grid = uint64_t(kernel::attentionGridSize(batch, splits, c.heads, c.qlen, xcds));
+  const uint64_t grid =
+      uint64_t(deviceSchedule ? kernel::attentionGridSize(units, 1, c.heads, c.qlen, xcds)
+                              : kernel::attentionGridSize(batch, splits, c.heads, c.qlen, xcds));
   result.attentionCtas = grid;
   result.combineCtas = uint64_t(kernel::combineGridSize(rows, c.heads, splits));
 
@@ -316,15 +366,21 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   // table repeats slots when a request (the first, in a mixed batch) is shorter.
   auto steadyPages = alloc(uint64_t(poolTokens) * 4);
   auto ind = alloc(indptr.size() * 4);
-  auto oPart = alloc(uint64_t(rows) * c.heads * splits * kernel::kLatentDim * 2);
-  auto lsePart = alloc(uint64_t(rows) * c.heads * splits * 4);
+  // Partials: [rows][NS] with the host schedule, [U pieces][qlen] with the device one.
+  const uint64_t partialRows = deviceSchedule ? uint64_t(units) * c.qlen : uint64_t(rows) * splits;
+  auto oPart = alloc(partialRows * c.heads * kernel::kLatentDim * 2);
+  auto lsePart = alloc(partialRows * c.heads * 4);
   auto out = alloc(uint64_t(rows) * c.heads * kernel::kLatentDim * 2);
   auto lse = alloc(uint64_t(rows) * c.heads * 4);
   // dcp > 1: the kernel's seq_lens (global lengths) and dcp ({N, 0}) arguments.
   auto seqLens = alloc(uint64_t(batch) * 4);
   auto dcpArg = alloc(8);
-  for (auto *b : {&q, &kv, &pages, &steadyPages, &ind, &oPart, &lsePart, &out, &lse, &seqLens,
-                  &dcpArg})
+  // The device schedule's unit and request tables (the planner writes them), last: the
+  // other buffers keep the addresses they have without them.
+  auto unitTable = alloc(uint64_t(std::max<int64_t>(units, 1)) * kernel::kUnitEntryInts * 4);
+  auto pieceTable = alloc(uint64_t(batch) * kernel::kPieceEntryInts * 4);
+  for (auto *b : {&q, &kv, &pages, &steadyPages, &ind, &oPart, &lsePart, &unitTable, &pieceTable,
+                  &out, &lse, &seqLens, &dcpArg})
     if (!*b)
       return b->takeError();
   std::vector<int32_t> globalHost(globalLengths.begin(), globalLengths.end());
@@ -361,18 +417,70 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
       return std::move(e);
   }
 
-  // Attention CTA classes: (head group, tokens of the split, last split of its request),
-  // each CTA's split taken from its own request's length.
-  using Key = std::tuple<int64_t, int64_t, bool>;
+  using rt::KernelArg;
+  // The device schedule's planner: one wave on one CU, simulated in timing mode on the
+  // case's indptr. It writes the unit and request tables the attention and the combine
+  // read; they must be the rule's (planSchedule), or the model would time another
+  // schedule than the one it classes the CTAs by.
+  if (deviceSchedule) {
+    rt::EmulatorOptions plannerEmu;
+    plannerEmu.mode = rt::EmulatorMode::Timing;
+    plannerEmu.params = P;
+    plannerEmu.params.activeCUs = 1;
+    plannerEmu.workgroupsPerCu = 1;
+    plannerEmu.threads = 1;
+    if (Error e = device->setEmulatorOptions(plannerEmu))
+      return std::move(e);
+    rt::ScheduleKernelArgs a;
+    a.indptr = KernelArg::pointer(*ind);
+    a.units = KernelArg::pointer(*unitTable);
+    a.pieces = KernelArg::pointer(*pieceTable);
+    a.numRequests = int32_t(batch);
+    a.numUnits = int32_t(units);
+    if (Error e = device->launch(code, kernel::kScheduleKernelName, {1, 1, 1},
+                                 {uint32_t(kernel::kScheduleThreads), 1, 1},
+                                 rt::scheduleArgList(a)))
+      return std::move(e);
+    std::vector<rt::TimingReport> reports = device->takeTimingReports();
+    if (reports.size() != 1 || reports[0].cus.empty())
+      return makeError("expected one simulated workgroup in the planner launch");
+    result.schedule = std::move(reports[0]);
+    result.scheduleCycles = result.schedule.maxCuCycles();
+    std::vector<int32_t> unitsBack(schedule.units.size()), piecesBack(schedule.pieces.size());
+    if (Error e = device->copyFrom(unitsBack.data(), *unitTable, unitsBack.size() * 4))
+      return std::move(e);
+    if (Error e = device->copyFrom(piecesBack.data(), *pieceTable, piecesBack.size() * 4))
+      return std::move(e);
+    if (unitsBack != schedule.units || piecesBack != schedule.pieces)
+      return makeError("case " + c.str() + ": the planner kernel's tables differ from the "
+                                           "rule's (kernel::planSchedule)");
+  }
+
+  // Attention CTA classes: (head group, tokens of the split, last split of its request,
+  // the request's only piece: the device schedule writes out and lse), each CTA's split
+  // taken from its own request's length; with the device schedule, its unit's piece.
+  using Key = std::tuple<int64_t, int64_t, bool, bool>;
   std::map<Key, uint32_t> representative;
   std::vector<Key> keyOf(grid);
   for (uint64_t bid = 0; bid < grid; ++bid) {
-    Key key{-1, 0, false}; // a padding CTA past the last unit
-    if (auto work = kernel::ctaOfWorkgroup(int64_t(bid), batch, splits, c.heads, c.qlen, xcds)) {
+    Key key{-1, 0, false, false}; // a padding CTA past the last unit
+    if (deviceSchedule) {
+      if (auto work = kernel::ctaOfWorkgroup(int64_t(bid), units, 1, c.heads, c.qlen, xcds)) {
+        const int32_t *e = &schedule.units[size_t(work->request) * kernel::kUnitEntryInts];
+        key = Key{-1, -1, false, false}; // an idle unit (request -1)
+        if (e[0] >= 0) {
+          const int64_t len = lengths[size_t(e[0])];
+          ref::TokenRange range = ref::splitTokens(int(len), e[2], e[1]);
+          key = Key{work->headGroup, std::max(0, range.end - range.begin),
+                    e[1] == e[2] - 1 || range.end >= len, e[2] == 1};
+        }
+      }
+    } else if (auto work = kernel::ctaOfWorkgroup(int64_t(bid), batch, splits, c.heads, c.qlen,
+                                                  xcds)) {
       const int64_t len = lengths[size_t(work->request)];
       ref::TokenRange range = ref::splitTokens(int(len), splits, int(work->split));
       key = Key{work->headGroup, std::max(0, range.end - range.begin),
-                work->split == splits - 1 || range.end >= len};
+                work->split == splits - 1 || range.end >= len, false};
     }
     keyOf[bid] = key;
     representative.emplace(key, uint32_t(bid));
@@ -393,9 +501,9 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     return line >= kvBegin && line < kvEnd ? double(groups) : 1.0;
   };
   emu.threads = std::max(1u, options.threads);
-  using rt::KernelArg;
   // The attention kernel's arguments on this case's buffers.
-  auto attentionArgs = [&](int32_t numRequests, int32_t numSplits, const rt::Buffer &table) {
+  auto attentionArgs = [&](int32_t numRequests, int32_t numSplits, const rt::Buffer &table,
+                           bool scheduled) {
     rt::AttentionKernelArgs a;
     a.q = KernelArg::pointer(*q);
     a.kv = KernelArg::pointer(*kv);
@@ -411,6 +519,11 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
       a.seqLens = KernelArg::pointer(*seqLens);
       a.dcp = KernelArg::pointer(*dcpArg);
     }
+    if (scheduled) {
+      a.units = KernelArg::pointer(*unitTable);
+      a.out = KernelArg::pointer(*out);
+      a.lse = KernelArg::pointer(*lse);
+    }
     return rt::attentionArgList(a);
   };
   // Simulates the representatives with `activeCUs` CUs sharing HBM; cycles per class.
@@ -421,7 +534,9 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
       return std::move(e);
     if (Error e = device->launch(code, kernel::kAttentionKernelName, {uint32_t(grid), 1, 1},
                                  {uint32_t(kernel::kAttentionThreads), 1, 1},
-                                 attentionArgs(int32_t(batch), splits, *pages)))
+                                 attentionArgs(int32_t(batch),
+                                               deviceSchedule ? int32_t(units) : splits,
+                                               *pages, deviceSchedule)))
       return std::move(e);
     std::vector<rt::TimingReport> reports = device->takeTimingReports();
     if (reports.size() != 1)
@@ -495,7 +610,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
       if (Error e = device->launch(code, kernel::kAttentionKernelName,
                                    {uint32_t(steadyGrid), 1, 1},
                                    {uint32_t(kernel::kAttentionThreads), 1, 1},
-                                   attentionArgs(1, 1, *steadyPages)))
+                                   attentionArgs(1, 1, *steadyPages, false)))
         return std::move(e);
       std::vector<rt::TimingReport> reports = device->takeTimingReports();
       if (reports.size() != 1 || reports[0].cus.empty())
@@ -515,9 +630,111 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     result.hbmBlockCycles = double(bytes[1] - bytes[0]) / blocks / shareBytesPerCycle;
   }
 
+  // The device schedule's combine: its grid is sized for the piece bound (P(bound)
+  // slices a (row, head)); a CTA whose row's request has one piece, or whose slice is
+  // past P(n_b), exits at once. Each CU holds k CTAs, k = what fits, at most the grid's
+  // CTAs a CU gets (the host combine's rule). Classes: (n_b, active); an active class
+  // is simulated as one CU of min(k, the active CTAs a CU gets) co-resident CTAs of the
+  // class, an exiting class as one CU of k; every CTA of the grid is then placed on its
+  // XCD's CUs (k slots each) in dispatch order with its class's time.
+  auto modelScheduledCombine = [&]() -> Error {
+    const uint64_t combineCtas = result.combineCtas;
+    const int64_t sliceCount = kernel::combineSplitGroups(splits);
+    using CombineKey = std::pair<int64_t, bool>;
+    std::map<CombineKey, std::vector<uint32_t>> members;
+    std::vector<CombineKey> classOf(combineCtas);
+    uint64_t activeCtas = 0;
+    for (uint64_t bid = 0; bid < combineCtas; ++bid) {
+      const int64_t slice = int64_t(bid) % sliceCount;
+      const int64_t row = int64_t(bid) / sliceCount / c.heads;
+      const int64_t n = schedule.pieces[size_t(row / c.qlen) * kernel::kPieceEntryInts];
+      const bool active = n > 1 && slice < kernel::combineSplitGroups(n);
+      activeCtas += active;
+      classOf[bid] = {n, active};
+      std::vector<uint32_t> &m = members[classOf[bid]];
+      if (m.size() < 64) // enough for any co-residency
+        m.push_back(uint32_t(bid));
+    }
+    rt::EmulatorOptions combineEmu = emu;
+    combineEmu.l2Sharers = nullptr;
+    // The partials were written by the attention kernel just before: the Infinity Cache.
+    const uint64_t partBegin = oPart->address, partEnd = oPart->address + oPart->size,
+                   lseBegin = lsePart->address, lseEnd = lsePart->address + lsePart->size;
+    combineEmu.infinityCacheHit = [=](uint64_t line) {
+      return (line >= partBegin && line < partEnd) || (line >= lseBegin && line < lseEnd);
+    };
+    combineEmu.params.activeCUs =
+        std::min<double>(P.numCUs, double(std::max<uint64_t>(activeCtas, 1)));
+    std::vector<uint32_t> combineSample;
+    combineEmu.sample = [&](StringRef, uint64_t) { return combineSample; };
+    auto runCombine = [&](unsigned perCu) -> Expected<rt::TimingReport> {
+      combineEmu.workgroupsPerCu = perCu;
+      if (Error e = device->setEmulatorOptions(combineEmu))
+        return std::move(e);
+      rt::CombineKernelArgs a;
+      a.oPart = KernelArg::pointer(*oPart);
+      a.lsePart = KernelArg::pointer(*lsePart);
+      a.out = KernelArg::pointer(*out);
+      a.lse = KernelArg::pointer(*lse);
+      a.numRows = int32_t(rows);
+      a.numSplits = splits;
+      a.pieces = KernelArg::pointer(*pieceTable);
+      if (Error e = device->launch(code, kernel::kCombineKernelName,
+                                   {uint32_t(combineCtas), 1, 1},
+                                   {uint32_t(kernel::kCombineThreads), 1, 1},
+                                   rt::combineArgList(a)))
+        return std::move(e);
+      std::vector<rt::TimingReport> r = device->takeTimingReports();
+      if (r.size() != 1 || r[0].cus.size() != 1)
+        return makeError("expected one simulated combine CU");
+      return std::move(r[0]);
+    };
+    // What fits on a CU, from one CTA of the first active class (or any class).
+    auto firstActive = std::find_if(members.begin(), members.end(),
+                                    [](const auto &m) { return m.first.second; });
+    combineSample = {(firstActive != members.end() ? firstActive : members.begin())
+                         ->second.front()};
+    auto fitReport = runCombine(0);
+    if (!fitReport)
+      return fitReport.takeError();
+    const uint64_t cus = uint64_t(P.numCUs);
+    const unsigned perCu = unsigned(std::max<uint64_t>(
+        1, std::min<uint64_t>(fitReport->workgroupsPerCu, (combineCtas + cus - 1) / cus)));
+    const unsigned activePerCu =
+        unsigned(std::max<uint64_t>(1, std::min<uint64_t>(perCu, (activeCtas + cus - 1) / cus)));
+    result.combinePerCu = perCu;
+    std::map<CombineKey, uint64_t> classCycles;
+    bool reported = false;
+    for (auto &[key, ids] : members) {
+      const unsigned together = key.second ? activePerCu : perCu;
+      combineSample.assign(ids.begin(), ids.begin() + std::min<size_t>(together, ids.size()));
+      auto r = runCombine(together);
+      if (!r)
+        return r.takeError();
+      classCycles[key] = r->maxCuCycles();
+      result.combineSimulated += r->simulatedWorkgroups;
+      if (!reported && key.second) { // the report of the first active class
+        result.combine = std::move(*r);
+        reported = true;
+      }
+    }
+    uint64_t end = 0;
+    for (unsigned x = 0; x < xcds; ++x) {
+      std::vector<uint64_t> durations;
+      for (uint64_t bid = x; bid < combineCtas; bid += xcds)
+        durations.push_back(classCycles[classOf[bid]]);
+      end = std::max(end, scheduleXcd(durations, cusPerXcd * perCu));
+    }
+    result.combineCycles = end;
+    return Error::success();
+  };
+
   // One split: the Decoder has the attention write out and lse itself and launches no
-  // combine (Decoder::plan).
-  if (splits > 1) {
+  // combine (Decoder::plan); the device schedule launches none when U = B.
+  if (combines && deviceSchedule) {
+    if (Error e = modelScheduledCombine())
+      return std::move(e);
+  } else if (combines) {
     // Combine: one CU with as many co-resident CTAs as each CU gets (at most what fits).
     const uint64_t combineCtas = result.combineCtas;
     rt::EmulatorOptions combineEmu = emu;
@@ -582,8 +799,10 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   const double cyclesPerUs = P.clockGHz * 1e3;
   result.attentionUs = double(result.attentionCycles) / cyclesPerUs;
   result.combineUs = double(result.combineCycles) / cyclesPerUs;
-  result.launchUs = (splits > 1 ? 2 : 1) * P.launchOverheadUs;
-  result.totalUs = result.attentionUs + result.combineUs + result.launchUs;
+  result.scheduleUs = double(result.scheduleCycles) / cyclesPerUs;
+  result.launchUs =
+      double((deviceSchedule ? 2 : 1) + (combines ? 1 : 0)) * P.launchOverheadUs;
+  result.totalUs = result.scheduleUs + result.attentionUs + result.combineUs + result.launchUs;
   result.tbps = double(totalTokens) * double(kBytesPerToken) /
                 (result.totalUs * 1e-6) / 1e12;
   result.simSeconds =

@@ -5,7 +5,10 @@
 // choose the split count as the Decoder does (or take the caller's), simulate one
 // representative attention CTA per class (head group, tokens in the split, last split
 // or not) and a CU's worth of combine CTAs in timing mode, place every CTA on the
-// CUs in XCD dispatch order, and add the launch overheads. Every figure is modeled.
+// CUs in XCD dispatch order, and add the launch overheads. With the device schedule
+// (sched=device) also the planner kernel, the attention over the unit grid with each
+// CTA's piece from the schedule, and one combine CU per class of rows. Every figure is
+// modeled.
 //
 // The entry point for measurements (e.g. from another tool or a test):
 //
@@ -51,12 +54,20 @@ struct PerfCase {
   /// group of `dcp`, attending floor(L / dcp) + (L mod dcp > 0) tokens of each request
   /// with the kernel's seq_lens and dcp arguments set (the ranks' merge is not modeled).
   int64_t dcp = 1;
+  /// The device schedule (docs/decoder.md, "The device schedule"): the planner kernel
+  /// cuts each request into its own pieces over a fixed grid of U units
+  /// (mla/Kernel/DeviceSchedule.h); false: one host-chosen split count NS for the batch.
+  bool deviceSchedule = false;
+  /// The device schedule's unit count U (unset: kernel::scheduleUnitCount, as the
+  /// Decoder plans it); a what-if for the rule, at least the request count.
+  std::optional<int64_t> units;
 
   bool mixed() const { return !lens.empty(); }
   /// Every request's length: `lens`, or `batch` times `isl`.
   std::vector<int64_t> lengths() const;
-  /// "qlen=1,B=64,isl=8192[,splits=8][,heads=12][,wspec=1][,dcp=8]" (B=/batch=, isl and every
-  /// number accept a K suffix), or, for a mixed batch, "qlen=1,lens=TERMS[,shuffle=S]"
+  /// "qlen=1,B=64,isl=8192[,splits=8][,heads=12][,wspec=1][,dcp=8][,sched=device[,units=U]]"
+  /// (B=/batch=, isl and every number accept a K suffix; sched=host, the default, or
+  /// device; splits= only with sched=host, units= only with sched=device), or, for a mixed batch, "qlen=1,lens=TERMS[,shuffle=S]"
   /// (B= optional, must match the count; no isl=). TERMS: terms joined by '+', each
   ///   LEN           one request of LEN tokens,
   ///   LENxN         N requests of LEN tokens,
@@ -82,18 +93,27 @@ struct PerfOptions {
 
 struct PerfResult {
   PerfCase c;
+  /// NS; with the device schedule the combine's split bound (schedulePieceBound).
   int splits = 0;
+  /// The device schedule: U, the block budget T and the most pieces of one request
+  /// (0 with the host schedule).
+  int64_t units = 0, blockBudget = 0, mostPieces = 0;
   uint64_t attentionCtas = 0, combineCtas = 0;
   uint64_t attentionClasses = 0;        ///< Attention CTAs simulated (classes, x2 with a tail).
   uint64_t combineSimulated = 0;
   unsigned combinePerCu = 0;
   uint64_t attentionCycles = 0;         ///< Slowest XCD, attention launch.
   uint64_t combineCycles = 0;
-  double attentionUs = 0, combineUs = 0, launchUs = 0, totalUs = 0;
+  /// The device schedule's planner launch (one wave), simulated in timing mode.
+  uint64_t scheduleCycles = 0;
+  /// scheduleUs: the planner kernel's time (its launch overhead is in launchUs);
+  /// launchUs: launchOverheadUs per launch (planner, attention, combine when there).
+  double scheduleUs = 0, attentionUs = 0, combineUs = 0, launchUs = 0, totalUs = 0;
   double tbps = 0;                      ///< sum of the lengths * 576 B / totalUs.
   uint64_t hbmBytes = 0;                ///< Attention HBM reads, extrapolated to all CTAs.
   double simSeconds = 0;                ///< Host time spent simulating.
   rt::TimingReport attention, combine;  ///< The sampled launches' reports.
+  rt::TimingReport schedule;            ///< The planner's report (device schedule).
   /// Steady state of one attention CTA (head group 0) with the case's HBM share and L2
   /// sharing: cycles per 128-token block, from two simulations of one split of
   /// kSteadyBlocks[0] and kSteadyBlocks[1] blocks (the difference cancels prologue and

@@ -118,3 +118,39 @@ TEST_F(PerfModelTest, TableGoldenRatios) {
   ASSERT_GT(r[1][1].splits, 1);
   EXPECT_NEAR(r[1][1].totalUs - r[1][1].attentionUs - r[1][1].combineUs, 2 * 4.0, 1e-9);
 }
+
+// The device schedule (sched=device) on 4 requests of 512 tokens (4 blocks each, 16 in
+// all), worked out by hand from the rule (mla/Kernel/DeviceSchedule.h):
+//  - units=8: T from lo = max(1, ceil(16 / 8), ceil(4 / 256)) = 2 (4 x 2 = 8 pieces fit
+//    8 units), so 2 pieces a request; the attention grid is 8 units x 1 head group (12
+//    heads at qlen 1), the combine's bound min(8 - 4 + 1, 256) = 5 gives P = 1, so 4 rows
+//    x 12 heads = 48 combine CTAs; three launches (planner, attention, combine);
+//  - units=4 (U = B): one piece each, T = 4, no combine, two launches.
+TEST_F(PerfModelTest, DeviceScheduleByHand) {
+  PerfResult split = model("qlen=1,lens=512x4,sched=device,units=8");
+  const double launch = mla::rt::TimingParams().launchOverheadUs;
+  EXPECT_EQ(split.units, 8);
+  EXPECT_EQ(split.blockBudget, 2);
+  EXPECT_EQ(split.mostPieces, 2);
+  EXPECT_EQ(split.splits, 5);
+  EXPECT_EQ(split.attentionCtas, 8u);
+  EXPECT_EQ(split.combineCtas, 48u);
+  EXPECT_GT(split.scheduleCycles, 0u);
+  EXPECT_GT(split.combineCycles, 0u);
+  EXPECT_DOUBLE_EQ(split.launchUs, 3 * launch);
+  EXPECT_DOUBLE_EQ(split.totalUs,
+                   split.scheduleUs + split.attentionUs + split.combineUs + split.launchUs);
+
+  PerfResult whole = model("qlen=1,lens=512x4,sched=device,units=4");
+  EXPECT_EQ(whole.blockBudget, 4);
+  EXPECT_EQ(whole.mostPieces, 1);
+  EXPECT_EQ(whole.combineCtas, 0u);
+  EXPECT_EQ(whole.combineCycles, 0u);
+  EXPECT_DOUBLE_EQ(whole.launchUs, 2 * launch);
+  // Each CTA of the split schedule reads 2 blocks instead of 4: a shorter attention.
+  EXPECT_LT(split.attentionCycles, whole.attentionCycles);
+  // The host schedule of the same batch has no planner.
+  PerfResult host = model("qlen=1,lens=512x4");
+  EXPECT_EQ(host.scheduleCycles, 0u);
+  EXPECT_EQ(host.units, 0);
+}
