@@ -350,7 +350,10 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
       uint64_t(deviceSchedule ? kernel::attentionGridSize(units, 1, c.heads, c.qlen, xcds)
                               : kernel::attentionGridSize(batch, splits, c.heads, c.qlen, xcds));
   result.attentionCtas = grid;
-  result.combineCtas = uint64_t(kernel::combineGridSize(rows, c.heads, splits));
+  // The device schedule's combine: one workgroup for each (merge entry, position, head).
+  result.combineCtas =
+      uint64_t(deviceSchedule ? kernel::combineGridSize(units * c.qlen, c.heads, 1)
+                              : kernel::combineGridSize(rows, c.heads, splits));
 
   // Device buffers. Every request's page table names slots 0..length-1 (the KV content
   // does not change the timing; within one CTA every token is a distinct line).
@@ -379,8 +382,9 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   // other buffers keep the addresses they have without them.
   auto unitTable = alloc(uint64_t(std::max<int64_t>(units, 1)) * kernel::kUnitEntryInts * 4);
   auto pieceTable = alloc(uint64_t(batch) * kernel::kPieceEntryInts * 4);
+  auto mergeTable = alloc(uint64_t(std::max<int64_t>(units, 1)) * kernel::kMergeEntryInts * 4);
   for (auto *b : {&q, &kv, &pages, &steadyPages, &ind, &oPart, &lsePart, &unitTable, &pieceTable,
-                  &out, &lse, &seqLens, &dcpArg})
+                  &mergeTable, &out, &lse, &seqLens, &dcpArg})
     if (!*b)
       return b->takeError();
   std::vector<int32_t> globalHost(globalLengths.begin(), globalLengths.end());
@@ -435,6 +439,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     a.indptr = KernelArg::pointer(*ind);
     a.units = KernelArg::pointer(*unitTable);
     a.pieces = KernelArg::pointer(*pieceTable);
+    a.merges = KernelArg::pointer(*mergeTable);
     a.numRequests = int32_t(batch);
     a.numUnits = int32_t(units);
     if (Error e = device->launch(code, kernel::kScheduleKernelName, {1, 1, 1},
@@ -451,7 +456,11 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
       return std::move(e);
     if (Error e = device->copyFrom(piecesBack.data(), *pieceTable, piecesBack.size() * 4))
       return std::move(e);
-    if (unitsBack != schedule.units || piecesBack != schedule.pieces)
+    std::vector<int32_t> mergesBack(schedule.merges.size());
+    if (Error e = device->copyFrom(mergesBack.data(), *mergeTable, mergesBack.size() * 4))
+      return std::move(e);
+    if (unitsBack != schedule.units || piecesBack != schedule.pieces ||
+        mergesBack != schedule.merges)
       return makeError("case " + c.str() + ": the planner kernel's tables differ from the "
                                            "rule's (kernel::planSchedule)");
   }
@@ -630,25 +639,24 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     result.hbmBlockCycles = double(bytes[1] - bytes[0]) / blocks / shareBytesPerCycle;
   }
 
-  // The device schedule's combine: its grid is sized for the piece bound (P(bound)
-  // slices a (row, head)); a CTA whose row's request has one piece, or whose slice is
-  // past P(n_b), exits at once. Each CU holds k CTAs, k = what fits, at most the grid's
+  // The device schedule's combine: U * qlen * H workgroups, workgroup (m * qlen + i) * H
+  // + h serving merge entry m (a slice of a request of n_b > 1 pieces); an idle entry's
+  // workgroups exit at once. Each CU holds k CTAs, k = what fits, at most the grid's
   // CTAs a CU gets (the host combine's rule). Classes: (n_b, active); an active class
   // is simulated as one CU of min(k, the active CTAs a CU gets) co-resident CTAs of the
   // class, an exiting class as one CU of k; every CTA of the grid is then placed on its
   // XCD's CUs (k slots each) in dispatch order with its class's time.
   auto modelScheduledCombine = [&]() -> Error {
     const uint64_t combineCtas = result.combineCtas;
-    const int64_t sliceCount = kernel::combineSplitGroups(splits);
     using CombineKey = std::pair<int64_t, bool>;
     std::map<CombineKey, std::vector<uint32_t>> members;
     std::vector<CombineKey> classOf(combineCtas);
     uint64_t activeCtas = 0;
     for (uint64_t bid = 0; bid < combineCtas; ++bid) {
-      const int64_t slice = int64_t(bid) % sliceCount;
-      const int64_t row = int64_t(bid) / sliceCount / c.heads;
-      const int64_t n = schedule.pieces[size_t(row / c.qlen) * kernel::kPieceEntryInts];
-      const bool active = n > 1 && slice < kernel::combineSplitGroups(n);
+      const size_t merge = size_t(bid / uint64_t(c.qlen * c.heads));
+      const int32_t *entry = &schedule.merges[merge * kernel::kMergeEntryInts];
+      const bool active = entry[0] >= 0;
+      const int64_t n = active ? entry[2] : 0;
       activeCtas += active;
       classOf[bid] = {n, active};
       std::vector<uint32_t> &m = members[classOf[bid]];
@@ -677,8 +685,8 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
       a.out = KernelArg::pointer(*out);
       a.lse = KernelArg::pointer(*lse);
       a.numRows = int32_t(rows);
-      a.numSplits = splits;
-      a.pieces = KernelArg::pointer(*pieceTable);
+      a.numSplits = int32_t(units);
+      a.merges = KernelArg::pointer(*mergeTable);
       if (Error e = device->launch(code, kernel::kCombineKernelName,
                                    {uint32_t(combineCtas), 1, 1},
                                    {uint32_t(kernel::kCombineThreads), 1, 1},

@@ -25,8 +25,9 @@ namespace mla {
 /// ahead; 0.8: a block's DMA source pages fetched at once (mla.kv_dma_pages); 0.9:
 /// decode context parallelism (the attention kernel's seq_lens and dcp arguments) and
 /// the DCP merge kernel (mla_dcp_merge); 0.10: the device schedule (the planner kernel
-/// mla_schedule, the attention kernel's units/out/lse and the combine's pieces arguments).
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.10.0-gfx950";
+/// mla_schedule, the attention kernel's units/out/lse arguments); 0.11: its merge table (the
+/// combine's merges argument).
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.11.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).
