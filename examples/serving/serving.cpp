@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mla/Runtime/Decoder.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -42,6 +43,9 @@ template <typename T> T check(const std::string &what, llvm::Expected<T> value) 
   if (!value)
     fail(what, value.takeError());
   return std::move(*value);
+}
+template <typename T> T check(const std::string &what, rt::Expected<T> value) {
+  return check(what, rt::toLLVM(std::move(value)));
 }
 void check(const std::string &what, llvm::Error e) {
   if (e)

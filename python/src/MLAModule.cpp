@@ -14,6 +14,7 @@
 #include "mla/Reference/Generators.h"
 #include "mla/Reference/KernelModel.h"
 #include "mla/Runtime/CodeObject.h"
+#include "mla/Runtime/LLVMBridge.h"
 #include "mla/Runtime/Decoder.h"
 #include "mla/Runtime/KernelCache.h"
 #include "mla/Runtime/Device.h"
@@ -41,23 +42,21 @@ namespace {
 /// Array extents of a Q or K row and of an output row (mla/Kernel/KernelContract.h).
 constexpr py::ssize_t kHeadDim = kernel::kHeadDim, kValueDim = kernel::kLatentDim;
 
-/// Thrown for rt::LaunchInterrupted; becomes KeyboardInterrupt (the module's
+/// Thrown for a launch stopped by SIGINT (rt::ErrorKind::LaunchInterrupted); becomes KeyboardInterrupt (the module's
 /// exception translator runs with the GIL held).
 struct LaunchInterruptedException {};
 
 /// Raises ValueError (bad argument) or RuntimeError with the error's message, or
 /// KeyboardInterrupt for a launch stopped by Ctrl-C.
-[[noreturn]] void raise(llvm::Error error, bool badArgument) {
-  if (error.isA<rt::LaunchInterrupted>()) {
-    llvm::consumeError(std::move(error));
+[[noreturn]] void raise(rt::Error error, bool badArgument) {
+  if (error.is(rt::ErrorKind::LaunchInterrupted))
     throw LaunchInterruptedException();
-  }
-  std::string message = llvm::toString(std::move(error));
+  std::string message = error.message();
   if (badArgument)
     throw py::value_error(message);
   throw std::runtime_error(message);
 }
-void check(llvm::Error error, bool badArgument = false) {
+void check(rt::Error error, bool badArgument = false) {
   if (error)
     raise(std::move(error), badArgument);
 }
@@ -67,18 +66,18 @@ void check(llvm::Error error, bool badArgument = false) {
 /// the call before that launch: nothing more runs or is written, and the caller sees
 /// KeyboardInterrupt. A SIGINT that came after the last launch is handed back to
 /// Python, which raises KeyboardInterrupt as it would have without the capture.
-llvm::Error interruptible(llvm::function_ref<llvm::Error()> launches) {
+rt::Error interruptible(llvm::function_ref<rt::Error()> launches) {
   if (PyErr_CheckSignals() != 0)
     throw py::error_already_set();
   rt::SigintCapture capture;
   if (PyErr_CheckSignals() != 0) // one that came before the capture began
     throw py::error_already_set();
-  llvm::Error e = llvm::Error::success();
+  rt::Error e;
   {
     py::gil_scoped_release release;
     e = launches();
   }
-  if (rt::SigintCapture::interrupted() && !e.isA<rt::LaunchInterrupted>())
+  if (rt::SigintCapture::interrupted() && !e.is(rt::ErrorKind::LaunchInterrupted))
     PyErr_SetInterrupt();
   return e;
 }
@@ -86,6 +85,9 @@ template <typename T> T unwrap(llvm::Expected<T> value, bool badArgument = false
   if (!value)
     raise(value.takeError(), badArgument);
   return std::move(*value);
+}
+template <typename T> T unwrap(rt::Expected<T> value, bool badArgument = false) {
+  return unwrap(rt::toLLVM(std::move(value)), badArgument);
 }
 
 template <typename T> using Array = py::array_t<T, py::array::c_style | py::array::forcecast>;
@@ -187,7 +189,7 @@ void checkOwner(const rt::Device &device, const PyBuffer &buffer, const std::str
   if (!device.owns(buffer.buffer))
     throw py::value_error(what + ": the buffer belongs to device #" +
                           std::to_string(buffer.buffer.device) + ", not to this " +
-                          device.kind().str() + " device (#" + std::to_string(device.id()) +
+                          std::string(device.kind()) + " device (#" + std::to_string(device.id()) +
                           ")");
 }
 
@@ -569,7 +571,7 @@ PYBIND11_MODULE(_mla, m) {
                 unwrap(rt::CodeObject::loadFile(path), true));
           },
           py::arg("path"))
-      .def_property_readonly("target", [](const rt::CodeObject &c) { return c.target().str(); })
+      .def_property_readonly("target", [](const rt::CodeObject &c) { return std::string(c.target()); })
       .def_property_readonly("kernel_names",
                              [](const rt::CodeObject &c) {
                                std::vector<std::string> names;
@@ -615,7 +617,7 @@ PYBIND11_MODULE(_mla, m) {
              return d;
            }),
            py::arg("kind") = "auto")
-      .def_property_readonly("kind", [](const PyDevice &d) { return d.device->kind().str(); })
+      .def_property_readonly("kind", [](const PyDevice &d) { return std::string(d.device->kind()); })
       .def_property_readonly("description",
                              [](const PyDevice &d) { return d.device->description(); })
       .def_property_readonly("note", [](const PyDevice &d) { return d.note; })

@@ -6,6 +6,7 @@
 #include "CompilerLibrary.h"
 
 #include "mla/Kernel/CompilerAbi.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include "llvm/ADT/Twine.h"
 
@@ -15,7 +16,9 @@
 
 #include <dlfcn.h>
 
-using namespace llvm;
+using llvm::Twine;
+using llvm::createStringError;
+using llvm::inconvertibleErrorCode;
 using namespace mla;
 using namespace mla::rt;
 

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mla/Runtime/KernelCache.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include "CompilerLibrary.h"
 #include "mla/Kernel/KernelContract.h"
@@ -28,7 +29,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-using namespace llvm;
+using llvm::Twine;
+using llvm::StringRef;
+using llvm::ArrayRef;
+using llvm::createStringError;
+using llvm::inconvertibleErrorCode;
+using llvm::raw_string_ostream;
+using llvm::raw_fd_ostream;
+using llvm::SmallString;
+namespace sys = llvm::sys;
+using llvm::scope_exit;
 using namespace mla;
 using namespace mla::rt;
 
@@ -169,7 +179,7 @@ Expected<std::optional<std::string>> readEntryFile(const std::string &path) {
 /// entry is the user's alone (0600 in a 0700 directory); a bundle's (`readableByAll`) is
 /// installed for every user (0644 in a 0755 directory).
 std::string writeEntry(const std::string &dir, const std::string &key,
-                       ArrayRef<uint8_t> payload, bool readableByAll = false) {
+                       Span<const uint8_t> payload, bool readableByAll = false) {
   using sys::fs::perms;
   const perms dirPerms = readableByAll
                              ? perms::all_read | perms::all_exe | perms::owner_write
@@ -222,7 +232,7 @@ std::map<std::string, std::shared_ptr<const CodeObject>> &memoryCache() {
 
 /// Loads a code object and checks it holds the decode kernels (attention, combine and
 /// the DCP merge).
-Expected<std::shared_ptr<const CodeObject>> loadKernels(ArrayRef<uint8_t> bytes,
+Expected<std::shared_ptr<const CodeObject>> loadKernels(Span<const uint8_t> bytes,
                                                         const std::string &description) {
   auto code = CodeObject::loadFromMemory(bytes, description);
   if (!code)
@@ -402,7 +412,7 @@ Expected<CompiledKernels> mla::rt::getDecodeKernels(const DecodeConfig &config,
   auto compiled = compileWithCompilerLibrary(config);
   if (!compiled)
     return compiled.takeError();
-  ArrayRef<uint8_t> bytes(*compiled);
+  Span<const uint8_t> bytes(*compiled);
   auto code = loadKernels(bytes, config.key());
   if (!code)
     return code.takeError();

@@ -4,6 +4,7 @@
 #include "emu/timing/CuModel.h"
 #include "lib/EmuKernelImage.h"
 #include "mla/Runtime/Device.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -19,7 +20,15 @@
 
 #include <csignal>
 
-using namespace llvm;
+using llvm::Twine;
+using llvm::StringRef;
+using llvm::ArrayRef;
+using llvm::createStringError;
+using llvm::inconvertibleErrorCode;
+using llvm::make_error;
+using llvm::consumeError;
+using llvm::cantFail;
+using llvm::handleErrors;
 using namespace mla;
 using namespace mla::rt;
 
@@ -52,7 +61,7 @@ public:
       if (Error e = options_.params.applyOverrides(env))
         environmentError_ = "MLA_EMU_TIMING_PARAMS: " + toString(std::move(e));
   }
-  StringRef kind() const override { return "emu"; }
+  std::string_view kind() const override { return "emu"; }
   std::string description() const override { return "gfx950 emulator"; }
 
   Expected<Buffer> alloc(uint64_t bytes) override {
@@ -106,8 +115,8 @@ public:
     return std::exchange(reports_, {});
   }
 
-  Error launchRaw(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
-                  ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override {
+  Error launchRaw(const CodeObject &code, std::string_view kernelName, Dim3 grid, Dim3 block,
+                  Span<const uint8_t> explicitArgs, LaunchStats *stats) override {
     return launchRawOn(Stream{}, code, kernelName, grid, block, explicitArgs, stats);
   }
 
@@ -115,8 +124,8 @@ public:
   // is in order and synchronising one has nothing to wait for. The ids are checked so
   // that code written against HIP's stream rules fails here too. A launch on the
   // stream being captured is recorded instead (recordLaunch).
-  Error launchRawOn(Stream stream, const CodeObject &code, StringRef kernelName, Dim3 grid,
-                    Dim3 block, ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override {
+  Error launchRawOn(Stream stream, const CodeObject &code, std::string_view kernelName, Dim3 grid,
+                    Dim3 block, Span<const uint8_t> explicitArgs, LaunchStats *stats) override {
     {
       std::lock_guard<std::mutex> lock(streamMutex_);
       if (Error e = checkStreamLocked(stream))
@@ -186,11 +195,11 @@ private:
   };
   /// Checks a launch on the capturing stream as a launch would be checked, and
   /// appends it to the capture. Called with streamMutex_ held.
-  Error recordLaunch(Stream stream, const CodeObject &code, StringRef kernelName, Dim3 grid,
-                     Dim3 block, ArrayRef<uint8_t> explicitArgs);
+  Error recordLaunch(Stream stream, const CodeObject &code, std::string_view kernelName, Dim3 grid,
+                     Dim3 block, Span<const uint8_t> explicitArgs);
   /// Runs one launch now.
-  Error execute(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
-                ArrayRef<uint8_t> explicitArgs, LaunchStats *stats);
+  Error execute(const CodeObject &code, std::string_view kernelName, Dim3 grid, Dim3 block,
+                Span<const uint8_t> explicitArgs, LaunchStats *stats);
 
   struct LoadedKernel {
     emu::KernelImage image;
@@ -267,8 +276,8 @@ Expected<Graph> EmuDevice::endCapture(Stream stream) {
   return Graph{id};
 }
 
-Error EmuDevice::recordLaunch(Stream stream, const CodeObject &code, StringRef kernelName,
-                              Dim3 grid, Dim3 block, ArrayRef<uint8_t> explicitArgs) {
+Error EmuDevice::recordLaunch(Stream stream, const CodeObject &code, std::string_view kernelName,
+                              Dim3 grid, Dim3 block, Span<const uint8_t> explicitArgs) {
   if (stream.handle != capturing_)
     return makeError("stream " + Twine(stream.handle) + ": a launch while stream " +
                      Twine(capturing_) +
@@ -321,8 +330,8 @@ Error EmuDevice::destroyGraph(Graph graph) {
   return Error::success();
 }
 
-Error EmuDevice::execute(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
-                         ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) {
+Error EmuDevice::execute(const CodeObject &code, std::string_view kernelName, Dim3 grid, Dim3 block,
+                         Span<const uint8_t> explicitArgs, LaunchStats *stats) {
   auto kernelOr = code.getKernel(kernelName);
   if (!kernelOr)
     return kernelOr.takeError();
@@ -437,7 +446,7 @@ Error EmuDevice::execute(const CodeObject &code, StringRef kernelName, Dim3 grid
   SigintCapture sigint;
   // A SIGINT captured by an enclosing capture before this launch began: run nothing.
   if (sigintDuringLaunch.load())
-    return make_error<LaunchInterrupted>();
+    return launchInterruptedError();
   emu::DispatchStats counts;
   // The timing mode builds on the functional emulator (emu/timing/CuModel.h uses
   // emu/Emulator.h, never the other way round): the device chooses between them.
@@ -445,8 +454,8 @@ Error EmuDevice::execute(const CodeObject &code, StringRef kernelName, Dim3 grid
   Error err = handleErrors(options_.mode == EmulatorMode::Timing
                                ? emu::timing::dispatchTimed(L, options, countsOut)
                                : emu::dispatch(L, options, countsOut),
-                           [](const emu::DispatchInterrupted &) -> Error {
-                             return make_error<LaunchInterrupted>();
+                           [](const emu::DispatchInterrupted &) -> llvm::Error {
+                             return toLLVM(launchInterruptedError());
                            });
   if (!err && options_.mode == EmulatorMode::Timing)
     reports_.push_back(std::move(report));

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "HipArch.h"
 #include "mla/Runtime/Device.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/TargetParser/TargetParser.h"
@@ -18,7 +19,12 @@
 #include <set>
 #include <vector>
 
-using namespace llvm;
+using llvm::Twine;
+using llvm::StringRef;
+using llvm::ArrayRef;
+using llvm::createStringError;
+using llvm::inconvertibleErrorCode;
+namespace AMDGPU = llvm::AMDGPU;
 using namespace mla::rt;
 
 namespace {
@@ -53,7 +59,7 @@ public:
   ~HipDevice() override {
     // The library stays loaded: HIP does not support being unloaded.
   }
-  StringRef kind() const override { return "hip"; }
+  std::string_view kind() const override { return "hip"; }
   int hipOrdinal() const override { return ordinal_; }
   std::string description() const override {
     return "HIP device " + std::to_string(ordinal_) + " (" + arch_ + ")" + libraryNote_;
@@ -225,13 +231,13 @@ public:
     return Error::success();
   }
 
-  Error launchRaw(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
-                  ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override {
+  Error launchRaw(const CodeObject &code, std::string_view kernelName, Dim3 grid, Dim3 block,
+                  Span<const uint8_t> explicitArgs, LaunchStats *stats) override {
     return launchRawOn(Stream{}, code, kernelName, grid, block, explicitArgs, stats);
   }
 
-  Error launchRawOn(Stream stream, const CodeObject &code, StringRef kernelName, Dim3 grid,
-                    Dim3 block, ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override {
+  Error launchRawOn(Stream stream, const CodeObject &code, std::string_view kernelName, Dim3 grid,
+                    Dim3 block, Span<const uint8_t> explicitArgs, LaunchStats *stats) override {
     (void)stats; // instruction statistics exist only on the emulator
     auto kernel = code.getKernel(kernelName);
     if (!kernel)
@@ -308,8 +314,8 @@ static std::string archOf(const HipApi &api, int device) {
   return "";
 }
 
-Expected<std::unique_ptr<Device>> Device::openHip(StringRef library, int ordinal) {
-  std::string path = library.str();
+Expected<std::unique_ptr<Device>> Device::openHip(std::string_view library, int ordinal) {
+  std::string path = std::string(library);
   std::string libraryNote;
   HipApi api;
   if (path.empty()) {
