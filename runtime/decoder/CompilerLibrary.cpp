@@ -6,9 +6,7 @@
 #include "CompilerLibrary.h"
 
 #include "mla/Kernel/CompilerAbi.h"
-#include "mla/Runtime/LLVMBridge.h"
-
-#include "llvm/ADT/Twine.h"
+#include "lib/Support.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -16,14 +14,12 @@
 
 #include <dlfcn.h>
 
-using llvm::Twine;
-using llvm::createStringError;
-using llvm::inconvertibleErrorCode;
+using Twine = mla::rt::support::Msg;
 using namespace mla;
 using namespace mla::rt;
 
 namespace {
-Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
+using mla::rt::support::makeError;
 
 std::string parentDirectory(const std::string &path) {
   size_t slash = path.find_last_of('/');

@@ -5,15 +5,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mla/Runtime/Decoder.h"
-#include "mla/Runtime/LLVMBridge.h"
+#include "lib/Support.h"
 
 #include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Runtime/KernelArgs.h"
 #include "mla/Runtime/SplitPolicy.h"
 #include "mla/Target/GFX950/GFX950.h"
 
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 #include <cassert>
@@ -22,18 +20,13 @@
 #include <sstream>
 #include <tuple>
 
-using llvm::Twine;
-using llvm::ArrayRef;
-using llvm::MutableArrayRef;
-using llvm::createStringError;
-using llvm::inconvertibleErrorCode;
-using llvm::outs;
-using llvm::utohexstr;
+using Twine = mla::rt::support::Msg;
+using mla::rt::support::utohexstr;
 using namespace mla;
 using namespace mla::rt;
 
 namespace {
-Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
+using mla::rt::support::makeError;
 
 using kernel::kBlockTokens;
 using kernel::kHeadDim;

@@ -1,27 +1,19 @@
 //===- CodeObject.cpp - AMDGPU code object loader -------------------------===//
 #include "mla/Runtime/CodeObject.h"
-#include "mla/Runtime/LLVMBridge.h"
-#include "mla/Support/InputLimits.h"
 #include "ElfReader.h"
+#include "Support.h"
 
-#include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/FormatVariadic.h"
-
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <map>
 #include <optional>
 
-using llvm::Twine;
-using llvm::StringRef;
-using llvm::ArrayRef;
-using llvm::createStringError;
-using llvm::inconvertibleErrorCode;
-using llvm::StringSwitch;
-using llvm::utohexstr;
 using namespace mla::rt;
+using Twine = mla::rt::support::Msg;
+using StringRef = std::string_view;
+using mla::rt::support::makeError;
+using mla::rt::support::utohexstr;
 
 namespace {
 /// Largest loaded image accepted: protects against absurd program headers.
@@ -35,33 +27,33 @@ constexpr uint32_t kMaxLdsBytes = 160 * 1024;
 /// (AMDGPUUsage, "Kernel Descriptor": KERNEL_CODE_ENTRY_BYTE_OFFSET).
 constexpr uint64_t kDescriptorBytes = 64, kEntryAlign = 256;
 
-Error makeError(const Twine &msg) {
-  return createStringError(inconvertibleErrorCode(), msg);
-}
-
 ArgKind classifyValueKind(StringRef kind) {
-  return StringSwitch<ArgKind>(kind)
-      .Case("by_value", ArgKind::ByValue)
-      .Case("global_buffer", ArgKind::GlobalBuffer)
-      .Case("dynamic_shared_pointer", ArgKind::DynamicSharedPointer)
-      .Case("hidden_block_count_x", ArgKind::HiddenBlockCountX)
-      .Case("hidden_block_count_y", ArgKind::HiddenBlockCountY)
-      .Case("hidden_block_count_z", ArgKind::HiddenBlockCountZ)
-      .Case("hidden_group_size_x", ArgKind::HiddenGroupSizeX)
-      .Case("hidden_group_size_y", ArgKind::HiddenGroupSizeY)
-      .Case("hidden_group_size_z", ArgKind::HiddenGroupSizeZ)
-      .Case("hidden_remainder_x", ArgKind::HiddenRemainderX)
-      .Case("hidden_remainder_y", ArgKind::HiddenRemainderY)
-      .Case("hidden_remainder_z", ArgKind::HiddenRemainderZ)
-      .Case("hidden_global_offset_x", ArgKind::HiddenGlobalOffsetX)
-      .Case("hidden_global_offset_y", ArgKind::HiddenGlobalOffsetY)
-      .Case("hidden_global_offset_z", ArgKind::HiddenGlobalOffsetZ)
-      .Case("hidden_grid_dims", ArgKind::HiddenGridDims)
-      .Case("hidden_dynamic_lds_size", ArgKind::HiddenDynamicLdsSize)
-      .Case("hidden_private_base", ArgKind::HiddenPrivateBase)
-      .Case("hidden_shared_base", ArgKind::HiddenSharedBase)
-      .Case("hidden_queue_ptr", ArgKind::HiddenQueuePtr)
-      .Default(kind.starts_with("hidden_") ? ArgKind::HiddenOther : ArgKind::Unsupported);
+  static const std::pair<const char *, ArgKind> kKinds[] = {
+      {"by_value", ArgKind::ByValue},
+      {"global_buffer", ArgKind::GlobalBuffer},
+      {"dynamic_shared_pointer", ArgKind::DynamicSharedPointer},
+      {"hidden_block_count_x", ArgKind::HiddenBlockCountX},
+      {"hidden_block_count_y", ArgKind::HiddenBlockCountY},
+      {"hidden_block_count_z", ArgKind::HiddenBlockCountZ},
+      {"hidden_group_size_x", ArgKind::HiddenGroupSizeX},
+      {"hidden_group_size_y", ArgKind::HiddenGroupSizeY},
+      {"hidden_group_size_z", ArgKind::HiddenGroupSizeZ},
+      {"hidden_remainder_x", ArgKind::HiddenRemainderX},
+      {"hidden_remainder_y", ArgKind::HiddenRemainderY},
+      {"hidden_remainder_z", ArgKind::HiddenRemainderZ},
+      {"hidden_global_offset_x", ArgKind::HiddenGlobalOffsetX},
+      {"hidden_global_offset_y", ArgKind::HiddenGlobalOffsetY},
+      {"hidden_global_offset_z", ArgKind::HiddenGlobalOffsetZ},
+      {"hidden_grid_dims", ArgKind::HiddenGridDims},
+      {"hidden_dynamic_lds_size", ArgKind::HiddenDynamicLdsSize},
+      {"hidden_private_base", ArgKind::HiddenPrivateBase},
+      {"hidden_shared_base", ArgKind::HiddenSharedBase},
+      {"hidden_queue_ptr", ArgKind::HiddenQueuePtr},
+  };
+  for (const auto &[name, argKind] : kKinds)
+    if (kind == name)
+      return argKind;
+  return kind.substr(0, 7) == "hidden_" ? ArgKind::HiddenOther : ArgKind::Unsupported;
 }
 
 /// A msgpack value. The metadata note is untrusted input, so it is parsed by
@@ -186,26 +178,26 @@ public:
     const MsgNode *node = map.lookup(key);
     if (!node) {
       if (required)
-        return makeError(where_ + ": missing field '" + key + "'");
+        return makeError(Twine(where_) + ": missing field '" + key + "'");
       return dflt;
     }
     if (node->kind == MsgNode::Kind::UInt)
       return node->u;
     if (node->kind == MsgNode::Kind::Int && node->i >= 0)
       return uint64_t(node->i);
-    return makeError(where_ + ": field '" + key + "' is not an unsigned integer");
+    return makeError(Twine(where_) + ": field '" + key + "' is not an unsigned integer");
   }
 
   Expected<std::string> getString(const MsgNode &map, StringRef key, bool required) const {
     const MsgNode *node = map.lookup(key);
     if (!node) {
       if (required)
-        return makeError(where_ + ": missing field '" + key + "'");
+        return makeError(Twine(where_) + ": missing field '" + key + "'");
       return std::string();
     }
     if (node->kind != MsgNode::Kind::Str)
-      return makeError(where_ + ": field '" + key + "' is not a string");
-    return node->str.str();
+      return makeError(Twine(where_) + ": field '" + key + "' is not a string");
+    return std::string(node->str);
   }
 
   Expected<bool> getBool(const MsgNode &map, StringRef key) const {
@@ -213,7 +205,7 @@ public:
     if (!node)
       return false;
     if (node->kind != MsgNode::Kind::Bool)
-      return makeError(where_ + ": field '" + key + "' is not a boolean");
+      return makeError(Twine(where_) + ": field '" + key + "' is not a boolean");
     return node->b;
   }
 
@@ -330,12 +322,11 @@ std::vector<const KernelArgInfo *> KernelInfo::explicitArgs() const {
 
 Expected<std::unique_ptr<CodeObject>> CodeObject::loadFile(std::string_view path) {
   // Bounded: /dev/zero or a FIFO must not be read forever.
-  auto buf = mla::readBoundedFile(path, mla::maxInputBytes(), "code object");
+  auto buf = support::readBoundedFile(std::string(path), support::maxInputBytes(), "code object",
+                                     "MLA_MAX_INPUT_BYTES");
   if (!buf)
     return buf.takeError();
-  Span<const uint8_t> bytes(reinterpret_cast<const uint8_t *>((*buf)->getBufferStart()),
-                          (*buf)->getBufferSize());
-  return loadFromMemory(bytes, path);
+  return loadFromMemory(*buf, path);
 }
 
 Expected<std::unique_ptr<CodeObject>> CodeObject::loadFromMemory(Span<const uint8_t> bytes,
@@ -364,7 +355,7 @@ Expected<Span<const uint8_t>> CodeObject::bytesAt(uint64_t address, uint64_t siz
   if (address > image_.size() || size > image_.size() - address)
     return makeError("address range [" + Twine::utohexstr(address) + ", +" + Twine(size) +
                      ") is outside the loaded image of " + Twine(image_.size()) + " bytes");
-  return ArrayRef<uint8_t>(image_.data() + address, size);
+  return Span<const uint8_t>(image_.data() + address, size);
 }
 
 Error CodeObject::parse(Span<const uint8_t> bytes) {
@@ -500,7 +491,8 @@ Error CodeObject::parse(Span<const uint8_t> bytes) {
                           utohexstr(info->codeAddress);
     if (info->codeAddress % kEntryAlign)
       return makeError(entryAt + ", which is not " + Twine(kEntryAlign) + "-byte aligned");
-    if (llvm::none_of(executable, [&](const std::pair<uint64_t, uint64_t> &r) {
+    if (std::none_of(executable.begin(), executable.end(),
+                     [&](const std::pair<uint64_t, uint64_t> &r) {
           return info->codeAddress >= r.first && info->codeAddress < r.second;
         }))
       return makeError(entryAt + ", which is not in an executable segment");

@@ -1,27 +1,16 @@
 //===- Device.cpp - Device selection and kernel-argument packing ----------===//
 #include "mla/Runtime/Device.h"
-#include "mla/Runtime/LLVMBridge.h"
-
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/raw_ostream.h"
+#include "Support.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 
-using llvm::Twine;
-using llvm::StringRef;
-using llvm::ArrayRef;
-using llvm::createStringError;
-using llvm::inconvertibleErrorCode;
-using llvm::errs;
-using llvm::consumeError;
 using namespace mla::rt;
-
-namespace {
-Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
-} // namespace
+using Twine = mla::rt::support::Msg;
+using mla::rt::support::makeError;
 
 Error mla::rt::launchInterruptedError() {
   return Error::failure("the launch was interrupted (SIGINT)", ErrorKind::LaunchInterrupted);
@@ -33,7 +22,7 @@ Device::Device() {
   instructionLimit_ = kDefaultInstructionLimitPerWave;
   if (const char *env = std::getenv("MLA_EMU_INSTRUCTION_LIMIT")) {
     uint64_t v;
-    if (!StringRef(env).getAsInteger(0, v))
+    if (support::parseUnsigned(env, 0, v))
       instructionLimit_ = v;
   }
 }
@@ -41,9 +30,8 @@ Device::Device() {
 Device::~Device() = default;
 
 Error Device::setEmulatorOptions(const EmulatorOptions &) {
-  return createStringError(inconvertibleErrorCode(),
-                           "device '" + std::string(kind()) + "' is not the emulator: it has no "
-                           "emulator mode (functional/timing)");
+  return makeError("device '" + std::string(kind()) +
+                   "' is not the emulator: it has no emulator mode (functional/timing)");
 }
 
 Error Device::checkOwned(std::string_view what, const Buffer &buffer) const {
@@ -265,18 +253,18 @@ Error Device::destroyGraph(Graph) {
 }
 
 Expected<std::unique_ptr<Device>> Device::open(std::string_view whichView, std::string *note) {
-  StringRef which(whichView);
+  std::string_view which = whichView;
   if (which == "emu") {
     if (note)
       *note = "using the gfx950 emulator";
     return openEmulator();
   }
-  if (which == "hip" || which.starts_with("hip:")) {
+  if (which == "hip" || which.substr(0, 4) == "hip:") {
     int ordinal = -1;
     if (which != "hip") {
-      StringRef digits = which.drop_front(4);
-      unsigned value = 0;
-      if (digits.empty() || digits.getAsInteger(10, value) || value > 1023)
+      std::string_view digits = which.substr(4);
+      uint64_t value = 0;
+      if (!support::parseUnsigned(digits, 10, value) || value > 1023)
         return makeError("unknown device '" + Twine(which) +
                          "' (expected hip:N with N a HIP device ordinal)");
       ordinal = int(value);
@@ -298,7 +286,7 @@ Expected<std::unique_ptr<Device>> Device::open(std::string_view whichView, std::
     std::string why = toString(dev.takeError());
     // Said loudly: a serving process that meant to use a GPU must not run on the
     // emulator unnoticed.
-    errs() << "mla: warning: no usable gfx950 GPU (" << why
+    std::cerr << "mla: warning: no usable gfx950 GPU (" << why
            << "); falling back to the gfx950 EMULATOR, which is many orders of magnitude "
               "slower. Open \"emu\" to choose it explicitly, or \"hip\" to make this an "
               "error.\n";
@@ -340,7 +328,7 @@ DeviceAllocation &DeviceAllocation::operator=(DeviceAllocation &&other) noexcept
 
 void DeviceAllocation::reset() {
   if (device_)
-    consumeError(device_->free(buffer_));
+    (void)device_->free(buffer_); // a destructor has no one to report to
   device_ = nullptr;
   buffer_ = {};
 }

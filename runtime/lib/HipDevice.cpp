@@ -6,10 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "HipArch.h"
 #include "mla/Runtime/Device.h"
-#include "mla/Runtime/LLVMBridge.h"
-
-#include "llvm/ADT/StringRef.h"
-#include "llvm/TargetParser/TargetParser.h"
+#include "Support.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -19,16 +16,11 @@
 #include <set>
 #include <vector>
 
-using llvm::Twine;
-using llvm::StringRef;
-using llvm::ArrayRef;
-using llvm::createStringError;
-using llvm::inconvertibleErrorCode;
-namespace AMDGPU = llvm::AMDGPU;
 using namespace mla::rt;
+using Twine = mla::rt::support::Msg;
+using mla::rt::support::makeError;
 
 namespace {
-Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
 
 constexpr int kHipMemcpyHostToDevice = 1;
 constexpr int kHipMemcpyDeviceToHost = 2;
@@ -65,7 +57,7 @@ public:
     return "HIP device " + std::to_string(ordinal_) + " (" + arch_ + ")" + libraryNote_;
   }
 
-  Error check(int status, StringRef what) const {
+  Error check(int status, const Twine &what) const {
     if (status == 0)
       return Error::success();
     const char *msg = api_.hipGetErrorString ? api_.hipGetErrorString(status) : nullptr;
@@ -298,9 +290,9 @@ private:
 };
 } // namespace
 
-bool mla::rt::isGfx950ArchName(StringRef gcnArchName) {
-  StringRef processor = gcnArchName.split(':').first;
-  return AMDGPU::parseArchAMDGCN(processor) == AMDGPU::GK_GFX950;
+bool mla::rt::isGfx950ArchName(std::string_view gcnArchName) {
+  // The processor is the name before the target features ("gfx950:sramecc+:xnack-").
+  return gcnArchName.substr(0, gcnArchName.find(':')) == "gfx950";
 }
 
 /// The architecture string ("gfx...") in a hipDeviceProp_t buffer, or "".

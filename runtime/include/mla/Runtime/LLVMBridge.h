@@ -17,6 +17,8 @@
 #include "mla/Runtime/Error.h"
 
 #include "llvm/Support/Error.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mla::rt {
