@@ -1,16 +1,93 @@
 //===- Device.cpp - Device selection and kernel-argument packing ----------===//
 #include "mla/Runtime/Device.h"
+#include "EmuPlugin.h"
 #include "Support.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <iostream>
 
 using namespace mla::rt;
 using Twine = mla::rt::support::Msg;
 using mla::rt::support::makeError;
+
+namespace {
+/// The directory of the file holding this code (libmla.so, or an executable that links
+/// the runtime statically), or "".
+std::string runtimeDirectory() {
+  Dl_info info;
+  if (::dladdr(reinterpret_cast<void *>(&runtimeDirectory), &info) == 0 || !info.dli_fname)
+    return "";
+  std::string path = info.dli_fname;
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+using EmuFactory = Device *(*)();
+
+/// The emulator plugin's factory, or why there is none (looked up once).
+struct EmuPlugin {
+  EmuFactory create = nullptr;
+  std::string why;
+};
+
+const EmuPlugin &emuPlugin() {
+  static const EmuPlugin plugin = [] {
+    EmuPlugin p;
+    std::vector<std::string> candidates;
+    if (const char *path = std::getenv("MLA_EMULATOR_LIBRARY"); path && *path) {
+      candidates.push_back(path);
+    } else {
+      if (std::string dir = runtimeDirectory(); !dir.empty()) {
+        candidates.push_back(dir + "/" MLA_EMU_LIBRARY_NAME);
+        candidates.push_back(dir + "/../lib/" MLA_EMU_LIBRARY_NAME);
+      }
+      candidates.push_back(MLA_EMU_LIBRARY_NAME); // the loader's search path
+    }
+    std::string tried;
+    for (const std::string &candidate : candidates) {
+      // RTLD_LOCAL: the emulator's LLVM stays out of the global symbol namespace.
+      void *handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (!handle) {
+        const char *error = ::dlerror();
+        tried += (tried.empty() ? "" : "; ") + (error ? std::string(error) : candidate);
+        continue;
+      }
+      void *symbol = ::dlsym(handle, MLA_EMU_FACTORY_STRING);
+      if (!symbol) {
+        tried += (tried.empty() ? "" : "; ") + candidate + " has no " MLA_EMU_FACTORY_STRING +
+                 " (a plugin of another version)";
+        continue;
+      }
+      p.create = reinterpret_cast<EmuFactory>(symbol);
+      return p;
+    }
+    p.why = "the gfx950 emulator library " MLA_EMU_LIBRARY_NAME " is not installed (tried: " +
+            tried + "); install the emulator, or set MLA_EMULATOR_LIBRARY to its path";
+    return p;
+  }();
+  return plugin;
+}
+
+Expected<std::unique_ptr<Device>> loadEmulator() {
+  const EmuPlugin &plugin = emuPlugin();
+  if (!plugin.create)
+    return makeError(plugin.why);
+  return std::unique_ptr<Device>(plugin.create());
+}
+} // namespace
+
+std::unique_ptr<Device> Device::openEmulator() {
+  auto device = loadEmulator();
+  if (!device) {
+    std::cerr << "mla: cannot open the emulator: " << device.takeError().message() << "\n";
+    std::abort();
+  }
+  return std::move(*device);
+}
 
 Error mla::rt::launchInterruptedError() {
   return Error::failure("the launch was interrupted (SIGINT)", ErrorKind::LaunchInterrupted);
@@ -255,9 +332,10 @@ Error Device::destroyGraph(Graph) {
 Expected<std::unique_ptr<Device>> Device::open(std::string_view whichView, std::string *note) {
   std::string_view which = whichView;
   if (which == "emu") {
-    if (note)
+    auto device = loadEmulator();
+    if (device && note)
       *note = "using the gfx950 emulator";
-    return openEmulator();
+    return device;
   }
   if (which == "hip" || which.substr(0, 4) == "hip:") {
     int ordinal = -1;
@@ -290,9 +368,10 @@ Expected<std::unique_ptr<Device>> Device::open(std::string_view whichView, std::
            << "); falling back to the gfx950 EMULATOR, which is many orders of magnitude "
               "slower. Open \"emu\" to choose it explicitly, or \"hip\" to make this an "
               "error.\n";
-    if (note)
+    auto emulator = loadEmulator();
+    if (emulator && note)
       *note = "using the gfx950 emulator (HIP not used: " + why + ")";
-    return openEmulator();
+    return emulator;
   }
   return makeError("unknown device '" + Twine(which) + "' (expected emu, hip, hip:N or auto)");
 }

@@ -3,6 +3,7 @@
 #include "emu/CoreChoices.h"
 #include "emu/timing/CuModel.h"
 #include "lib/EmuKernelImage.h"
+#include "lib/EmuPlugin.h"
 #include "mla/Runtime/Device.h"
 #include "mla/Runtime/LLVMBridge.h"
 
@@ -34,18 +35,6 @@ using namespace mla::rt;
 
 namespace {
 Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
-
-/// SIGINT during a launch stops it cleanly (LaunchInterrupted) instead of killing
-/// the process or, under Python, being noticed only after the launch. The handler
-/// is installed while at least one SigintCapture is alive and the previous one restored
-/// after; a process that ignores SIGINT keeps ignoring it.
-std::atomic<bool> sigintDuringLaunch{false};
-extern "C" void onSigintDuringLaunch(int) { sigintDuringLaunch.store(true); }
-
-std::mutex &sigintMutex() { static std::mutex m; return m; }
-unsigned &sigintCaptures() { static unsigned n = 0; return n; }
-bool &sigintHandlerInstalled() { static bool b = false; return b; }
-struct sigaction &previousSigintAction() { static struct sigaction a; return a; }
 
 class EmuDevice final : public Device {
 public:
@@ -442,10 +431,10 @@ Error EmuDevice::execute(const CodeObject &code, std::string_view kernelName, Di
   if (options_.mode == EmulatorMode::Timing)
     options.timingReport = &report;
   options.instructionLimitPerWave = instructionLimit();
-  options.interrupt = &sigintDuringLaunch;
+  options.interrupt = &sigintDuringLaunch();
   SigintCapture sigint;
   // A SIGINT captured by an enclosing capture before this launch began: run nothing.
-  if (sigintDuringLaunch.load())
+  if (sigintDuringLaunch().load())
     return launchInterruptedError();
   emu::DispatchStats counts;
   // The timing mode builds on the functional emulator (emu/timing/CuModel.h uses
@@ -486,28 +475,7 @@ Error EmuDevice::execute(const CodeObject &code, std::string_view kernelName, Di
 }
 } // namespace
 
-std::unique_ptr<Device> Device::openEmulator() { return std::make_unique<EmuDevice>(); }
+/// The plugin's one entry point (runtime/lib/EmuPlugin.h): Device::open("emu") loads this
+/// library and calls it.
+extern "C" mla::rt::Device *MLA_EMU_FACTORY() { return new EmuDevice(); }
 
-SigintCapture::SigintCapture() {
-  std::lock_guard<std::mutex> lock(sigintMutex());
-  if (sigintCaptures()++ > 0)
-    return;
-  sigintDuringLaunch.store(false);
-  struct sigaction current;
-  sigintHandlerInstalled() =
-      sigaction(SIGINT, nullptr, &current) == 0 && current.sa_handler != SIG_IGN;
-  if (!sigintHandlerInstalled())
-    return;
-  struct sigaction ours = {};
-  ours.sa_handler = onSigintDuringLaunch;
-  sigemptyset(&ours.sa_mask);
-  sigaction(SIGINT, &ours, &previousSigintAction());
-}
-
-SigintCapture::~SigintCapture() {
-  std::lock_guard<std::mutex> lock(sigintMutex());
-  if (--sigintCaptures() == 0 && sigintHandlerInstalled())
-    sigaction(SIGINT, &previousSigintAction(), nullptr);
-}
-
-bool SigintCapture::interrupted() { return sigintDuringLaunch.load(); }

@@ -166,7 +166,11 @@ public:
   /// (e.g. why HIP was not used).
   static Expected<std::unique_ptr<Device>> open(std::string_view which,
                                                        std::string *note = nullptr);
-  /// The emulator device.
+  /// The emulator device. The emulator is a plugin, libmla_emu.so, loaded on the first
+  /// call from $MLA_EMULATOR_LIBRARY, else beside libmla.so (its directory and ../lib),
+  /// else the dynamic loader's path; a process that opens no emulator never loads it (nor
+  /// LLVM, which it needs). A missing plugin is fatal here (the reason on stderr, then
+  /// abort); open("emu") returns it as an Error.
   static std::unique_ptr<Device> openEmulator();
   /// The HIP device of ordinal \p ordinal (-1: the first gfx950). The HIP runtime is
   /// \p library when given, else $MLA_HIP_LIBRARY, else the libamdhip64 already
