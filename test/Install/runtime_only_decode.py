@@ -52,8 +52,19 @@ for lib in [os.path.join(staged_lib, "libmla.so")] + [
 # The C++ runtime needs no LLVM: ldd, and a process that loads only libmla.so (and opens
 # no emu device) has mapped neither libLLVM nor libMLIR.
 runtime_lib = os.path.join(staged_lib, "libmla.so")
-ldd = subprocess.run(["ldd", runtime_lib], capture_output=True, text=True, check=True).stdout
-assert "libLLVM" not in ldd and "libMLIR" not in ldd, f"libmla.so needs LLVM/MLIR:\n{ldd}"
+module = [os.path.join(os.path.dirname(mla.__file__), f)
+          for f in os.listdir(os.path.dirname(mla.__file__)) if f.startswith("_mla.")]
+assert len(module) == 1, module
+for lib in [runtime_lib] + module:
+    ldd = subprocess.run(["ldd", lib], capture_output=True, text=True, check=True).stdout
+    assert "libLLVM" not in ldd and "libMLIR" not in ldd and "libmla_emu" not in ldd, \
+        f"{lib} needs LLVM/MLIR/the emulator:\n{ldd}"
+imported = subprocess.run(
+    [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import mla; "
+     "maps = open('/proc/self/maps').read(); print(int('libLLVM' in maps), "
+     "int('libMLIR' in maps), int('libmla_emu' in maps))", staged_python],
+    capture_output=True, text=True, check=True).stdout.split()
+assert imported == ["0", "0", "0"], f"import mla mapped libLLVM/libMLIR/libmla_emu: {imported}"
 probe = ("import ctypes, sys; ctypes.CDLL(sys.argv[1]); maps = open('/proc/self/maps').read(); "
          "print(int('libLLVM' in maps), int('libMLIR' in maps), int('libmla_emu' in maps))")
 mapped = subprocess.run([sys.executable, "-c", probe, runtime_lib], capture_output=True,
