@@ -108,7 +108,7 @@ TEST(HipArch, Gfx950IsTheProcessorBeforeTheFeatures) {
   EXPECT_FALSE(isGfx950ArchName("gfx950x:xnack-"));
   EXPECT_FALSE(isGfx950ArchName(""));
   EXPECT_FALSE(isGfx950ArchName(":gfx950"));
-  // The runtime's rule (LLVM's GK_GFX950) names the compiler's target chip.
+  // The runtime's rule (the processor name before the features) names the compiler's chip.
   EXPECT_TRUE(isGfx950ArchName(gfx950::kChipName));
 }
 
