@@ -1,6 +1,7 @@
 # `cmake --install <build> [--component C] [--prefix P]`, three components
 # (docs/deployment.md):
-#   runtime   lib/libmla.so (the Decoder, devices, code objects, the emulator; no MLIR),
+#   runtime   lib/libmla.so (the Decoder, devices, code objects; no LLVM or MLIR),
+#             lib/libmla_emu.so (the emulator plugin, loaded when an emu device is opened),
 #             bin/mla-run, the C++ headers (include/mla/Runtime, mla/Emu/Timing.h,
 #             mla/Kernel/{DecodeConfig,KernelContract,LaunchGeometry}.h), the kernel
 #             bundle (share/mla/kernels), lib/cmake/mla (find_package(mla): mla::mla)
@@ -17,12 +18,16 @@ include(CMakePackageConfigHelpers)
 set_target_properties(mla mla_compiler mla-opt mla-compile mla-run PROPERTIES
   INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}"
   INSTALL_RPATH_USE_LINK_PATH TRUE)
+# The emulator plugin finds libmla.so beside it (lib/, or the wheel's package directory).
+set_target_properties(mla_emu PROPERTIES INSTALL_RPATH "$ORIGIN" INSTALL_RPATH_USE_LINK_PATH TRUE)
 
 # runtime
 install(TARGETS mla EXPORT mlaTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS mla-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+# The emulator plugin, beside libmla.so (loaded only when an emu device is opened).
+install(TARGETS mla_emu LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime)
 # Every runtime header (they include each other; a new one is installed with them).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/mla/Runtime
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla COMPONENT runtime

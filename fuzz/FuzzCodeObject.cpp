@@ -8,6 +8,7 @@
 #include "emu/Instructions.h"
 #include "lib/EmuKernelImage.h"
 #include "mla/Runtime/CodeObject.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include <cstddef>
 #include <cstdint>

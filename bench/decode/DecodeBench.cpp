@@ -14,6 +14,7 @@
 #include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Reference/Generators.h"
 #include "mla/Runtime/Decoder.h"
+#include "mla/Runtime/LLVMBridge.h"
 #include "mla/Runtime/Device.h"
 
 #include <chrono>
@@ -37,6 +38,9 @@ template <typename T> static T take(llvm::Expected<T> value) {
   if (!value)
     die(value.takeError());
   return std::move(*value);
+}
+template <typename T> static T take(rt::Expected<T> value) {
+  return take(rt::toLLVM(std::move(value)));
 }
 
 int main(int argc, char **argv) {

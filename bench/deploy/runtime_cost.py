@@ -4,6 +4,10 @@ decode kernel (from a bundle when MLA_KERNEL_BUNDLE points at one, else the kern
 or the compiler), and which large shared libraries the process has mapped after each step.
 
     PYTHONPATH=build/python /usr/bin/python3 bench/deploy/runtime_cost.py [--heads 12 --qlen 1]
+    /usr/bin/python3 bench/deploy/runtime_cost.py --cpp-runtime build/lib/libmla.so
+
+With --cpp-runtime the process loads only the C++ runtime library (ctypes), as a C++
+engine that opens no emulator would, and reports that step instead.
 
 Each step's figures are printed as measured in this process (wall time of the step, VmRSS
 after it); docs/deployment.md records them with the machine's load.
@@ -27,7 +31,8 @@ def big_libraries():
     with open("/proc/self/maps") as maps:
         for line in maps:
             path = line.split()[-1]
-            for lib in ("libMLIR", "libLLVM", "libmla_compiler", "libmla.so", "libtorch"):
+            for lib in ("libMLIR", "libLLVM", "libmla_compiler", "libmla.so", "libmla_emu",
+                        "libtorch"):
                 if lib in path:
                     names.add(lib)
     return ", ".join(sorted(names)) or "none"
@@ -41,9 +46,18 @@ def report(step, t0):
 parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 parser.add_argument("--heads", type=int, default=12)
 parser.add_argument("--qlen", type=int, default=1)
+parser.add_argument("--cpp-runtime", metavar="LIBMLA",
+                    help="load only this libmla.so (ctypes) and report that step")
 args = parser.parse_args()
 
 report("python start", start)
+if args.cpp_runtime:
+    import ctypes  # noqa: E402
+
+    t0 = time.perf_counter()
+    ctypes.CDLL(args.cpp_runtime)
+    report("load libmla.so (C++ runtime)", t0)
+    raise SystemExit(0)
 t0 = time.perf_counter()
 import mla  # noqa: E402
 

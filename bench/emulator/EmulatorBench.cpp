@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "emu/Hazards.h"
 #include "mla/Runtime/CodeObject.h"
+#include "mla/Runtime/LLVMBridge.h"
 #include "mla/Runtime/Device.h"
 
 #include "llvm/Support/Format.h"
@@ -28,15 +29,17 @@ namespace {
   errs() << "mla-emulator-bench: " << msg << "\n";
   std::exit(1);
 }
-template <class T> T check(Expected<T> v) {
+template <class T> T check(llvm::Expected<T> v) {
   if (!v)
     fail(toString(v.takeError()));
   return std::move(*v);
 }
-void check(Error e) {
+template <class T> T check(mla::rt::Expected<T> v) { return check(toLLVM(std::move(v))); }
+void check(llvm::Error e) {
   if (e)
     fail(toString(std::move(e)));
 }
+void check(mla::rt::Error e) { check(toLLVM(std::move(e))); }
 
 /// \p seconds is the dispatch time (LaunchStats::seconds): decoding the code
 /// object, which happens once per kernel, is not included.

@@ -31,6 +31,7 @@
 #include "Published.h"
 
 #include "mla/Runtime/Decoder.h"
+#include "mla/Runtime/LLVMBridge.h"
 #include "mla/Runtime/SplitPolicy.h"
 
 #include "llvm/ADT/StringExtras.h"

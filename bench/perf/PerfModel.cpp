@@ -18,6 +18,7 @@
 #include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Reference/Problem.h"
 #include "mla/Runtime/Decoder.h"
+#include "mla/Runtime/LLVMBridge.h"
 #include "mla/Runtime/Device.h"
 #include "mla/Runtime/KernelArgs.h"
 

@@ -22,6 +22,7 @@
 #define MLA_BENCH_PERF_PERFMODEL_H
 
 #include "mla/Runtime/Timing.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include "llvm/Support/Error.h"
 

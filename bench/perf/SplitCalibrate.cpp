@@ -23,6 +23,7 @@
 
 #include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Runtime/SplitPolicy.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"

@@ -13,6 +13,7 @@
 #define MLA_RUNTIME_EMU_SELFTEST_SELFTEST_H
 
 #include "mla/Runtime/Device.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"

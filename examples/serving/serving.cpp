@@ -33,17 +33,16 @@ constexpr int kHeadDim = 576, kValueDim = 512;
 /// The engine's KV block (page) size in tokens; mla's page table is per token.
 constexpr int kBlockSize = 16;
 
-[[noreturn]] void fail(const std::string &what, llvm::Error e) {
-  std::fprintf(stderr, "serving example: %s: %s\n", what.c_str(),
-               llvm::toString(std::move(e)).c_str());
+[[noreturn]] void fail(const std::string &what, rt::Error e) {
+  std::fprintf(stderr, "serving example: %s: %s\n", what.c_str(), e.message().c_str());
   std::exit(1);
 }
-template <typename T> T check(const std::string &what, llvm::Expected<T> value) {
+template <typename T> T check(const std::string &what, rt::Expected<T> value) {
   if (!value)
     fail(what, value.takeError());
   return std::move(*value);
 }
-void check(const std::string &what, llvm::Error e) {
+void check(const std::string &what, rt::Error e) {
   if (e)
     fail(what, std::move(e));
 }

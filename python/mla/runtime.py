@@ -263,11 +263,13 @@ class Device:
         """Emulator only: "functional" (the default) or "timing" (the cycle-approximate
         CU model of docs/timing-model.md; figures it reports are modeled). ``params``
         overrides timing parameters, "NAME=VALUE,..."."""
-        self._dev.set_mode(mode, params)
+        from . import _mla_emu  # the emulator's own functions: loaded only when used
+        _mla_emu.set_mode(self._dev._device_address(), mode, params)
 
     def timing_reports(self):
         """The reports (dicts) of the timing-mode launches since the last call."""
-        return self._dev.timing_reports()
+        from . import _mla_emu
+        return _mla_emu.timing_reports(self._dev._device_address())
 
     def __repr__(self):
         return f"Device({self.kind!r}: {self.description})"

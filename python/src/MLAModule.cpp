@@ -18,16 +18,15 @@
 #include "mla/Runtime/KernelCache.h"
 #include "mla/Runtime/Device.h"
 #include "mla/Target/GFX950/GFX950.h"
-#include "llvm/Support/raw_ostream.h"
 
-#include "llvm/ADT/STLFunctionalExtras.h"
-#include "llvm/ADT/StringExtras.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -41,23 +40,28 @@ namespace {
 /// Array extents of a Q or K row and of an output row (mla/Kernel/KernelContract.h).
 constexpr py::ssize_t kHeadDim = kernel::kHeadDim, kValueDim = kernel::kLatentDim;
 
-/// Thrown for rt::LaunchInterrupted; becomes KeyboardInterrupt (the module's
+/// \p v in upper-case hexadecimal (llvm::utohexstr's spelling).
+std::string hex(uint64_t v) {
+  char text[17];
+  std::snprintf(text, sizeof(text), "%llX", static_cast<unsigned long long>(v));
+  return text;
+}
+
+/// Thrown for a launch stopped by SIGINT (rt::ErrorKind::LaunchInterrupted); becomes KeyboardInterrupt (the module's
 /// exception translator runs with the GIL held).
 struct LaunchInterruptedException {};
 
 /// Raises ValueError (bad argument) or RuntimeError with the error's message, or
 /// KeyboardInterrupt for a launch stopped by Ctrl-C.
-[[noreturn]] void raise(llvm::Error error, bool badArgument) {
-  if (error.isA<rt::LaunchInterrupted>()) {
-    llvm::consumeError(std::move(error));
+[[noreturn]] void raise(rt::Error error, bool badArgument) {
+  if (error.is(rt::ErrorKind::LaunchInterrupted))
     throw LaunchInterruptedException();
-  }
-  std::string message = llvm::toString(std::move(error));
+  std::string message = error.message();
   if (badArgument)
     throw py::value_error(message);
   throw std::runtime_error(message);
 }
-void check(llvm::Error error, bool badArgument = false) {
+void check(rt::Error error, bool badArgument = false) {
   if (error)
     raise(std::move(error), badArgument);
 }
@@ -67,22 +71,22 @@ void check(llvm::Error error, bool badArgument = false) {
 /// the call before that launch: nothing more runs or is written, and the caller sees
 /// KeyboardInterrupt. A SIGINT that came after the last launch is handed back to
 /// Python, which raises KeyboardInterrupt as it would have without the capture.
-llvm::Error interruptible(llvm::function_ref<llvm::Error()> launches) {
+rt::Error interruptible(const std::function<rt::Error()> &launches) {
   if (PyErr_CheckSignals() != 0)
     throw py::error_already_set();
   rt::SigintCapture capture;
   if (PyErr_CheckSignals() != 0) // one that came before the capture began
     throw py::error_already_set();
-  llvm::Error e = llvm::Error::success();
+  rt::Error e;
   {
     py::gil_scoped_release release;
     e = launches();
   }
-  if (rt::SigintCapture::interrupted() && !e.isA<rt::LaunchInterrupted>())
+  if (rt::SigintCapture::interrupted() && !e.is(rt::ErrorKind::LaunchInterrupted))
     PyErr_SetInterrupt();
   return e;
 }
-template <typename T> T unwrap(llvm::Expected<T> value, bool badArgument = false) {
+template <typename T> T unwrap(rt::Expected<T> value, bool badArgument = false) {
   if (!value)
     raise(value.takeError(), badArgument);
   return std::move(*value);
@@ -90,8 +94,8 @@ template <typename T> T unwrap(llvm::Expected<T> value, bool badArgument = false
 
 template <typename T> using Array = py::array_t<T, py::array::c_style | py::array::forcecast>;
 
-template <typename T> llvm::ArrayRef<T> view(const Array<T> &a) {
-  return llvm::ArrayRef<T>(a.data(), size_t(a.size()));
+template <typename T> rt::Span<const T> view(const Array<T> &a) {
+  return rt::Span<const T>(a.data(), size_t(a.size()));
 }
 template <typename T> ref::ArrayView<T> refView(const Array<T> &a) {
   return ref::ArrayView<T>(a.data(), size_t(a.size()));
@@ -123,7 +127,7 @@ struct PyBuffer {
   bool live = true;
   ~PyBuffer() {
     if (live && device)
-      llvm::consumeError(device->free(buffer));
+      (void)device->free(buffer); // a destructor has no one to report to
   }
   void free() {
     if (!live)
@@ -187,7 +191,7 @@ void checkOwner(const rt::Device &device, const PyBuffer &buffer, const std::str
   if (!device.owns(buffer.buffer))
     throw py::value_error(what + ": the buffer belongs to device #" +
                           std::to_string(buffer.buffer.device) + ", not to this " +
-                          device.kind().str() + " device (#" + std::to_string(device.id()) +
+                          std::string(device.kind()) + " device (#" + std::to_string(device.id()) +
                           ")");
 }
 
@@ -302,12 +306,12 @@ py::tuple decoderPartials(PyDecoder &self, const Array<uint16_t> &q, const Array
                                numSplits),
         true);
   rt::DecodePartials p;
-  check(interruptible([&]() -> llvm::Error {
+  check(interruptible([&]() -> rt::Error {
     auto partials = self.decoder->partials(in, numSplits);
     if (!partials)
       return partials.takeError();
     p = std::move(*partials);
-    return llvm::Error::success();
+    return rt::Error::success();
   }));
   return py::make_tuple(toArray(p.oPart, {rows, heads, p.numSplits, kValueDim}),
                         toArray(p.lsePart, {rows, heads, p.numSplits}), p.numSplits);
@@ -330,9 +334,9 @@ int decoderRunInto(PyDecoder &self, const Array<uint16_t> &q, const Array<uint8_
   writable(out, "out", py::dtype::of<uint16_t>(), "uint16 (bf16 bits)");
   if (lse)
     writable(*lse, "lse", py::dtype::of<float>(), "float32");
-  llvm::MutableArrayRef<uint16_t> outRef(static_cast<uint16_t *>(out.mutable_data()),
+  rt::Span<uint16_t> outRef(static_cast<uint16_t *>(out.mutable_data()),
                                          size_t(out.size()));
-  llvm::MutableArrayRef<float> lseRef;
+  rt::Span<float> lseRef;
   if (lse)
     lseRef = {static_cast<float *>(lse->mutable_data()), size_t(lse->size())};
   check(self.decoder->validate(in, outRef.size(), lseRef.size(), numSplits), true);
@@ -562,14 +566,14 @@ PYBIND11_MODULE(_mla, m) {
       .def_readonly("bits", &rt::KernelArg::bits)
       .def("__repr__", [](const rt::KernelArg &a) {
         return std::string("KernelArg(") + a.kindName() + ", 0x" +
-               llvm::utohexstr(a.bits) + ")";
+               hex(a.bits) + ")";
       });
 
   py::class_<rt::CodeObject, std::shared_ptr<rt::CodeObject>>(m, "CodeObject")
       .def(py::init([](const py::bytes &data, const std::string &description) {
              std::string bytes = data;
              auto code = unwrap(rt::CodeObject::loadFromMemory(
-                                    llvm::ArrayRef<uint8_t>(
+                                    rt::Span<const uint8_t>(
                                         reinterpret_cast<const uint8_t *>(bytes.data()),
                                         bytes.size()),
                                     description),
@@ -584,7 +588,7 @@ PYBIND11_MODULE(_mla, m) {
                 unwrap(rt::CodeObject::loadFile(path), true));
           },
           py::arg("path"))
-      .def_property_readonly("target", [](const rt::CodeObject &c) { return c.target().str(); })
+      .def_property_readonly("target", [](const rt::CodeObject &c) { return std::string(c.target()); })
       .def_property_readonly("kernel_names",
                              [](const rt::CodeObject &c) {
                                std::vector<std::string> names;
@@ -617,7 +621,7 @@ PYBIND11_MODULE(_mla, m) {
       .def_property_readonly("size", [](const PyBuffer &b) { return b.buffer.size; })
       .def("free", &PyBuffer::free)
       .def("__repr__", [](const PyBuffer &b) {
-        return "Buffer(address=0x" + llvm::utohexstr(b.buffer.address) +
+        return "Buffer(address=0x" + hex(b.buffer.address) +
                ", size=" + std::to_string(b.buffer.size) + (b.live ? "" : ", freed") + ")";
       });
 
@@ -630,7 +634,7 @@ PYBIND11_MODULE(_mla, m) {
              return d;
            }),
            py::arg("kind") = "auto")
-      .def_property_readonly("kind", [](const PyDevice &d) { return d.device->kind().str(); })
+      .def_property_readonly("kind", [](const PyDevice &d) { return std::string(d.device->kind()); })
       .def_property_readonly("description",
                              [](const PyDevice &d) { return d.device->description(); })
       .def_property_readonly("note", [](const PyDevice &d) { return d.note; })
@@ -708,7 +712,7 @@ PYBIND11_MODULE(_mla, m) {
            })
       .def("launch_graph",
            [](PyDevice &d, uint64_t g, uint64_t s) {
-             llvm::Error e = llvm::Error::success();
+             rt::Error e;
              {
                py::gil_scoped_release release; // the emulator runs the launches here
                e = d.device->launchGraph(rt::Graph{g}, rt::Stream{s});
@@ -717,53 +721,10 @@ PYBIND11_MODULE(_mla, m) {
            })
       .def("destroy_graph",
            [](PyDevice &d, uint64_t g) { check(d.device->destroyGraph(rt::Graph{g}), true); })
-      .def("set_mode",
-           [](PyDevice &d, const std::string &mode, const std::string &params) {
-             rt::EmulatorOptions options = d.device->emulatorOptions();
-             if (mode == "timing")
-               options.mode = rt::EmulatorMode::Timing;
-             else if (mode == "functional")
-               options.mode = rt::EmulatorMode::Functional;
-             else
-               throw py::value_error("mode: expected 'functional' or 'timing', got '" + mode +
-                                     "'");
-             options.params = rt::TimingParams();
-             if (llvm::Error e = options.params.applyOverrides(params))
-               throw py::value_error(llvm::toString(std::move(e)));
-             check(d.device->setEmulatorOptions(options), true);
-           },
-           py::arg("mode"), py::arg("params") = "")
-      .def("timing_reports", [](PyDevice &d) {
-        py::list result;
-        for (const rt::TimingReport &r : d.device->takeTimingReports()) {
-          py::dict report;
-          report["kernel"] = r.kernel;
-          report["grid_workgroups"] = r.gridWorkgroups;
-          report["simulated_workgroups"] = r.simulatedWorkgroups;
-          report["max_cu_cycles"] = r.maxCuCycles();
-          py::list cus;
-          for (const rt::CuTiming &cu : r.cus)
-            cus.append(cu.cycles);
-          report["cu_cycles"] = cus;
-          py::dict stalls;
-          auto total = r.totalStalls();
-          for (unsigned c = 0; c < rt::kNumStallCauses; ++c)
-            stalls[rt::stallCauseName(rt::StallCause(c))] = total[c];
-          report["stall_cycles"] = stalls;
-          report["hbm_read_bytes"] = r.hbmReadBytes;
-          report["l2_hit_bytes"] = r.l2HitBytes;
-          report["infinity_cache_hit_bytes"] = r.mallHitBytes;
-          report["write_bytes"] = r.writeBytes;
-          report["lds_bytes"] = r.ldsBytes;
-          report["lds_conflict_cycles"] = r.ldsConflictCycles;
-          std::string text;
-          llvm::raw_string_ostream os(text);
-          r.print(os, d.device->emulatorOptions().params.clockGHz);
-          report["summary"] = text;
-          result.append(report);
-        }
-        return result;
-      });
+      // The emulator's timing API is the module mla._mla_emu (python/src/EmuModule.cpp),
+      // which links the emulator plugin; this module reaches a device through its address.
+      .def("_device_address",
+           [](PyDevice &d) { return reinterpret_cast<uintptr_t>(d.device.get()); });
 
   // --- Decoder ---
   py::class_<PyDecoder>(m, "Decoder")
@@ -778,8 +739,7 @@ PYBIND11_MODULE(_mla, m) {
                                      build + "'");
              auto d = std::make_unique<PyDecoder>();
              d->device = device->device;
-             llvm::Expected<std::unique_ptr<rt::Decoder>> decoder =
-                 llvm::createStringError(llvm::inconvertibleErrorCode(), "");
+             rt::Expected<std::unique_ptr<rt::Decoder>> decoder = rt::Error::failure("");
              {
                py::gil_scoped_release release;
                decoder = rt::Decoder::create(*d->device, config, cacheDir, *attentionBuild);
@@ -833,7 +793,7 @@ PYBIND11_MODULE(_mla, m) {
              const int64_t heads = d.decoder->config().heads;
              std::vector<uint16_t> out(size_t(std::max<int64_t>(rows, 0) * heads * kValueDim));
              std::vector<float> lse(size_t(std::max<int64_t>(rows, 0) * heads));
-             llvm::Error e = llvm::Error::success();
+             rt::Error e;
              {
                py::gil_scoped_release release;
                e = d.decoder->dcpMerge(view(outs), view(lses), ranks, out, lse);
@@ -852,7 +812,7 @@ PYBIND11_MODULE(_mla, m) {
              a.lse = lse;
              a.rows = rows;
              a.ranks = ranks;
-             llvm::Error e = llvm::Error::success();
+             rt::Error e;
              {
                py::gil_scoped_release release;
                e = d.decoder->dcpMerge(a, rt::Stream{stream});
@@ -874,8 +834,7 @@ PYBIND11_MODULE(_mla, m) {
                throw py::value_error("num_splits: must be in 1.." +
                                      std::to_string(rt::kMaxSplits) + ", got " +
                                      std::to_string(*numSplits));
-             llvm::Expected<rt::DecodePlan> plan =
-                 llvm::createStringError(llvm::inconvertibleErrorCode(), "");
+             rt::Expected<rt::DecodePlan> plan = rt::Error::failure("");
              {
                py::gil_scoped_release release;
                plan = d.decoder->plan(view(indptr), slots, numSplits, schedule);
@@ -893,8 +852,7 @@ PYBIND11_MODULE(_mla, m) {
                throw py::value_error("num_splits: must be in 1.." +
                                      std::to_string(rt::kMaxSplits) + ", got " +
                                      std::to_string(*numSplits));
-             llvm::Expected<rt::DecodePlan> plan =
-                 llvm::createStringError(llvm::inconvertibleErrorCode(), "");
+             rt::Expected<rt::DecodePlan> plan = rt::Error::failure("");
              {
                py::gil_scoped_release release;
                plan = d.decoder->plan(maxRequests, slots, numSplits, schedule);
@@ -923,7 +881,7 @@ PYBIND11_MODULE(_mla, m) {
              a.vscale = vscale;
              a.workspace = workspace;
              a.workspaceBytes = workspaceBytes;
-             llvm::Error e =
+             rt::Error e =
                  interruptible([&] { return d.decoder->run(plan, a, rt::Stream{stream}); });
              // run() checks only its arguments before launching: its errors are the caller's.
              check(std::move(e), true);

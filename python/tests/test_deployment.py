@@ -1,5 +1,6 @@
 """The runtime without the compiler: libMLIR is loaded only for a kernel miss, and
-without the compiler library the error names the configuration and the fix."""
+without the compiler library the error names the configuration and the fix; LLVM and
+the emulator plugin are loaded only when an emu device is opened."""
 import os
 import subprocess
 import sys
@@ -30,6 +31,24 @@ def test_compiler_is_loaded_only_on_a_kernel_miss(tmp_path):
     assert "source: compiled" in result.stdout, result.stdout
     # The check can see the compiler: a miss loads it.
     assert "after: True True" in result.stdout, result.stdout
+
+
+def test_llvm_and_the_emulator_are_loaded_only_with_an_emu_device():
+    # import mla and a refused hip device map neither LLVM nor the emulator plugin; the
+    # first emu device maps both (so the check can see them).
+    result = run_python(f"""
+        import mla
+        try:
+            mla.runtime.Device("hip")
+        except Exception:
+            pass
+        print("before:", "libLLVM" in {MAPS}, "libmla_emu" in {MAPS}, "libMLIR" in {MAPS})
+        dev = mla.runtime.Device("emu")
+        print("after:", "libLLVM" in {MAPS}, "libmla_emu" in {MAPS}, "libMLIR" in {MAPS})
+        """)
+    assert result.returncode == 0, result.stderr
+    assert "before: False False False" in result.stdout, result.stdout
+    assert "after: True True False" in result.stdout, result.stdout
 
 
 def test_without_the_compiler_the_error_names_the_configuration(tmp_path):

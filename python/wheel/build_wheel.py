@@ -46,6 +46,8 @@ try:
     shutil.copytree(os.path.join(python_dir, "mla"), os.path.join(tree, "mla"))
     # The module's RPATH starts with $ORIGIN: libmla.so beside it is the one it loads.
     shutil.copy2(os.path.join(libdir, "libmla.so"), os.path.join(tree, "mla"))
+    # The emulator plugin, found beside libmla.so (its RPATH is $ORIGIN).
+    shutil.copy2(os.path.join(libdir, "libmla_emu.so"), os.path.join(tree, "mla"))
     shutil.copytree(os.path.join(prefix, "share", "mla", "kernels"),
                     os.path.join(tree, "mla", "kernels"))
     with open(os.path.join(here, "setup.py")) as f:

@@ -21,7 +21,7 @@ setup(
     version="@MLA_VERSION@",
     description="MLA decode attention for AMD gfx950: the runtime and its kernel bundle",
     packages=["mla"],
-    package_data={"mla": ["_mla*.so", "libmla.so", "kernels/*"]},
+    package_data={"mla": ["_mla*.so", "libmla.so", "libmla_emu.so", "kernels/*"]},
     install_requires=[],
     python_requires=">=3.9",
     distclass=BinaryDistribution,

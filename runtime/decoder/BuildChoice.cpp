@@ -54,7 +54,7 @@ const char *mla::rt::attentionBuildName(AttentionBuild build) {
   return "?";
 }
 
-std::optional<AttentionBuild> mla::rt::parseAttentionBuild(llvm::StringRef name) {
+std::optional<AttentionBuild> mla::rt::parseAttentionBuild(std::string_view name) {
   if (name == "auto")
     return AttentionBuild::Auto;
   if (name == "plain")

@@ -6,8 +6,7 @@
 #include "CompilerLibrary.h"
 
 #include "mla/Kernel/CompilerAbi.h"
-
-#include "llvm/ADT/Twine.h"
+#include "lib/Support.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -15,12 +14,12 @@
 
 #include <dlfcn.h>
 
-using namespace llvm;
+using Twine = mla::rt::support::Msg;
 using namespace mla;
 using namespace mla::rt;
 
 namespace {
-Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
+using mla::rt::support::makeError;
 
 std::string parentDirectory(const std::string &path) {
   size_t slash = path.find_last_of('/');

@@ -13,7 +13,7 @@
 
 #include "mla/Kernel/DecodeConfig.h"
 
-#include "llvm/Support/Error.h"
+#include "mla/Runtime/Error.h"
 
 #include <cstdint>
 #include <string>
@@ -27,7 +27,7 @@ inline constexpr char kCompilerLibraryName[] = "libmla_compiler.so";
 /// Compiles `config` with the compiler library. An error when the library cannot be
 /// found (naming the places searched), speaks another compiler ABI or generated-code
 /// version, or the compilation fails (its diagnostics).
-llvm::Expected<std::vector<uint8_t>> compileWithCompilerLibrary(const DecodeConfig &config);
+Expected<std::vector<uint8_t>> compileWithCompilerLibrary(const DecodeConfig &config);
 
 /// The directory holding the runtime's code (its shared library or executable), or ""
 /// when it cannot be told.

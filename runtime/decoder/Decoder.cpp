@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mla/Runtime/Decoder.h"
+#include "lib/Support.h"
 
 #include "mla/Kernel/DeviceSchedule.h"
 #include "mla/Kernel/LaunchGeometry.h"
@@ -12,8 +13,6 @@
 #include "mla/Runtime/SplitPolicy.h"
 #include "mla/Target/GFX950/GFX950.h"
 
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 #include <cassert>
@@ -22,12 +21,13 @@
 #include <sstream>
 #include <tuple>
 
-using namespace llvm;
+using Twine = mla::rt::support::Msg;
+using mla::rt::support::utohexstr;
 using namespace mla;
 using namespace mla::rt;
 
 namespace {
-Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
+using mla::rt::support::makeError;
 
 using kernel::kBlockTokens;
 using kernel::kHeadDim;
@@ -82,7 +82,7 @@ Expected<const CodeObject *> Decoder::codeFor(bool wideKv) {
   return wideKernels_->code.get();
 }
 
-Error mla::rt::validateIndptr(ArrayRef<int32_t> indptr) {
+Error mla::rt::validateIndptr(Span<const int32_t> indptr) {
   if (indptr.empty())
     return makeError("indptr: must hold B + 1 >= 1 entries, got an empty array");
   const int64_t requests = int64_t(indptr.size()) - 1;
@@ -99,8 +99,8 @@ Error mla::rt::validateIndptr(ArrayRef<int32_t> indptr) {
   return Error::success();
 }
 
-Error mla::rt::validateDcp(ArrayRef<int32_t> indptr, int dcpSize, int dcpRank,
-                          ArrayRef<int32_t> seqLens) {
+Error mla::rt::validateDcp(Span<const int32_t> indptr, int dcpSize, int dcpRank,
+                          Span<const int32_t> seqLens) {
   if (dcpSize < 1)
     return makeError("dcp_size: must be >= 1, got " + Twine(dcpSize));
   if (dcpRank < 0 || dcpRank >= dcpSize)
@@ -132,7 +132,7 @@ Error mla::rt::validateDcp(ArrayRef<int32_t> indptr, int dcpSize, int dcpRank,
 
 namespace {
 /// The longest request's 128-token block count.
-int64_t longestBlocks(ArrayRef<int32_t> indptr) {
+int64_t longestBlocks(Span<const int32_t> indptr) {
   int64_t longest = 0;
   for (size_t b = 0; b + 1 < indptr.size(); ++b)
     longest = std::max<int64_t>(longest,
@@ -199,7 +199,7 @@ const char *rt::splitScheduleName(SplitSchedule schedule) {
   return "?";
 }
 
-std::optional<SplitSchedule> rt::parseSplitSchedule(StringRef name) {
+std::optional<SplitSchedule> rt::parseSplitSchedule(std::string_view name) {
   for (SplitSchedule s : {SplitSchedule::Auto, SplitSchedule::Host, SplitSchedule::Device})
     if (name == splitScheduleName(s))
       return s;
@@ -212,7 +212,7 @@ namespace {
 /// |q.k| <= ||q||_1 * 448 (the largest E4M3 magnitude), every (row, head) must have
 /// |scale| * log2(e) * ||q||_1 * 448 <= 2^127, half the f32 range (a margin for the
 /// kernel's roundings); `scale * log2(e)` alone must be finite too.
-Error checkLogitRange(ArrayRef<uint16_t> q, float scale, uint64_t rows, int64_t heads) {
+Error checkLogitRange(Span<const uint16_t> q, float scale, uint64_t rows, int64_t heads) {
   constexpr double kLog2e = 1.4426950408889634, kMaxKv = 448.0;
   const double limit = std::ldexp(1.0, 127);
   const double c = std::fabs(double(scale)) * kLog2e;
@@ -309,7 +309,7 @@ uint64_t Decoder::workspaceBytes(int64_t maxRequests, std::optional<int> maxSpli
   return bytes;
 }
 
-Expected<DecodePlan> Decoder::plan(ArrayRef<int32_t> indptr, uint64_t slots,
+Expected<DecodePlan> Decoder::plan(Span<const int32_t> indptr, uint64_t slots,
                                    std::optional<int> numSplits, SplitSchedule schedule) {
   if (schedule != SplitSchedule::Device)
     return makePlan(indptr, slots, numSplits, /*partialsOnly=*/false);
@@ -329,7 +329,7 @@ Expected<DecodePlan> Decoder::plan(ArrayRef<int32_t> indptr, uint64_t slots,
   return plan;
 }
 
-Expected<DecodePlan> Decoder::makePlan(ArrayRef<int32_t> indptr, uint64_t slots,
+Expected<DecodePlan> Decoder::makePlan(Span<const int32_t> indptr, uint64_t slots,
                                        std::optional<int> numSplits, bool partialsOnly) {
   if (Error e = validateIndptr(indptr))
     return std::move(e);
@@ -609,8 +609,8 @@ Error Decoder::dcpMerge(const DeviceDcpMergeArgs &args, Stream stream,
                           {uint32_t(kernel::kCombineThreads), 1, 1}, combineArgList(c), stats);
 }
 
-Error Decoder::dcpMerge(ArrayRef<uint16_t> outs, ArrayRef<float> lses, int ranks,
-                        MutableArrayRef<uint16_t> out, MutableArrayRef<float> lse) {
+Error Decoder::dcpMerge(Span<const uint16_t> outs, Span<const float> lses, int ranks,
+                        Span<uint16_t> out, Span<float> lse) {
   if (ranks < 1 || ranks > kMaxSplits)
     return makeError("ranks: the DCP group size must be in 1.." + Twine(kMaxSplits) +
                      ", got " + Twine(ranks));
@@ -698,7 +698,7 @@ Error Decoder::run(const DecodePlan &plan, const DeviceDecodeBuffers &b, Stream 
   }
   if (b.workspace.address && !device_.owns(b.workspace))
     return makeError("workspace: the buffer was not allocated by this decoder's " +
-                     device_.kind() + " device");
+                     Twine(device_.kind()) + " device");
   DeviceDecodeArgs args;
   args.q = b.q.address;
   args.kv = b.kv.address;
@@ -796,8 +796,8 @@ Error Decoder::runHost(const DecodeInputs &in, const DecodePlan &plan, void *out
   return Error::success();
 }
 
-Error Decoder::run(const DecodeInputs &in, MutableArrayRef<uint16_t> out,
-                   MutableArrayRef<float> lse, std::optional<int> numSplits,
+Error Decoder::run(const DecodeInputs &in, Span<uint16_t> out,
+                   Span<float> lse, std::optional<int> numSplits,
                    DecodeRunInfo *info) {
   if (Error e = validate(in, out.size(), lse.size(), numSplits))
     return e;

@@ -5,15 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mla/Runtime/KernelCache.h"
+#include "lib/Support.h"
 
 #include "CompilerLibrary.h"
 #include "mla/Kernel/KernelContract.h"
-
-#include "llvm/ADT/ScopeExit.h"
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cctype>
@@ -28,12 +23,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-using namespace llvm;
 using namespace mla;
 using namespace mla::rt;
+using Twine = mla::rt::support::Msg;
+using StringRef = std::string_view;
+using mla::rt::support::makeError;
 
 namespace {
-Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
+/// Runs a function when it goes out of scope.
+template <typename F> struct ScopeExit {
+  F f;
+  ~ScopeExit() { f(); }
+};
+template <typename F> ScopeExit(F) -> ScopeExit<F>;
 
 /// The cache key: configuration and compiler version, so a compiler change never
 /// reuses stale code.
@@ -75,7 +77,7 @@ template <typename T> bool readLE(StringRef &in, T &value) {
   for (size_t i = 0; i < sizeof(T); ++i)
     v |= uint64_t(uint8_t(in[i])) << (8 * i);
   value = T(v);
-  in = in.drop_front(sizeof(T));
+  in.remove_prefix(sizeof(T));
   return true;
 }
 
@@ -83,18 +85,15 @@ template <typename T> bool readLE(StringRef &in, T &value) {
 Expected<std::vector<uint8_t>> parseEntry(StringRef data, const std::string &key) {
   if (data.size() < sizeof(kMagic) || std::memcmp(data.data(), kMagic, sizeof(kMagic)))
     return makeError("bad magic");
-  data = data.drop_front(sizeof(kMagic));
+  data.remove_prefix(sizeof(kMagic));
   uint32_t keyLength = 0;
   if (!readLE(data, keyLength) || data.size() < keyLength)
     return makeError("truncated header");
-  StringRef storedKey = data.take_front(keyLength);
-  data = data.drop_front(keyLength);
+  StringRef storedKey = data.substr(0, keyLength);
+  data.remove_prefix(keyLength);
   if (storedKey != key) {
     // A corrupt key may hold any bytes: the note shows them escaped (\XX).
-    std::string shown;
-    raw_string_ostream os(shown);
-    printEscapedString(storedKey, os);
-    return makeError("entry is for '" + shown + "'");
+    return makeError("entry is for '" + support::escapeBytes(storedKey) + "'");
   }
   uint64_t length = 0, checksum = 0;
   if (!readLE(data, length) || !readLE(data, checksum))
@@ -105,7 +104,8 @@ Expected<std::vector<uint8_t>> parseEntry(StringRef data, const std::string &key
   uint64_t hash = fnv1a64(data.data(), data.size(), fnv1a64(key.data(), key.size()));
   if (hash != checksum)
     return makeError("checksum mismatch");
-  return std::vector<uint8_t>(data.bytes_begin(), data.bytes_end());
+  return std::vector<uint8_t>(reinterpret_cast<const uint8_t *>(data.data()),
+                              reinterpret_cast<const uint8_t *>(data.data()) + data.size());
 }
 
 /// Why the cache directory cannot be trusted with code the process will run, or ""
@@ -137,7 +137,7 @@ Expected<std::optional<std::string>> readEntryFile(const std::string &path) {
       return makeError("it is a symbolic link");
     return makeError(std::strerror(errno));
   }
-  scope_exit closeFd([fd] { ::close(fd); });
+  ScopeExit closeFd{[fd] { ::close(fd); }};
   struct stat st;
   if (::fstat(fd, &st) != 0)
     return makeError(std::strerror(errno));
@@ -169,13 +169,10 @@ Expected<std::optional<std::string>> readEntryFile(const std::string &path) {
 /// entry is the user's alone (0600 in a 0700 directory); a bundle's (`readableByAll`) is
 /// installed for every user (0644 in a 0755 directory).
 std::string writeEntry(const std::string &dir, const std::string &key,
-                       ArrayRef<uint8_t> payload, bool readableByAll = false) {
-  using sys::fs::perms;
-  const perms dirPerms = readableByAll
-                             ? perms::all_read | perms::all_exe | perms::owner_write
-                             : perms::owner_all;
-  if (std::error_code ec = sys::fs::create_directories(dir, /*IgnoreExisting=*/true, dirPerms))
-    return "cannot create cache directory " + dir + ": " + ec.message();
+                       Span<const uint8_t> payload, bool readableByAll = false) {
+  const mode_t dirPerms = readableByAll ? 0755 : 0700;
+  if (std::string why = support::createDirectories(dir, dirPerms); !why.empty())
+    return "cannot create cache directory " + dir + ": " + why;
   std::string blob(kMagic, sizeof(kMagic));
   appendLE<uint32_t>(blob, uint32_t(key.size()));
   blob += key;
@@ -186,30 +183,20 @@ std::string writeEntry(const std::string &dir, const std::string &key,
   if (blob.size() > kMaxCacheEntryBytes)
     return "not cached: the entry would be " + std::to_string(blob.size()) +
            " bytes, more than the " + std::to_string(kMaxCacheEntryBytes) + "-byte limit";
-  SmallString<256> path(dir);
-  sys::path::append(path, cacheFileName(key));
-  int fd = -1;
-  SmallString<256> tmp;
-  // 16 random hex digits; createUniqueFile opens with O_CREAT | O_EXCL and retries.
-  if (std::error_code ec = sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%%%%%%%%%", fd, tmp,
-                                                     sys::fs::OF_None,
-                                                     readableByAll ? 0644 : 0600))
-    return "cannot create a temporary cache file in " + dir + ": " + ec.message();
-  bool ok = true;
-  {
-    raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os.write(blob.data(), blob.size());
-    os.close();
-    ok = !os.has_error();
-    os.clear_error();
+  std::string path = support::joinPath(dir, cacheFileName(key));
+  std::string tmp, why;
+  // 16 random hex digits, opened with O_CREAT | O_EXCL (retried on a clash).
+  int fd = support::createUniqueFile(path, 16, readableByAll ? 0644 : 0600, tmp, why);
+  if (fd < 0)
+    return "cannot create a temporary cache file in " + dir + ": " + why;
+  if (!support::writeAllAndClose(fd, blob.data(), blob.size())) {
+    ::unlink(tmp.c_str());
+    return "cannot write cache entry " + tmp;
   }
-  if (!ok) {
-    sys::fs::remove(tmp);
-    return "cannot write cache entry " + std::string(tmp);
-  }
-  if (std::error_code ec = sys::fs::rename(tmp, path)) {
-    sys::fs::remove(tmp);
-    return "cannot write cache entry " + std::string(path) + ": " + ec.message();
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::string error = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return "cannot write cache entry " + path + ": " + error;
   }
   return "";
 }
@@ -222,7 +209,7 @@ std::map<std::string, std::shared_ptr<const CodeObject>> &memoryCache() {
 
 /// Loads a code object and checks it holds the decode kernels (attention, combine, the
 /// DCP merge and the device schedule's planner).
-Expected<std::shared_ptr<const CodeObject>> loadKernels(ArrayRef<uint8_t> bytes,
+Expected<std::shared_ptr<const CodeObject>> loadKernels(Span<const uint8_t> bytes,
                                                         const std::string &description) {
   auto code = CodeObject::loadFromMemory(bytes, description);
   if (!code)
@@ -294,10 +281,11 @@ std::vector<std::string> mla::rt::bundleDirectories() {
   if (const char *list = std::getenv("MLA_KERNEL_BUNDLE"); list && *list) {
     StringRef rest(list);
     while (!rest.empty()) {
-      auto [dir, tail] = rest.split(':');
+      size_t colon = rest.find(':');
+      StringRef dir = rest.substr(0, colon);
       if (!dir.empty())
-        dirs.push_back(dir.str());
-      rest = tail;
+        dirs.push_back(std::string(dir));
+      rest = colon == StringRef::npos ? StringRef() : rest.substr(colon + 1);
     }
   }
   {
@@ -325,27 +313,18 @@ Error mla::rt::writeBundleIndex(const std::string &dir, const std::vector<Decode
     std::string key = cacheKey(config);
     text += key + "\t" + cacheFileName(key) + "\n";
   }
-  SmallString<256> index(dir), tmp;
-  sys::path::append(index, "index.txt");
-  int fd = -1;
-  if (std::error_code ec = sys::fs::createUniqueFile(index + ".tmp-%%%%%%%%", fd, tmp,
-                                                     sys::fs::OF_Text, 0644))
-    return makeError("cannot create a temporary file beside " + index + ": " + ec.message());
-  bool ok;
-  {
-    raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << text;
-    os.close();
-    ok = !os.has_error();
-    os.clear_error();
-  }
-  if (!ok) {
-    sys::fs::remove(tmp);
+  std::string index = support::joinPath(dir, "index.txt"), tmp, why;
+  int fd = support::createUniqueFile(index, 8, 0644, tmp, why);
+  if (fd < 0)
+    return makeError("cannot create a temporary file beside " + index + ": " + why);
+  if (!support::writeAllAndClose(fd, text.data(), text.size())) {
+    ::unlink(tmp.c_str());
     return makeError("cannot write " + tmp);
   }
-  if (std::error_code ec = sys::fs::rename(tmp, index)) {
-    sys::fs::remove(tmp);
-    return makeError("cannot write " + index + ": " + ec.message());
+  if (::rename(tmp.c_str(), index.c_str()) != 0) {
+    std::string error = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return makeError("cannot write " + index + ": " + error);
   }
   return Error::success();
 }
@@ -386,9 +365,7 @@ Expected<CompiledKernels> mla::rt::getDecodeKernels(const DecodeConfig &config,
       dir.clear();
     }
   if (!dir.empty()) {
-    SmallString<256> p(dir);
-    sys::path::append(p, cacheFileName(key));
-    std::string path(p);
+    std::string path = support::joinPath(dir, cacheFileName(key));
     EntryLookup entry = lookUpEntry(path, key);
     if (entry.code) {
       result.code = entry.code;
@@ -402,7 +379,7 @@ Expected<CompiledKernels> mla::rt::getDecodeKernels(const DecodeConfig &config,
   auto compiled = compileWithCompilerLibrary(config);
   if (!compiled)
     return compiled.takeError();
-  ArrayRef<uint8_t> bytes(*compiled);
+  Span<const uint8_t> bytes(*compiled);
   auto code = loadKernels(bytes, config.key());
   if (!code)
     return code.takeError();

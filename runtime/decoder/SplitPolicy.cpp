@@ -47,7 +47,7 @@ struct AttentionWork {
 /// estimate (docs/timing-model.md): a grid of at most one CTA a CU keeps that many CUs
 /// busy; a larger grid keeps all busy, but its last `grid mod CUs` CTAs in flat id order
 /// (the partial last wave) run with only that many CUs busy.
-AttentionWork attentionWork(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
+AttentionWork attentionWork(Span<const int32_t> indptr, int64_t heads, int64_t qlen,
                             int numSplits, unsigned numCUs, unsigned xcds,
                             const SplitCostModel &model, bool withUnits) {
   AttentionWork work;
@@ -158,7 +158,7 @@ SplitCostModel SplitCostModel::calibrated() {
   return model;
 }
 
-SplitCost mla::rt::estimateSplitCost(llvm::ArrayRef<int32_t> indptr, int64_t heads,
+SplitCost mla::rt::estimateSplitCost(Span<const int32_t> indptr, int64_t heads,
                                      int64_t qlen, unsigned numCUs, int numSplits,
                                      const SplitCostModel &model) {
   assert(!indptr.empty() && numSplits >= 1 && numCUs >= 1);
@@ -195,7 +195,7 @@ int mla::rt::maxPolicySplits(int64_t requests, int64_t heads, int64_t qlen, unsi
   return lo;
 }
 
-int mla::rt::chooseSplitCount(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
+int mla::rt::chooseSplitCount(Span<const int32_t> indptr, int64_t heads, int64_t qlen,
                               unsigned numCUs, const SplitCostModel &model, int maxSplits) {
   const int64_t requests = int64_t(indptr.size()) - 1;
   int64_t mostBlocks = 0;
@@ -229,7 +229,7 @@ int mla::rt::chooseSplitCount(llvm::ArrayRef<int32_t> indptr, int64_t heads, int
   return 1;
 }
 
-int mla::rt::chooseNumSplits(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
+int mla::rt::chooseNumSplits(Span<const int32_t> indptr, int64_t heads, int64_t qlen,
                              unsigned numCUs) {
   return chooseSplitCount(indptr, heads, qlen, numCUs, SplitCostModel::calibrated(),
                           kMaxSplits);

@@ -1,21 +1,19 @@
 //===- CodeObject.cpp - AMDGPU code object loader -------------------------===//
 #include "mla/Runtime/CodeObject.h"
-#include "mla/Support/InputLimits.h"
+#include "ElfReader.h"
+#include "Support.h"
 
-#include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/BinaryFormat/ELF.h"
-#include "llvm/Object/ELF.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/FormatVariadic.h"
-
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <map>
 #include <optional>
 
-using namespace llvm;
 using namespace mla::rt;
+using Twine = mla::rt::support::Msg;
+using StringRef = std::string_view;
+using mla::rt::support::makeError;
+using mla::rt::support::utohexstr;
 
 namespace {
 /// Largest loaded image accepted: protects against absurd program headers.
@@ -29,33 +27,33 @@ constexpr uint32_t kMaxLdsBytes = 160 * 1024;
 /// (AMDGPUUsage, "Kernel Descriptor": KERNEL_CODE_ENTRY_BYTE_OFFSET).
 constexpr uint64_t kDescriptorBytes = 64, kEntryAlign = 256;
 
-Error makeError(const Twine &msg) {
-  return createStringError(inconvertibleErrorCode(), msg);
-}
-
 ArgKind classifyValueKind(StringRef kind) {
-  return StringSwitch<ArgKind>(kind)
-      .Case("by_value", ArgKind::ByValue)
-      .Case("global_buffer", ArgKind::GlobalBuffer)
-      .Case("dynamic_shared_pointer", ArgKind::DynamicSharedPointer)
-      .Case("hidden_block_count_x", ArgKind::HiddenBlockCountX)
-      .Case("hidden_block_count_y", ArgKind::HiddenBlockCountY)
-      .Case("hidden_block_count_z", ArgKind::HiddenBlockCountZ)
-      .Case("hidden_group_size_x", ArgKind::HiddenGroupSizeX)
-      .Case("hidden_group_size_y", ArgKind::HiddenGroupSizeY)
-      .Case("hidden_group_size_z", ArgKind::HiddenGroupSizeZ)
-      .Case("hidden_remainder_x", ArgKind::HiddenRemainderX)
-      .Case("hidden_remainder_y", ArgKind::HiddenRemainderY)
-      .Case("hidden_remainder_z", ArgKind::HiddenRemainderZ)
-      .Case("hidden_global_offset_x", ArgKind::HiddenGlobalOffsetX)
-      .Case("hidden_global_offset_y", ArgKind::HiddenGlobalOffsetY)
-      .Case("hidden_global_offset_z", ArgKind::HiddenGlobalOffsetZ)
-      .Case("hidden_grid_dims", ArgKind::HiddenGridDims)
-      .Case("hidden_dynamic_lds_size", ArgKind::HiddenDynamicLdsSize)
-      .Case("hidden_private_base", ArgKind::HiddenPrivateBase)
-      .Case("hidden_shared_base", ArgKind::HiddenSharedBase)
-      .Case("hidden_queue_ptr", ArgKind::HiddenQueuePtr)
-      .Default(kind.starts_with("hidden_") ? ArgKind::HiddenOther : ArgKind::Unsupported);
+  static const std::pair<const char *, ArgKind> kKinds[] = {
+      {"by_value", ArgKind::ByValue},
+      {"global_buffer", ArgKind::GlobalBuffer},
+      {"dynamic_shared_pointer", ArgKind::DynamicSharedPointer},
+      {"hidden_block_count_x", ArgKind::HiddenBlockCountX},
+      {"hidden_block_count_y", ArgKind::HiddenBlockCountY},
+      {"hidden_block_count_z", ArgKind::HiddenBlockCountZ},
+      {"hidden_group_size_x", ArgKind::HiddenGroupSizeX},
+      {"hidden_group_size_y", ArgKind::HiddenGroupSizeY},
+      {"hidden_group_size_z", ArgKind::HiddenGroupSizeZ},
+      {"hidden_remainder_x", ArgKind::HiddenRemainderX},
+      {"hidden_remainder_y", ArgKind::HiddenRemainderY},
+      {"hidden_remainder_z", ArgKind::HiddenRemainderZ},
+      {"hidden_global_offset_x", ArgKind::HiddenGlobalOffsetX},
+      {"hidden_global_offset_y", ArgKind::HiddenGlobalOffsetY},
+      {"hidden_global_offset_z", ArgKind::HiddenGlobalOffsetZ},
+      {"hidden_grid_dims", ArgKind::HiddenGridDims},
+      {"hidden_dynamic_lds_size", ArgKind::HiddenDynamicLdsSize},
+      {"hidden_private_base", ArgKind::HiddenPrivateBase},
+      {"hidden_shared_base", ArgKind::HiddenSharedBase},
+      {"hidden_queue_ptr", ArgKind::HiddenQueuePtr},
+  };
+  for (const auto &[name, argKind] : kKinds)
+    if (kind == name)
+      return argKind;
+  return kind.substr(0, 7) == "hidden_" ? ArgKind::HiddenOther : ArgKind::Unsupported;
 }
 
 /// A msgpack value. The metadata note is untrusted input, so it is parsed by
@@ -93,7 +91,7 @@ public:
     if ((t & 0xf0) == 0x80) return container(out, K::Map, t & 15, depth);
     if ((t & 0xf0) == 0x90) return container(out, K::Array, t & 15, depth);
     if ((t & 0xe0) == 0xa0) return string(out, K::Str, t & 31);
-    uint64_t n;
+    uint64_t n = 0;
     switch (t) {
     case 0xc0: out.kind = K::Nil; return Error::success();
     case 0xc2: case 0xc3: out.kind = K::Bool; out.b = t == 0xc3; return Error::success();
@@ -180,26 +178,26 @@ public:
     const MsgNode *node = map.lookup(key);
     if (!node) {
       if (required)
-        return makeError(where_ + ": missing field '" + key + "'");
+        return makeError(Twine(where_) + ": missing field '" + key + "'");
       return dflt;
     }
     if (node->kind == MsgNode::Kind::UInt)
       return node->u;
     if (node->kind == MsgNode::Kind::Int && node->i >= 0)
       return uint64_t(node->i);
-    return makeError(where_ + ": field '" + key + "' is not an unsigned integer");
+    return makeError(Twine(where_) + ": field '" + key + "' is not an unsigned integer");
   }
 
   Expected<std::string> getString(const MsgNode &map, StringRef key, bool required) const {
     const MsgNode *node = map.lookup(key);
     if (!node) {
       if (required)
-        return makeError(where_ + ": missing field '" + key + "'");
+        return makeError(Twine(where_) + ": missing field '" + key + "'");
       return std::string();
     }
     if (node->kind != MsgNode::Kind::Str)
-      return makeError(where_ + ": field '" + key + "' is not a string");
-    return node->str.str();
+      return makeError(Twine(where_) + ": field '" + key + "' is not a string");
+    return std::string(node->str);
   }
 
   Expected<bool> getBool(const MsgNode &map, StringRef key) const {
@@ -207,7 +205,7 @@ public:
     if (!node)
       return false;
     if (node->kind != MsgNode::Kind::Bool)
-      return makeError(where_ + ": field '" + key + "' is not a boolean");
+      return makeError(Twine(where_) + ": field '" + key + "' is not a boolean");
     return node->b;
   }
 
@@ -322,83 +320,67 @@ std::vector<const KernelArgInfo *> KernelInfo::explicitArgs() const {
   return out;
 }
 
-Expected<std::unique_ptr<CodeObject>> CodeObject::loadFile(StringRef path) {
+Expected<std::unique_ptr<CodeObject>> CodeObject::loadFile(std::string_view path) {
   // Bounded: /dev/zero or a FIFO must not be read forever.
-  auto buf = mla::readBoundedFile(path, mla::maxInputBytes(), "code object");
+  auto buf = support::readBoundedFile(std::string(path), support::maxInputBytes(), "code object",
+                                     "MLA_MAX_INPUT_BYTES");
   if (!buf)
     return buf.takeError();
-  ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>((*buf)->getBufferStart()),
-                          (*buf)->getBufferSize());
-  return loadFromMemory(bytes, path);
+  return loadFromMemory(*buf, path);
 }
 
-Expected<std::unique_ptr<CodeObject>> CodeObject::loadFromMemory(ArrayRef<uint8_t> bytes,
-                                                                 StringRef description) {
+Expected<std::unique_ptr<CodeObject>> CodeObject::loadFromMemory(Span<const uint8_t> bytes,
+                                                                 std::string_view description) {
   std::unique_ptr<CodeObject> co(new CodeObject());
-  co->description_ = description.str();
+  co->description_ = std::string(description);
   co->id_ = nextCodeObjectId++;
   co->file_.assign(bytes.begin(), bytes.end());
   if (Error e = co->parse(bytes))
-    return makeError("invalid code object '" + description + "': " + toString(std::move(e)));
+    return makeError("invalid code object '" + Twine(description) + "': " + toString(std::move(e)));
   return std::move(co);
 }
 
-Expected<const KernelInfo &> CodeObject::getKernel(StringRef name) const {
+Expected<const KernelInfo &> CodeObject::getKernel(std::string_view name) const {
   for (const KernelInfo &k : kernels_)
     if (k.name == name)
       return k;
   std::string names;
   for (const KernelInfo &k : kernels_)
     names += (names.empty() ? "" : ", ") + k.name;
-  return makeError("no kernel named '" + name + "' in '" + description_ + "' (kernels: " +
+  return makeError("no kernel named '" + Twine(name) + "' in '" + description_ + "' (kernels: " +
                    (names.empty() ? "none" : names) + ")");
 }
 
-Expected<ArrayRef<uint8_t>> CodeObject::bytesAt(uint64_t address, uint64_t size) const {
+Expected<Span<const uint8_t>> CodeObject::bytesAt(uint64_t address, uint64_t size) const {
   if (address > image_.size() || size > image_.size() - address)
     return makeError("address range [" + Twine::utohexstr(address) + ", +" + Twine(size) +
                      ") is outside the loaded image of " + Twine(image_.size()) + " bytes");
-  return ArrayRef<uint8_t>(image_.data() + address, size);
+  return Span<const uint8_t>(image_.data() + address, size);
 }
 
-Error CodeObject::parse(ArrayRef<uint8_t> bytes) {
-  using ELFT = object::ELF64LE;
-  if (bytes.size() < 4 || std::memcmp(bytes.data(), "\x7f" "ELF", 4) != 0)
-    return makeError("not an ELF file");
-  if (bytes.size() < sizeof(ELFT::Ehdr))
-    return makeError("truncated ELF header (" + Twine(bytes.size()) + " bytes)");
-  if (bytes[ELF::EI_CLASS] != ELF::ELFCLASS64)
-    return makeError("not a 64-bit ELF file");
-  if (bytes[ELF::EI_DATA] != ELF::ELFDATA2LSB)
-    return makeError("not a little-endian ELF file");
-  StringRef data(reinterpret_cast<const char *>(bytes.data()), bytes.size());
-  auto elfOrErr = object::ELFFile<ELFT>::create(data);
+Error CodeObject::parse(Span<const uint8_t> bytes) {
+  auto elfOrErr = elf::Reader::create(bytes);
   if (!elfOrErr)
     return elfOrErr.takeError();
-  const object::ELFFile<ELFT> &elf = *elfOrErr;
-  if (elf.getHeader().e_machine != ELF::EM_AMDGPU)
-    return makeError("ELF machine is " + Twine(elf.getHeader().e_machine) +
-                     ", not EM_AMDGPU (" + Twine(unsigned(ELF::EM_AMDGPU)) + ")");
+  const elf::Reader &elf = *elfOrErr;
 
   // Lay the PT_LOAD segments out at their virtual addresses.
-  auto phdrs = elf.program_headers();
-  if (!phdrs)
-    return phdrs.takeError();
+  const std::vector<elf::ProgramHeader> &phdrs = elf.programHeaders();
   uint64_t imageSize = 0;
   std::vector<std::pair<uint64_t, uint64_t>> executable; // file-backed [begin, end)
-  for (const auto &ph : *phdrs) {
-    if (ph.p_type != ELF::PT_LOAD)
+  for (const elf::ProgramHeader &ph : phdrs) {
+    if (ph.type != elf::kPtLoad)
       continue;
-    if (ph.p_flags & ELF::PF_X)
-      executable.push_back({ph.p_vaddr, ph.p_vaddr + ph.p_filesz});
-    if (ph.p_filesz > ph.p_memsz)
+    if (ph.flags & elf::kPfX)
+      executable.push_back({ph.vaddr, ph.vaddr + ph.filesz});
+    if (ph.filesz > ph.memsz)
       return makeError("PT_LOAD segment has p_filesz > p_memsz");
-    if (ph.p_vaddr > kMaxImageSize || ph.p_memsz > kMaxImageSize - ph.p_vaddr)
-      return makeError("PT_LOAD segment at 0x" + Twine::utohexstr(ph.p_vaddr) +
+    if (ph.vaddr > kMaxImageSize || ph.memsz > kMaxImageSize - ph.vaddr)
+      return makeError("PT_LOAD segment at 0x" + Twine::utohexstr(ph.vaddr) +
                        " is too large or too far out");
-    if (ph.p_offset > bytes.size() || ph.p_filesz > bytes.size() - ph.p_offset)
+    if (ph.offset > bytes.size() || ph.filesz > bytes.size() - ph.offset)
       return makeError("PT_LOAD segment extends past the end of the file (truncated?)");
-    imageSize = std::max<uint64_t>(imageSize, ph.p_vaddr + ph.p_memsz);
+    imageSize = std::max<uint64_t>(imageSize, ph.vaddr + ph.memsz);
   }
   if (imageSize == 0)
     return makeError("no PT_LOAD segments");
@@ -409,31 +391,28 @@ Error CodeObject::parse(ArrayRef<uint8_t> bytes) {
     return makeError("PT_LOAD segments span " + Twine(imageSize) + " bytes, more than " +
                      Twine(spanLimit) + " for a " + Twine(bytes.size()) + "-byte file");
   image_.assign(imageSize, 0);
-  for (const auto &ph : *phdrs)
-    if (ph.p_type == ELF::PT_LOAD)
-      std::memcpy(image_.data() + ph.p_vaddr, bytes.data() + ph.p_offset, ph.p_filesz);
+  for (const elf::ProgramHeader &ph : phdrs)
+    if (ph.type == elf::kPtLoad)
+      std::memcpy(image_.data() + ph.vaddr, bytes.data() + ph.offset, ph.filesz);
 
   // The metadata note.
-  auto sections = elf.sections();
-  if (!sections)
-    return sections.takeError();
+  const std::vector<elf::SectionHeader> &sections = elf.sections();
   std::optional<MsgNode> doc;
-  for (const auto &sh : *sections) {
-    if (sh.sh_type != ELF::SHT_NOTE)
+  for (size_t index = 0; index < sections.size(); ++index) {
+    if (sections[index].type != elf::kShtNote)
       continue;
-    Error err = Error::success();
-    for (const auto &note : elf.notes(sh, err)) {
-      if (note.getName() != "AMDGPU" || note.getType() != ELF::NT_AMDGPU_METADATA)
+    auto notes = elf.notes(index);
+    if (!notes)
+      return notes.takeError();
+    for (const elf::Note &note : *notes) {
+      if (note.name != "AMDGPU" || note.type != elf::kNtAmdgpuMetadata)
         continue;
-      ArrayRef<uint8_t> desc = note.getDesc(sh.sh_addralign);
       doc.emplace();
-      MsgReader reader(desc.data(), desc.size());
+      MsgReader reader(note.desc.data(), note.desc.size());
       if (Error e = reader.read(*doc))
         return makeError("the NT_AMDGPU_METADATA note is not valid msgpack: " +
                          toString(std::move(e)));
     }
-    if (err)
-      return err;
   }
   if (!doc)
     return makeError("no NT_AMDGPU_METADATA note (AMDGPU code object v3+ metadata missing)");
@@ -448,13 +427,13 @@ Error CodeObject::parse(ArrayRef<uint8_t> bytes) {
   // The processor is the ELF header's EF_AMDGPU_MACH (what the HSA loader checks against
   // the agent). The runtime's devices run gfx950 code only; another processor's code
   // would run as gfx950 code, silently wrong (gfx942's fp8 is FNUZ, not OCP).
-  unsigned mach = elf.getHeader().e_flags & ELF::EF_AMDGPU_MACH;
-  if (mach != ELF::EF_AMDGPU_MACH_AMDGCN_GFX950)
+  unsigned mach = elf.header().flags & elf::kEfAmdgpuMach;
+  if (mach != elf::kEfAmdgpuMachGfx950)
     return makeError("the code object is for a processor other than gfx950 (" +
                      (target_.empty() ? std::string("no amdhsa.target")
                                       : "target '" + target_ + "'") +
                      ", ELF EF_AMDGPU_MACH 0x" + Twine::utohexstr(mach) + "; gfx950's is 0x" +
-                     Twine::utohexstr(ELF::EF_AMDGPU_MACH_AMDGCN_GFX950) + ")");
+                     Twine::utohexstr(elf::kEfAmdgpuMachGfx950) + ")");
   const MsgNode *kernelsNode = rootMap.lookup("amdhsa.kernels");
   if (!kernelsNode)
     return makeError("metadata has no 'amdhsa.kernels'");
@@ -463,22 +442,14 @@ Error CodeObject::parse(ArrayRef<uint8_t> bytes) {
 
   // Symbols: find each kernel's descriptor and function.
   std::map<std::string, std::pair<uint64_t, uint64_t>> symbols; // name -> (value, size)
-  for (const auto &sh : *sections) {
-    if (sh.sh_type != ELF::SHT_SYMTAB && sh.sh_type != ELF::SHT_DYNSYM)
+  for (size_t index = 0; index < sections.size(); ++index) {
+    if (sections[index].type != elf::kShtSymtab && sections[index].type != elf::kShtDynsym)
       continue;
-    auto syms = elf.symbols(&sh);
+    auto syms = elf.symbols(index);
     if (!syms)
       return syms.takeError();
-    auto strtab = elf.getStringTableForSymtab(sh);
-    if (!strtab)
-      return strtab.takeError();
-    for (const auto &sym : *syms) {
-      auto name = sym.getName(*strtab);
-      if (!name)
-        return name.takeError();
-      if (!name->empty())
-        symbols[name->str()] = {sym.st_value, sym.st_size};
-    }
+    for (const elf::Symbol &sym : *syms)
+      symbols[std::string(sym.name)] = {sym.value, sym.size};
   }
 
   unsigned index = 0;
@@ -520,7 +491,8 @@ Error CodeObject::parse(ArrayRef<uint8_t> bytes) {
                           utohexstr(info->codeAddress);
     if (info->codeAddress % kEntryAlign)
       return makeError(entryAt + ", which is not " + Twine(kEntryAlign) + "-byte aligned");
-    if (llvm::none_of(executable, [&](const std::pair<uint64_t, uint64_t> &r) {
+    if (std::none_of(executable.begin(), executable.end(),
+                     [&](const std::pair<uint64_t, uint64_t> &r) {
           return info->codeAddress >= r.first && info->codeAddress < r.second;
         }))
       return makeError(entryAt + ", which is not in an executable segment");

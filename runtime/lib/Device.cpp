@@ -1,22 +1,97 @@
 //===- Device.cpp - Device selection and kernel-argument packing ----------===//
 #include "mla/Runtime/Device.h"
-
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/raw_ostream.h"
+#include "EmuPlugin.h"
+#include "Support.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
+#include <iostream>
 
-using namespace llvm;
 using namespace mla::rt;
+using Twine = mla::rt::support::Msg;
+using mla::rt::support::makeError;
 
 namespace {
-Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
+/// The directory of the file holding this code (libmla.so, or an executable that links
+/// the runtime statically), or "".
+std::string runtimeDirectory() {
+  Dl_info info;
+  if (::dladdr(reinterpret_cast<void *>(&runtimeDirectory), &info) == 0 || !info.dli_fname)
+    return "";
+  std::string path = info.dli_fname;
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+using EmuFactory = Device *(*)();
+
+/// The emulator plugin's factory, or why there is none (looked up once).
+struct EmuPlugin {
+  EmuFactory create = nullptr;
+  std::string why;
+};
+
+const EmuPlugin &emuPlugin() {
+  static const EmuPlugin plugin = [] {
+    EmuPlugin p;
+    std::vector<std::string> candidates;
+    if (const char *path = std::getenv("MLA_EMULATOR_LIBRARY"); path && *path) {
+      candidates.push_back(path);
+    } else {
+      if (std::string dir = runtimeDirectory(); !dir.empty()) {
+        candidates.push_back(dir + "/" MLA_EMU_LIBRARY_NAME);
+        candidates.push_back(dir + "/../lib/" MLA_EMU_LIBRARY_NAME);
+      }
+      candidates.push_back(MLA_EMU_LIBRARY_NAME); // the loader's search path
+    }
+    std::string tried;
+    for (const std::string &candidate : candidates) {
+      // RTLD_LOCAL: the emulator's LLVM stays out of the global symbol namespace.
+      void *handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (!handle) {
+        const char *error = ::dlerror();
+        tried += (tried.empty() ? "" : "; ") + (error ? std::string(error) : candidate);
+        continue;
+      }
+      void *symbol = ::dlsym(handle, MLA_EMU_FACTORY_STRING);
+      if (!symbol) {
+        tried += (tried.empty() ? "" : "; ") + candidate + " has no " MLA_EMU_FACTORY_STRING +
+                 " (a plugin of another version)";
+        continue;
+      }
+      p.create = reinterpret_cast<EmuFactory>(symbol);
+      return p;
+    }
+    p.why = "the gfx950 emulator library " MLA_EMU_LIBRARY_NAME " is not installed (tried: " +
+            tried + "); install the emulator, or set MLA_EMULATOR_LIBRARY to its path";
+    return p;
+  }();
+  return plugin;
+}
+
+Expected<std::unique_ptr<Device>> loadEmulator() {
+  const EmuPlugin &plugin = emuPlugin();
+  if (!plugin.create)
+    return makeError(plugin.why);
+  return std::unique_ptr<Device>(plugin.create());
+}
 } // namespace
 
-char LaunchInterrupted::ID = 0;
+std::unique_ptr<Device> Device::openEmulator() {
+  auto device = loadEmulator();
+  if (!device) {
+    std::cerr << "mla: cannot open the emulator: " << device.takeError().message() << "\n";
+    std::abort();
+  }
+  return std::move(*device);
+}
+
+Error mla::rt::launchInterruptedError() {
+  return Error::failure("the launch was interrupted (SIGINT)", ErrorKind::LaunchInterrupted);
+}
 
 Device::Device() {
   static std::atomic<uint64_t> next{1};
@@ -24,7 +99,7 @@ Device::Device() {
   instructionLimit_ = kDefaultInstructionLimitPerWave;
   if (const char *env = std::getenv("MLA_EMU_INSTRUCTION_LIMIT")) {
     uint64_t v;
-    if (!StringRef(env).getAsInteger(0, v))
+    if (support::parseUnsigned(env, 0, v))
       instructionLimit_ = v;
   }
 }
@@ -32,18 +107,17 @@ Device::Device() {
 Device::~Device() = default;
 
 Error Device::setEmulatorOptions(const EmulatorOptions &) {
-  return createStringError(inconvertibleErrorCode(),
-                           "device '" + kind() + "' is not the emulator: it has no "
-                           "emulator mode (functional/timing)");
+  return makeError("device '" + std::string(kind()) +
+                   "' is not the emulator: it has no emulator mode (functional/timing)");
 }
 
-Error Device::checkOwned(StringRef what, const Buffer &buffer) const {
+Error Device::checkOwned(std::string_view what, const Buffer &buffer) const {
   if (owns(buffer))
     return Error::success();
-  return makeError(what + ": the buffer at 0x" + Twine::utohexstr(buffer.address) + " (" +
+  return makeError(Twine(what) + ": the buffer at 0x" + Twine::utohexstr(buffer.address) + " (" +
                    Twine(buffer.size) + " bytes) belongs to " +
                    (buffer.device ? "device #" + Twine(buffer.device) : Twine("no device")) +
-                   ", not to this " + kind() + " device (#" + Twine(id_) + ")");
+                   ", not to this " + std::string(kind()) + " device (#" + Twine(id_) + ")");
 }
 
 KernelArg KernelArg::f32(float v) {
@@ -77,7 +151,7 @@ uint64_t LaunchStats::instructions() const {
   return n;
 }
 
-bool mla::rt::argKindMatchesTypeName(KernelArg::Kind kind, StringRef typeName) {
+bool mla::rt::argKindMatchesTypeName(KernelArg::Kind kind, std::string_view typeName) {
   // OpenCL spellings, which the AMDGPU backend copies from kernel_arg_type.
   const bool isInt32 = typeName == "int" || typeName == "uint" || typeName == "unsigned int";
   const bool isInt64 = typeName == "long" || typeName == "ulong" || typeName == "unsigned long";
@@ -94,7 +168,7 @@ bool mla::rt::argKindMatchesTypeName(KernelArg::Kind kind, StringRef typeName) {
 }
 
 Expected<std::vector<uint8_t>> mla::rt::packKernelArgs(const KernelInfo &kernel,
-                                                       ArrayRef<KernelArg> args) {
+                                                       Span<const KernelArg> args) {
   std::vector<const KernelArgInfo *> expl = kernel.explicitArgs();
   if (args.size() != expl.size())
     return makeError("kernel '" + kernel.name + "' takes " + Twine(expl.size()) +
@@ -111,16 +185,16 @@ Expected<std::vector<uint8_t>> mla::rt::packKernelArgs(const KernelInfo &kernel,
     bool isPointerArg = info.kind == ArgKind::GlobalBuffer ||
                         (info.kind == ArgKind::ByValue && !info.addressSpace.empty());
     if (info.kind == ArgKind::Unsupported || info.kind == ArgKind::DynamicSharedPointer)
-      return makeError(what + " has value kind '" + info.valueKindName +
+      return makeError(Twine(what) + " has value kind '" + info.valueKindName +
                        "', which the runtime cannot pass");
     if (isPointerArg != (arg.kind == KernelArg::Kind::Pointer))
-      return makeError(what + " is " + (isPointerArg ? "a pointer" : "a " + Twine(info.size) +
+      return makeError(Twine(what) + " is " + (isPointerArg ? "a pointer" : "a " + Twine(info.size) +
                        "-byte value") + " but a " + arg.kindName() + " was given");
     if (arg.size() != info.size)
-      return makeError(what + " has size " + Twine(info.size) + " but a " + arg.kindName() +
+      return makeError(Twine(what) + " has size " + Twine(info.size) + " but a " + arg.kindName() +
                        " (" + Twine(arg.size()) + " bytes) was given");
     if (!isPointerArg && !argKindMatchesTypeName(arg.kind, info.typeName))
-      return makeError(what + " is of type '" + info.typeName + "' but a " + arg.kindName() +
+      return makeError(Twine(what) + " is of type '" + info.typeName + "' but a " + arg.kindName() +
                        " was given");
     std::memcpy(blob.data() + info.offset, &arg.bits, info.size);
   }
@@ -128,7 +202,7 @@ Expected<std::vector<uint8_t>> mla::rt::packKernelArgs(const KernelInfo &kernel,
 }
 
 Expected<std::vector<uint8_t>> mla::rt::buildKernargSegment(const KernelInfo &kernel,
-                                                            ArrayRef<uint8_t> explicitArgs,
+                                                            Span<const uint8_t> explicitArgs,
                                                             Dim3 grid, Dim3 block,
                                                             uint64_t sharedApertureBase,
                                                             uint64_t privateApertureBase) {
@@ -172,13 +246,13 @@ Expected<std::vector<uint8_t>> mla::rt::buildKernargSegment(const KernelInfo &ke
   return seg;
 }
 
-Error mla::rt::validateCopy(StringRef what, const Buffer &buffer, const void *host,
+Error mla::rt::validateCopy(std::string_view what, const Buffer &buffer, const void *host,
                            uint64_t bytes, uint64_t offset) {
   if (offset > buffer.size || bytes > buffer.size - offset)
-    return makeError(what + " of " + Twine(bytes) + " bytes at offset " + Twine(offset) +
+    return makeError(Twine(what) + " of " + Twine(bytes) + " bytes at offset " + Twine(offset) +
                      " overruns a buffer of " + Twine(buffer.size) + " bytes");
   if (bytes && !host)
-    return makeError(what + " of " + Twine(bytes) + " bytes with a null host pointer");
+    return makeError(Twine(what) + " of " + Twine(bytes) + " bytes with a null host pointer");
   return Error::success();
 }
 
@@ -196,20 +270,20 @@ Error mla::rt::validateLaunch(const KernelInfo &kernel, Dim3 grid, Dim3 block) {
   return Error::success();
 }
 
-Error Device::launch(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
-                     ArrayRef<KernelArg> args, LaunchStats *stats) {
+Error Device::launch(const CodeObject &code, std::string_view kernelName, Dim3 grid, Dim3 block,
+                     Span<const KernelArg> args, LaunchStats *stats) {
   return launchOn(Stream{}, code, kernelName, grid, block, args, stats);
 }
 
-Error Device::launchOn(Stream stream, const CodeObject &code, StringRef kernelName, Dim3 grid,
-                       Dim3 block, ArrayRef<KernelArg> args, LaunchStats *stats) {
+Error Device::launchOn(Stream stream, const CodeObject &code, std::string_view kernelName, Dim3 grid,
+                       Dim3 block, Span<const KernelArg> args, LaunchStats *stats) {
   auto kernel = code.getKernel(kernelName);
   if (!kernel)
     return kernel.takeError();
   for (size_t i = 0; i < args.size(); ++i)
     if (args[i].kind == KernelArg::Kind::Pointer && args[i].device &&
         !owns(Buffer{args[i].bits, 0, args[i].device}))
-      return makeError("kernel '" + kernelName + "' argument " + Twine(i) +
+      return makeError("kernel '" + Twine(kernelName) + "' argument " + Twine(i) +
                        ": the buffer at 0x" + Twine::utohexstr(args[i].bits) +
                        " belongs to device #" + Twine(args[i].device) + ", not to this " +
                        kind() + " device (#" + Twine(id_) + ")");
@@ -219,11 +293,11 @@ Error Device::launchOn(Stream stream, const CodeObject &code, StringRef kernelNa
   return launchRawOn(stream, code, kernelName, grid, block, *blob, stats);
 }
 
-Error Device::launchRawOn(Stream stream, const CodeObject &code, StringRef kernelName,
-                          Dim3 grid, Dim3 block, ArrayRef<uint8_t> explicitArgs,
+Error Device::launchRawOn(Stream stream, const CodeObject &code, std::string_view kernelName,
+                          Dim3 grid, Dim3 block, Span<const uint8_t> explicitArgs,
                           LaunchStats *stats) {
   if (stream.handle != 0)
-    return makeError("device '" + kind() + "' has no streams; only the default stream (0) "
+    return makeError("device '" + std::string(kind()) + "' has no streams; only the default stream (0) "
                      "can be used");
   return launchRaw(code, kernelName, grid, block, explicitArgs, stats);
 }
@@ -231,43 +305,45 @@ Error Device::launchRawOn(Stream stream, const CodeObject &code, StringRef kerne
 Error Device::prepare(const CodeObject &) { return Error::success(); }
 
 Expected<Stream> Device::createStream() {
-  return makeError("device '" + kind() + "' has no streams");
+  return makeError("device '" + std::string(kind()) + "' has no streams");
 }
 
 Error Device::destroyStream(Stream stream) {
   if (stream.handle != 0)
-    return makeError("device '" + kind() + "' has no streams");
+    return makeError("device '" + std::string(kind()) + "' has no streams");
   return Error::success();
 }
 
 Error Device::synchronizeStream(Stream) { return synchronize(); }
 
 Error Device::beginCapture(Stream) {
-  return makeError("device '" + kind() + "' does not support graph capture");
+  return makeError("device '" + std::string(kind()) + "' does not support graph capture");
 }
 Expected<Graph> Device::endCapture(Stream) {
-  return makeError("device '" + kind() + "' does not support graph capture");
+  return makeError("device '" + std::string(kind()) + "' does not support graph capture");
 }
 Error Device::launchGraph(Graph, Stream) {
-  return makeError("device '" + kind() + "' does not support graph capture");
+  return makeError("device '" + std::string(kind()) + "' does not support graph capture");
 }
 Error Device::destroyGraph(Graph) {
-  return makeError("device '" + kind() + "' does not support graph capture");
+  return makeError("device '" + std::string(kind()) + "' does not support graph capture");
 }
 
-Expected<std::unique_ptr<Device>> Device::open(StringRef which, std::string *note) {
+Expected<std::unique_ptr<Device>> Device::open(std::string_view whichView, std::string *note) {
+  std::string_view which = whichView;
   if (which == "emu") {
-    if (note)
+    auto device = loadEmulator();
+    if (device && note)
       *note = "using the gfx950 emulator";
-    return openEmulator();
+    return device;
   }
-  if (which == "hip" || which.starts_with("hip:")) {
+  if (which == "hip" || which.substr(0, 4) == "hip:") {
     int ordinal = -1;
     if (which != "hip") {
-      StringRef digits = which.drop_front(4);
-      unsigned value = 0;
-      if (digits.empty() || digits.getAsInteger(10, value) || value > 1023)
-        return makeError("unknown device '" + which +
+      std::string_view digits = which.substr(4);
+      uint64_t value = 0;
+      if (!support::parseUnsigned(digits, 10, value) || value > 1023)
+        return makeError("unknown device '" + Twine(which) +
                          "' (expected hip:N with N a HIP device ordinal)");
       ordinal = int(value);
     }
@@ -288,15 +364,16 @@ Expected<std::unique_ptr<Device>> Device::open(StringRef which, std::string *not
     std::string why = toString(dev.takeError());
     // Said loudly: a serving process that meant to use a GPU must not run on the
     // emulator unnoticed.
-    errs() << "mla: warning: no usable gfx950 GPU (" << why
+    std::cerr << "mla: warning: no usable gfx950 GPU (" << why
            << "); falling back to the gfx950 EMULATOR, which is many orders of magnitude "
               "slower. Open \"emu\" to choose it explicitly, or \"hip\" to make this an "
               "error.\n";
-    if (note)
+    auto emulator = loadEmulator();
+    if (emulator && note)
       *note = "using the gfx950 emulator (HIP not used: " + why + ")";
-    return openEmulator();
+    return emulator;
   }
-  return makeError("unknown device '" + which + "' (expected emu, hip, hip:N or auto)");
+  return makeError("unknown device '" + Twine(which) + "' (expected emu, hip, hip:N or auto)");
 }
 
 Expected<DeviceAllocation> DeviceAllocation::allocate(Device &device, uint64_t bytes) {
@@ -330,7 +407,7 @@ DeviceAllocation &DeviceAllocation::operator=(DeviceAllocation &&other) noexcept
 
 void DeviceAllocation::reset() {
   if (device_)
-    consumeError(device_->free(buffer_));
+    (void)device_->free(buffer_); // a destructor has no one to report to
   device_ = nullptr;
   buffer_ = {};
 }

@@ -3,7 +3,9 @@
 #include "emu/CoreChoices.h"
 #include "emu/timing/CuModel.h"
 #include "lib/EmuKernelImage.h"
+#include "lib/EmuPlugin.h"
 #include "mla/Runtime/Device.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -19,24 +21,20 @@
 
 #include <csignal>
 
-using namespace llvm;
+using llvm::Twine;
+using llvm::StringRef;
+using llvm::ArrayRef;
+using llvm::createStringError;
+using llvm::inconvertibleErrorCode;
+using llvm::make_error;
+using llvm::consumeError;
+using llvm::cantFail;
+using llvm::handleErrors;
 using namespace mla;
 using namespace mla::rt;
 
 namespace {
 Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
-
-/// SIGINT during a launch stops it cleanly (LaunchInterrupted) instead of killing
-/// the process or, under Python, being noticed only after the launch. The handler
-/// is installed while at least one SigintCapture is alive and the previous one restored
-/// after; a process that ignores SIGINT keeps ignoring it.
-std::atomic<bool> sigintDuringLaunch{false};
-extern "C" void onSigintDuringLaunch(int) { sigintDuringLaunch.store(true); }
-
-std::mutex &sigintMutex() { static std::mutex m; return m; }
-unsigned &sigintCaptures() { static unsigned n = 0; return n; }
-bool &sigintHandlerInstalled() { static bool b = false; return b; }
-struct sigaction &previousSigintAction() { static struct sigaction a; return a; }
 
 class EmuDevice final : public Device {
 public:
@@ -52,7 +50,7 @@ public:
       if (Error e = options_.params.applyOverrides(env))
         environmentError_ = "MLA_EMU_TIMING_PARAMS: " + toString(std::move(e));
   }
-  StringRef kind() const override { return "emu"; }
+  std::string_view kind() const override { return "emu"; }
   std::string description() const override { return "gfx950 emulator"; }
 
   Expected<Buffer> alloc(uint64_t bytes) override {
@@ -106,8 +104,8 @@ public:
     return std::exchange(reports_, {});
   }
 
-  Error launchRaw(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
-                  ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override {
+  Error launchRaw(const CodeObject &code, std::string_view kernelName, Dim3 grid, Dim3 block,
+                  Span<const uint8_t> explicitArgs, LaunchStats *stats) override {
     return launchRawOn(Stream{}, code, kernelName, grid, block, explicitArgs, stats);
   }
 
@@ -115,8 +113,8 @@ public:
   // is in order and synchronising one has nothing to wait for. The ids are checked so
   // that code written against HIP's stream rules fails here too. A launch on the
   // stream being captured is recorded instead (recordLaunch).
-  Error launchRawOn(Stream stream, const CodeObject &code, StringRef kernelName, Dim3 grid,
-                    Dim3 block, ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override {
+  Error launchRawOn(Stream stream, const CodeObject &code, std::string_view kernelName, Dim3 grid,
+                    Dim3 block, Span<const uint8_t> explicitArgs, LaunchStats *stats) override {
     {
       std::lock_guard<std::mutex> lock(streamMutex_);
       if (Error e = checkStreamLocked(stream))
@@ -186,11 +184,11 @@ private:
   };
   /// Checks a launch on the capturing stream as a launch would be checked, and
   /// appends it to the capture. Called with streamMutex_ held.
-  Error recordLaunch(Stream stream, const CodeObject &code, StringRef kernelName, Dim3 grid,
-                     Dim3 block, ArrayRef<uint8_t> explicitArgs);
+  Error recordLaunch(Stream stream, const CodeObject &code, std::string_view kernelName, Dim3 grid,
+                     Dim3 block, Span<const uint8_t> explicitArgs);
   /// Runs one launch now.
-  Error execute(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
-                ArrayRef<uint8_t> explicitArgs, LaunchStats *stats);
+  Error execute(const CodeObject &code, std::string_view kernelName, Dim3 grid, Dim3 block,
+                Span<const uint8_t> explicitArgs, LaunchStats *stats);
 
   struct LoadedKernel {
     emu::KernelImage image;
@@ -267,8 +265,8 @@ Expected<Graph> EmuDevice::endCapture(Stream stream) {
   return Graph{id};
 }
 
-Error EmuDevice::recordLaunch(Stream stream, const CodeObject &code, StringRef kernelName,
-                              Dim3 grid, Dim3 block, ArrayRef<uint8_t> explicitArgs) {
+Error EmuDevice::recordLaunch(Stream stream, const CodeObject &code, std::string_view kernelName,
+                              Dim3 grid, Dim3 block, Span<const uint8_t> explicitArgs) {
   if (stream.handle != capturing_)
     return makeError("stream " + Twine(stream.handle) + ": a launch while stream " +
                      Twine(capturing_) +
@@ -321,8 +319,8 @@ Error EmuDevice::destroyGraph(Graph graph) {
   return Error::success();
 }
 
-Error EmuDevice::execute(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
-                         ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) {
+Error EmuDevice::execute(const CodeObject &code, std::string_view kernelName, Dim3 grid, Dim3 block,
+                         Span<const uint8_t> explicitArgs, LaunchStats *stats) {
   auto kernelOr = code.getKernel(kernelName);
   if (!kernelOr)
     return kernelOr.takeError();
@@ -433,11 +431,11 @@ Error EmuDevice::execute(const CodeObject &code, StringRef kernelName, Dim3 grid
   if (options_.mode == EmulatorMode::Timing)
     options.timingReport = &report;
   options.instructionLimitPerWave = instructionLimit();
-  options.interrupt = &sigintDuringLaunch;
+  options.interrupt = &sigintDuringLaunch();
   SigintCapture sigint;
   // A SIGINT captured by an enclosing capture before this launch began: run nothing.
-  if (sigintDuringLaunch.load())
-    return make_error<LaunchInterrupted>();
+  if (sigintDuringLaunch().load())
+    return launchInterruptedError();
   emu::DispatchStats counts;
   // The timing mode builds on the functional emulator (emu/timing/CuModel.h uses
   // emu/Emulator.h, never the other way round): the device chooses between them.
@@ -445,8 +443,8 @@ Error EmuDevice::execute(const CodeObject &code, StringRef kernelName, Dim3 grid
   Error err = handleErrors(options_.mode == EmulatorMode::Timing
                                ? emu::timing::dispatchTimed(L, options, countsOut)
                                : emu::dispatch(L, options, countsOut),
-                           [](const emu::DispatchInterrupted &) -> Error {
-                             return make_error<LaunchInterrupted>();
+                           [](const emu::DispatchInterrupted &) -> llvm::Error {
+                             return toLLVM(launchInterruptedError());
                            });
   if (!err && options_.mode == EmulatorMode::Timing)
     reports_.push_back(std::move(report));
@@ -477,28 +475,7 @@ Error EmuDevice::execute(const CodeObject &code, StringRef kernelName, Dim3 grid
 }
 } // namespace
 
-std::unique_ptr<Device> Device::openEmulator() { return std::make_unique<EmuDevice>(); }
+/// The plugin's one entry point (runtime/lib/EmuPlugin.h): Device::open("emu") loads this
+/// library and calls it.
+extern "C" mla::rt::Device *MLA_EMU_FACTORY() { return new EmuDevice(); }
 
-SigintCapture::SigintCapture() {
-  std::lock_guard<std::mutex> lock(sigintMutex());
-  if (sigintCaptures()++ > 0)
-    return;
-  sigintDuringLaunch.store(false);
-  struct sigaction current;
-  sigintHandlerInstalled() =
-      sigaction(SIGINT, nullptr, &current) == 0 && current.sa_handler != SIG_IGN;
-  if (!sigintHandlerInstalled())
-    return;
-  struct sigaction ours = {};
-  ours.sa_handler = onSigintDuringLaunch;
-  sigemptyset(&ours.sa_mask);
-  sigaction(SIGINT, &ours, &previousSigintAction());
-}
-
-SigintCapture::~SigintCapture() {
-  std::lock_guard<std::mutex> lock(sigintMutex());
-  if (--sigintCaptures() == 0 && sigintHandlerInstalled())
-    sigaction(SIGINT, &previousSigintAction(), nullptr);
-}
-
-bool SigintCapture::interrupted() { return sigintDuringLaunch.load(); }

@@ -9,14 +9,14 @@
 #ifndef MLA_RUNTIME_LIB_HIPARCH_H
 #define MLA_RUNTIME_LIB_HIPARCH_H
 
-#include "llvm/ADT/StringRef.h"
+#include <string_view>
 
 namespace mla::rt {
 
 /// Whether a HIP gcnArchName names a gfx950: its processor (the part before the
 /// first ':') is exactly gfx950, as LLVM's AMDGPU target parser reads it; any
 /// target features after the ':' are accepted. "gfx9500" or "gfx950x" are not.
-bool isGfx950ArchName(llvm::StringRef gcnArchName);
+bool isGfx950ArchName(std::string_view gcnArchName);
 
 } // namespace mla::rt
 

@@ -6,9 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "HipArch.h"
 #include "mla/Runtime/Device.h"
-
-#include "llvm/ADT/StringRef.h"
-#include "llvm/TargetParser/TargetParser.h"
+#include "Support.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -18,11 +16,11 @@
 #include <set>
 #include <vector>
 
-using namespace llvm;
 using namespace mla::rt;
+using Twine = mla::rt::support::Msg;
+using mla::rt::support::makeError;
 
 namespace {
-Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
 
 constexpr int kHipMemcpyHostToDevice = 1;
 constexpr int kHipMemcpyDeviceToHost = 2;
@@ -53,13 +51,13 @@ public:
   ~HipDevice() override {
     // The library stays loaded: HIP does not support being unloaded.
   }
-  StringRef kind() const override { return "hip"; }
+  std::string_view kind() const override { return "hip"; }
   int hipOrdinal() const override { return ordinal_; }
   std::string description() const override {
     return "HIP device " + std::to_string(ordinal_) + " (" + arch_ + ")" + libraryNote_;
   }
 
-  Error check(int status, StringRef what) const {
+  Error check(int status, const Twine &what) const {
     if (status == 0)
       return Error::success();
     const char *msg = api_.hipGetErrorString ? api_.hipGetErrorString(status) : nullptr;
@@ -225,13 +223,13 @@ public:
     return Error::success();
   }
 
-  Error launchRaw(const CodeObject &code, StringRef kernelName, Dim3 grid, Dim3 block,
-                  ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override {
+  Error launchRaw(const CodeObject &code, std::string_view kernelName, Dim3 grid, Dim3 block,
+                  Span<const uint8_t> explicitArgs, LaunchStats *stats) override {
     return launchRawOn(Stream{}, code, kernelName, grid, block, explicitArgs, stats);
   }
 
-  Error launchRawOn(Stream stream, const CodeObject &code, StringRef kernelName, Dim3 grid,
-                    Dim3 block, ArrayRef<uint8_t> explicitArgs, LaunchStats *stats) override {
+  Error launchRawOn(Stream stream, const CodeObject &code, std::string_view kernelName, Dim3 grid,
+                    Dim3 block, Span<const uint8_t> explicitArgs, LaunchStats *stats) override {
     (void)stats; // instruction statistics exist only on the emulator
     auto kernel = code.getKernel(kernelName);
     if (!kernel)
@@ -292,9 +290,9 @@ private:
 };
 } // namespace
 
-bool mla::rt::isGfx950ArchName(StringRef gcnArchName) {
-  StringRef processor = gcnArchName.split(':').first;
-  return AMDGPU::parseArchAMDGCN(processor) == AMDGPU::GK_GFX950;
+bool mla::rt::isGfx950ArchName(std::string_view gcnArchName) {
+  // The processor is the name before the target features ("gfx950:sramecc+:xnack-").
+  return gcnArchName.substr(0, gcnArchName.find(':')) == "gfx950";
 }
 
 /// The architecture string ("gfx...") in a hipDeviceProp_t buffer, or "".
@@ -308,8 +306,8 @@ static std::string archOf(const HipApi &api, int device) {
   return "";
 }
 
-Expected<std::unique_ptr<Device>> Device::openHip(StringRef library, int ordinal) {
-  std::string path = library.str();
+Expected<std::unique_ptr<Device>> Device::openHip(std::string_view library, int ordinal) {
+  std::string path = std::string(library);
   std::string libraryNote;
   HipApi api;
   if (path.empty()) {

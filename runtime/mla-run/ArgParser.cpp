@@ -1,5 +1,6 @@
 //===- ArgParser.cpp - mla-run's --grid/--block and --arg parsing ---------===//
 #include "ArgParser.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Twine.h"
@@ -8,14 +9,18 @@
 #include <cstdint>
 #include <cstdlib>
 
-using namespace llvm;
+using llvm::Twine;
+using llvm::StringRef;
+using llvm::createStringError;
+using llvm::inconvertibleErrorCode;
+using llvm::SmallVector;
 using namespace mla::rt;
 
 namespace {
 Error makeError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
 } // namespace
 
-Expected<Dim3> mla::rt::parseDim(StringRef flag, StringRef text) {
+llvm::Expected<Dim3> mla::rt::parseDim(StringRef flag, StringRef text) {
   SmallVector<StringRef, 3> parts;
   text.split(parts, ',');
   if (parts.empty() || parts.size() > 3)
@@ -28,7 +33,7 @@ Expected<Dim3> mla::rt::parseDim(StringRef flag, StringRef text) {
 }
 
 
-Expected<ArgSpec> mla::rt::parseArgSpec(StringRef text) {
+llvm::Expected<ArgSpec> mla::rt::parseArgSpec(StringRef text) {
   ArgSpec s;
   s.text = text.str();
   auto [kind, rest] = text.split(':');

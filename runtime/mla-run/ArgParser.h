@@ -8,6 +8,7 @@
 #define MLA_RUNTIME_MLARUN_ARGPARSER_H
 
 #include "mla/Runtime/Device.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

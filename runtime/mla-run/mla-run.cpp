@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mla/Runtime/CodeObject.h"
+#include "mla/Runtime/LLVMBridge.h"
 #include "mla/Runtime/Device.h"
 #include "ArgParser.h"
 #include "SelfTest.h"
@@ -32,7 +33,11 @@
 #include <cstdlib>
 #include <optional>
 
-using namespace llvm;
+using llvm::Twine;
+using llvm::StringRef;
+using llvm::errs;
+using llvm::outs;
+using llvm::format;
 using namespace mla::rt;
 
 namespace {
@@ -50,6 +55,7 @@ template <typename T> T orDie(Expected<T> value) {
     die(toString(value.takeError()));
   return std::move(*value);
 }
+template <typename T> T orDie(llvm::Expected<T> value) { return orDie(Expected<T>(std::move(value))); }
 
 void usage() {
   errs() << "usage: mla-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]\n"

@@ -5,7 +5,9 @@ not `compiler`) under a DESTDIR: imports that package, decodes Kimi-K3 TP8 (head
 qlen 1, 2, 4) on the emulator with kernels from the installed bundle, checks the results
 against the kernel model, that a configuration outside the bundle fails with an error
 naming it and the command that builds it, and that neither the installed libraries nor
-the process ever loaded libMLIR.
+the process ever loaded libMLIR. The C++ runtime, libmla.so, links no LLVM either (ldd),
+a process that loads it and opens no emulator maps neither libLLVM nor libMLIR, and a
+missing emulator plugin is an error that names it.
 
     runtime_only_decode.py STAGED_PYTHON_DIR STAGED_LIB_DIR
 """
@@ -46,6 +48,35 @@ for lib in [os.path.join(staged_lib, "libmla.so")] + [
     ldd = subprocess.run(["ldd", lib], capture_output=True, text=True, check=True).stdout
     assert "libMLIR" not in ldd, f"{lib} needs libMLIR:\n{ldd}"
     assert "not found" not in ldd, f"{lib} has a missing dependency:\n{ldd}"
+
+# The C++ runtime needs no LLVM: ldd, and a process that loads only libmla.so (and opens
+# no emu device) has mapped neither libLLVM nor libMLIR.
+runtime_lib = os.path.join(staged_lib, "libmla.so")
+module = [os.path.join(os.path.dirname(mla.__file__), f)
+          for f in os.listdir(os.path.dirname(mla.__file__)) if f.startswith("_mla.")]
+assert len(module) == 1, module
+for lib in [runtime_lib] + module:
+    ldd = subprocess.run(["ldd", lib], capture_output=True, text=True, check=True).stdout
+    assert "libLLVM" not in ldd and "libMLIR" not in ldd and "libmla_emu" not in ldd, \
+        f"{lib} needs LLVM/MLIR/the emulator:\n{ldd}"
+imported = subprocess.run(
+    [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import mla; "
+     "maps = open('/proc/self/maps').read(); print(int('libLLVM' in maps), "
+     "int('libMLIR' in maps), int('libmla_emu' in maps))", staged_python],
+    capture_output=True, text=True, check=True).stdout.split()
+assert imported == ["0", "0", "0"], f"import mla mapped libLLVM/libMLIR/libmla_emu: {imported}"
+probe = ("import ctypes, sys; ctypes.CDLL(sys.argv[1]); maps = open('/proc/self/maps').read(); "
+         "print(int('libLLVM' in maps), int('libMLIR' in maps), int('libmla_emu' in maps))")
+mapped = subprocess.run([sys.executable, "-c", probe, runtime_lib], capture_output=True,
+                        text=True, check=True).stdout.split()
+assert mapped == ["0", "0", "0"], f"loading libmla.so mapped libLLVM/libMLIR/libmla_emu: {mapped}"
+# Without the emulator plugin, opening an emu device is an error naming it.
+missing = subprocess.run(
+    [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import mla; "
+     "mla.runtime.Device('emu')", staged_python], capture_output=True, text=True,
+    env=dict(os.environ, MLA_EMULATOR_LIBRARY="/nonexistent/libmla_emu.so"))
+assert missing.returncode != 0 and "libmla_emu.so is not installed" in missing.stderr, \
+    missing.stderr
 
 device = mla.runtime.Device("emu")
 for qlen in (1, 2, 4):

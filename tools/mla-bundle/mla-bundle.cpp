@@ -18,6 +18,7 @@
 
 #include "mla/Compiler/Compiler.h"
 #include "mla/Runtime/KernelCache.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -192,9 +193,9 @@ int main(int argc, char **argv) {
     for (size_t i = next++; i < unique.size() && !failed; i = next++) {
       const DecodeConfig &config = unique[i];
       llvm::Expected<DecodeKernels> kernels = compileDecodeKernels(config);
-      llvm::Error err = kernels ? rt::writeBundleEntry(dir, config, std::vector<uint8_t>(
-                                                               kernels->codeObject.begin(),
-                                                               kernels->codeObject.end()))
+      llvm::Error err = kernels ? rt::toLLVM(rt::writeBundleEntry(
+                                      dir, config, std::vector<uint8_t>(kernels->codeObject.begin(),
+                                                                        kernels->codeObject.end())))
                                 : kernels.takeError();
       std::lock_guard<std::mutex> lock(printMutex);
       if (err) {

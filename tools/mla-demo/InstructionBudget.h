@@ -9,6 +9,7 @@
 #define MLA_TOOLS_MLADEMO_INSTRUCTIONBUDGET_H
 
 #include "mla/Runtime/CodeObject.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include "llvm/Support/Error.h"
 

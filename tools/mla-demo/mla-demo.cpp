@@ -17,6 +17,7 @@
 #include "mla/Reference/Generators.h"
 #include "mla/Reference/KernelModel.h"
 #include "mla/Runtime/Decoder.h"
+#include "mla/Runtime/LLVMBridge.h"
 #include "mla/Target/GFX950/GFX950.h"
 
 #include <unistd.h>
@@ -275,7 +276,7 @@ int main(int argc, char **argv) {
 
   std::printf("mla-demo: Kimi-K3 TP8 split-KV MLA decode (compiler %s)\n",
               kGeneratedCodeVersion);
-  std::printf("device: %s: %s\n", device.kind().str().c_str(), note.c_str());
+  std::printf("device: %s: %s\n", std::string(device.kind()).c_str(), note.c_str());
   std::printf("batch: %zu requests, %lld tokens, lengths", lengths.size(),
               (long long)totalTokens);
   for (int l : lengths)
@@ -362,7 +363,7 @@ int main(int argc, char **argv) {
     if (options.splits)
       splits = options.splits;
     rt::DecodeRunInfo info;
-    progress.step(tag + "run on " + device.kind().str());
+    progress.step(tag + "run on " + std::string(device.kind()));
     start = std::chrono::steady_clock::now();
     if (llvm::Error e = decoder.run(in, out, lse, splits, &info))
       fail("running " + config.key(), std::move(e));
@@ -424,7 +425,7 @@ int main(int argc, char **argv) {
                     double(problem.kv.size()) / (1 << 20)));
     c.push_back(fmt("%s (%s)", decoder.config().wspec ? "wspec" : "plain",
                     options.build == rt::AttentionBuild::Auto ? "modeled figures" : "--build"));
-    c.push_back(device.kind().str());
+    c.push_back(std::string(device.kind()));
     c.push_back("");
     c.push_back(fmt("%u / %u / %u", attn.vgprCount, attn.agprCount, attn.sgprCount));
     c.push_back(fmt("%u / %u", attn.groupSegmentFixedSize, attn.privateSegmentFixedSize));

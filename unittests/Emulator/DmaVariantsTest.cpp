@@ -9,6 +9,7 @@
 
 #include "emu/Hazards.h"
 #include "mla/Runtime/Device.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include <gtest/gtest.h>
 

@@ -138,25 +138,25 @@ TEST(HardwareSelfTest, NanKernelMultipliesNaNByZero) {
 class OneBitOffDevice final : public Device {
 public:
   OneBitOffDevice() : inner(Device::openEmulator()) {}
-  llvm::StringRef kind() const override { return "emu"; }
+  std::string_view kind() const override { return "emu"; }
   std::string description() const override { return "emulator with one flipped bit"; }
-  llvm::Expected<Buffer> alloc(uint64_t bytes) override { return inner->alloc(bytes); }
+  mla::rt::Expected<Buffer> alloc(uint64_t bytes) override { return inner->alloc(bytes); }
   bool owns(const Buffer &buffer) const override { return inner->owns(buffer); }
-  llvm::Error free(Buffer buffer) override { return inner->free(buffer); }
-  llvm::Error copyTo(Buffer dst, const void *src, uint64_t bytes, uint64_t offset) override {
+  mla::rt::Error free(Buffer buffer) override { return inner->free(buffer); }
+  mla::rt::Error copyTo(Buffer dst, const void *src, uint64_t bytes, uint64_t offset) override {
     return inner->copyTo(dst, src, bytes, offset);
   }
-  llvm::Error copyFrom(void *dst, Buffer src, uint64_t bytes, uint64_t offset) override {
+  mla::rt::Error copyFrom(void *dst, Buffer src, uint64_t bytes, uint64_t offset) override {
     if (llvm::Error e = inner->copyFrom(dst, src, bytes, offset))
       return e;
     static_cast<uint8_t *>(dst)[0] ^= 1;
     return llvm::Error::success();
   }
-  llvm::Error launchRaw(const CodeObject &code, llvm::StringRef kernel, Dim3 grid, Dim3 block,
-                        llvm::ArrayRef<uint8_t> args, LaunchStats *stats) override {
+  mla::rt::Error launchRaw(const CodeObject &code, std::string_view kernel, Dim3 grid, Dim3 block,
+                        mla::rt::Span<const uint8_t> args, LaunchStats *stats) override {
     return inner->launchRaw(code, kernel, grid, block, args, stats);
   }
-  llvm::Error synchronize() override { return inner->synchronize(); }
+  mla::rt::Error synchronize() override { return inner->synchronize(); }
 
 private:
   std::unique_ptr<Device> inner;

@@ -15,6 +15,7 @@
 #include "mla/Reference/Generators.h"
 #include "mla/Reference/KernelModel.h"
 #include "mla/Runtime/CodeObject.h"
+#include "mla/Runtime/LLVMBridge.h"
 #include "mla/Runtime/Device.h"
 #include "mla/Runtime/KernelArgs.h"
 
@@ -38,6 +39,9 @@ template <typename T> T unwrap(llvm::Expected<T> value) {
     std::abort();
   }
   return std::move(*value);
+}
+template <typename T> T unwrap(rt::Expected<T> value) {
+  return unwrap(rt::toLLVM(std::move(value)));
 }
 void check(llvm::Error error) {
   if (error)

@@ -11,6 +11,7 @@
 #include "mla/Compiler/Compiler.h"
 #include "mla/Kernel/KernelContract.h"
 #include "mla/Runtime/CodeObject.h"
+#include "mla/Runtime/LLVMBridge.h"
 #include "mla/Runtime/KernelArgs.h"
 
 #include <gtest/gtest.h>

@@ -16,6 +16,7 @@
 #include "TestUtil.h"
 
 #include "mla/Runtime/CodeObject.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include "gtest/gtest.h"
 

@@ -151,6 +151,108 @@ TEST(CodeObject, AnotherProcessorIsRefused) {
       << e;
 }
 
+// The runtime's own ELF reader (runtime/lib/ElfReader.cpp) names each malformation of
+// the tables it reads. The places to corrupt are found with LLVM's ELF reader, an
+// independent implementation.
+TEST(CodeObject, ElfReaderNamesMalformedTables) {
+  const std::vector<uint8_t> &good = vaddBytes();
+  auto elf = llvm::object::ELFFile<llvm::object::ELF64LE>::create(
+      llvm::StringRef(reinterpret_cast<const char *>(good.data()), good.size()));
+  ASSERT_TRUE(bool(elf));
+  const auto &ehdr = elf->getHeader();
+  auto sections = cantFail(elf->sections());
+
+  // A section header table that runs past the end of the file (e_shnum too large).
+  std::vector<uint8_t> shnum = good;
+  uint16_t bigShnum = uint16_t(ehdr.e_shnum + 100);
+  std::memcpy(shnum.data() + offsetof(llvm::ELF::Elf64_Ehdr, e_shnum), &bigShnum, 2);
+  EXPECT_NE(loadError(shnum).find("the section header table (" + std::to_string(bigShnum) +
+                                  " entries at offset " + std::to_string(ehdr.e_shoff) +
+                                  ") runs past the end of the " + std::to_string(good.size()) +
+                                  "-byte file"),
+            std::string::npos)
+      << loadError(shnum);
+  // The file cut inside the section header table.
+  std::vector<uint8_t> cut(good.begin(), good.begin() + ehdr.e_shoff + 10);
+  EXPECT_NE(loadError(cut).find("the section header table"), std::string::npos)
+      << loadError(cut);
+  // A section header entry size other than ELF64's 64 bytes.
+  std::vector<uint8_t> shent = good;
+  uint16_t wrongEntsize = 40;
+  std::memcpy(shent.data() + offsetof(llvm::ELF::Elf64_Ehdr, e_shentsize), &wrongEntsize, 2);
+  EXPECT_NE(loadError(shent).find("section header entry size is 40, not 64"), std::string::npos)
+      << loadError(shent);
+
+  // The metadata note's descriptor size past the end of its section.
+  size_t noteSection = 0, symtabSection = 0;
+  for (size_t i = 0; i < sections.size(); ++i) {
+    if (sections[i].sh_type == llvm::ELF::SHT_NOTE)
+      noteSection = i;
+    if (sections[i].sh_type == llvm::ELF::SHT_SYMTAB)
+      symtabSection = i;
+  }
+  ASSERT_NE(noteSection, 0u);
+  ASSERT_NE(symtabSection, 0u);
+  auto find = [&](const std::string &s) {
+    return size_t(std::search(good.begin(), good.end(), s.begin(), s.end()) - good.begin());
+  };
+  size_t noteName = find(std::string("AMDGPU\0\0", 8));
+  ASSERT_LT(noteName, good.size());
+  std::vector<uint8_t> descsz = good;
+  uint32_t hugeDesc = 0x7fffffff;
+  std::memcpy(descsz.data() + noteName - 8, &hugeDesc, 4); // n_descsz
+  EXPECT_NE(loadError(descsz).find("of section " + std::to_string(noteSection) +
+                                   ": its descriptor (2147483647 bytes) runs past the end "
+                                   "of the section"),
+            std::string::npos)
+      << loadError(descsz);
+  std::vector<uint8_t> namesz = good;
+  uint32_t hugeName = 0xfffffff0;
+  std::memcpy(namesz.data() + noteName - 12, &hugeName, 4); // n_namesz
+  EXPECT_NE(loadError(namesz).find("its name (4294967280 bytes) runs past the end of the section"),
+            std::string::npos)
+      << loadError(namesz);
+  // The note section itself past the end of the file.
+  std::vector<uint8_t> noteSize = good;
+  uint64_t hugeSection = uint64_t(1) << 40;
+  std::memcpy(noteSize.data() + ehdr.e_shoff + noteSection * sizeof(llvm::ELF::Elf64_Shdr) +
+                  offsetof(llvm::ELF::Elf64_Shdr, sh_size),
+              &hugeSection, 8);
+  EXPECT_NE(loadError(noteSize).find("section " + std::to_string(noteSection) +
+                                     " (offset "),
+            std::string::npos)
+      << loadError(noteSize);
+  EXPECT_NE(loadError(noteSize).find("runs past the end of the " + std::to_string(good.size()) +
+                                     "-byte file"),
+            std::string::npos)
+      << loadError(noteSize);
+
+  // A symbol table whose sh_link names no string table (section 0 is SHT_NULL).
+  std::vector<uint8_t> link = good;
+  uint32_t nullSection = 0;
+  std::memcpy(link.data() + ehdr.e_shoff + symtabSection * sizeof(llvm::ELF::Elf64_Shdr) +
+                  offsetof(llvm::ELF::Elf64_Shdr, sh_link),
+              &nullSection, 4);
+  EXPECT_NE(loadError(link).find("symbol table (section " + std::to_string(symtabSection) +
+                                 "): sh_link 0 is not a string table"),
+            std::string::npos)
+      << loadError(link);
+  // A symbol whose name lies outside the string table.
+  const auto &symtab = sections[symtabSection];
+  std::vector<uint8_t> name = good;
+  uint32_t farName = 0x7fffffff;
+  std::memcpy(name.data() + symtab.sh_offset + sizeof(llvm::ELF::Elf64_Sym), &farName, 4);
+  EXPECT_NE(loadError(name).find("symbol 1's name offset 2147483647 is outside the"),
+            std::string::npos)
+      << loadError(name);
+
+  // Metadata msgpack nested deeper than the reader's limit: 40 one-element arrays.
+  std::vector<uint8_t> deep = good;
+  std::fill(deep.begin() + noteName + 8, deep.begin() + noteName + 8 + 40, uint8_t(0x91));
+  EXPECT_NE(loadError(deep).find("msgpack nesting deeper than 32"), std::string::npos)
+      << loadError(deep);
+}
+
 TEST(CodeObject, TruncationsNeverCrash) {
   const std::vector<uint8_t> &good = vaddBytes();
   unsigned errors = 0;

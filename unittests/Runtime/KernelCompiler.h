@@ -9,6 +9,7 @@
 #define MLA_UNITTESTS_RUNTIME_KERNELCOMPILER_H
 
 #include "mla/Runtime/CodeObject.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include <memory>
 #include <string>

@@ -3,6 +3,7 @@
 #define MLA_UNITTESTS_RUNTIME_TESTUTIL_H
 
 #include "mla/Runtime/Device.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include "llvm/Support/Error.h"
 
@@ -27,6 +28,9 @@ template <class T> T unwrap(llvm::Expected<T> v) {
     return T();
   }
   return std::move(*v);
+}
+template <typename T> T unwrap(rt::Expected<T> value) {
+  return unwrap(rt::toLLVM(std::move(value)));
 }
 
 /// The kernel \p name of \p co (fails the test and returns the first kernel

@@ -14,6 +14,7 @@
 #include "emu/Hazards.h"
 #include "emu/timing/BankModel.h"
 #include "mla/Runtime/Timing.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -133,7 +134,7 @@ TimedRun run(const std::string &body, unsigned threads, EmulatorMode mode,
   std::vector<uint32_t> zeros(kOutBytes / 4, 0);
   Buffer out = *device->alloc(kOutBytes);
   EXPECT_FALSE(bool(device->copyTo(out, zeros.data(), kOutBytes)));
-  if (Error e = device->launch(code, "timing_kernel", {1, 1, 1}, {threads, 1, 1},
+  if (mla::rt::Error e = device->launch(code, "timing_kernel", {1, 1, 1}, {threads, 1, 1},
                                {KernelArg::pointer(out)})) {
     r.error = toString(std::move(e));
     return r;
@@ -394,7 +395,7 @@ TEST(TimingMemory, SeveralWorkgroupsPerCuMatchFunctional) {
     ASSERT_FALSE(bool(device->setEmulatorOptions(options)));
     Buffer I = *device->alloc(bytes), O = *device->alloc(bytes);
     ASSERT_FALSE(bool(device->copyTo(I, in.data(), bytes)));
-    Error e = device->launch(code, "memory_heavy", {groups, 1, 1}, {256, 1, 1},
+    mla::rt::Error e = device->launch(code, "memory_heavy", {groups, 1, 1}, {256, 1, 1},
                              {KernelArg::pointer(I), KernelArg::pointer(O),
                               KernelArg::i32(chunks)});
     ASSERT_FALSE(bool(e)) << toString(std::move(e));
@@ -748,21 +749,21 @@ TEST(TimingParams, File) {
 TEST(TimingParams, NotOnHip) {
   // Only the emulator has modes: the base Device refuses.
   struct Fake : Device {
-    llvm::StringRef kind() const override { return "hip"; }
+    std::string_view kind() const override { return "hip"; }
     std::string description() const override { return ""; }
-    llvm::Expected<Buffer> alloc(uint64_t) override { return Buffer{}; }
-    llvm::Error free(Buffer) override { return llvm::Error::success(); }
-    llvm::Error copyTo(Buffer, const void *, uint64_t, uint64_t) override {
+    mla::rt::Expected<Buffer> alloc(uint64_t) override { return Buffer{}; }
+    mla::rt::Error free(Buffer) override { return llvm::Error::success(); }
+    mla::rt::Error copyTo(Buffer, const void *, uint64_t, uint64_t) override {
       return llvm::Error::success();
     }
-    llvm::Error copyFrom(void *, Buffer, uint64_t, uint64_t) override {
+    mla::rt::Error copyFrom(void *, Buffer, uint64_t, uint64_t) override {
       return llvm::Error::success();
     }
-    llvm::Error launchRaw(const CodeObject &, llvm::StringRef, Dim3, Dim3,
-                          llvm::ArrayRef<uint8_t>, LaunchStats *) override {
+    mla::rt::Error launchRaw(const CodeObject &, std::string_view, Dim3, Dim3,
+                             mla::rt::Span<const uint8_t>, LaunchStats *) override {
       return llvm::Error::success();
     }
-    llvm::Error synchronize() override { return llvm::Error::success(); }
+    mla::rt::Error synchronize() override { return llvm::Error::success(); }
   } fake;
   std::string e = toString(fake.setEmulatorOptions(EmulatorOptions()));
   EXPECT_NE(e.find("is not the emulator"), std::string::npos) << e;
@@ -778,7 +779,7 @@ TEST(TimingParams, EnvironmentSelectsMode) {
     unsetenv("MLA_EMU_MODE");
     Buffer out = *device->alloc(1024);
     std::string error;
-    if (Error e = device->launch(code, "timing_kernel", {1, 1, 1}, {64, 1, 1},
+    if (mla::rt::Error e = device->launch(code, "timing_kernel", {1, 1, 1}, {64, 1, 1},
                                  {KernelArg::pointer(out)}))
       error = toString(std::move(e));
     *reports = device->takeTimingReports();

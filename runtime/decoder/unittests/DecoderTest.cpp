@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mla/Runtime/Decoder.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include "mla/Reference/Accuracy.h"
 #include "mla/Reference/Generators.h"

@@ -9,6 +9,7 @@
 
 #include "mla/Reference/Generators.h"
 #include "mla/Runtime/Decoder.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include <gtest/gtest.h>
 
@@ -32,6 +33,9 @@ template <typename T> T unwrapOrFail(llvm::Expected<T> value) {
     return T();
   }
   return std::move(*value);
+}
+template <typename T> T unwrapOrFail(rt::Expected<T> value) {
+  return unwrapOrFail(rt::toLLVM(std::move(value)));
 }
 
 /// A Decoder of (heads, qlen) on `device`, with no disk cache; null after recording

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mla/Runtime/KernelCache.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"

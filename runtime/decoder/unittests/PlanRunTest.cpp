@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "DecoderTestSupport.h"
 #include "mla/Runtime/Decoder.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include "mla/Reference/Accuracy.h"
 #include "mla/Reference/Generators.h"

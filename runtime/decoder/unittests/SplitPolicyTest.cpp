@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mla/Runtime/SplitPolicy.h"
+#include "mla/Runtime/LLVMBridge.h"
 
 #include "mla/Runtime/Decoder.h"
 #include "mla/Target/GFX950/GFX950.h"

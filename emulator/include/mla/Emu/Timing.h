@@ -28,20 +28,25 @@
 #ifndef MLA_EMU_TIMING_H
 #define MLA_EMU_TIMING_H
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
-
 #include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
+// The functions that parse and print parameters are the emulator's and use LLVM's
+// types; they are only declared here, so that this header (which the runtime's
+// Device.h includes) includes no LLVM header. Code that calls them includes LLVM's
+// headers itself.
 namespace llvm {
+class Error;
+template <typename T> class Expected;
+class StringRef;
+template <typename T> class ArrayRef;
 class raw_ostream;
-}
+} // namespace llvm
 
 namespace mla::emu {
 
@@ -206,7 +211,7 @@ struct EmulatorOptions {
   /// Timing mode: which flat workgroup ids to simulate for a launch (empty result: all).
   /// Unsimulated workgroups do not run at all, so a sampled launch's outputs are
   /// meaningless; only its report counts.
-  std::function<std::vector<uint32_t>(llvm::StringRef kernel, uint64_t gridWorkgroups)> sample;
+  std::function<std::vector<uint32_t>(std::string_view kernel, uint64_t gridWorkgroups)> sample;
   /// Timing mode: L2 sharing. For a global line, how many CTAs of one XCD read it at
   /// the same time (each is charged 1/k of its bytes). Null: no sharing.
   std::function<double(uint32_t workgroup, uint64_t line)> l2Sharers;

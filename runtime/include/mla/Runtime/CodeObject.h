@@ -2,15 +2,13 @@
 //
 // Loads an AMDGPU code object (ELF64, EM_AMDGPU), its `amdhsa.kernels` metadata
 // note (msgpack) and each kernel's 64-byte kernel descriptor (`NAME.kd`).
-// Every malformed input is reported as an llvm::Error naming the problem.
+// Every malformed input is reported as an Error naming the problem.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MLA_RUNTIME_CODEOBJECT_H
 #define MLA_RUNTIME_CODEOBJECT_H
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
+#include "mla/Runtime/Error.h"
 
 #include <cstdint>
 #include <memory>
@@ -58,7 +56,7 @@ struct KernelArgInfo {
   /// `.type_name` (e.g. "int", "float"), empty when the metadata has none.
   std::string typeName;
   /// True for `hidden_*` arguments, which the runtime fills.
-  bool isHidden() const { return llvm::StringRef(valueKindName).starts_with("hidden_"); }
+  bool isHidden() const { return valueKindName.compare(0, 7, "hidden_") == 0; }
 };
 
 /// The 64-byte kernel descriptor (llvm/Support/AMDHSAKernelDescriptor.h) with
@@ -135,31 +133,31 @@ struct KernelInfo {
 class CodeObject {
 public:
   /// Reads and validates the code object at \p path.
-  static llvm::Expected<std::unique_ptr<CodeObject>> loadFile(llvm::StringRef path);
+  static Expected<std::unique_ptr<CodeObject>> loadFile(std::string_view path);
   /// Validates a code object held in memory (the bytes are copied).
   /// \p description names the source in error messages.
-  static llvm::Expected<std::unique_ptr<CodeObject>>
-  loadFromMemory(llvm::ArrayRef<uint8_t> bytes, llvm::StringRef description = "<memory>");
+  static Expected<std::unique_ptr<CodeObject>>
+  loadFromMemory(Span<const uint8_t> bytes, std::string_view description = "<memory>");
 
   const std::vector<KernelInfo> &kernels() const { return kernels_; }
   /// The kernel named \p name, or an error listing the kernels that exist.
-  llvm::Expected<const KernelInfo &> getKernel(llvm::StringRef name) const;
+  Expected<const KernelInfo &> getKernel(std::string_view name) const;
   /// `amdhsa.target`, e.g. "amdgcn-amd-amdhsa--gfx950".
-  llvm::StringRef target() const { return target_; }
+  std::string_view target() const { return target_; }
   /// Bytes of the loaded image (all PT_LOAD segments placed at their virtual
   /// addresses, zero-filled gaps); index = virtual address.
-  llvm::ArrayRef<uint8_t> loadedImage() const { return image_; }
+  Span<const uint8_t> loadedImage() const { return image_; }
   /// The code object file as given (what HIP's hipModuleLoadData takes).
-  llvm::ArrayRef<uint8_t> fileBytes() const { return file_; }
+  Span<const uint8_t> fileBytes() const { return file_; }
   /// \p size bytes at virtual address \p address of the loaded image.
-  llvm::Expected<llvm::ArrayRef<uint8_t>> bytesAt(uint64_t address, uint64_t size) const;
-  llvm::StringRef description() const { return description_; }
+  Expected<Span<const uint8_t>> bytesAt(uint64_t address, uint64_t size) const;
+  std::string_view description() const { return description_; }
   /// A process-unique id (used to key caches of decoded programs).
   uint64_t id() const { return id_; }
 
 private:
   CodeObject() = default;
-  llvm::Error parse(llvm::ArrayRef<uint8_t> bytes);
+  Error parse(Span<const uint8_t> bytes);
 
   std::string description_;
   std::string target_;

@@ -37,8 +37,7 @@
 #include "mla/Runtime/Device.h"
 #include "mla/Runtime/KernelCache.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/Support/Error.h"
+#include "mla/Runtime/Error.h"
 
 #include <cstdint>
 #include <memory>
@@ -56,13 +55,13 @@ inline constexpr int kMaxSplits = int(kernel::kMaxSplits);
 /// One decode step's inputs, as host arrays (kernel-contract.md section 2).
 struct DecodeInputs {
   /// bf16 bits, [S, heads, 576] with S = B * qlen.
-  llvm::ArrayRef<uint16_t> q;
+  Span<const uint16_t> q;
   /// E4M3FN bits, [slots, 576].
-  llvm::ArrayRef<uint8_t> kv;
+  Span<const uint8_t> kv;
   /// Token-granular page table, [total_tokens].
-  llvm::ArrayRef<int32_t> pages;
+  Span<const int32_t> pages;
   /// CSR offsets, [B + 1].
-  llvm::ArrayRef<int32_t> indptr;
+  Span<const int32_t> indptr;
   float scale = 0.0f;
   float vscale = 1.0f;
   /// Decode context parallelism (docs/decoder.md): these arrays are rank dcpRank's
@@ -71,7 +70,7 @@ struct DecodeInputs {
   /// floor(L / N) + (r < L mod N). Empty seqLens: the local lengths (dcpSize 1 only).
   int dcpSize = 1;
   int dcpRank = 0;
-  llvm::ArrayRef<int32_t> seqLens;
+  Span<const int32_t> seqLens;
 };
 
 /// Each split's partial results (what the combine kernel reads).
@@ -104,7 +103,7 @@ enum class SplitSchedule {
   Device, ///< the planner kernel cuts each request into its own pieces on the device
 };
 const char *splitScheduleName(SplitSchedule schedule);
-std::optional<SplitSchedule> parseSplitSchedule(llvm::StringRef name);
+std::optional<SplitSchedule> parseSplitSchedule(std::string_view name);
 
 /// One decode step's plan: what the batch's request lengths fix, reused by every
 /// layer of the step. Made by Decoder::plan(); a plain value.
@@ -193,7 +192,7 @@ struct DeviceDcpMergeArgs {
 
 /// Checks indptr's structure: B + 1 >= 1 entries, B <= 4096, indptr[0] = 0,
 /// non-decreasing; the error names the first problem.
-llvm::Error validateIndptr(llvm::ArrayRef<int32_t> indptr);
+Error validateIndptr(Span<const int32_t> indptr);
 
 /// The number of a request's `seqLen` tokens that rank `rank` of a decode context
 /// parallel group of `size` holds (token p on rank p % size):
@@ -206,13 +205,13 @@ inline int64_t dcpLocalLength(int64_t rank, int64_t size, int64_t seqLen) {
 /// 1 <= dcpSize, 0 <= dcpRank < dcpSize, seqLens empty (only at dcpSize 1) or B
 /// entries, each giving the rank its local length indptr[b+1] - indptr[b]; the error
 /// names the argument (dcp_size, dcp_rank, seq_lens).
-llvm::Error validateDcp(llvm::ArrayRef<int32_t> indptr, int dcpSize, int dcpRank,
-                        llvm::ArrayRef<int32_t> seqLens);
+Error validateDcp(Span<const int32_t> indptr, int dcpSize, int dcpRank,
+                        Span<const int32_t> seqLens);
 
 /// The split count chosen when a run is given none: chooseSplitCount
 /// (mla/Runtime/SplitPolicy.h) with the calibrated cost constants, up to kMaxSplits
 /// (docs/decoder.md). `indptr` must be valid. Defined in SplitPolicy.cpp.
-int chooseNumSplits(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
+int chooseNumSplits(Span<const int32_t> indptr, int64_t heads, int64_t qlen,
                     unsigned numCUs);
 
 /// The per-request length that chooseLengthFreeNumSplits assumes at most: 131072
@@ -242,7 +241,7 @@ enum class AttentionBuild {
 AttentionBuild preferredAttentionBuild(int64_t heads, int64_t qlen);
 /// "auto", "plain", "wspec".
 const char *attentionBuildName(AttentionBuild build);
-std::optional<AttentionBuild> parseAttentionBuild(llvm::StringRef name);
+std::optional<AttentionBuild> parseAttentionBuild(std::string_view name);
 
 /// The split-KV MLA decode call of one configuration on one device.
 class Decoder {
@@ -253,7 +252,7 @@ public:
   /// `cacheDir` defaults to cacheDirectory(). `build` chooses the attention kernel
   /// (Plain or Wspec override the choice; Auto keeps config.wspec when it is set and
   /// otherwise takes preferredAttentionBuild(heads, qlen)).
-  static llvm::Expected<std::unique_ptr<Decoder>>
+  static Expected<std::unique_ptr<Decoder>>
   create(Device &device, const DecodeConfig &config,
          std::optional<std::string> cacheDir = std::nullopt,
          AttentionBuild build = AttentionBuild::Auto);
@@ -267,18 +266,18 @@ public:
   /// Checks every argument of a run; the error names the first bad one.
   /// `outElements`/`lseElements` are the caller's output sizes (lse may be
   /// empty when not wanted).
-  llvm::Error validate(const DecodeInputs &in, size_t outElements, size_t lseElements,
+  Error validate(const DecodeInputs &in, size_t outElements, size_t lseElements,
                        std::optional<int> numSplits) const;
 
   /// Runs attention and combine: `out` gets bf16 bits [S, heads, 512], `lse` (when
   /// non-empty; requires config.combineLse) f32 [S, heads]. `numSplits` omitted:
   /// chooseNumSplits() for the device's 256 CUs.
-  llvm::Error run(const DecodeInputs &in, llvm::MutableArrayRef<uint16_t> out,
-                  llvm::MutableArrayRef<float> lse, std::optional<int> numSplits = std::nullopt,
+  Error run(const DecodeInputs &in, Span<uint16_t> out,
+                  Span<float> lse, std::optional<int> numSplits = std::nullopt,
                   DecodeRunInfo *info = nullptr);
 
   /// Runs the attention kernel only and returns every split's partials.
-  llvm::Expected<DecodePartials> partials(const DecodeInputs &in,
+  Expected<DecodePartials> partials(const DecodeInputs &in,
                                           std::optional<int> numSplits = std::nullopt,
                                           DecodeRunInfo *info = nullptr);
 
@@ -289,7 +288,7 @@ public:
   /// splits would be empty and only cost CTAs and workspace, and the result is the
   /// same. Loads the kernels onto the device (compiling the wide-KV build on first
   /// use), so that run() loads nothing.
-  llvm::Expected<DecodePlan> plan(llvm::ArrayRef<int32_t> indptr, uint64_t slots,
+  Expected<DecodePlan> plan(Span<const int32_t> indptr, uint64_t slots,
                                   std::optional<int> numSplits = std::nullopt,
                                   SplitSchedule schedule = SplitSchedule::Auto);
 
@@ -303,7 +302,7 @@ public:
   /// `schedule` Auto or Device) the plan uses the device schedule instead: the planner
   /// kernel gives each request its own piece count from the device indptr at run time;
   /// `numSplits` (or `schedule` Host) keeps one host-chosen count for the batch.
-  llvm::Expected<DecodePlan> plan(int64_t maxRequests, uint64_t slots,
+  Expected<DecodePlan> plan(int64_t maxRequests, uint64_t slots,
                                   std::optional<int> numSplits = std::nullopt,
                                   SplitSchedule schedule = SplitSchedule::Auto);
 
@@ -319,12 +318,12 @@ public:
   /// plan splits. Returns without waiting; allocates, copies and synchronises
   /// nothing. Checked: the plan is this decoder's, the pointers are non-null, the
   /// workspace is large enough, the scales are finite (O(1)); the data are not.
-  llvm::Error run(const DecodePlan &plan, const DeviceDecodeArgs &args, Stream stream = {},
+  Error run(const DecodePlan &plan, const DeviceDecodeArgs &args, Stream stream = {},
                   DecodeRunInfo *info = nullptr) const;
   /// run() on the runtime's buffers: also checks that each buffer was allocated by
   /// this decoder's device and holds what the plan reads or writes (q [S, H, 576] bf16, kv the plan's slots, pages indptr[B] int32,
   /// indptr B + 1, out [S, H, 512] bf16, lse [S, H] f32), naming the first short one.
-  llvm::Error run(const DecodePlan &plan, const DeviceDecodeBuffers &buffers,
+  Error run(const DecodePlan &plan, const DeviceDecodeBuffers &buffers,
                   Stream stream = {}, DecodeRunInfo *info = nullptr) const;
 
   /// Decode context parallelism's merge (the `mla_dcp_merge` kernel, the combine's
@@ -333,13 +332,13 @@ public:
   /// sum_r exp(lse_r - LSE) out_r; a rank with lse -inf weighs 0, a row with every rank
   /// -inf gets out 0, lse -inf. Checked: N in 1..kMaxSplits, S in 0..4096 * qlen, non-null
   /// pointers (O(1)). Loads the code object on first use (a plan() loads it too).
-  llvm::Error dcpMerge(const DeviceDcpMergeArgs &args, Stream stream = {},
+  Error dcpMerge(const DeviceDcpMergeArgs &args, Stream stream = {},
                        LaunchStats *stats = nullptr) const;
   /// The host path of the merge: `outs` bf16 bits [N, S, heads, 512] and `lses`
   /// [N, S, heads] of N = `ranks` ranks into `out` [S, heads, 512] and `lse` [S, heads]
   /// (may be empty: not wanted); sizes checked, written only on success.
-  llvm::Error dcpMerge(llvm::ArrayRef<uint16_t> outs, llvm::ArrayRef<float> lses, int ranks,
-                       llvm::MutableArrayRef<uint16_t> out, llvm::MutableArrayRef<float> lse);
+  Error dcpMerge(Span<const uint16_t> outs, Span<const float> lses, int ranks,
+                       Span<uint16_t> out, Span<float> lse);
 
   /// Whether a pool of `slots` token rows needs the wide-KV build (slots * 576 >= 2^32).
   static bool needsWideKv(uint64_t slots);
@@ -347,25 +346,25 @@ public:
 private:
   Decoder(Device &device, const DecodeConfig &config, std::string cacheDir)
       : device_(device), config_(config), cacheDir_(std::move(cacheDir)) {}
-  llvm::Expected<const CodeObject *> codeFor(bool wideKv);
-  llvm::Expected<DecodePlan> makePlan(llvm::ArrayRef<int32_t> indptr, uint64_t slots,
+  Expected<const CodeObject *> codeFor(bool wideKv);
+  Expected<DecodePlan> makePlan(Span<const int32_t> indptr, uint64_t slots,
                                       std::optional<int> numSplits, bool partialsOnly);
   /// The part of a plan that follows from B (plan.requests), slots and the split
   /// count: the build, the grids and the workspace layout.
-  llvm::Error completePlan(DecodePlan &plan, int numSplits);
+  Error completePlan(DecodePlan &plan, int numSplits);
   /// completePlan for the device schedule.
-  llvm::Error completeDevicePlan(DecodePlan &plan);
+  Error completeDevicePlan(DecodePlan &plan);
   /// The code object of a plan's build, loaded on the device.
-  llvm::Error preparePlanCode(DecodePlan &plan);
+  Error preparePlanCode(DecodePlan &plan);
   /// run() of a device-schedule plan: the planner, the attention, the combine.
-  llvm::Error runDeviceSchedule(const DecodePlan &plan, const DeviceDecodeArgs &args,
+  Error runDeviceSchedule(const DecodePlan &plan, const DeviceDecodeArgs &args,
                                 uint64_t lse, Stream stream, DecodeRunInfo *info) const;
-  llvm::Error enqueueAttention(const DecodePlan &plan, const DeviceDecodeArgs &args,
+  Error enqueueAttention(const DecodePlan &plan, const DeviceDecodeArgs &args,
                                uint64_t oPart, uint64_t lsePart, Stream stream,
                                DecodeRunInfo *info) const;
   /// The host path: uploads, runs, synchronises and downloads into `out`/`lse` (the
   /// combined result) or `oPart`/`lsePart` (the plan's partials).
-  llvm::Error runHost(const DecodeInputs &in, const DecodePlan &plan, void *out, void *lse,
+  Error runHost(const DecodeInputs &in, const DecodePlan &plan, void *out, void *lse,
                       DecodeRunInfo *info);
 
   Device &device_;

@@ -16,9 +16,7 @@
 #include "mla/Runtime/CodeObject.h"
 #include "mla/Runtime/Timing.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
+#include "mla/Runtime/Error.h"
 
 #include <array>
 #include <atomic>
@@ -57,16 +55,9 @@ struct Graph {
 /// $MLA_EMU_INSTRUCTION_LIMIT and Device::setInstructionLimit.
 inline constexpr uint64_t kDefaultInstructionLimitPerWave = uint64_t(1) << 28;
 
-/// The error of a launch stopped by SIGINT (Ctrl-C) before it completed; its
-/// outputs are incomplete.
-class LaunchInterrupted : public llvm::ErrorInfo<LaunchInterrupted> {
-public:
-  static char ID;
-  void log(llvm::raw_ostream &os) const override {
-    os << "the launch was interrupted (SIGINT)";
-  }
-  std::error_code convertToErrorCode() const override { return llvm::inconvertibleErrorCode(); }
-};
+/// The error of a launch stopped by SIGINT (Ctrl-C) before it completed: a failure of
+/// kind ErrorKind::LaunchInterrupted (test it with `err.is(ErrorKind::LaunchInterrupted)`).
+Error launchInterruptedError();
 
 /// While one is alive, SIGINT (Ctrl-C) is captured for the emulator's launches instead
 /// of reaching the process's handler: a launch stops with LaunchInterrupted when a
@@ -131,30 +122,30 @@ struct LaunchStats {
 /// Whether a value of \p kind may fill a by-value argument whose metadata
 /// `.type_name` is \p typeName: a float only a "float", an integer only an integer
 /// type of its size; an empty or other type name (e.g. a struct) is not judged.
-bool argKindMatchesTypeName(KernelArg::Kind kind, llvm::StringRef typeName);
+bool argKindMatchesTypeName(KernelArg::Kind kind, std::string_view typeName);
 
 /// Packs typed \p args into the explicit part of \p kernel's kernarg segment,
 /// checking count, kind and size against the metadata.
-llvm::Expected<std::vector<uint8_t>> packKernelArgs(const KernelInfo &kernel,
-                                                    llvm::ArrayRef<KernelArg> args);
+Expected<std::vector<uint8_t>> packKernelArgs(const KernelInfo &kernel,
+                                                    Span<const KernelArg> args);
 
 /// Builds the whole kernarg segment: the caller's explicit bytes (which must
 /// be at least as long as the explicit arguments' extent) followed by the
 /// hidden arguments filled from \p grid / \p block.
-llvm::Expected<std::vector<uint8_t>> buildKernargSegment(const KernelInfo &kernel,
-                                                         llvm::ArrayRef<uint8_t> explicitArgs,
+Expected<std::vector<uint8_t>> buildKernargSegment(const KernelInfo &kernel,
+                                                         Span<const uint8_t> explicitArgs,
                                                          Dim3 grid, Dim3 block,
                                                          uint64_t sharedApertureBase = 0,
                                                          uint64_t privateApertureBase = 0);
 
 /// Checks a launch geometry against the kernel (block size vs
 /// max_flat_workgroup_size, non-zero extents).
-llvm::Error validateLaunch(const KernelInfo &kernel, Dim3 grid, Dim3 block);
+Error validateLaunch(const KernelInfo &kernel, Dim3 grid, Dim3 block);
 
 /// Checks a copy of \p bytes between host memory \p host and \p buffer at \p offset:
 /// the range must lie inside the buffer and the host pointer must not be null
 /// (\p what names the operation in the message, e.g. "copyTo").
-llvm::Error validateCopy(llvm::StringRef what, const Buffer &buffer, const void *host,
+Error validateCopy(std::string_view what, const Buffer &buffer, const void *host,
                          uint64_t bytes, uint64_t offset);
 
 /// A device.
@@ -173,61 +164,65 @@ public:
   /// also reported on stderr, since the emulator is many orders of magnitude slower).
   /// \p note, when given, receives a sentence saying which device was chosen and why
   /// (e.g. why HIP was not used).
-  static llvm::Expected<std::unique_ptr<Device>> open(llvm::StringRef which,
+  static Expected<std::unique_ptr<Device>> open(std::string_view which,
                                                        std::string *note = nullptr);
-  /// The emulator device.
+  /// The emulator device. The emulator is a plugin, libmla_emu.so, loaded on the first
+  /// call from $MLA_EMULATOR_LIBRARY, else beside libmla.so (its directory and ../lib),
+  /// else the dynamic loader's path; a process that opens no emulator never loads it (nor
+  /// LLVM, which it needs). A missing plugin is fatal here (the reason on stderr, then
+  /// abort); open("emu") returns it as an Error.
   static std::unique_ptr<Device> openEmulator();
   /// The HIP device of ordinal \p ordinal (-1: the first gfx950). The HIP runtime is
   /// \p library when given, else $MLA_HIP_LIBRARY, else the libamdhip64 already
   /// loaded in the process (e.g. by a framework), else "libamdhip64.so".
-  static llvm::Expected<std::unique_ptr<Device>> openHip(llvm::StringRef library = "",
+  static Expected<std::unique_ptr<Device>> openHip(std::string_view library = "",
                                                          int ordinal = -1);
 
   /// "emu" or "hip".
-  virtual llvm::StringRef kind() const = 0;
+  virtual std::string_view kind() const = 0;
   /// A human-readable description (agent name...).
   virtual std::string description() const = 0;
   /// The HIP device ordinal this device drives, or -1 (the emulator): what a
   /// framework's device tensor on this device carries as its device index.
   virtual int hipOrdinal() const { return -1; }
 
-  virtual llvm::Expected<Buffer> alloc(uint64_t bytes) = 0;
-  virtual llvm::Error free(Buffer buffer) = 0;
+  virtual Expected<Buffer> alloc(uint64_t bytes) = 0;
+  virtual Error free(Buffer buffer) = 0;
   /// Copies host -> device at \p offset bytes into \p dst.
-  virtual llvm::Error copyTo(Buffer dst, const void *src, uint64_t bytes, uint64_t offset = 0) = 0;
+  virtual Error copyTo(Buffer dst, const void *src, uint64_t bytes, uint64_t offset = 0) = 0;
   /// Copies device -> host.
-  virtual llvm::Error copyFrom(void *dst, Buffer src, uint64_t bytes, uint64_t offset = 0) = 0;
+  virtual Error copyFrom(void *dst, Buffer src, uint64_t bytes, uint64_t offset = 0) = 0;
 
   /// Launches \p kernelName with typed arguments.
-  llvm::Error launch(const CodeObject &code, llvm::StringRef kernelName, Dim3 grid, Dim3 block,
-                     llvm::ArrayRef<KernelArg> args, LaunchStats *stats = nullptr);
+  Error launch(const CodeObject &code, std::string_view kernelName, Dim3 grid, Dim3 block,
+                     Span<const KernelArg> args, LaunchStats *stats = nullptr);
   /// Launches with a caller-laid-out blob of the explicit arguments (default stream).
-  virtual llvm::Error launchRaw(const CodeObject &code, llvm::StringRef kernelName, Dim3 grid,
-                                Dim3 block, llvm::ArrayRef<uint8_t> explicitArgs,
+  virtual Error launchRaw(const CodeObject &code, std::string_view kernelName, Dim3 grid,
+                                Dim3 block, Span<const uint8_t> explicitArgs,
                                 LaunchStats *stats = nullptr) = 0;
   /// Waits for all launched work (the emulator runs launches synchronously).
-  virtual llvm::Error synchronize() = 0;
+  virtual Error synchronize() = 0;
 
   /// Launches \p kernelName with typed arguments on \p stream, without waiting.
-  llvm::Error launchOn(Stream stream, const CodeObject &code, llvm::StringRef kernelName,
-                       Dim3 grid, Dim3 block, llvm::ArrayRef<KernelArg> args,
+  Error launchOn(Stream stream, const CodeObject &code, std::string_view kernelName,
+                       Dim3 grid, Dim3 block, Span<const KernelArg> args,
                        LaunchStats *stats = nullptr);
   /// Launches on \p stream with a caller-laid-out blob of the explicit arguments.
   /// Allocates no device memory and does not synchronise. The default implementation
   /// accepts only the default stream (0) and calls launchRaw().
-  virtual llvm::Error launchRawOn(Stream stream, const CodeObject &code,
-                                  llvm::StringRef kernelName, Dim3 grid, Dim3 block,
-                                  llvm::ArrayRef<uint8_t> explicitArgs,
+  virtual Error launchRawOn(Stream stream, const CodeObject &code,
+                                  std::string_view kernelName, Dim3 grid, Dim3 block,
+                                  Span<const uint8_t> explicitArgs,
                                   LaunchStats *stats = nullptr);
   /// Loads \p code onto the device now (HIP: the module and its functions), so that
   /// no later launch of it loads anything. The default does nothing.
-  virtual llvm::Error prepare(const CodeObject &code);
+  virtual Error prepare(const CodeObject &code);
   /// Creates a stream (the default implementation: an error, no streams).
-  virtual llvm::Expected<Stream> createStream();
+  virtual Expected<Stream> createStream();
   /// Destroys a stream made by createStream().
-  virtual llvm::Error destroyStream(Stream stream);
+  virtual Error destroyStream(Stream stream);
   /// Waits for the work launched on \p stream (the default: synchronize()).
-  virtual llvm::Error synchronizeStream(Stream stream);
+  virtual Error synchronizeStream(Stream stream);
 
   /// Graph capture (docs/decoder.md, "Graph capture"). Between beginCapture(s) and
   /// endCapture(s) a launch on stream s is recorded, with its argument bytes and
@@ -241,17 +236,17 @@ public:
   /// stream at a time and refuses, while it captures, launches on other streams and
   /// copies (they would run before the captured work, which on HIP is an error or a
   /// reordering). The defaults: an error, no capture.
-  virtual llvm::Error beginCapture(Stream stream);
+  virtual Error beginCapture(Stream stream);
   /// Ends the capture begun on \p stream and returns the replayable graph.
-  virtual llvm::Expected<Graph> endCapture(Stream stream);
+  virtual Expected<Graph> endCapture(Stream stream);
   /// Enqueues the graph's launches on \p stream (the emulator runs them before
   /// returning).
-  virtual llvm::Error launchGraph(Graph graph, Stream stream);
+  virtual Error launchGraph(Graph graph, Stream stream);
   /// Frees a graph made by endCapture(); it cannot be launched afterwards.
-  virtual llvm::Error destroyGraph(Graph graph);
+  virtual Error destroyGraph(Graph graph);
   /// The emulator's mode (functional or timing) and timing options for the following
   /// launches (mla/Runtime/Timing.h). An error on a device that is not the emulator.
-  virtual llvm::Error setEmulatorOptions(const EmulatorOptions &options);
+  virtual Error setEmulatorOptions(const EmulatorOptions &options);
   /// The options in effect (the defaults on a device that is not the emulator).
   virtual EmulatorOptions emulatorOptions() const { return {}; }
   /// The reports of the timing-mode launches since the last call, oldest first.
@@ -265,7 +260,7 @@ public:
 protected:
   Device();
   /// An error naming \p what unless owns(\p buffer).
-  llvm::Error checkOwned(llvm::StringRef what, const Buffer &buffer) const;
+  Error checkOwned(std::string_view what, const Buffer &buffer) const;
 
 private:
   uint64_t id_;
@@ -279,7 +274,7 @@ public:
   DeviceAllocation() = default;
   /// Allocates max(bytes, 16) bytes (never a zero-byte allocation, so an empty
   /// array still has a valid address).
-  static llvm::Expected<DeviceAllocation> allocate(Device &device, uint64_t bytes);
+  static Expected<DeviceAllocation> allocate(Device &device, uint64_t bytes);
   ~DeviceAllocation();
   DeviceAllocation(DeviceAllocation &&other) noexcept;
   DeviceAllocation &operator=(DeviceAllocation &&other) noexcept;
@@ -290,9 +285,9 @@ public:
   uint64_t address() const { return buffer_.address; }
   uint64_t size() const { return buffer_.size; }
   /// Copies host -> device at `offset` bytes.
-  llvm::Error upload(const void *src, uint64_t bytes, uint64_t offset = 0);
+  Error upload(const void *src, uint64_t bytes, uint64_t offset = 0);
   /// Copies device -> host from `offset` bytes.
-  llvm::Error download(void *dst, uint64_t bytes, uint64_t offset = 0) const;
+  Error download(void *dst, uint64_t bytes, uint64_t offset = 0) const;
 
 private:
   void reset();

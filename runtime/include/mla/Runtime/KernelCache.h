@@ -16,7 +16,7 @@
 #include "mla/Kernel/DecodeConfig.h"
 #include "mla/Runtime/CodeObject.h"
 
-#include "llvm/Support/Error.h"
+#include "mla/Runtime/Error.h"
 
 #include <cstdint>
 #include <memory>
@@ -62,19 +62,19 @@ void addBundleDirectory(const std::string &dir);
 /// key, too large or not a regular file is reported in `note` and rebuilt; a directory
 /// owned by another user or writable by others is not used at all (also said in
 /// `note`). A bundle entry is checked the same way; a bad one is skipped with a note.
-llvm::Expected<CompiledKernels> getDecodeKernels(const DecodeConfig &config,
+Expected<CompiledKernels> getDecodeKernels(const DecodeConfig &config,
                                                  const std::string &cacheDir);
 
 /// Writes `codeObject`, the kernels of `config`, into the bundle directory `dir`
 /// (created if missing) as its entry (the disk cache's format, checked to load first).
 /// mla-bundle writes bundles with this and writeBundleIndex.
-llvm::Error writeBundleEntry(const std::string &dir, const DecodeConfig &config,
+Error writeBundleEntry(const std::string &dir, const DecodeConfig &config,
                              const std::vector<uint8_t> &codeObject);
 /// Writes the bundle's index, `dir`/index.txt (one line a configuration: its key with
 /// the generated-code version, a tab, the entry's file name), through a temporary file
 /// renamed over it. The runtime reads entries by name; the index is for people and
 /// packaging.
-llvm::Error writeBundleIndex(const std::string &dir, const std::vector<DecodeConfig> &configs);
+Error writeBundleIndex(const std::string &dir, const std::vector<DecodeConfig> &configs);
 
 /// Drops the process-wide memory cache (tests use it to exercise the disk cache).
 void clearDecodeKernelMemoryCache();

@@ -10,7 +10,7 @@
 #ifndef MLA_RUNTIME_SPLITPOLICY_H
 #define MLA_RUNTIME_SPLITPOLICY_H
 
-#include "llvm/ADT/ArrayRef.h"
+#include "mla/Runtime/Error.h"
 
 #include <cstdint>
 
@@ -64,7 +64,7 @@ struct SplitCost {
 /// placed as the hardware dispatches them: flat workgroup ids round-robin over the 8
 /// XCDs (the attention grid's F3 order), and on each XCD every CTA goes to the CU that
 /// frees first. `indptr` must be valid (non-empty, non-decreasing).
-SplitCost estimateSplitCost(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
+SplitCost estimateSplitCost(Span<const int32_t> indptr, int64_t heads, int64_t qlen,
                             unsigned numCUs, int numSplits, const SplitCostModel &model);
 
 /// The largest attention grid, in waves of one CTA a CU, that a split count above 1
@@ -87,7 +87,7 @@ int maxPolicySplits(int64_t requests, int64_t heads, int64_t qlen, unsigned numC
 /// within 1 % of the smallest estimate (near-ties keep the smaller partials and
 /// combine). NS is never larger than the longest request's block count (more splits
 /// would be empty).
-int chooseSplitCount(llvm::ArrayRef<int32_t> indptr, int64_t heads, int64_t qlen,
+int chooseSplitCount(Span<const int32_t> indptr, int64_t heads, int64_t qlen,
                      unsigned numCUs, const SplitCostModel &model, int maxSplits);
 
 } // namespace mla::rt
