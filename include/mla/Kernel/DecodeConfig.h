@@ -24,8 +24,9 @@ namespace mla {
 /// per CTA; 0.6: the warp-specialised build (wspec) lowered; 0.7: QK reads K one step
 /// ahead; 0.8: a block's DMA source pages fetched at once (mla.kv_dma_pages); 0.9:
 /// decode context parallelism (the attention kernel's seq_lens and dcp arguments) and
-/// the DCP merge kernel (mla_dcp_merge).
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.9.0-gfx950";
+/// the DCP merge kernel (mla_dcp_merge); 0.10: the next block's first DMAs issued before
+/// the wait for this block's (untracked page-index loads, explicit index waits).
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.10.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).
