@@ -126,7 +126,9 @@ struct LowerKvDma final : TilePattern<KvDmaOp> {
                           dma * layout::kDmaBytes, tile});
       else
         source = e.dmaSourcesOfTile(op.getPage(), dma, dma + 1, tile);
-      e.issueDmas(op.getLds(), op.getSlot(), op.getKv(), op.getWideKv(), source);
+      // The plain build's page indices are untracked loads (mla-pipeline-blocks).
+      e.issueDmas(op.getLds(), op.getSlot(), op.getKv(), op.getWideKv(), source,
+                  /*rowProduct24=*/true);
     }
     rewriter.eraseOp(op);
     return success();

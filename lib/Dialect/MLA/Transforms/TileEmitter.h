@@ -292,8 +292,9 @@ public:
     }
     return sources;
   }
+  /// `rowProduct24`: the non-wide offset's row product as a 24-bit multiply (see below).
   void issueDmas(Value lds, Value slot, Value kv, bool wideKv,
-                 ArrayRef<DmaSourceOffset> sources) {
+                 ArrayRef<DmaSourceOffset> sources, bool rowProduct24 = false) {
     namespace layout = mla::kernel::layout;
     for (const DmaSourceOffset &src : sources) {
       Value offset;
@@ -303,7 +304,7 @@ public:
             b, loc, toI64(src.token),
             arith::ConstantIntOp::create(b, loc, layout::kRowBytes, 64));
         offset = arith::AddIOp::create(b, loc, rowStart, toI64(src.rowByte));
-      } else {
+      } else if (rowProduct24) {
         // Below 4 GiB a row index is below 2^24 (4 GiB / 576 B), so a 24-bit product
         // is exact: v_mad_u32_u24. The 32-bit product became a v_mad_u64_u32 whose
         // addend's high half is a don't-care register, and the register allocator may
@@ -314,6 +315,8 @@ public:
                                           ValueRange{src.token, ci(layout::kRowBytes)})
                 .getResult(0);
         offset = toI64(wrap(rowStart) + wrap(src.rowByte));
+      } else {
+        offset = toI64(wrap(src.token) * layout::kRowBytes + wrap(src.rowByte));
       }
       Value source = globalAt(kv, offset, b.getI8Type());
       IRInt tileBase = wrap(slot) * layout::kSlotBytes + src.tile * layout::kTileBytes;
