@@ -24,14 +24,14 @@ struct ModeledComparison {
 };
 
 // mla-perf (default cases: B 64..448 at ISL 8K, B 1, 4, 8 at ISL 32K and 128K), on the
-// tree of 2026-11-30 with compiler 0.8 (the QK read-ahead and a block's DMA source pages
-// fetched at once) and the default timing parameters. Wspec wins only under the
-// lgkmcnt answer at qlen 4, so no configuration takes it by default until hardware
-// settles the question.
+// tree of 2026-12-01 with compiler 0.10 (the plain build's next block's first DMAs
+// before the wait for this block's) and the default timing parameters. Wspec wins only
+// under the lgkmcnt answer at qlen 4, so no configuration takes it by default until
+// hardware settles the question.
 constexpr ModeledComparison kModeled[] = {
-    {12, 1, 1.004, 1.202},
-    {12, 2, 1.019, 1.377},
-    {12, 4, 0.904, 1.267},
+    {12, 1, 1.000, 1.222},
+    {12, 2, 1.011, 1.405},
+    {12, 4, 0.898, 1.252},
 };
 
 } // namespace

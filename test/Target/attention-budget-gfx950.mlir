@@ -7,12 +7,12 @@
 // basic blocks out in) holds twice the budget; an odd count's last block, after it, once
 // (without DMAs: there is no next block). The prologue issues block 0's 9 DMAs.
 //
-// The schedule (mla-pipeline-blocks): each block first loads the page indices of the
-// block two ahead (global_load_dword) and then waits for its own DMAs with that load
-// still in flight (vmcnt(1)); nothing in the loop waits for vector memory to drain (no
-// vmcnt(0)). The next block's DMAs are all issued before the softmax: 3 right after the
-// barrier that frees the other slot (before the QK reads), 6 more before the row max
-// goes to LDS, none between the softmax's barriers and the next block's wait.
+// The schedule (mla-pipeline-blocks): each block opens with the barrier that frees the
+// other slot, loads the page indices of the block two ahead (global_load_dword), issues
+// the next block's first 3 DMAs and only then waits for its own DMAs, with those and
+// the index load still in flight (vmcnt(4)); nothing in the loop waits for vector
+// memory to drain (no vmcnt(0)). The next block's other 6 DMAs go out before the row
+// max goes to LDS, none between the softmax's barriers and the next block's wait.
 // Q is split once per CTA, after block 0's DMAs are issued: each thread's share of a row
 // (the row max over its 32 threads by DPP and a lane swap, no LDS instruction), written
 // to the Q exchange, one barrier, then the operand reads (18 ds_read_b128 + k).
@@ -73,60 +73,79 @@
 // TR-NOT: ds_read_b64_tr_b8
 // TR: s_endpgm
 
-// The prologue issues block 0's DMAs (after the indices of blocks 0 and 1) and waits for
-// nothing but what was issued before them (the Q share: vmcnt(9) or more); in the loop
-// each block loads the indices two blocks ahead, then waits with that load in flight,
-// then the barrier that frees the other slot (the backend may move register-only
-// instructions between the wait and the barrier, no memory access).
+// The prologue issues block 0's DMAs after the indices of blocks 0 and 1, each DMA
+// leaving the earlier ones in flight (no vmcnt below 7 after the first DMA). In the
+// loop each block waits for the next block's indices (vmcnt(10): block b's 9 DMAs and
+// the index load just issued stay in flight), issues the next block's first 3 DMAs and
+// then waits for its own DMAs with those 3 and the index load in flight (vmcnt(4);
+// vmcnt(1) on the branch without a next block). No vmcnt(0) in the loop; the last
+// block drains, and after it one vmcnt(0) covers the last index load.
 // WAIT-LABEL: mla_attn:
-// WAIT-COUNT-9: global_load_lds_dwordx4
-// WAIT-NOT: vmcnt({{[0-8]}})
+// WAIT: global_load_lds_dwordx4
+// WAIT-NOT: vmcnt({{[0-6]}})
 // WAIT: ; mla: block loop
 // WAIT-NOT: vmcnt
 // WAIT: global_load_dword v{{[0-9]+}}, v[{{[0-9]+:[0-9]+}}], off
 // WAIT-NOT: vmcnt
-// WAIT: s_waitcnt vmcnt(1) lgkmcnt(0)
-// WAIT-NOT: {{ds_|global_|buffer_}}
-// WAIT: s_barrier
+// WAIT: s_waitcnt vmcnt(10)
+// WAIT-NOT: vmcnt
+// WAIT: s_waitcnt vmcnt(1)
+// WAIT-NOT: vmcnt
+// WAIT-COUNT-3: global_load_lds_dwordx4
+// WAIT-NOT: vmcnt
+// WAIT: s_waitcnt vmcnt(4)
 // WAIT-NOT: vmcnt
 // WAIT: global_load_dword v{{[0-9]+}}, v[{{[0-9]+:[0-9]+}}], off
 // WAIT-NOT: vmcnt
-// WAIT: s_waitcnt vmcnt(1) lgkmcnt(0)
-// WAIT-NOT: {{ds_|global_|buffer_}}
-// WAIT: s_barrier
+// WAIT: s_waitcnt vmcnt(10)
+// WAIT-NOT: vmcnt
+// WAIT: s_waitcnt vmcnt(1)
+// WAIT-NOT: vmcnt
+// WAIT-COUNT-3: global_load_lds_dwordx4
+// WAIT-NOT: vmcnt
+// WAIT: s_waitcnt vmcnt(4)
 // WAIT-NOT: vmcnt
 // WAIT: ; mla: last block
-// WAIT: s_waitcnt vmcnt(0) lgkmcnt(0)
+// WAIT-NOT: vmcnt
+// WAIT: s_waitcnt vmcnt(0)
+// WAIT-NOT: vmcnt
 // WAIT: ; mla: block compute
+// WAIT-NOT: vmcnt
+// WAIT: s_waitcnt vmcnt(0)
 // WAIT-NOT: vmcnt
 // WAIT: ; mla: block loop exit
 
-// Each block's 9 DMA source pages are fetched across lanes (ds_bpermute) at once, right
-// after the barrier and before the first DMA (mla.kv_dma_pages); no permute sits
-// between DMAs, in either block of the loop.
+// Each block's 9 DMA source pages are fetched across lanes (ds_bpermute) at once and
+// waited for together (lgkmcnt(0)) before the first DMA (mla.kv_dma_pages), so no wait
+// between DMAs counts them (its count would depend on the LDS-DMA counter question).
 // DMASRC-LABEL: mla_attn:
 // DMASRC: ; mla: block loop
 // DMASRC-NOT: ds_bpermute_b32
-// DMASRC: s_waitcnt vmcnt(1) lgkmcnt(0)
-// DMASRC: s_barrier
-// DMASRC-NOT: global_load_lds_dwordx4
-// DMASRC-COUNT-9: ds_bpermute_b32
+// DMASRC: s_waitcnt vmcnt(10)
+// DMASRC-NEXT: ds_bpermute_b32
+// DMASRC-COUNT-8: ds_bpermute_b32
+// DMASRC-NEXT: s_waitcnt lgkmcnt(0)
+// DMASRC-NOT: {{ds_bpermute_b32|lgkmcnt}}
+// DMASRC-COUNT-3: global_load_lds_dwordx4
 // DMASRC-NOT: ds_bpermute_b32
-// DMASRC: s_waitcnt vmcnt(1) lgkmcnt(0)
-// DMASRC: s_barrier
-// DMASRC-NOT: global_load_lds_dwordx4
-// DMASRC-COUNT-9: ds_bpermute_b32
+// DMASRC: s_waitcnt vmcnt(10)
+// DMASRC-NEXT: ds_bpermute_b32
+// DMASRC-COUNT-8: ds_bpermute_b32
+// DMASRC-NEXT: s_waitcnt lgkmcnt(0)
+// DMASRC-NOT: {{ds_bpermute_b32|lgkmcnt}}
+// DMASRC-COUNT-3: global_load_lds_dwordx4
 // DMASRC-NOT: ds_bpermute_b32
 // DMASRC: ; mla: last block
 
 // QK reads K one step ahead of its MFMAs (the scheduling groups of mla-lower-tile-ops):
-// after the barrier's DMAs, the first two steps' operands (4 ds_read_b128) are read
-// before the block's first MFMA, and the waits before the MFMAs leave reads in flight.
+// after the wait for the block's own DMAs, the first two steps' operands (4
+// ds_read_b128) are read before the block's first MFMA, and the waits before the MFMAs
+// leave reads in flight.
 // QKREAD-LABEL: mla_attn:
 // QKREAD: ; mla: block loop
-// QKREAD: s_waitcnt vmcnt(1) lgkmcnt(0)
-// QKREAD: s_barrier
-// QKREAD-COUNT-3: global_load_lds_dwordx4
+// QKREAD: s_waitcnt vmcnt(4)
+// QKREAD-NOT: v_mfma
+// QKREAD: ; mla: block compute
 // QKREAD-NOT: v_mfma
 // QKREAD-COUNT-4: ds_read_b128
 // QKREAD-NOT: ds_read
@@ -134,16 +153,28 @@
 // QKREAD-NEXT: v_mfma_f32_16x16x128_f8f6f4
 
 // Where the next block's DMAs go, for both blocks of the loop. The backend lays the
-// second block's softmax and PV out first (the loop is rotated): no DMA there.
+// second block's softmax and PV out first (the loop is rotated; its two barriers come
+// first, no DMA there). Then the barrier that frees the other slot, with no LDS access
+// or DMA between it and the index load and wait; 3 DMAs before the wait for the
+// block's own DMAs (and no barrier after that wait), 6 more after QK before the row max
+// goes to LDS, none between the softmax's barriers.
 // SCHED-LABEL: mla_attn:
 // SCHED: ; mla: block loop
 // SCHED-NOT: global_load_lds_dwordx4
-// SCHED: s_waitcnt vmcnt(1) lgkmcnt(0)
-// SCHED-NOT: {{ds_|global_|buffer_}}
 // SCHED: s_barrier
-// SCHED-NOT: ds_read
-// SCHED-COUNT-3: global_load_lds_dwordx4
 // SCHED-NOT: global_load_lds_dwordx4
+// SCHED: s_barrier
+// SCHED-NOT: global_load_lds_dwordx4
+// SCHED: s_barrier
+// SCHED-NOT: {{ds_|global_load_lds_dwordx4|vmcnt}}
+// SCHED: global_load_dword v{{[0-9]+}}, v[{{[0-9]+:[0-9]+}}], off
+// SCHED-NOT: {{ds_|global_load_lds_dwordx4|s_barrier}}
+// SCHED: s_waitcnt vmcnt(10)
+// SCHED-NOT: {{global_load_lds_dwordx4|s_barrier}}
+// SCHED-COUNT-3: global_load_lds_dwordx4
+// SCHED-NOT: {{ds_|global_load_lds_dwordx4|s_barrier}}
+// SCHED: s_waitcnt vmcnt(4)
+// SCHED-NOT: {{global_load_lds_dwordx4|s_barrier}}
 // SCHED: ; mla: block compute
 // SCHED-NOT: {{s_barrier|ds_write}}
 // SCHED-COUNT-6: global_load_lds_dwordx4
@@ -154,12 +185,16 @@
 // SCHED-NOT: global_load_lds_dwordx4
 // SCHED: s_barrier
 // SCHED-NOT: global_load_lds_dwordx4
-// SCHED: s_waitcnt vmcnt(1) lgkmcnt(0)
-// SCHED-NOT: {{ds_|global_|buffer_}}
 // SCHED: s_barrier
-// SCHED-NOT: ds_read
+// SCHED-NOT: {{ds_|global_load_lds_dwordx4|vmcnt}}
+// SCHED: global_load_dword v{{[0-9]+}}, v[{{[0-9]+:[0-9]+}}], off
+// SCHED-NOT: {{ds_|global_load_lds_dwordx4|s_barrier}}
+// SCHED: s_waitcnt vmcnt(10)
+// SCHED-NOT: {{global_load_lds_dwordx4|s_barrier}}
 // SCHED-COUNT-3: global_load_lds_dwordx4
-// SCHED-NOT: global_load_lds_dwordx4
+// SCHED-NOT: {{ds_|global_load_lds_dwordx4|s_barrier}}
+// SCHED: s_waitcnt vmcnt(4)
+// SCHED-NOT: {{global_load_lds_dwordx4|s_barrier}}
 // SCHED: ; mla: block compute
 // SCHED-NOT: {{s_barrier|ds_write}}
 // SCHED-COUNT-6: global_load_lds_dwordx4

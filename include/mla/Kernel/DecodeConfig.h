@@ -24,10 +24,12 @@ namespace mla {
 /// per CTA; 0.6: the warp-specialised build (wspec) lowered; 0.7: QK reads K one step
 /// ahead; 0.8: a block's DMA source pages fetched at once (mla.kv_dma_pages); 0.9:
 /// decode context parallelism (the attention kernel's seq_lens and dcp arguments) and
-/// the DCP merge kernel (mla_dcp_merge); 0.10: the device schedule (the planner kernel
-/// mla_schedule, the attention kernel's units/out/lse arguments); 0.11: its merge table (the
-/// combine's merges argument).
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.11.0-gfx950";
+/// the DCP merge kernel (mla_dcp_merge); 0.10 (two branches): the device schedule (the
+/// planner kernel mla_schedule, the attention kernel's units/out/lse arguments), and the
+/// next block's first DMAs issued before the wait for this block's (untracked page-index
+/// loads, explicit index waits); 0.11: the device schedule's merge table (the combine's
+/// merges argument); 0.12: both branches of 0.10-0.11 together.
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.12.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

@@ -14,7 +14,8 @@
 // CHECK: %[[TID:.*]] = rocdl.workitem.id.x
 // CHECK: %[[WAVE:.*]] = rocdl.readfirstlane
 // CHECK: %[[PAGE:.*]] = rocdl.ds_bpermute
-// CHECK: arith.muli %[[PAGE]], %c576_i32{{.*}} : i32
+// The row's byte offset as a 24-bit product (exact below 4 GiB): v_mad_u32_u24.
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.mul.u24"(%[[PAGE]], %c576_i32{{.*}}) : (i32, i32) -> i32
 // CHECK: rocdl.global.load.lds %{{.*}}, %{{.*}}, 16, 0, 0 {alias_scopes = [#[[FILL]]], noalias_scopes = [#[[READ]], #[[P]], #[[X]]]}
 // CHECK-COUNT-2: rocdl.global.load.lds
 // CHECK-NOT: rocdl.global.load.lds
@@ -37,15 +38,19 @@ gpu.module @m {
 // -----
 
 // The source pages fetched beforehand: mla.kv_dma_pages is a scheduling barrier and the
-// 9 permutes, in DMA order; a kv_dma on its result permutes nothing and takes its DMAs'
-// elements (3, 4, 5 here).
+// 9 permutes, in DMA order, waited for together (lgkmcnt(0): 49279 = 0xC07F) before
+// another scheduling barrier, so no wait between the DMAs counts them; a kv_dma on its
+// result permutes nothing and takes its DMAs' elements (3, 4, 5 here).
 // CHECK-LABEL: gpu.func @dma_pages
 // CHECK: amdgpu.sched_barrier allow = <none>
+// CHECK-NOT: amdgpu.memory_counter_wait
 // CHECK-COUNT-9: rocdl.ds_bpermute
 // CHECK-NOT: rocdl.ds_bpermute
+// CHECK: rocdl.s.waitcnt 49279
+// CHECK-NEXT: amdgpu.sched_barrier allow = <none>
 // CHECK: %[[SRC:.*]] = vector.from_elements {{.*}} : vector<9xi32>
 // CHECK: %[[P3:.*]] = vector.extract %[[SRC]][3] : i32 from vector<9xi32>
-// CHECK: arith.muli %[[P3]], %c576_i32{{.*}} : i32
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.mul.u24"(%[[P3]], %c576_i32{{.*}})
 // CHECK: rocdl.global.load.lds
 // CHECK: vector.extract %[[SRC]][4]
 // CHECK: rocdl.global.load.lds
@@ -57,6 +62,35 @@ gpu.module @m {
   gpu.func @dma_pages(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32) kernel {
     %src = mla.kv_dma_pages %i
     mla.kv_dma %g[%src : vector<9xi32>] to %lds slot %i dmas 3 to 6
+    gpu.return
+  }
+}
+
+// -----
+
+// An untracked page-index load is inline assembly (the backend's wait insertion does not
+// see it), and kv_dma_pages with index_pending waits for it with that count
+// (vmcnt(10)) between two scheduling barriers, before the permutes read it. A tracked
+// load stays an llvm.load.
+// CHECK-LABEL: gpu.func @untracked_index
+// CHECK: %[[IDX:.*]] = llvm.inline_asm has_side_effects "global_load_dword $0, $1, off", "=&v,v,~{memory}" %{{.*}} : (!llvm.ptr<1>) -> i32
+// CHECK: amdgpu.sched_barrier allow = <none>
+// CHECK-NEXT: llvm.inline_asm has_side_effects "", "~{memory}"
+// CHECK-NEXT: amdgpu.memory_counter_wait load(10)
+// CHECK-NEXT: amdgpu.sched_barrier allow = <none>
+// CHECK-NOT: rocdl.ds_bpermute
+// CHECK: rocdl.ds_bpermute %{{.*}}, %[[IDX]]
+// CHECK: rocdl.s.waitcnt 49279
+// CHECK: %[[TRACKED:.*]] = llvm.load %{{.*}} : !llvm.ptr<1> -> i32
+// CHECK: amdgpu.sched_barrier allow = <none>
+// CHECK-NOT: amdgpu.memory_counter_wait
+// CHECK: rocdl.ds_bpermute %{{.*}}, %[[TRACKED]]
+gpu.module @m {
+  gpu.func @untracked_index(%g: !llvm.ptr<1>, %i: i32) kernel {
+    %p = mla.load_page_index %g[%i] block %i of [%i, %i) untracked
+    %src = mla.kv_dma_pages %p index_pending 10
+    %q = mla.load_page_index %g[%i] block %i of [%i, %i)
+    %src2 = mla.kv_dma_pages %q
     gpu.return
   }
 }

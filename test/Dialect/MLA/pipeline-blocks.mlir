@@ -1,39 +1,48 @@
 // mla-pipeline-blocks: the block loop of mla-tile-attention double-buffered (F4-F6).
 // RUN: mla-opt %s -split-input-file -verify-diagnostics -pass-pipeline='builtin.module(gpu.module(mla-pipeline-blocks))' | FileCheck %s
 
-// Before the loop, when there is a block: the page indices of blocks 0 and 1, then
-// block 0's 9 DMAs into slot 0; block 1's indices enter the loop.
+// Before the loop, when there is a block: the page indices of blocks 0 and 1 (loads
+// the backend's wait insertion does not see: `untracked`), block 0's source pages after
+// a wait that leaves block 1's indices in flight, then block 0's 9 DMAs into slot 0;
+// block 1's indices enter the loop.
 // CHECK-LABEL: gpu.func @attend
 // CHECK-SAME: (%[[G:[^:]*]]: !llvm.ptr<1>, %[[LDS:[^:]*]]: !llvm.ptr<3>, %[[N:[^:]*]]: i32
 // CHECK: %[[C0:.*]] = arith.constant 0 : i32
 // CHECK: %[[ANY:.*]] = arith.cmpi slt, %[[C0]], %[[N]] : i32
 // CHECK: %[[P1:.*]] = scf.if %[[ANY]] -> (i32) {
 // CHECK:   %[[ZERO:.*]] = arith.constant 0 : i32
-// CHECK:   %[[PAGE0:.*]] = mla.load_page_index %[[G]][%{{.*}}] block %[[C0]] of
-// CHECK:   %[[PAGE1:.*]] = mla.load_page_index %[[G]][%{{.*}}] block %{{.*}} of
-// CHECK:   mla.kv_dma %[[G]][%[[PAGE0]] : i32] to %[[LDS]] slot %[[ZERO]] dmas 0 to 9 {wide_kv}
+// CHECK:   %[[PAGE0:.*]] = mla.load_page_index %[[G]][%{{.*}}] block %[[C0]] of[{{.*}}) untracked
+// CHECK:   %[[PAGE1:.*]] = mla.load_page_index %[[G]][%{{.*}}] block %{{.*}} of[{{.*}}) untracked
+// CHECK:   %[[SRC0:.*]] = mla.kv_dma_pages %[[PAGE0]] index_pending 1
+// CHECK:   mla.kv_dma %[[G]][%[[SRC0]] : vector<9xi32>] to %[[LDS]] slot %[[ZERO]] dmas 0 to 9 {wide_kv}
 // CHECK:   scf.yield %[[PAGE1]]
 // A marker for the tests on the disassembly: the loop's code follows.
 // CHECK: llvm.inline_asm has_side_effects "; mla: block loop"
 // Two blocks an iteration, the loop carrying the next block's page indices.
 // CHECK: scf.for %[[B:.*]] = %[[C0]] to %{{.*}} step %{{.*}} iter_args({{.*}}, %[[NEXT:.*]] = %[[P1]]) -> (f32, f32, vector<4x4xf32>, i32)
-// Block b reads slot b % 2. First the page indices two blocks ahead, then the wait
-// for this block's DMAs leaving that one load in flight (vmcnt(1)), and the barrier.
+// Block b reads slot b % 2. First the barrier that frees the other slot (every wave
+// is done with block b - 1), the page indices two blocks ahead, the next block's
+// source pages (after a wait for their indices that leaves the 10 later loads and DMAs
+// in flight: block b's 9 DMAs and the load just issued).
+// CHECK-NEXT: mla.lds_barrier
 // CHECK:   %[[SLOT:.*]] = arith.remui %[[B]], %c2_i32
 // CHECK:   %[[OTHER:.*]] = arith.xori %[[SLOT]], %c1_i32
 // CHECK:   %[[B1:.*]] = arith.addi %[[B]], %c1_i32
 // CHECK:   %[[HASNEXT:.*]] = arith.cmpi slt, %[[B1]], %[[N]]
 // CHECK:   %[[B2:.*]] = arith.addi %[[B]], %c2_i32
-// CHECK:   %[[AHEAD:.*]] = mla.load_page_index %[[G]][%{{.*}}] block %[[B2]] of
-// CHECK-NEXT: mla.kv_wait slot %[[SLOT]] pending 1
-// CHECK-NEXT: mla.lds_barrier
-// The next block's DMAs in three groups, all before the softmax: right after the
-// barrier that frees the other slot, after QK, after the mask; no barrier closes the
-// block any more. Their source pages are fetched once, right after the barrier.
-// CHECK-NEXT: %[[SRC:.*]] = mla.kv_dma_pages %[[NEXT]]{{$}}
+// CHECK:   %[[AHEAD:.*]] = mla.load_page_index %[[G]][%{{.*}}] block %[[B2]] of[{{.*}}) untracked
+// CHECK-NEXT: %[[SRC:.*]] = mla.kv_dma_pages %[[NEXT]] index_pending 10{{$}}
+// Then the next block's first DMA group, before the wait for this block's DMAs, which
+// leaves the group and the index load in flight (pending 4); without a next block only
+// the load (pending 1). No barrier after the wait: QK reads this wave's own tile.
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
 // CHECK-NEXT:   mla.kv_dma %[[G]][%[[SRC]] : vector<9xi32>] to %[[LDS]] slot %[[OTHER]] dmas 0 to 3 {wide_kv}
+// CHECK-NEXT:   mla.kv_wait slot %[[SLOT]] pending 4
+// CHECK-NEXT: } else {
+// CHECK-NEXT:   mla.kv_wait slot %[[SLOT]] pending 1
 // CHECK-NEXT: }
+// The other two groups after QK and after the mask, all before the softmax; no
+// barrier closes the block.
 // CHECK-NEXT: mla.qk_tile %[[LDS]] slot %[[SLOT]]
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
 // CHECK-NEXT:   mla.kv_dma %[[G]][%[[SRC]] : vector<9xi32>] to %[[LDS]] slot %[[OTHER]] dmas 3 to 6 {wide_kv}
@@ -44,24 +53,33 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: mla.softmax_update
 // CHECK-NEXT: mla.pv_tile %[[LDS]] slot %[[SLOT]]
-// CHECK-NOT: mla.lds_barrier
 // The second block of the iteration: its DMAs use the indices the first one loaded.
-// CHECK:   %[[AHEAD2:.*]] = mla.load_page_index
-// CHECK-NEXT: mla.kv_wait slot %{{.*}} pending 1
-// CHECK:   %[[SRC2:.*]] = mla.kv_dma_pages %[[AHEAD]]
+// CHECK:   mla.lds_barrier
+// CHECK:   %[[AHEAD2:.*]] = mla.load_page_index {{.*}} untracked
+// CHECK-NEXT: %[[SRC2:.*]] = mla.kv_dma_pages %[[AHEAD]] index_pending 10
 // CHECK:   mla.kv_dma %[[G]][%[[SRC2]] : vector<9xi32>] to %[[LDS]] slot %{{.*}} dmas 0 to 3
+// CHECK-NEXT: mla.kv_wait slot %{{.*}} pending 4
+// CHECK:   mla.kv_wait slot %{{.*}} pending 1
 // CHECK:   mla.kv_dma %[[G]][%[[SRC2]] : vector<9xi32>] to %[[LDS]] slot %{{.*}} dmas 3 to 6
 // CHECK:   mla.kv_dma %[[G]][%[[SRC2]] : vector<9xi32>] to %[[LDS]] slot %{{.*}} dmas 6 to 9
+// CHECK-NOT: mla.lds_barrier
 // CHECK:   scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[AHEAD2]] : f32, f32, vector<4x4xf32>, i32
-// An odd count's last block: not a loop, no page indices or DMAs after it; its wait
-// leaves nothing in flight.
-// CHECK: scf.if %{{.*}} -> (f32, f32, vector<4x4xf32>, i32) {
+// An odd count's last block: not a loop, no page indices or DMAs after it; both its
+// waits leave nothing in flight.
+// CHECK: %[[LAST:.*]]:4 = scf.if %{{.*}} -> (f32, f32, vector<4x4xf32>, i32) {
+// CHECK-NEXT: mla.lds_barrier
 // CHECK-NOT: mla.load_page_index
+// CHECK-NOT: mla.kv_dma_pages
+// CHECK:   mla.kv_wait slot %{{.*}} pending 0
 // CHECK:   mla.kv_wait slot %{{.*}} pending 0
 // CHECK-NOT: mla.kv_dma
 // CHECK:   mla.pv_tile
 // CHECK-NOT: mla.kv_dma
 // CHECK: } else {
+// After the blocks: the last indices loaded (for a block past the end) are waited for
+// while their register is live (the empty use after the wait).
+// CHECK: mla.kv_wait slot %{{.*}} pending 0
+// CHECK-NEXT: llvm.inline_asm has_side_effects "", "v" %[[LAST]]#3 : (i32) -> ()
 // CHECK: gpu.return
 gpu.module @m {
   gpu.func @attend(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %n: i32, %i: i32, %f: f32, %v: i1,

@@ -38,13 +38,28 @@ gpu.module @m {
 
 // The DMAs' source pages fetched beforehand: mla.kv_dma_pages, and mla.kv_dma on its
 // result.
+// With `untracked` page indices, kv_dma_pages waits for them itself (index_pending).
 // CHECK-LABEL: gpu.func @pages
-// CHECK: %[[SRC:.*]] = mla.kv_dma_pages %{{.*}}
+// CHECK: %[[SRC:.*]] = mla.kv_dma_pages %{{.*}}{{$}}
 // CHECK: mla.kv_dma %{{.*}}[%[[SRC]] : vector<9xi32>] to %{{.*}} slot %{{.*}} dmas 6 to 9
+// CHECK: %[[IDX:.*]] = mla.load_page_index %{{.*}} untracked
+// CHECK: mla.kv_dma_pages %[[IDX]] index_pending 10
 gpu.module @m {
   gpu.func @pages(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32) kernel {
     %src = mla.kv_dma_pages %i
     mla.kv_dma %g[%src : vector<9xi32>] to %lds slot %i dmas 6 to 9
+    %p = mla.load_page_index %g[%i] block %i of [%i, %i) untracked
+    %src2 = mla.kv_dma_pages %p index_pending 10
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%i: i32) kernel {
+    // expected-error@+1 {{'mla.kv_dma_pages' op 'index_pending' 64 exceeds what vmcnt can count (63)}}
+    %src = mla.kv_dma_pages %i index_pending 64
     gpu.return
   }
 }

@@ -236,7 +236,15 @@ LogicalResult KvDmaOp::verify() {
 }
 
 // The tile ops are one CTA's work too.
-LogicalResult KvDmaPagesOp::verify() { return verifyInsideKernel(getOperation()); }
+LogicalResult KvDmaPagesOp::verify() {
+  if (failed(verifyInsideKernel(getOperation())))
+    return failure();
+  if (std::optional<uint32_t> pending = getIndexPending();
+      pending && *pending > gfx950::waitcnt::kMaxVmcnt)
+    return emitOpError() << "'index_pending' " << *pending << " exceeds what vmcnt can count ("
+                         << gfx950::waitcnt::kMaxVmcnt << ")";
+  return success();
+}
 LogicalResult LoadPageIndexOp::verify() { return verifyInsideKernel(getOperation()); }
 LogicalResult LoadQueryOp::verify() { return verifyInsideKernel(getOperation()); }
 LogicalResult SplitQueryOp::verify() { return verifyInsideKernel(getOperation()); }

@@ -64,7 +64,7 @@ struct LowerLoadPageIndex final : TilePattern<LoadPageIndexOp> {
     Emitter e(rewriter, op, state);
     rewriter.replaceOp(op, e.pageIndexOfTile(op.getPages(), op.getRequestBase(),
                                              op.getStart(), op.getEnd(), op.getBlock(),
-                                             e.wrap(e.geo.wave)));
+                                             e.wrap(e.geo.wave), op.getUntracked()));
     return success();
   }
 };
@@ -77,14 +77,33 @@ struct LowerKvDmaPages final : TilePattern<KvDmaPagesOp> {
     // The permutes only read registers, so the backend's scheduler would hoist them
     // above the wait that covers the indices' load, and the backend would then wait for
     // that load with vmcnt(0), draining the DMAs in flight. Nothing crosses this point.
-    amdgpu::SchedBarrierOp::create(
-        rewriter, e.loc,
-        amdgpu::sched_barrier_opt_enumAttr::get(rewriter.getContext(),
-                                                amdgpu::sched_barrier_opt_enum::none));
+    auto schedBarrier = [&] {
+      amdgpu::SchedBarrierOp::create(
+          rewriter, e.loc,
+          amdgpu::sched_barrier_opt_enumAttr::get(rewriter.getContext(),
+                                                  amdgpu::sched_barrier_opt_enum::none));
+    };
+    schedBarrier();
+    // The indices' load, when no earlier wait covered it: with a count, since the
+    // backend's own wait for it would be vmcnt(0) (the counter then holds loads and LDS
+    // DMAs, which it does not count in order).
+    if (std::optional<uint32_t> pending = op.getIndexPending()) {
+      e.compilerFence();
+      amdgpu::MemoryCounterWaitOp::create(rewriter, e.loc,
+                                          /*load=*/rewriter.getI32IntegerAttr(*pending),
+                                          /*store=*/IntegerAttr(), /*ds=*/IntegerAttr(),
+                                          /*exp=*/IntegerAttr(), /*tensor=*/IntegerAttr());
+      schedBarrier();
+    }
     SmallVector<Value, layout::kDmasPerTile> pages;
     for (const Emitter::DmaSourceOffset &src :
          e.dmaSourcesOfTile(op.getPage(), 0, layout::kDmasPerTile, e.wrap(e.geo.wave)))
       pages.push_back(src.token);
+    // All permutes at once, before any DMA: the backend's waits between the DMAs for
+    // the later permutes count the DMAs on lgkmcnt (LLVM's answer to the LDS-DMA
+    // counter question), which would be too few under the other answer.
+    ROCDL::SWaitcntOp::create(rewriter, e.loc, gfx950::waitcnt::encodeLgkmcnt(0));
+    schedBarrier();
     rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, op.getType(), pages);
     return success();
   }
@@ -107,7 +126,9 @@ struct LowerKvDma final : TilePattern<KvDmaOp> {
                           dma * layout::kDmaBytes, tile});
       else
         source = e.dmaSourcesOfTile(op.getPage(), dma, dma + 1, tile);
-      e.issueDmas(op.getLds(), op.getSlot(), op.getKv(), op.getWideKv(), source);
+      // The plain build's page indices are untracked loads (mla-pipeline-blocks).
+      e.issueDmas(op.getLds(), op.getSlot(), op.getKv(), op.getWideKv(), source,
+                  /*rowProduct24=*/true);
     }
     rewriter.eraseOp(op);
     return success();

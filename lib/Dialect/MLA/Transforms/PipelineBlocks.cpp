@@ -11,10 +11,12 @@
 //   if (blocks > 0) { p0 = load_page_index 0; p1 = load_page_index 1;
 //                     kv_dma p0 -> slot 0 [0, 9) }
 //   for b, carrying next = p(b + 1):
-//           slot = b % 2; p(b + 2) = load_page_index b + 2 (clamped into the split)
-//           kv_wait slot pending(N); lds_barrier          -- frees slot ^ 1
-//           src = kv_dma_pages next
-//                                   if (b + 1 < blocks) kv_dma src -> slot ^ 1 [0, 3)
+//           slot = b % 2
+//           lds_barrier                                    -- frees slot ^ 1
+//           p(b + 2) = load_page_index b + 2 (clamped into the split)
+//           src = kv_dma_pages next index_pending(10)
+//           if (b + 1 < blocks) { kv_dma src -> slot ^ 1 [0, 3); kv_wait slot pending(4) }
+//           else                  kv_wait slot pending(1)
 //           qk_tile slot;           if (b + 1 < blocks) kv_dma src -> slot ^ 1 [3, 6)
 //           mask;                   if (b + 1 < blocks) kv_dma src -> slot ^ 1 [6, 9)
 //           softmax_update; pv_tile slot
@@ -22,20 +24,25 @@
 //
 // The page indices are loaded two blocks ahead, so the DMAs never wait for them, and
 // each DMA's source page is fetched across lanes once for the block (kv_dma_pages),
-// so no LDS wait sits between a block's DMAs; N
-// counts the vector-memory operations this wave issues between the last DMA into the
-// slot and the wait (the counter is in order, so those may stay in flight): the wait
-// never drains the counter inside the loop. The CTA's mla.load_query moves to the start
-// of the prologue's `if` and its mla.split_query after block 0's DMAs (mla.read_query
-// stays after the `if`).
+// so no LDS wait sits between a block's DMAs. The kv_wait counts the vector-memory
+// operations this wave issues between its last DMA into the slot and the wait (the
+// counter is in order, so those may stay in flight): no wait drains the counter inside
+// the loop. The CTA's mla.load_query moves to the start of the prologue's `if` and its
+// mla.split_query after block 0's DMAs (mla.read_query stays after the `if`).
 //
-// Where the groups go (docs/attention-kernel.md, "Keeping the DMA in flight"): all of
-// block b + 1's DMAs are issued before block b's softmax, so under either answer to the
-// LDS-DMA counter question they have the softmax and PV of block b (about half of the
-// block) to land before the wait at the top of block b + 1. Later groups (after the
-// softmax, after PV) left the last group's HBM round trip exposed at that wait; an
-// earlier single group makes the QK reads wait for it when the DMA counts on lgkmcnt
-// (an LDS read issued after a DMA completes after it). Chosen with the timing model.
+// Where the groups go (docs/attention-kernel.md, "Block schedule"): the first group of
+// block b + 1 goes out right after the barrier that frees its slot, before this wave
+// waits for its DMAs of block b, so its HBM latency runs while block b's last bytes
+// arrive (with the serial HBM rule of the timing model's pessimistic set, a group
+// issued after that wait added one latency to every block). The QK of block b reads
+// only this wave's tile, which only this wave's DMAs fill, so the wait needs no barrier
+// after it; the softmax's first barrier comes after every wave's wait and before PV
+// reads the other waves' tiles. The other two groups follow QK and the mask: all of
+// block b + 1's DMAs are in flight before the softmax, so they have the softmax and PV
+// of block b to land. Later groups (after the softmax, after PV) left the last group's
+// HBM round trip exposed at the wait; more DMAs before the QK reads make them wait for
+// those DMAs when the DMA counts on lgkmcnt (an LDS read issued after a DMA completes
+// after it). Chosen with the timing model.
 //
 //===----------------------------------------------------------------------===//
 
@@ -120,28 +127,6 @@ unsigned vectorMemoryOps(Operation *op) {
   return count;
 }
 
-/// The vmcnt a wait at the top of the loop body needs for the slot's DMAs issued in the
-/// previous iteration: the vector-memory operations issued after the last of them (the
-/// rest of the previous iteration, then this iteration up to the wait).
-unsigned pendingAtWait(scf::ForOp loop, KvWaitOp wait) {
-  Block *body = loop.getBody();
-  unsigned pending = 0;
-  for (Operation &op : *body) {
-    if (&op == wait.getOperation())
-      break;
-    pending += vectorMemoryOps(&op);
-  }
-  // Back from the end of the body to the op holding the last DMA.
-  for (Operation &op : llvm::reverse(*body)) {
-    bool holdsDma = false;
-    op.walk([&](KvDmaOp) { holdsDma = true; });
-    if (holdsDma)
-      break;
-    pending += vectorMemoryOps(&op);
-  }
-  return pending;
-}
-
 /// Vector-memory operations issued in `block` before `op`.
 unsigned issuedBefore(Block *block, Operation *op) {
   unsigned count = 0;
@@ -165,7 +150,7 @@ void asmMarker(OpBuilder &b, Location loc, StringRef text) {
                             LLVM::AsmDialectAttr(), ArrayAttr());
 }
 
-void lastBlockAsIf(scf::ForOp loop, unsigned pendingAtEndOfMainLoop) {
+scf::IfOp lastBlockAsIf(scf::ForOp loop, unsigned pendingAtEndOfMainLoop) {
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   // Tells this block from the loop in the disassembly.
@@ -194,8 +179,12 @@ void lastBlockAsIf(scf::ForOp loop, unsigned pendingAtEndOfMainLoop) {
     page.getResult().replaceAllUsesWith(carriedPages);
     page.erase();
   }
-  for (KvWaitOp wait : body->getOps<KvWaitOp>())
-    wait.setPending(pendingAtEndOfMainLoop + issuedBefore(body, wait));
+  // Both waits of the block (with and without a next block) count the same: nothing is
+  // issued in it any more.
+  body->walk([&](KvWaitOp wait) {
+    wait.setPending(pendingAtEndOfMainLoop + issuedBefore(body, body->findAncestorOpInBlock(*wait)));
+  });
+  return once;
 }
 
 LogicalResult pipeline(scf::ForOp loop) {
@@ -203,6 +192,8 @@ LogicalResult pipeline(scf::ForOp loop) {
   if (failed(found))
     return failure();
   BlockOps ops = *found;
+  // The page indices' waits are this pass's explicit counts (see mla.load_page_index).
+  ops.page.setUntracked(true);
   Location loc = loop.getLoc();
   IRRewriter b(loop.getContext());
   b.setInsertionPoint(loop);
@@ -253,7 +244,12 @@ LogicalResult pipeline(scf::ForOp loop) {
     IRMapping second;
     second.map(loop.getInductionVar(), wrap(lower) + 1u);
     Operation *page1 = b.clone(*ops.page, second);
-    first.map(ops.page.getResult(), page0->getResult(0));
+    // Block 0's source pages at once, after waiting for its indices (block 1's stay in
+    // flight).
+    Value sources0 = KvDmaPagesOp::create(
+        b, loc, VectorType::get({layout::kDmasPerTile}, b.getI32Type()), page0->getResult(0),
+        b.getI32IntegerAttr(vectorMemoryOps(page1)));
+    first.map(ops.page.getResult(), sources0);
     b.clone(*ops.dma, first);
     if (splitQuery)
       splitQuery->moveBefore(prologue.thenBlock(), prologue.thenBlock()->end());
@@ -288,40 +284,65 @@ LogicalResult pipeline(scf::ForOp loop) {
   Value hasNext = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, nextBlock,
                                         loop.getUpperBound());
   ops.page.getBlockMutable().assign(wrap(block) + 2u);
-  ops.wait.getSlotMutable().assign(slot);
   ops.qk.getSlotMutable().assign(slot);
   ops.pv.getSlotMutable().assign(slot);
 
-  // The next block's source pages right after the barrier, all at once: one wait for
-  // their cross-lane fetches before the first DMA, none between DMAs (a wait issued
-  // after a DMA would also wait for it if LDS DMA counts on lgkmcnt). Before the barrier
-  // they would lengthen every block's slowest wave to the barrier. The indices were
-  // loaded a block earlier: the wait above has covered them.
-  b.setInsertionPointAfter(ops.topBarrier);
+  // The barrier opens the block: every wave is done with slot (b + 1) % 2 (block b - 1's
+  // PV; in block 0 the Q exchange's reads), so the next block's first DMA group may go
+  // there before this wave waits for its own DMAs of block b. That wait then leaves the
+  // group in flight: its HBM latency overlaps the tail of block b's transfer instead of
+  // following it. The QK reads only this wave's tile, which only this wave's DMAs
+  // write, so no barrier sits between the wait and QK; the softmax's first barrier
+  // comes after every wave's wait, before PV reads the other waves' tiles.
+  Block *body = loop.getBody();
+  ops.topBarrier->moveBefore(body, body->begin());
+  // The next block's source pages, all at once: one wait for their cross-lane fetches
+  // before the first DMA, none between DMAs (a wait issued after a DMA would also wait
+  // for it if LDS DMA counts on lgkmcnt).
+  // Their indices were loaded one block earlier (in the prologue for block 1), and no
+  // wait since has covered that load: after it this wave issued the 9 DMAs of block b
+  // and the indices loaded just above (in the prologue, block 0's DMAs come after block
+  // 1's indices too).
+  b.setInsertionPointAfter(ops.page);
+  unsigned afterIndexLoad = layout::kDmasPerTile + issuedBefore(body, ops.dma);
   Value nextSources = KvDmaPagesOp::create(
-      b, loc, VectorType::get({layout::kDmasPerTile}, b.getI32Type()), nextPages);
-  // The next block's DMAs in three groups (F6): once the barrier has freed the other
-  // slot, after QK, after the mask; none after the softmax (see the file comment).
+      b, loc, VectorType::get({layout::kDmasPerTile}, b.getI32Type()), nextPages,
+      b.getI32IntegerAttr(afterIndexLoad));
+  // The next block's DMAs in three groups (F6): before the wait for this block's, after
+  // QK, after the mask; none after the softmax (see the file comment).
   unsigned groups = 3, perGroup = layout::kDmasPerTile / groups;
   static_assert(layout::kDmasPerTile % 3 == 0, "three equal DMA groups");
-  Operation *after[3] = {nextSources.getDefiningOp(), ops.qk, ops.mask};
-  for (unsigned g = 0; g < groups; ++g) {
-    b.setInsertionPointAfter(after[g]);
+  auto dmaGroup = [&](unsigned g) {
+    KvDmaOp::create(b, loc, ops.dma.getLds(), nextSlot, ops.dma.getKv(), nextSources,
+                    g * perGroup, (g + 1) * perGroup, ops.dma.getWideKv());
+  };
+  // The wait for slot b % 2 leaves in flight what this wave issued after its DMAs of
+  // block b: the page indices loaded above and, when there is a next block, its first
+  // group (the rest of the body after the last group issues no vector-memory operation).
+  unsigned issuedAfterLastDma = 0;
+  for (Operation *op = ops.mask->getNextNode(); op; op = op->getNextNode())
+    issuedAfterLastDma += vectorMemoryOps(op);
+  unsigned beforeWait = issuedBefore(body, ops.dma);
+  {
+    auto ifNext = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifNext.thenBlock());
+    dmaGroup(0);
+    KvWaitOp::create(b, loc, slot, issuedAfterLastDma + beforeWait + perGroup);
+    b.setInsertionPointToStart(ifNext.elseBlock());
+    KvWaitOp::create(b, loc, slot, issuedAfterLastDma + beforeWait);
+  }
+  Operation *after[2] = {ops.qk, ops.mask};
+  for (unsigned g = 1; g < groups; ++g) {
+    b.setInsertionPointAfter(after[g - 1]);
     auto ifNext = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifNext.thenBlock());
-    KvDmaOp::create(b, loc, ops.dma.getLds(), nextSlot, ops.dma.getKv(), nextSources,
-                    g * perGroup, (g + 1) * perGroup, ops.dma.getWideKv());
+    dmaGroup(g);
   }
+  ops.wait.erase();
   ops.dma.erase();
   ops.closingBarrier.erase();
-
-  // The wait for slot b % 2 leaves in flight what was issued after its DMAs. In the
-  // first iteration that is one operation more (block 1's indices, loaded before block
-  // 0's DMAs), so the count is safe there too.
-  unsigned pending = pendingAtWait(loop, ops.wait);
-  unsigned issuedAfterLastDma = pending - issuedBefore(loop.getBody(), ops.wait);
-  ops.wait.setPending(pending);
 
   // Two blocks per iteration (and a remainder loop for an odd count): the page indices
   // then alternate between two values with disjoint lives, which the register
@@ -331,8 +352,20 @@ LogicalResult pipeline(scf::ForOp loop) {
   FailureOr<UnrolledLoopInfo> unrolled = loopUnrollByFactor(loop, 2);
   if (failed(unrolled))
     return loop.emitOpError("mla-pipeline-blocks could not unroll the block loop by 2");
+  Operation *last = unrolled->mainLoopOp ? unrolled->mainLoopOp->getOperation()
+                                         : loop.getOperation();
   if (unrolled->epilogueLoopOp)
-    lastBlockAsIf(*unrolled->epilogueLoopOp, issuedAfterLastDma);
+    last = lastBlockAsIf(*unrolled->epilogueLoopOp, issuedAfterLastDma);
+
+  // The last page indices loaded (untracked, for a block past the end) may still be in
+  // flight: wait for them while their register is still live (the empty use after the
+  // wait), so that no later value is given the register the load is yet to write.
+  b.setInsertionPointAfter(last);
+  KvWaitOp::create(b, loc, ci(0), 0);
+  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{last->getResults().back()},
+                            b.getStringAttr(""), b.getStringAttr("v"), b.getUnitAttr(),
+                            UnitAttr(), LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
+                            ArrayAttr());
   return success();
 }
 

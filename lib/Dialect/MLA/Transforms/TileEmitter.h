@@ -247,13 +247,24 @@ public:
   /// The lane's page index for token 16 tile + row of block `block`, clamped into the
   /// split so that padding tokens load a valid row (they are masked out).
   Value pageIndexOfTile(Value pages, Value requestBase, Value start, Value end, Value block,
-                        IRInt tile) {
+                        IRInt tile, bool untracked = false) {
     namespace layout = mla::kernel::layout;
     IRInt token = wrap(start) + wrap(block) * layout::kBlockTokens +
                   tile * layout::kTileTokens + wrap(geo.row);
     Value last = arith::SubIOp::create(b, loc, end, ci(1));
     Value clamped = arith::MinSIOp::create(b, loc, token, last);
-    return loadI32(pages, wrap(requestBase) + wrap(clamped));
+    Value at = globalAt(pages, wrap(requestBase) + wrap(clamped), b.getI32Type());
+    if (!untracked)
+      return LLVM::LoadOp::create(b, loc, b.getI32Type(), at);
+    // As inline assembly, which the backend's wait insertion does not see: every use
+    // waits for it with an explicit count (mla.load_page_index `untracked`). The output
+    // is early-clobber so that it never shares a register with the address.
+    auto load = LLVM::InlineAsmOp::create(
+        b, loc, TypeRange{b.getI32Type()}, ValueRange{at},
+        b.getStringAttr("global_load_dword $0, $1, off"), b.getStringAttr("=&v,v,~{memory}"),
+        b.getUnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
+        ArrayAttr());
+    return load.getResult(0);
   }
 
   /// DMAs of tile `tile` of the block (F5, F7, F14): lane i of DMA j loads what the
@@ -281,8 +292,9 @@ public:
     }
     return sources;
   }
+  /// `rowProduct24`: the non-wide offset's row product as a 24-bit multiply (see below).
   void issueDmas(Value lds, Value slot, Value kv, bool wideKv,
-                 ArrayRef<DmaSourceOffset> sources) {
+                 ArrayRef<DmaSourceOffset> sources, bool rowProduct24 = false) {
     namespace layout = mla::kernel::layout;
     for (const DmaSourceOffset &src : sources) {
       Value offset;
@@ -292,6 +304,17 @@ public:
             b, loc, toI64(src.token),
             arith::ConstantIntOp::create(b, loc, layout::kRowBytes, 64));
         offset = arith::AddIOp::create(b, loc, rowStart, toI64(src.rowByte));
+      } else if (rowProduct24) {
+        // Below 4 GiB a row index is below 2^24 (4 GiB / 576 B), so a 24-bit product
+        // is exact: v_mad_u32_u24. The 32-bit product became a v_mad_u64_u32 whose
+        // addend's high half is a don't-care register, and the register allocator may
+        // pick one an untracked page-index load (mla.load_page_index) is still writing.
+        Value rowStart =
+            LLVM::CallIntrinsicOp::create(b, loc, b.getI32Type(),
+                                          b.getStringAttr("llvm.amdgcn.mul.u24"),
+                                          ValueRange{src.token, ci(layout::kRowBytes)})
+                .getResult(0);
+        offset = toI64(wrap(rowStart) + wrap(src.rowByte));
       } else {
         offset = toI64(wrap(src.token) * layout::kRowBytes + wrap(src.rowByte));
       }

@@ -271,17 +271,26 @@ def MLA_LoadPageIndexOp : MLA_Op<"load_page_index"> {
     `t = min(start + 128 block + 16 w + n, end - 1)` of the split (clamped so that the
     padding tokens of the last block read a valid slot; the softmax masks them). The
     result feeds the `mla.kv_dma`s of that block.
+
+    `untracked`: the load is emitted so that the backend's wait insertion does not see
+    it (inline assembly), and every use of the result must wait for it with an explicit
+    count (`mla.kv_dma_pages` with `index_pending`). The backend does not count LDS DMAs
+    on vmcnt when it sizes the wait for a load's result, so its own wait for the
+    indices would drain every DMA issued after them; the block schedule keeps the next
+    block's first DMAs in flight across that point.
   }];
   let arguments = (ins
     Arg<MLA_GlobalPtr, "page table", [MemRead]>:$pages,
     I32:$request_base,
     I32:$start,
     I32:$end,
-    I32:$block
+    I32:$block,
+    UnitAttr:$untracked
   );
   let results = (outs I32:$page);
   let assemblyFormat = [{
-    $pages `[` $request_base `]` `block` $block `of` `[` $start `,` $end `)` attr-dict
+    $pages `[` $request_base `]` `block` $block `of` `[` $start `,` $end `)`
+    (`untracked` $untracked^)? attr-dict
   }];
   let hasVerifier = 1;
 }
@@ -299,11 +308,16 @@ def MLA_KvDmaPagesOp : MLA_Op<"kv_dma_pages"> {
     from `mla.kv_dma` so that the block schedule can fetch a block's source pages before
     its first DMA: a wait for these LDS-unit results issued after a DMA would also wait
     for the DMA when LDS DMA counts on lgkmcnt, and right before a DMA it exposes the
-    permute's latency.
+    permute's latency. The permutes are waited for together (`lgkmcnt(0)`) before any
+    later DMA, so no count between DMAs depends on the LDS-DMA counter question.
+    `index_pending` N: first wait for the load of `page` with N later vector-memory
+    operations left in flight (`s_waitcnt vmcnt(N)`), for a schedule in which no other
+    wait has covered that load.
   }];
-  let arguments = (ins I32:$page);
+  let arguments = (ins I32:$page,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$index_pending);
   let results = (outs MLA_DmaPages:$pages);
-  let assemblyFormat = "$page attr-dict";
+  let assemblyFormat = "$page (`index_pending` $index_pending^)? attr-dict";
   let hasVerifier = 1;
 }
 
