@@ -10,7 +10,7 @@ require_variables(InstallPythonPrefixTest.cmake BUILD_DIR PREFIX SITE_PACKAGES P
 # writes outside the build tree: every file must land under DESTDIR/PREFIX.
 set(scratch ${PREFIX}-destdir)
 file(REMOVE_RECURSE ${PREFIX} ${scratch})
-set(components runtime compiler python)
+set(components runtime emulator compiler python)
 foreach(c ${components})
   run(${CMAKE_COMMAND} -E env DESTDIR=${scratch}
       ${CMAKE_COMMAND} --install ${BUILD_DIR} --component ${c} --prefix ${PREFIX})

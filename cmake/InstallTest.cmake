@@ -5,7 +5,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/InstallTestSupport.cmake)
 require_variables(InstallTest.cmake BUILD_DIR WORK_DIR CONSUMER_SOURCE GENERATOR CXX_COMPILER)
 
 file(REMOVE_RECURSE ${WORK_DIR}/prefix ${WORK_DIR}/consumer)
-foreach(component runtime compiler)
+foreach(component runtime emulator compiler)
   run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix --component ${component})
 endforeach()
 foreach(f include/mla/Runtime/Decoder.h include/mla/Runtime/Device.h

@@ -1,11 +1,12 @@
-# `cmake --install <build> [--component C] [--prefix P]`, three components
+# `cmake --install <build> [--component C] [--prefix P]`, four components
 # (docs/deployment.md):
 #   runtime   lib/libmla.so (the Decoder, devices, code objects; no LLVM or MLIR),
-#             lib/libmla_emu.so (the emulator plugin, loaded when an emu device is opened),
-#             bin/mla-run, the C++ headers (include/mla/Runtime, mla/Emu/Timing.h,
+#             the C++ headers (include/mla/Runtime, mla/Emu/Timing.h,
 #             mla/Kernel/{DecodeConfig,KernelContract,LaunchGeometry}.h), the kernel
 #             bundle (share/mla/kernels), lib/cmake/mla (find_package(mla): mla::mla)
 #             and, with component `python`, the Python package
+#   emulator  lib/libmla_emu.so (the gfx950 emulator plugin, loaded when an emu device is
+#             opened; needs libLLVM, never libMLIR) and bin/mla-run (which links it)
 #   compiler  lib/libmla_compiler.so (loaded by the runtime on a kernel miss),
 #             bin/mla-opt, bin/mla-compile, include/mla/Compiler/Compiler.h
 #   python    the Python package (needs `runtime`)
@@ -25,9 +26,9 @@ set_target_properties(mla_emu PROPERTIES INSTALL_RPATH "$ORIGIN" INSTALL_RPATH_U
 install(TARGETS mla EXPORT mlaTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(TARGETS mla-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+install(TARGETS mla-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT emulator)
 # The emulator plugin, beside libmla.so (loaded only when an emu device is opened).
-install(TARGETS mla_emu LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime)
+install(TARGETS mla_emu LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT emulator)
 # Every runtime header (they include each other; a new one is installed with them).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/mla/Runtime
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mla COMPONENT runtime
@@ -90,7 +91,7 @@ endif()
 if(MLA_ENABLE_PYTHON)
   add_test(NAME install.python-package
     COMMAND ${CMAKE_COMMAND} -E env DESTDIR=${PROJECT_BINARY_DIR}/install-test/destdir
-            sh -c "for c in runtime compiler python; do ${CMAKE_COMMAND} --install ${PROJECT_BINARY_DIR} --component $c || exit 1; done")
+            sh -c "for c in runtime emulator compiler python; do ${CMAKE_COMMAND} --install ${PROJECT_BINARY_DIR} --component $c || exit 1; done")
   set(staged ${PROJECT_BINARY_DIR}/install-test/destdir${MLA_PYTHON_INSTALL_FULL_DIR})
   add_test(NAME install.python-import
     COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${staged}
@@ -117,13 +118,13 @@ if(MLA_ENABLE_PYTHON)
   endif()
 endif()
 
-# CTest: the runtime without the compiler. Stages the `runtime` and `python` components
-# (not `compiler`) under a DESTDIR and decodes Kimi-K3 TP8 from the installed bundle with
+# CTest: the runtime without the compiler. Stages the `runtime`, `emulator` and `python`
+# components (not `compiler`) under a DESTDIR and decodes Kimi-K3 TP8 from the installed bundle with
 # that package (test/Install/runtime_only_decode.py): no libMLIR in ldd or in the process.
 if(MLA_ENABLE_PYTHON AND TARGET mla-kernel-bundle)
   set(_mla_runtime_only ${PROJECT_BINARY_DIR}/install-test/runtime-only)
   add_test(NAME install.runtime-only-stage
-    COMMAND sh -c "rm -rf '${_mla_runtime_only}' && for c in runtime python; do DESTDIR='${_mla_runtime_only}' '${CMAKE_COMMAND}' --install '${PROJECT_BINARY_DIR}' --component $c || exit 1; done")
+    COMMAND sh -c "rm -rf '${_mla_runtime_only}' && for c in runtime emulator python; do DESTDIR='${_mla_runtime_only}' '${CMAKE_COMMAND}' --install '${PROJECT_BINARY_DIR}' --component $c || exit 1; done")
   add_test(NAME install.runtime-only
     COMMAND ${MLA_PYTHON_EXECUTABLE} ${PROJECT_SOURCE_DIR}/test/Install/runtime_only_decode.py
             ${_mla_runtime_only}${MLA_PYTHON_INSTALL_FULL_DIR}

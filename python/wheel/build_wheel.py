@@ -2,7 +2,7 @@
 
     build_wheel.py BUILD_DIR OUT_DIR VERSION
 
-Stages the build's `runtime` and `python` components with `cmake --install` (DESTDIR),
+Stages the build's `runtime`, `emulator` and `python` components with `cmake --install` (DESTDIR),
 assembles a package tree (mla/*.py, mla/_mla*.so, mla/libmla.so, mla/kernels/) beside
 python/wheel's setup.py and pyproject.toml, and runs Debian's `python3 -m build --wheel
 --no-isolation` on it (setuptools and wheel from Debian; nothing is downloaded). Prints
@@ -33,7 +33,7 @@ def cache_value(name):
 work = tempfile.mkdtemp(prefix="mla-wheel-")
 try:
     stage = os.path.join(work, "stage")
-    for component in ("runtime", "python"):
+    for component in ("runtime", "emulator", "python"):
         subprocess.run(["cmake", "--install", build_dir, "--component", component],
                        env=dict(os.environ, DESTDIR=stage), check=True,
                        stdout=subprocess.DEVNULL)

@@ -213,9 +213,10 @@ TEST(PlanRun, WorkspaceCoversThePolicysPlans) {
   EXPECT_EQ(decoder->workspaceBytes(4096), 100663296u + 393216u + 196608u);
   // One request: the device schedule's plan (docs/decoder.md) is the larger: partials
   // of U = 256 pieces, 256 * 12 * 1024 + 256 * 12 * 4, the unit table 256 * 16, the
-  // request table 8 and the lse scratch 48, each rounded to 256 (the host schedule's
-  // 256 splits need the same partials, without the tables: 3,158,272).
-  EXPECT_EQ(decoder->workspaceBytes(1), 3145728u + 12288u + 4096u + 256u + 256u);
+  // request table 8, the merge table 256 * 16 and the lse scratch 48, each rounded to
+  // 256 (the host schedule's 256 splits need the same partials, without the tables:
+  // 3,158,272).
+  EXPECT_EQ(decoder->workspaceBytes(1), 3145728u + 12288u + 4096u + 256u + 4096u + 256u);
   // Device-schedule plans of any B fit the bound of their B (at 256 and above U = B:
   // no partials, only the tables and the lse scratch).
   for (int64_t requests : {1, 2, 64, 255, 256, 300, 4096}) {
