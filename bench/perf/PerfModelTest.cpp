@@ -123,8 +123,9 @@ TEST_F(PerfModelTest, TableGoldenRatios) {
 // all), worked out by hand from the rule (mla/Kernel/DeviceSchedule.h):
 //  - units=8: T from lo = max(1, ceil(16 / 8), ceil(4 / 256)) = 2 (4 x 2 = 8 pieces fit
 //    8 units), so 2 pieces a request; the attention grid is 8 units x 1 head group (12
-//    heads at qlen 1), the combine's bound min(8 - 4 + 1, 256) = 5 gives P = 1, so 4 rows
-//    x 12 heads = 48 combine CTAs; three launches (planner, attention, combine);
+//    heads at qlen 1), the combine's grid one workgroup for each of the 8 merge entries
+//    (4 used: one slice each, P = 1 for 2 pieces), position and head: 8 x 1 x 12 = 96
+//    combine CTAs; three launches (planner, attention, combine);
 //  - units=4 (U = B): one piece each, T = 4, no combine, two launches.
 TEST_F(PerfModelTest, DeviceScheduleByHand) {
   PerfResult split = model("qlen=1,lens=512x4,sched=device,units=8");
@@ -134,7 +135,7 @@ TEST_F(PerfModelTest, DeviceScheduleByHand) {
   EXPECT_EQ(split.mostPieces, 2);
   EXPECT_EQ(split.splits, 5);
   EXPECT_EQ(split.attentionCtas, 8u);
-  EXPECT_EQ(split.combineCtas, 48u);
+  EXPECT_EQ(split.combineCtas, 96u);
   EXPECT_GT(split.scheduleCycles, 0u);
   EXPECT_GT(split.combineCycles, 0u);
   EXPECT_DOUBLE_EQ(split.launchUs, 3 * launch);

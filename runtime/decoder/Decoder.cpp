@@ -534,14 +534,23 @@ Error Decoder::run(const DecodePlan &plan, const DeviceDecodeArgs &args, Stream 
   const uint64_t oPart = args.workspace, lsePart = args.workspace + plan.lsePartOffset;
   if (Error e = enqueueAttention(plan, args, oPart, lsePart, stream, info))
     return e;
+  return enqueueCombine(plan, args, lse, stream, info);
+}
+
+Error Decoder::enqueueCombine(const DecodePlan &plan, const DeviceDecodeArgs &args,
+                              uint64_t lse, Stream stream, DecodeRunInfo *info) const {
   CombineKernelArgs c;
-  c.oPart = KernelArg::pointer(oPart);
-  c.lsePart = KernelArg::pointer(lsePart);
+  c.oPart = KernelArg::pointer(args.workspace);
+  c.lsePart = KernelArg::pointer(args.workspace + plan.lsePartOffset);
   c.out = KernelArg::pointer(args.out);
   if (config_.combineLse)
     c.lse = KernelArg::pointer(lse);
   c.numRows = int32_t(plan.rows);
   c.numSplits = plan.numSplits;
+  if (plan.deviceSchedule) { // the merge table's U entries
+    c.numSplits = int32_t(plan.units);
+    c.merges = KernelArg::pointer(args.workspace + plan.mergesOffset);
+  }
   return device_.launchOn(stream, *plan.code, kernel::kCombineKernelName,
                           {plan.combineGrid, 1, 1}, {uint32_t(kernel::kCombineThreads), 1, 1},
                           combineArgList(c), info ? &info->combineStats : nullptr);
@@ -565,18 +574,7 @@ Error Decoder::runDeviceSchedule(const DecodePlan &plan, const DeviceDecodeArgs 
     return e;
   if (!plan.combine) // U = B: one piece a request, all written by the attention
     return Error::success();
-  CombineKernelArgs c;
-  c.oPart = KernelArg::pointer(oPart);
-  c.lsePart = KernelArg::pointer(lsePart);
-  c.out = KernelArg::pointer(args.out);
-  if (config_.combineLse)
-    c.lse = KernelArg::pointer(lse);
-  c.numRows = int32_t(plan.rows);
-  c.numSplits = int32_t(plan.units);
-  c.merges = s.merges;
-  return device_.launchOn(stream, *plan.code, kernel::kCombineKernelName,
-                          {plan.combineGrid, 1, 1}, {uint32_t(kernel::kCombineThreads), 1, 1},
-                          combineArgList(c), info ? &info->combineStats : nullptr);
+  return enqueueCombine(plan, args, lse, stream, info);
 }
 
 Error Decoder::dcpMerge(const DeviceDcpMergeArgs &args, Stream stream,

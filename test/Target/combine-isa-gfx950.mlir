@@ -3,8 +3,10 @@
 // for NS <= 8, <= 64, <= 256, docs/combine-kernel.md); in each, the global loads of all
 // its slots (lse + 8 bf16 values: 16, 16 and 32 loads) form one run with no
 // s_waitcnt vmcnt and no scalar load between them, so no split waits for another
-// (there is no split loop: the slots are unrolled); after the kernel arguments there
-// is no scalar memory access at all (no scalar round trip per split); each variant
+// (there is no split loop: the slots are unrolled); after the kernel arguments and,
+// with the device schedule, the workgroup's merge entry (one s_load_dwordx4: request,
+// slice, pieces, first) there is no scalar memory access at all (no scalar round trip
+// per split); each variant
 // scales its output by one v_rcp_f32, and nothing divides.
 //
 // The ISA is reduced to one line per instruction kind of interest and runs of equal
@@ -24,8 +26,9 @@
 // RUN:            -e 's/^\s*([a-z_0-9]+).*/\1/' \
 // RUN:   | uniq -c | FileCheck %s
 
-// The kernel arguments first; then only the three runs of loads.
-// CHECK: s_load_dwordx2
+// The kernel arguments and the merge entry first; then only the three runs of loads.
+// CHECK: s_load_dwordx4
+// CHECK: s_load_dwordx4
 // CHECK: s_load_dwordx8
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}
 // CHECK: {{^ *}}32 global_load{{$}}

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,31 @@ inline ref::Problem problem(int heads, int qlen, std::vector<int> lengths, uint6
   spec.pageLayout = ref::PageLayout::Shuffled;
   spec.seed = seed;
   return ref::makeProblem(spec);
+}
+
+/// A batch of `lengths` on the fixed KV pool of `pool` (its heads, qlen, scales and
+/// contents): random queries from `seed` and a page table of distinct random slots.
+inline ref::Problem batchOnPool(const ref::Problem &pool, std::vector<int> lengths,
+                                uint64_t seed) {
+  ref::ProblemSpec spec;
+  spec.numHeads = pool.numHeads;
+  spec.qlen = pool.qlen;
+  spec.seqLens = std::vector<int>(lengths.size(), 0);
+  spec.seed = seed;
+  ref::Problem p = ref::makeProblem(spec); // q for B requests
+  p.kv = pool.kv;
+  p.scale = pool.scale;
+  p.vscale = pool.vscale;
+  const int32_t slots = int32_t(pool.kv.size() / 576);
+  std::vector<int32_t> order(static_cast<size_t>(slots));
+  std::iota(order.begin(), order.end(), 0);
+  ref::Random random(seed);
+  random.shuffle(order);
+  p.indptr.assign(1, 0);
+  for (int l : lengths)
+    p.indptr.push_back(p.indptr.back() + l);
+  p.pages.assign(order.begin(), order.begin() + p.indptr.back());
+  return p;
 }
 
 } // namespace mla::test

@@ -461,19 +461,8 @@ TEST(DeviceSchedule, GraphReplayReadsEveryLengthFromDeviceMemory) {
   a.scale = pool.scale, a.vscale = pool.vscale;
   a.workspace = workspace.address(), a.workspaceBytes = workspace.size();
 
-  // A batch of `lengths` on the pool: queries from `seed`, distinct shuffled slots.
   auto batch = [&](std::vector<int> lengths, uint64_t seed) {
-    ref::Problem p = problem(kHeads, 1, std::vector<int>(lengths.size(), 0), seed);
-    p.kv = pool.kv, p.scale = pool.scale, p.vscale = pool.vscale;
-    std::vector<int32_t> order(slots);
-    std::iota(order.begin(), order.end(), 0);
-    ref::Random random(seed);
-    random.shuffle(order);
-    p.indptr.assign(1, 0);
-    for (int l : lengths)
-      p.indptr.push_back(p.indptr.back() + l);
-    p.pages.assign(order.begin(), order.begin() + p.indptr.back());
-    return p;
+    return batchOnPool(pool, std::move(lengths), seed);
   };
   auto load = [&](const ref::Problem &p) -> llvm::Error {
     if (llvm::Error e = q.upload(p.q.data(), p.q.size() * 2))

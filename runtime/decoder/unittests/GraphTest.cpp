@@ -33,30 +33,6 @@ std::string message(llvm::Error e) { return e ? llvm::toString(std::move(e)) : "
 
 constexpr int kHeads = 12;
 
-/// A batch of `lengths` on a fixed pool of `slots` rows (the pool's contents from
-/// `pool`): random queries from `seed`, a page table of distinct random slots.
-ref::Problem batchOnPool(const ref::Problem &pool, std::vector<int> lengths, uint64_t seed) {
-  ref::ProblemSpec spec;
-  spec.numHeads = kHeads;
-  spec.qlen = 1;
-  spec.seqLens = std::vector<int>(lengths.size(), 0);
-  spec.seed = seed;
-  ref::Problem p = ref::makeProblem(spec); // q for B requests
-  p.kv = pool.kv;
-  p.scale = pool.scale;
-  p.vscale = pool.vscale;
-  const int32_t slots = int32_t(pool.kv.size() / 576);
-  std::vector<int32_t> order(static_cast<size_t>(slots));
-  std::iota(order.begin(), order.end(), 0);
-  ref::Random random(seed);
-  random.shuffle(order);
-  p.indptr.assign(1, 0);
-  for (int l : lengths)
-    p.indptr.push_back(p.indptr.back() + l);
-  p.pages.assign(order.begin(), order.begin() + p.indptr.back());
-  return p;
-}
-
 /// The device buffers of a captured step: sized for any batch of B requests on the
 /// pool (pages for every slot), rewritten before each replay.
 struct StepBuffers {

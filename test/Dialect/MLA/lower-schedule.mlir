@@ -9,8 +9,15 @@
 // CHECK-NOT: mla.cta_schedule
 // CHECK: %[[TID:.*]] = gpu.thread_id x
 // CHECK: %[[LANE:.*]] = arith.index_castui %[[TID]] : index to i32
-// 1. Lane l sums blocks_b = ceil(max(indptr[b+1] - indptr[b], 0) / 128) over b = l, l + 64, ...
-// CHECK: %[[SUMS:.*]]:2 = scf.for %[[R:.*]] = %[[LANE]] to %[[B]] step %c64_i32 iter_args
+// 1. Lane l sums blocks_b = ceil(max(indptr[b+1] - indptr[b], 0) / 128) over b = l, l + 64, ...;
+// request l's blocks (0 past the last request) stay in the lane for the later passes.
+// CHECK: %[[HAS:.*]] = arith.cmpi ult, %[[LANE]], %[[B]]
+// CHECK: %[[FIRSTBLOCKS:.*]] = scf.if %[[HAS]] -> (i32) {
+// CHECK:   llvm.getelementptr %[[INDPTR]][%[[LANE]]]
+// CHECK: } else {
+// CHECK:   scf.yield %c0_i32
+// CHECK: %[[NEXT:.*]] = arith.addi %[[LANE]], %c64_i32
+// CHECK: %[[SUMS:.*]]:2 = scf.for %[[R:.*]] = %[[NEXT]] to %[[B]] step %c64_i32 iter_args(%{{.*}} = %[[FIRSTBLOCKS]], %{{.*}} = %[[FIRSTBLOCKS]])
 // CHECK:   llvm.getelementptr %[[INDPTR]][%[[R]]]
 // CHECK:   %[[LEN:.*]] = arith.subi
 // CHECK:   %[[NONNEG:.*]] = arith.maxsi %[[LEN]], %c0_i32
@@ -42,8 +49,10 @@
 // CHECK:     scf.condition
 // CHECK:   } do {
 // CHECK:     %[[MID:.*]] = arith.divui %{{.*}}, %c2_i32
-// Each probe: sum_b max(1, ceil(blocks_b / mid)) over the wave, against U.
-// CHECK:     scf.for
+// Each probe: sum_b max(1, ceil(blocks_b / mid)) over the wave, against U; the first 64
+// requests from the lanes, the rest loaded.
+// CHECK:     arith.divui %{{.*}}, %[[MID]]
+// CHECK:     scf.for %{{.*}} = %{{.*}} to %[[B]]
 // CHECK:       arith.divui %{{.*}}, %[[MID]]
 // CHECK:       arith.maxui %c1_i32,
 // CHECK:     gpu.shuffle xor
@@ -57,6 +66,12 @@
 // CHECK: %[[PLACED:.*]]:2 = scf.for %[[BASE:.*]] = %c0_i32 to %[[B]] step %c64_i32 iter_args(%[[RUNNING:.*]] = %c0_i32, %[[MRUNNING:.*]] = %c0_i32)
 // CHECK:   %[[REQ:.*]] = arith.addi %[[BASE]], %[[LANE]]
 // CHECK:   %[[VALID:.*]] = arith.cmpi ult, %[[REQ]], %[[B]]
+// The first chunk's blocks from the lanes, a later chunk's loaded.
+// CHECK:   %[[LATER:.*]] = arith.cmpi ugt, %[[BASE]], %c0_i32
+// CHECK:   scf.if %[[LATER]] -> (i32) {
+// CHECK:     llvm.getelementptr %[[INDPTR]]
+// CHECK:   } else {
+// CHECK:     scf.yield %[[FIRSTBLOCKS]]
 // CHECK:   arith.divui %{{.*}}, %[[BUDGET]]
 // CHECK:   %[[N:.*]] = arith.select %[[VALID]], %{{.*}}, %c0_i32
 // CHECK:   gpu.shuffle up %[[N]], %c1_i32, %c64_i32

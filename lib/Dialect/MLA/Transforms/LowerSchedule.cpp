@@ -6,7 +6,9 @@
 // checks the other). With blocks_b = ceil(max(len_b, 0) / 128), B requests and U units:
 //
 //   1. total = sum_b blocks_b, most = max_b blocks_b: each lane over requests
-//      lane, lane + 64, ..., then a butterfly over the wave (gpu.shuffle xor);
+//      lane, lane + 64, ..., then a butterfly over the wave (gpu.shuffle xor); lane l
+//      keeps request l's blocks, so that the later passes read indptr only for the
+//      requests past the first 64 (the planner's time is its load round trips);
 //   2. the block budget T: max(1, most) when U <= B or total = 0, else a binary search
 //      for the smallest T in [lo, hi] with sum_b max(1, ceil(blocks_b / T)) <= U,
 //      lo = max(1, ceil(total / U), ceil(most / 256)), hi = max(lo, ceil(total / (U - B)))
@@ -125,12 +127,16 @@ private:
   ImplicitLocOpBuilder b;
   CtaScheduleOp op;
   Value lane;
+  Value firstBlocks; ///< blocks_l of request l (lane l), 0 past the last request
   llvm::DenseMap<int64_t, Value> constants;
 };
 
 Value PlannerEmitter::piecesFor(Value budget) {
-  auto loop = scf::ForOp::create(b, lane, op.getNumRequests(), c(gfx950::kWaveSize),
-                                 ValueRange{c(0)});
+  // The first 64 requests' blocks stay in the lanes (firstBlocks): no load again.
+  Value first = select(cmp(arith::CmpIPredicate::ult, lane, op.getNumRequests()),
+                       piecesOf(firstBlocks, budget), c(0));
+  auto loop = scf::ForOp::create(b, add(lane, c(gfx950::kWaveSize)), op.getNumRequests(),
+                                 c(gfx950::kWaveSize), ValueRange{first});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -208,8 +214,20 @@ void PlannerEmitter::emit() {
   Value requests = op.getNumRequests(), units = op.getNumUnits();
   Value wave = c(gfx950::kWaveSize);
 
-  // 1. total and most.
-  auto sums = scf::ForOp::create(b, lane, requests, wave, ValueRange{c(0), c(0)});
+  // 1. total and most. Lane l keeps request l's blocks (0 past the last request) for
+  // the later passes, so a batch of at most 64 requests reads indptr once.
+  auto ifRequest = scf::IfOp::create(b, TypeRange{b.getI32Type()},
+                                     cmp(arith::CmpIPredicate::ult, lane, requests), true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifRequest.thenBlock());
+    scf::YieldOp::create(b, blocksOf(lane));
+    b.setInsertionPointToStart(ifRequest.elseBlock());
+    scf::YieldOp::create(b, c(0));
+  }
+  firstBlocks = ifRequest.getResult(0);
+  auto sums = scf::ForOp::create(b, add(lane, wave), requests, wave,
+                                 ValueRange{firstBlocks, firstBlocks});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(sums.getBody());
@@ -233,7 +251,17 @@ void PlannerEmitter::emit() {
     Value request = add(chunks.getInductionVar(), lane);
     Value valid = cmp(arith::CmpIPredicate::ult, request, requests);
     // A lane past the last request reads request 0 (in bounds) and counts no piece.
-    Value blocks = blocksOf(select(valid, request, c(0)));
+    auto ifLater = scf::IfOp::create(b, TypeRange{b.getI32Type()},
+                                     cmp(arith::CmpIPredicate::ugt, chunks.getInductionVar(), c(0)),
+                                     true);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(ifLater.thenBlock());
+      scf::YieldOp::create(b, blocksOf(select(valid, request, c(0))));
+      b.setInsertionPointToStart(ifLater.elseBlock());
+      scf::YieldOp::create(b, firstBlocks);
+    }
+    Value blocks = ifLater.getResult(0);
     Value n = select(valid, piecesOf(blocks, budget), c(0));
     Value inclusive = waveInclusiveScan(n);
     Value first = sub(add(running, inclusive), n);

@@ -356,6 +356,9 @@ private:
   Error completeDevicePlan(DecodePlan &plan);
   /// The code object of a plan's build, loaded on the device.
   Error preparePlanCode(DecodePlan &plan);
+  /// The combine of a run (the merge table's with the device schedule).
+  Error enqueueCombine(const DecodePlan &plan, const DeviceDecodeArgs &args, uint64_t lse,
+                       Stream stream, DecodeRunInfo *info) const;
   /// run() of a device-schedule plan: the planner, the attention, the combine.
   Error runDeviceSchedule(const DecodePlan &plan, const DeviceDecodeArgs &args,
                                 uint64_t lse, Stream stream, DecodeRunInfo *info) const;
