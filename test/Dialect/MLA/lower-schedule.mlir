@@ -32,15 +32,15 @@
 // CHECK: gpu.shuffle xor %{{.*}}, %c1_i32, %c64_i32 : i32
 // CHECK-NEXT: %[[MOST:.*]] = arith.maxui
 // 2. The budget: a binary search only when U > B and some block exists.
-// CHECK: %[[ANY:.*]] = arith.cmpi ugt, %[[TOTAL]], %c0_i32
 // CHECK: %[[SPARE:.*]] = arith.cmpi ugt, %[[U]], %[[B]]
+// CHECK: %[[ANY:.*]] = arith.cmpi ugt, %[[TOTAL]], %c0_i32
 // CHECK: %[[SEARCH:.*]] = arith.andi %[[SPARE]], %[[ANY]]
 // CHECK: %[[BUDGET:.*]] = scf.if %[[SEARCH]] -> (i32) {
 // lo = max(1, ceil(total / U), ceil(most / 256)), hi = max(lo, ceil(total / (U - B)))
-// CHECK:   %[[MOSTPIECES:.*]] = arith.divui %{{.*}}, %c256_i32
 // CHECK:   arith.divui %{{.*}}, %[[U]]
-// CHECK:   arith.maxui %c1_i32,
-// CHECK:   %[[LO:.*]] = arith.maxui %{{.*}}, %[[MOSTPIECES]]
+// CHECK:   %[[BYUNITS:.*]] = arith.maxui %c1_i32,
+// CHECK:   %[[MOSTPIECES:.*]] = arith.divui %{{.*}}, %c256_i32
+// CHECK:   %[[LO:.*]] = arith.maxui %[[BYUNITS]], %[[MOSTPIECES]]
 // CHECK:   %[[FREE:.*]] = arith.subi %[[U]], %[[B]]
 // CHECK:   arith.divui %{{.*}}, %[[FREE]]
 // CHECK:   %[[HI:.*]] = arith.maxui %[[LO]],
@@ -111,8 +111,8 @@
 // CHECK:     %[[OFIRST:.*]], %{{.*}} = gpu.shuffle idx %[[FIRST]], %[[OWNER]], %c64_i32
 // CHECK:     %[[OEXCL:.*]], %{{.*}} = gpu.shuffle idx %[[EXCL]], %[[OWNER]], %c64_i32
 // CHECK:     %[[UNIT:.*]] = arith.addi %[[RUNNING]], %[[LOCAL]]
-// CHECK:     %[[BELOWU:.*]] = arith.cmpi ult, %[[UNIT]], %[[U]]
 // CHECK:     %[[INCHUNK:.*]] = arith.cmpi ult, %[[LOCAL]], %[[CHUNK]]
+// CHECK:     %[[BELOWU:.*]] = arith.cmpi ult, %[[UNIT]], %[[U]]
 // CHECK:     %[[WRITE:.*]] = arith.andi %[[INCHUNK]], %[[BELOWU]]
 // CHECK:     scf.if %[[WRITE]] {
 // CHECK:       llvm.getelementptr %[[UNITS]]

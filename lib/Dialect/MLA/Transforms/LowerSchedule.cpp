@@ -108,7 +108,11 @@ private:
 
   /// blocks_b of request `request` (in 0..B-1).
   Value blocksOf(Value request) {
-    Value len = sub(load(op.getIndptr(), add(request, c(1))), load(op.getIndptr(), request));
+    // One op per statement: the IR's order must not depend on the host compiler's order
+    // of evaluating arguments.
+    Value begin = load(op.getIndptr(), request);
+    Value end = load(op.getIndptr(), add(request, c(1)));
+    Value len = sub(end, begin);
     Value nonNegative = arith::MaxSIOp::create(b, len, c(0));
     return ceilDiv(nonNegative, c(kernel::kBlockTokens));
   }
@@ -133,8 +137,9 @@ private:
 
 Value PlannerEmitter::piecesFor(Value budget) {
   // The first 64 requests' blocks stay in the lanes (firstBlocks): no load again.
-  Value first = select(cmp(arith::CmpIPredicate::ult, lane, op.getNumRequests()),
-                       piecesOf(firstBlocks, budget), c(0));
+  Value isRequest = cmp(arith::CmpIPredicate::ult, lane, op.getNumRequests());
+  Value firstPieces = piecesOf(firstBlocks, budget);
+  Value first = select(isRequest, firstPieces, c(0));
   auto loop = scf::ForOp::create(b, add(lane, c(gfx950::kWaveSize)), op.getNumRequests(),
                                  c(gfx950::kWaveSize), ValueRange{first});
   {
@@ -167,26 +172,31 @@ void PlannerEmitter::fillEntries(Value count, Value exclusive, Value base, Value
   Value ownerRequest = shuffleFrom(request, owner), ownerN = shuffleFrom(n, owner),
         ownerFirst = shuffleFrom(first, owner), ownerExclusive = shuffleFrom(exclusive, owner);
   Value at = add(base, local);
-  Value inRange = arith::AndIOp::create(b, cmp(arith::CmpIPredicate::ult, local, count),
-                                        cmp(arith::CmpIPredicate::ult, at, op.getNumUnits()));
+  Value inChunk = cmp(arith::CmpIPredicate::ult, local, count);
+  Value belowUnits = cmp(arith::CmpIPredicate::ult, at, op.getNumUnits());
+  Value inRange = arith::AndIOp::create(b, inChunk, belowUnits);
   auto ifInRange = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifInRange.thenBlock());
   Value slot = mul(at, c(entryInts));
   store(ownerRequest, table, slot);
-  store(sub(local, ownerExclusive), table, add(slot, c(1)));
+  Value index = sub(local, ownerExclusive);
+  store(index, table, add(slot, c(1)));
   store(ownerN, table, add(slot, c(2)));
   store(ownerFirst, table, add(slot, c(3)));
 }
 
 Value PlannerEmitter::chooseBudget(Value total, Value most) {
   Value requests = op.getNumRequests(), units = op.getNumUnits();
-  Value spare = arith::AndIOp::create(b, cmp(arith::CmpIPredicate::ugt, units, requests),
-                                      cmp(arith::CmpIPredicate::ugt, total, c(0)));
+  Value moreUnits = cmp(arith::CmpIPredicate::ugt, units, requests);
+  Value anyBlock = cmp(arith::CmpIPredicate::ugt, total, c(0));
+  Value spare = arith::AndIOp::create(b, moreUnits, anyBlock);
   auto ifSpare = scf::IfOp::create(b, TypeRange{b.getI32Type()}, spare, true);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifSpare.thenBlock());
-    Value lo = umax(umax(c(1), ceilDiv(total, units)), ceilDiv(most, c(kernel::kMaxPieces)));
+    Value byUnits = umax(c(1), ceilDiv(total, units));
+    Value byPieces = ceilDiv(most, c(kernel::kMaxPieces));
+    Value lo = umax(byUnits, byPieces);
     Value hi = umax(lo, ceilDiv(total, sub(units, requests)));
     Type i32 = b.getI32Type();
     auto search = scf::WhileOp::create(b, TypeRange{i32, i32}, ValueRange{lo, hi});
@@ -271,11 +281,12 @@ void PlannerEmitter::emit() {
     // The combine's slices of a request of n pieces: P(n) = 1, 8 or 16 for n <= 8, <= 64,
     // <= 256 (kernel::combineSplitGroups), none for n = 1.
     auto upTo = [&](int64_t bound) { return cmp(arith::CmpIPredicate::ule, n, c(bound)); };
-    Value layout = select(upTo(kernel::kCombineNarrowMaxSplits),
-                          c(kernel::combineSplitGroups(kernel::kCombineNarrowMaxSplits)),
-                          select(upTo(kernel::kCombineMidMaxSplits),
-                                 c(kernel::combineSplitGroups(kernel::kCombineMidMaxSplits)),
-                                 c(kernel::combineSplitGroups(kernel::kMaxSplits))));
+    Value midOrWide = select(upTo(kernel::kCombineMidMaxSplits),
+                             c(kernel::combineSplitGroups(kernel::kCombineMidMaxSplits)),
+                             c(kernel::combineSplitGroups(kernel::kMaxSplits)));
+    Value narrow = upTo(kernel::kCombineNarrowMaxSplits);
+    Value layout = select(narrow, c(kernel::combineSplitGroups(kernel::kCombineNarrowMaxSplits)),
+                          midOrWide);
     Value slices = select(cmp(arith::CmpIPredicate::ugt, n, c(1)), layout, c(0));
     Value slicesInclusive = waveInclusiveScan(slices);
     Value chunkMerges = gpu::ShuffleOp::create(b, slicesInclusive, c(gfx950::kWaveSize - 1),

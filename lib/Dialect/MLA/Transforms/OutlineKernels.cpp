@@ -149,7 +149,8 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
           b, loc, arith::MaxSIOp::create(b, loc, request32,
                                          arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0)));
       Value piece = indexFromI32(b, loc, field(1));
-      Value pieces = arith::MaxUIOp::create(b, loc, indexFromI32(b, loc, field(2)), cst(1));
+      Value piecesField = indexFromI32(b, loc, field(2));
+      Value pieces = arith::MaxUIOp::create(b, loc, piecesField, cst(1));
       Value first = indexFromI32(b, loc, field(3));
       Value single = cmp(CmpIPredicate::eq, pieces, cst(1));
       Value firstRow = arith::SelectOp::create(b, loc, single, request, first);
@@ -244,8 +245,12 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
   auto splitGrid = [&]() {
     Value isNarrow = cmp(CmpIPredicate::ule, splits, cst(kernel::kCombineNarrowMaxSplits));
     Value isMid = cmp(CmpIPredicate::ule, splits, cst(kernel::kCombineMidMaxSplits));
-    Value midOrWide = arith::SelectOp::create(b, loc, isMid, cst(mid), cst(wide));
-    Value slices = arith::SelectOp::create(b, loc, isNarrow, cst(narrow), midOrWide);
+    // One op per statement (the IR's order must not depend on the host compiler).
+    Value midSlices = cst(mid);
+    Value wideSlices = cst(wide);
+    Value midOrWide = arith::SelectOp::create(b, loc, isMid, midSlices, wideSlices);
+    Value narrowSlices = cst(narrow);
+    Value slices = arith::SelectOp::create(b, loc, isNarrow, narrowSlices, midOrWide);
     Value slice = arith::RemUIOp::create(b, loc, bid, slices);
     Value rowHead = arith::DivUIOp::create(b, loc, bid, slices);
     Value row = arith::DivUIOp::create(b, loc, rowHead, heads);
@@ -284,9 +289,9 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
     Value head = arith::RemUIOp::create(b, loc, within, heads);
     // A workgroup past the table (none in the Decoder's grid) reads entry 0 and idles.
     Value inTable = cmp(CmpIPredicate::ult, merge, splits);
-    Value at = arith::MulIOp::create(
-        b, loc, arith::SelectOp::create(b, loc, inTable, merge, cst(0)),
-        cst(kernel::kMergeEntryInts));
+    Value zero = cst(0);
+    Value entryIndex = arith::SelectOp::create(b, loc, inTable, merge, zero);
+    Value at = arith::MulIOp::create(b, loc, entryIndex, cst(kernel::kMergeEntryInts));
     auto field = [&](int64_t i) {
       return loadI32(b, loc, mergeTable, arith::AddIOp::create(b, loc, at, cst(i)));
     };
@@ -296,15 +301,16 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
         b, loc, inTable, arith::CmpIOp::create(b, loc, CmpIPredicate::sge, request32, zero32));
     Value request = indexFromI32(b, loc, arith::MaxSIOp::create(b, loc, request32, zero32));
     Value slice = indexFromI32(b, loc, field(1));
-    Value pieces = arith::MaxUIOp::create(b, loc, indexFromI32(b, loc, field(2)), cst(1));
+    Value piecesField = indexFromI32(b, loc, field(2));
+    Value pieces = arith::MaxUIOp::create(b, loc, piecesField, cst(1));
     Value first = indexFromI32(b, loc, field(3));
     Value row = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, request, cst(config.getQlen())), position);
     Value pair = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, position, heads), head);
-    Value partialsAt = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, first, rowHeads),
-        arith::MulIOp::create(b, loc, pair, pieces));
+    Value pairAt = arith::MulIOp::create(b, loc, pair, pieces);
+    Value firstAt = arith::MulIOp::create(b, loc, first, rowHeads);
+    Value partialsAt = arith::AddIOp::create(b, loc, firstAt, pairAt);
     scf::YieldOp::create(b, loc, ValueRange{row, head, slice, pieces, partialsAt, run});
     b.setInsertionPointToStart(work.elseBlock());
     auto [hostSlice, hostRow, hostHead, hostActive] = splitGrid();
