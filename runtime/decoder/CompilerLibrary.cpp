@@ -12,7 +12,6 @@
 #include <cstring>
 #include <mutex>
 
-#include <dlfcn.h>
 
 using Twine = mla::rt::support::Msg;
 using namespace mla;
@@ -20,11 +19,6 @@ using namespace mla::rt;
 
 namespace {
 using mla::rt::support::makeError;
-
-std::string parentDirectory(const std::string &path) {
-  size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? std::string() : path.substr(0, slash);
-}
 
 /// The entry point, or the sentence saying why there is none (looked up once).
 struct CompilerEntry {
@@ -35,36 +29,14 @@ struct CompilerEntry {
 const CompilerEntry &compilerEntry() {
   static const CompilerEntry entry = [] {
     CompilerEntry e;
-    std::vector<std::string> candidates;
-    if (const char *path = std::getenv("MLA_COMPILER_LIBRARY"); path && *path) {
-      candidates.push_back(path);
-    } else {
-      if (std::string dir = runtimeCodeDirectory(); !dir.empty()) {
-        candidates.push_back(dir + "/" + kCompilerLibraryName);
-        candidates.push_back(dir + "/../lib/" + kCompilerLibraryName);
-      }
-      candidates.push_back(kCompilerLibraryName); // the loader's search path
-    }
-    std::string tried;
-    for (const std::string &candidate : candidates) {
-      // RTLD_LOCAL: the compiler's MLIR/LLVM stay out of the global symbol namespace.
-      void *handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (!handle) {
-        const char *error = ::dlerror();
-        tried += (tried.empty() ? "" : "; ") + (error ? std::string(error) : candidate);
-        continue;
-      }
-      void *symbol = ::dlsym(handle, MLA_COMPILER_ENTRY_SYMBOL);
-      if (!symbol) {
-        tried += (tried.empty() ? "" : "; ") + candidate + " has no " +
-                 MLA_COMPILER_ENTRY_SYMBOL;
-        continue;
-      }
-      e.compile = reinterpret_cast<MlaCompileDecodeKernelsFn>(symbol);
+    LibrarySymbol found = loadLibrarySymbol("MLA_COMPILER_LIBRARY", kCompilerLibraryName,
+                                            MLA_COMPILER_ENTRY_SYMBOL, "");
+    if (found.symbol) {
+      e.compile = reinterpret_cast<MlaCompileDecodeKernelsFn>(found.symbol);
       return e;
     }
     e.why = "the compiler library " + std::string(kCompilerLibraryName) +
-            " is not installed (tried: " + tried + ")";
+            " is not installed (tried: " + found.tried + ")";
     return e;
   }();
   return entry;
@@ -85,20 +57,6 @@ void sink(void *context, const char *data, size_t size, int isError) {
 }
 } // namespace
 
-std::string mla::rt::runtimeCodeDirectory() {
-  Dl_info info;
-  if (::dladdr(reinterpret_cast<void *>(&runtimeCodeDirectory), &info) == 0 ||
-      !info.dli_fname || !*info.dli_fname)
-    return "";
-  std::string path = info.dli_fname;
-  if (path.empty() || path[0] != '/') { // the main program, named as it was started
-    if (char *self = ::realpath("/proc/self/exe", nullptr)) {
-      path = self;
-      std::free(self);
-    }
-  }
-  return parentDirectory(path);
-}
 
 Expected<std::vector<uint8_t>> mla::rt::compileWithCompilerLibrary(const DecodeConfig &config) {
   static std::mutex mutex; // MLIR contexts are per call, but one compile at a time is plenty

@@ -13,6 +13,7 @@
 
 #include "mla/Kernel/DecodeConfig.h"
 
+#include "lib/LibraryLoader.h"
 #include "mla/Runtime/Error.h"
 
 #include <cstdint>
@@ -29,9 +30,6 @@ inline constexpr char kCompilerLibraryName[] = "libmla_compiler.so";
 /// version, or the compilation fails (its diagnostics).
 Expected<std::vector<uint8_t>> compileWithCompilerLibrary(const DecodeConfig &config);
 
-/// The directory holding the runtime's code (its shared library or executable), or ""
-/// when it cannot be told.
-std::string runtimeCodeDirectory();
 
 } // namespace mla::rt
 

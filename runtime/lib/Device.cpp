@@ -1,6 +1,7 @@
 //===- Device.cpp - Device selection and kernel-argument packing ----------===//
 #include "mla/Runtime/Device.h"
 #include "EmuPlugin.h"
+#include "LibraryLoader.h"
 #include "Support.h"
 
 #include <algorithm>
@@ -15,17 +16,6 @@ using Twine = mla::rt::support::Msg;
 using mla::rt::support::makeError;
 
 namespace {
-/// The directory of the file holding this code (libmla.so, or an executable that links
-/// the runtime statically), or "".
-std::string runtimeDirectory() {
-  Dl_info info;
-  if (::dladdr(reinterpret_cast<void *>(&runtimeDirectory), &info) == 0 || !info.dli_fname)
-    return "";
-  std::string path = info.dli_fname;
-  size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? std::string() : path.substr(0, slash);
-}
-
 using EmuFactory = Device *(*)();
 
 /// The emulator plugin's factory, or why there is none (looked up once).
@@ -37,36 +27,15 @@ struct EmuPlugin {
 const EmuPlugin &emuPlugin() {
   static const EmuPlugin plugin = [] {
     EmuPlugin p;
-    std::vector<std::string> candidates;
-    if (const char *path = std::getenv("MLA_EMULATOR_LIBRARY"); path && *path) {
-      candidates.push_back(path);
-    } else {
-      if (std::string dir = runtimeDirectory(); !dir.empty()) {
-        candidates.push_back(dir + "/" MLA_EMU_LIBRARY_NAME);
-        candidates.push_back(dir + "/../lib/" MLA_EMU_LIBRARY_NAME);
-      }
-      candidates.push_back(MLA_EMU_LIBRARY_NAME); // the loader's search path
-    }
-    std::string tried;
-    for (const std::string &candidate : candidates) {
-      // RTLD_LOCAL: the emulator's LLVM stays out of the global symbol namespace.
-      void *handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (!handle) {
-        const char *error = ::dlerror();
-        tried += (tried.empty() ? "" : "; ") + (error ? std::string(error) : candidate);
-        continue;
-      }
-      void *symbol = ::dlsym(handle, MLA_EMU_FACTORY_STRING);
-      if (!symbol) {
-        tried += (tried.empty() ? "" : "; ") + candidate + " has no " MLA_EMU_FACTORY_STRING +
-                 " (a plugin of another version)";
-        continue;
-      }
-      p.create = reinterpret_cast<EmuFactory>(symbol);
+    LibrarySymbol found = loadLibrarySymbol("MLA_EMULATOR_LIBRARY", MLA_EMU_LIBRARY_NAME,
+                                            MLA_EMU_FACTORY_STRING,
+                                            " (a plugin of another version)");
+    if (found.symbol) {
+      p.create = reinterpret_cast<EmuFactory>(found.symbol);
       return p;
     }
     p.why = "the gfx950 emulator library " MLA_EMU_LIBRARY_NAME " is not installed (tried: " +
-            tried + "); install the emulator, or set MLA_EMULATOR_LIBRARY to its path";
+            found.tried + "); install the emulator, or set MLA_EMULATOR_LIBRARY to its path";
     return p;
   }();
   return plugin;
