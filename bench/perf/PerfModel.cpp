@@ -640,6 +640,34 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     result.hbmBlockCycles = double(bytes[1] - bytes[0]) / blocks / shareBytesPerCycle;
   }
 
+  // The combine's emulation: no L2 sharing; the partials, written by the attention
+  // kernel just before, read from the Infinity Cache (256 MiB; the partials of every
+  // case here fit).
+  auto combineEmulation = [&]() {
+    rt::EmulatorOptions combineEmu = emu;
+    combineEmu.l2Sharers = nullptr;
+    const uint64_t partBegin = oPart->address, partEnd = oPart->address + oPart->size,
+                   lseBegin = lsePart->address, lseEnd = lsePart->address + lsePart->size;
+    combineEmu.infinityCacheHit = [=](uint64_t line) {
+      return (line >= partBegin && line < partEnd) || (line >= lseBegin && line < lseEnd);
+    };
+    return combineEmu;
+  };
+  // The combine's arguments on this case's buffers: the merge table's U entries with
+  // the device schedule, NS splits a row with the host's.
+  auto combineArgs = [&]() {
+    rt::CombineKernelArgs a;
+    a.oPart = KernelArg::pointer(*oPart);
+    a.lsePart = KernelArg::pointer(*lsePart);
+    a.out = KernelArg::pointer(*out);
+    a.lse = KernelArg::pointer(*lse);
+    a.numRows = int32_t(rows);
+    a.numSplits = deviceSchedule ? int32_t(units) : splits;
+    if (deviceSchedule)
+      a.merges = KernelArg::pointer(*mergeTable);
+    return rt::combineArgList(a);
+  };
+
   // The device schedule's combine: U * qlen * H workgroups, workgroup (m * qlen + i) * H
   // + h serving merge entry m (a slice of a request of n_b > 1 pieces); an idle entry's
   // workgroups exit at once. Each CU holds k CTAs, k = what fits, at most the grid's
@@ -664,14 +692,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
       if (m.size() < 64) // enough for any co-residency
         m.push_back(uint32_t(bid));
     }
-    rt::EmulatorOptions combineEmu = emu;
-    combineEmu.l2Sharers = nullptr;
-    // The partials were written by the attention kernel just before: the Infinity Cache.
-    const uint64_t partBegin = oPart->address, partEnd = oPart->address + oPart->size,
-                   lseBegin = lsePart->address, lseEnd = lsePart->address + lsePart->size;
-    combineEmu.infinityCacheHit = [=](uint64_t line) {
-      return (line >= partBegin && line < partEnd) || (line >= lseBegin && line < lseEnd);
-    };
+    rt::EmulatorOptions combineEmu = combineEmulation();
     combineEmu.params.activeCUs =
         std::min<double>(P.numCUs, double(std::max<uint64_t>(activeCtas, 1)));
     std::vector<uint32_t> combineSample;
@@ -680,18 +701,9 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
       combineEmu.workgroupsPerCu = perCu;
       if (Error e = device->setEmulatorOptions(combineEmu))
         return std::move(e);
-      rt::CombineKernelArgs a;
-      a.oPart = KernelArg::pointer(*oPart);
-      a.lsePart = KernelArg::pointer(*lsePart);
-      a.out = KernelArg::pointer(*out);
-      a.lse = KernelArg::pointer(*lse);
-      a.numRows = int32_t(rows);
-      a.numSplits = int32_t(units);
-      a.merges = KernelArg::pointer(*mergeTable);
       if (Error e = device->launch(code, kernel::kCombineKernelName,
                                    {uint32_t(combineCtas), 1, 1},
-                                   {uint32_t(kernel::kCombineThreads), 1, 1},
-                                   rt::combineArgList(a)))
+                                   {uint32_t(kernel::kCombineThreads), 1, 1}, combineArgs()))
         return std::move(e);
       std::vector<rt::TimingReport> r = device->takeTimingReports();
       if (r.size() != 1 || r[0].cus.size() != 1)
@@ -746,15 +758,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   } else if (combines) {
     // Combine: one CU with as many co-resident CTAs as each CU gets (at most what fits).
     const uint64_t combineCtas = result.combineCtas;
-    rt::EmulatorOptions combineEmu = emu;
-    combineEmu.l2Sharers = nullptr;
-    // The partials were written by the attention kernel just before: the combine reads
-    // them from the Infinity Cache (256 MiB; the partials of every case here fit).
-    const uint64_t partBegin = oPart->address, partEnd = oPart->address + oPart->size,
-                   lseBegin = lsePart->address, lseEnd = lsePart->address + lsePart->size;
-    combineEmu.infinityCacheHit = [=](uint64_t line) {
-      return (line >= partBegin && line < partEnd) || (line >= lseBegin && line < lseEnd);
-    };
+    rt::EmulatorOptions combineEmu = combineEmulation();
     combineEmu.params.activeCUs = std::min<double>(P.numCUs, double(combineCtas));
     combineEmu.workgroupsPerCu = 0;
     std::vector<uint32_t> combineSample{0};
@@ -762,16 +766,8 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     auto runCombine = [&]() -> Expected<rt::TimingReport> {
       if (Error e = device->setEmulatorOptions(combineEmu))
         return std::move(e);
-      rt::CombineKernelArgs a;
-      a.oPart = KernelArg::pointer(*oPart);
-      a.lsePart = KernelArg::pointer(*lsePart);
-      a.out = KernelArg::pointer(*out);
-      a.lse = KernelArg::pointer(*lse);
-      a.numRows = int32_t(rows);
-      a.numSplits = splits;
       if (Error e = device->launch(code, kernel::kCombineKernelName, {uint32_t(combineCtas), 1, 1},
-                                   {uint32_t(kernel::kCombineThreads), 1, 1},
-                                   rt::combineArgList(a)))
+                                   {uint32_t(kernel::kCombineThreads), 1, 1}, combineArgs()))
         return std::move(e);
       std::vector<rt::TimingReport> r = device->takeTimingReports();
       if (r.size() != 1)
