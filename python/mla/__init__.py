@@ -421,8 +421,9 @@ class Decoder:
         launches a planner kernel that gives each request its own number of pieces from
         the device ``indptr`` at run time (``plan.schedule == "device"``, ``plan.units``
         the fixed grid's units, ``plan.num_splits`` the most pieces a request can get);
-        the host schedule is one split count for the whole batch (the default of a plan
-        with lengths, docs/decoder.md)."""
+        the host schedule is one split count for the whole batch. A plan with lengths
+        and no ``num_splits`` takes whichever the split policy estimates faster
+        (docs/decoder.md, "The device schedule")."""
         if schedule not in ("auto", "host", "device"):
             raise ValueError(f"schedule: must be 'auto', 'host' or 'device', got {schedule!r}")
         if slots is None:

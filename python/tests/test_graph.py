@@ -135,6 +135,11 @@ def test_device_schedule_replays_any_lengths(device, decoder):
 def test_schedule_argument(device, decoder):
     dec = decoder(HEADS, 1)
     assert dec.plan([0, 5, 9], 10).schedule == "host"
+    # From lengths, "auto" takes the device schedule where it is estimated faster: one
+    # 128K request and 63 of 2K (docs/decoder.md, "The device schedule").
+    mixed = np.concatenate(([0], np.cumsum([131072] + [2048] * 63)))
+    assert dec.plan(mixed, int(mixed[-1])).schedule == "device"
+    assert dec.plan(mixed, int(mixed[-1]), schedule="host").schedule == "host"
     assert dec.plan([0, 5, 9], 10, schedule="device").schedule == "device"
     assert dec.plan(max_requests=2, slots=10).schedule == "device"
     assert dec.plan(max_requests=2, slots=10, num_splits=3).schedule == "host"

@@ -311,13 +311,15 @@ uint64_t Decoder::workspaceBytes(int64_t maxRequests, std::optional<int> maxSpli
 
 Expected<DecodePlan> Decoder::plan(Span<const int32_t> indptr, uint64_t slots,
                                    std::optional<int> numSplits, SplitSchedule schedule) {
-  if (schedule != SplitSchedule::Device)
-    return makePlan(indptr, slots, numSplits, /*partialsOnly=*/false);
-  if (numSplits)
+  if (schedule == SplitSchedule::Device && numSplits)
     return makeError("num_splits: the device schedule chooses each request's pieces; "
                      "give no split count or use the host schedule");
+  if (schedule == SplitSchedule::Host || numSplits)
+    return makePlan(indptr, slots, numSplits, /*partialsOnly=*/false);
   if (Error e = validateIndptr(indptr))
     return std::move(e);
+  if (schedule == SplitSchedule::Auto && !deviceScheduleIsFaster(indptr))
+    return makePlan(indptr, slots, std::nullopt, /*partialsOnly=*/false);
   DecodePlan plan;
   plan.requests = int64_t(indptr.size()) - 1;
   plan.rows = plan.requests * config_.qlen;
@@ -327,6 +329,24 @@ Expected<DecodePlan> Decoder::plan(Span<const int32_t> indptr, uint64_t slots,
   if (Error e = completeDevicePlan(plan))
     return std::move(e);
   return plan;
+}
+
+bool Decoder::deviceScheduleIsFaster(Span<const int32_t> indptr) const {
+  const int64_t requests = int64_t(indptr.size()) - 1;
+  if (requests == 0)
+    return false;
+  const int64_t heads = config_.heads, qlen = config_.qlen;
+  const SplitCostModel model = SplitCostModel::calibrated();
+  // The host plan makePlan would make: the policy's NS, capped at the longest request.
+  const int ns = int(std::min<int64_t>(chooseNumSplits(indptr, heads, qlen, gfx950::kNumCUs),
+                                       std::max<int64_t>(longestBlocks(indptr), 1)));
+  const double host =
+      estimateSplitCost(indptr, heads, qlen, gfx950::kNumCUs, ns, model).total();
+  const double device =
+      estimateDeviceScheduleCost(indptr, heads, qlen, gfx950::kNumCUs,
+                                 deviceScheduleUnits(requests, heads, qlen), model)
+          .total();
+  return device < host;
 }
 
 Expected<DecodePlan> Decoder::makePlan(Span<const int32_t> indptr, uint64_t slots,

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "mla/Runtime/SplitPolicy.h"
 
+#include "mla/Kernel/DeviceSchedule.h"
 #include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Runtime/Decoder.h"
 #include "mla/Target/GFX950/GFX950.h"
@@ -43,17 +44,34 @@ struct AttentionWork {
   double longest = 0;
 };
 
-/// Which CUs share HBM with a CTA (the fraction busy) follows mla-perf's whole-GPU
-/// estimate (docs/timing-model.md): a grid of at most one CTA a CU keeps that many CUs
-/// busy; a larger grid keeps all busy, but its last `grid mod CUs` CTAs in flat id order
-/// (the partial last wave) run with only that many CUs busy.
-AttentionWork attentionWork(Span<const int32_t> indptr, int64_t heads, int64_t qlen,
-                            int numSplits, unsigned numCUs, unsigned xcds,
+/// The 128-token blocks of each (request, split) unit of a host-planned call: a split
+/// covers chunk = ceil(blocks / NS) blocks (kernel-contract.md's chunk_b in tokens,
+/// rounded up to whole blocks); the splits past the last token are empty.
+std::vector<int64_t> hostUnitBlocks(Span<const int32_t> indptr, int numSplits) {
+  const int64_t requests = int64_t(indptr.size()) - 1;
+  std::vector<int64_t> unitBlocks;
+  unitBlocks.reserve(requests * numSplits);
+  for (int64_t b = 0; b < requests; ++b) {
+    const int64_t blocks = ceilDiv(indptr[b + 1] - indptr[b], kBlockTokens);
+    const int64_t chunk = std::max<int64_t>(ceilDiv(blocks, numSplits), 1);
+    for (int64_t s = 0; s < numSplits; ++s)
+      unitBlocks.push_back(std::clamp<int64_t>(blocks - s * chunk, 0, chunk));
+  }
+  return unitBlocks;
+}
+
+/// The attention CTAs of the units `unitBlocks` (unit u of unitBlocks[u] blocks, G head
+/// groups each). Which CUs share HBM with a CTA (the fraction busy) follows mla-perf's
+/// whole-GPU estimate (docs/timing-model.md): a grid of at most one CTA a CU keeps that
+/// many CUs busy; a larger grid keeps all busy, but its last `grid mod CUs` CTAs in flat
+/// id order (the partial last wave) run with only that many CUs busy.
+AttentionWork attentionWork(const std::vector<int64_t> &unitBlocks, int64_t heads,
+                            int64_t qlen, unsigned numCUs, unsigned xcds,
                             const SplitCostModel &model, bool withUnits) {
   AttentionWork work;
-  const int64_t requests = int64_t(indptr.size()) - 1;
+  const int64_t units = int64_t(unitBlocks.size());
   const int64_t groups = kernel::headGroups(heads, qlen);
-  const int64_t grid = kernel::attentionGridSize(requests, numSplits, heads, qlen, xcds);
+  const int64_t grid = ceilDiv(units, xcds) * xcds * groups; // kernel::attentionGridSize
   const int64_t tail = grid > int64_t(numCUs) ? grid % int64_t(numCUs) : 0;
   work.tailStart = grid - tail;
   const double busy = double(std::min<int64_t>(grid, numCUs)) / double(numCUs);
@@ -67,33 +85,26 @@ AttentionWork attentionWork(Span<const int32_t> indptr, int64_t heads, int64_t q
            double(blocks - 1) * (model.perBlock + model.perBlockShared * b / double(groups));
   };
   if (withUnits) {
-    work.unitTime.reserve(requests * numSplits);
-    work.unitTailTime.reserve(requests * numSplits);
+    work.unitTime.reserve(units);
+    work.unitTailTime.reserve(units);
   }
-  for (int64_t b = 0; b < requests; ++b) {
-    const int64_t blocks = ceilDiv(indptr[b + 1] - indptr[b], kBlockTokens);
-    // A split covers chunk = ceil(blocks / NS) blocks (kernel-contract.md's chunk_b in tokens,
-    // rounded up to whole blocks); the splits past the last token are empty.
-    const int64_t chunk = std::max<int64_t>(ceilDiv(blocks, numSplits), 1);
-    for (int64_t s = 0; s < numSplits; ++s) {
-      const int64_t mine = std::clamp<int64_t>(blocks - s * chunk, 0, chunk);
-      const double t = ctaTime(mine, busy), tailT = ctaTime(mine, tailBusy);
-      if (withUnits) {
-        work.unitTime.push_back(t);
-        work.unitTailTime.push_back(tailT);
-      }
-      // Unit u = x + X y has CTAs bid = x + X (g + G y) (LaunchGeometry's ctaOfWorkgroup).
-      const int64_t unit = b * numSplits + s;
-      const int64_t firstBid = unit % xcds + int64_t(xcds) * groups * (unit / xcds);
-      int64_t inTail = 0;
-      for (int64_t g = 0; g < groups; ++g)
-        inTail += firstBid + int64_t(xcds) * g >= work.tailStart;
-      work.total += t * double(groups - inTail) + tailT * double(inTail);
-      if (inTail < groups)
-        work.longest = std::max(work.longest, t);
-      if (inTail > 0)
-        work.longest = std::max(work.longest, tailT);
+  for (int64_t unit = 0; unit < units; ++unit) {
+    const double t = ctaTime(unitBlocks[unit], busy),
+                 tailT = ctaTime(unitBlocks[unit], tailBusy);
+    if (withUnits) {
+      work.unitTime.push_back(t);
+      work.unitTailTime.push_back(tailT);
     }
+    // Unit u = x + X y has CTAs bid = x + X (g + G y) (LaunchGeometry's ctaOfWorkgroup).
+    const int64_t firstBid = unit % xcds + int64_t(xcds) * groups * (unit / xcds);
+    int64_t inTail = 0;
+    for (int64_t g = 0; g < groups; ++g)
+      inTail += firstBid + int64_t(xcds) * g >= work.tailStart;
+    work.total += t * double(groups - inTail) + tailT * double(inTail);
+    if (inTail < groups)
+      work.longest = std::max(work.longest, t);
+    if (inTail > 0)
+      work.longest = std::max(work.longest, tailT);
   }
   return work;
 }
@@ -124,16 +135,23 @@ double placeAttention(const AttentionWork &work, int64_t units, int64_t groups,
   return busiest;
 }
 
-double combineTime(int64_t requests, int64_t heads, int64_t qlen, unsigned numCUs,
-                   int numSplits, const SplitCostModel &model) {
-  if (numSplits == 1 && model.singleSplitSkipsCombine)
-    return 0;
-  const int64_t waves = kernel::combineGridSize(requests * qlen, heads, numSplits);
+/// A combine launch of `waves` waves (one per 64-column slice of one (row, head)), each
+/// merging `numSplits` splits.
+double combineTime(int64_t waves, unsigned numCUs, int numSplits,
+                   const SplitCostModel &model) {
   const int64_t resident = int64_t(numCUs) * std::max(model.combineWavesPerCu, 1);
   const int64_t rounds = ceilDiv(waves, resident);
   const int64_t slots = ceilDiv(numSplits, kernel::combineSplitGroups(numSplits));
   return model.combineLaunch +
          double(rounds) * (model.combineWave + model.combinePerSlot * double(slots));
+}
+
+double combineTime(int64_t requests, int64_t heads, int64_t qlen, unsigned numCUs,
+                   int numSplits, const SplitCostModel &model) {
+  if (numSplits == 1 && model.singleSplitSkipsCombine)
+    return 0;
+  return combineTime(kernel::combineGridSize(requests * qlen, heads, numSplits), numCUs,
+                     numSplits, model);
 }
 
 } // namespace
@@ -155,6 +173,10 @@ SplitCostModel SplitCostModel::calibrated() {
   model.combineWavesPerCu = 4;
   // Decoder::plan runs NS = 1 without a combine (the attention writes out and lse).
   model.singleSplitSkipsCombine = true;
+  // The planner kernel's launch, and its run on 64 x 4K (mla-perf, sched=device; the
+  // same within 10 % up to 64 requests), generated code mla-0.13.0-gfx950.
+  model.scheduleLaunch = 2.00;
+  model.scheduleRun = 1.5;
   return model;
 }
 
@@ -168,14 +190,56 @@ SplitCost mla::rt::estimateSplitCost(Span<const int32_t> indptr, int64_t heads,
   const int64_t units = requests * numSplits;
   const int64_t ctas = ceilDiv(units, xcds) * xcds * groups;
   const bool simulate = ctas <= kSimulatedCtas;
-  AttentionWork work =
-      attentionWork(indptr, heads, qlen, numSplits, numCUs, xcds, model, simulate);
+  AttentionWork work = attentionWork(hostUnitBlocks(indptr, numSplits), heads, qlen, numCUs,
+                                     xcds, model, simulate);
   SplitCost cost;
   cost.numSplits = numSplits;
   double busiest = simulate ? placeAttention(work, units, groups, xcds, numCUs / xcds)
                             : std::max(work.total / numCUs, work.longest);
   cost.attention = requests ? model.attentionLaunch + busiest : 0;
   cost.combine = requests ? combineTime(requests, heads, qlen, numCUs, numSplits, model) : 0;
+  return cost;
+}
+
+SplitCost mla::rt::estimateDeviceScheduleCost(Span<const int32_t> indptr, int64_t heads,
+                                              int64_t qlen, unsigned numCUs, int64_t units,
+                                              const SplitCostModel &model) {
+  assert(!indptr.empty() && int64_t(indptr.size()) - 1 <= units && numCUs >= 1);
+  const int64_t requests = int64_t(indptr.size()) - 1;
+  std::vector<int64_t> lengths(requests);
+  for (int64_t b = 0; b < requests; ++b)
+    lengths[b] = indptr[b + 1] - indptr[b];
+  const kernel::Schedule schedule = kernel::planSchedule(lengths, units);
+  // Unit u serves piece j of n_b: the split rule's blocks with n_b splits; idle units
+  // exit at once (counted as empty CTAs).
+  std::vector<int64_t> unitBlocks(units, 0);
+  int64_t mostPieces = 1, mergeEntries = 0;
+  for (int64_t u = 0; u < units; ++u) {
+    const int32_t *entry = &schedule.units[u * kernel::kUnitEntryInts];
+    if (entry[0] < 0)
+      continue;
+    const int64_t blocks = ceilDiv(lengths[entry[0]], kBlockTokens);
+    const int64_t chunk = std::max<int64_t>(ceilDiv(blocks, entry[2]), 1);
+    unitBlocks[u] = std::clamp<int64_t>(blocks - entry[1] * chunk, 0, chunk);
+    mostPieces = std::max<int64_t>(mostPieces, entry[2]);
+  }
+  for (int64_t m = 0; m < units; ++m)
+    mergeEntries += schedule.merges[m * kernel::kMergeEntryInts] >= 0;
+  const unsigned xcds = xcdsOf(numCUs);
+  const int64_t groups = kernel::headGroups(heads, qlen);
+  const int64_t ctas = units * groups;
+  const bool simulate = ctas <= kSimulatedCtas;
+  AttentionWork work = attentionWork(unitBlocks, heads, qlen, numCUs, xcds, model, simulate);
+  SplitCost cost;
+  cost.numSplits = int(mostPieces);
+  cost.schedule = model.scheduleLaunch + model.scheduleRun;
+  double busiest = simulate ? placeAttention(work, units, groups, xcds, numCUs / xcds)
+                            : std::max(work.total / numCUs, work.longest);
+  cost.attention = model.attentionLaunch + busiest;
+  // A merge entry is one column slice of a request: qlen x H waves.
+  cost.combine = mergeEntries ? combineTime(mergeEntries * qlen * heads, numCUs,
+                                            int(mostPieces), model)
+                              : 0;
   return cost;
 }
 
@@ -212,8 +276,8 @@ int mla::rt::chooseSplitCount(Span<const int32_t> indptr, int64_t heads, int64_t
   double bestTime = estimateSplitCost(indptr, heads, qlen, numCUs, 1, model).total();
   times.push_back({1, bestTime});
   for (int ns = 2; ns <= limit; ++ns) {
-    AttentionWork bound =
-        attentionWork(indptr, heads, qlen, ns, numCUs, xcds, model, /*withUnits=*/false);
+    AttentionWork bound = attentionWork(hostUnitBlocks(indptr, ns), heads, qlen, numCUs, xcds,
+                                        model, /*withUnits=*/false);
     double lower = model.attentionLaunch + std::max(bound.total / numCUs, bound.longest) +
                    combineTime(requests, heads, qlen, numCUs, ns, model);
     if (lower > bestTime * kTie)

@@ -541,11 +541,43 @@ TEST(DeviceSchedule, SplitCountAndDeviceScheduleExcludeEachOther) {
         refused(decoder->plan(int64_t(1), 100, 4, rt::SplitSchedule::Device))})
     EXPECT_NE(message.find("num_splits: the device schedule chooses"), std::string::npos)
         << message;
-  // The defaults: a plan from lengths is host-scheduled, one without lengths is not,
-  // unless a split count is given.
+  // The defaults: a plan without lengths is device-scheduled unless a split count is
+  // given; one from lengths is whichever is estimated faster (one short request: the
+  // host's one launch).
   EXPECT_FALSE(unwrapOrFail(decoder->plan(indptr, 100)).deviceSchedule);
   EXPECT_TRUE(unwrapOrFail(decoder->plan(int64_t(1), 100)).deviceSchedule);
   EXPECT_FALSE(unwrapOrFail(decoder->plan(int64_t(1), 100, 2)).deviceSchedule);
   EXPECT_EQ(rt::parseSplitSchedule("device"), rt::SplitSchedule::Device);
   EXPECT_EQ(rt::parseSplitSchedule("sideways"), std::nullopt);
+}
+
+// A plan from lengths without a split count takes the device schedule where the split
+// policy's estimates make it faster: a batch of one long and many short requests (host
+// NS 61 for the long one, 3,904 CTAs mostly empty: modeled 74.5 us against 41.9 with
+// the device schedule, docs/performance.md), not a uniform batch (35.6 against 41.0).
+TEST(DeviceSchedule, AutoFollowsTheEstimates) {
+  auto device = rt::Device::openEmulator();
+  auto decoder = makeDecoder(*device, 12, 1);
+  ASSERT_TRUE(decoder);
+  auto batch = [](int64_t first, int64_t rest, int64_t count) {
+    std::vector<int32_t> indptr = {0, int32_t(first)};
+    for (int64_t b = 1; b < count; ++b)
+      indptr.push_back(indptr.back() + int32_t(rest));
+    return indptr;
+  };
+  const std::vector<int32_t> mixed = batch(128 * 1024, 2048, 64);
+  const std::vector<int32_t> uniform = batch(4096, 4096, 64);
+  const uint64_t slots = uint64_t(mixed.back()) + uniform.back();
+  EXPECT_TRUE(unwrapOrFail(decoder->plan(mixed, slots)).deviceSchedule);
+  EXPECT_FALSE(unwrapOrFail(decoder->plan(uniform, slots)).deviceSchedule);
+  // An explicit choice or a split count overrides the estimate.
+  EXPECT_FALSE(
+      unwrapOrFail(decoder->plan(mixed, slots, std::nullopt, rt::SplitSchedule::Host))
+          .deviceSchedule);
+  EXPECT_FALSE(unwrapOrFail(decoder->plan(mixed, slots, 8)).deviceSchedule);
+  EXPECT_TRUE(
+      unwrapOrFail(decoder->plan(uniform, slots, std::nullopt, rt::SplitSchedule::Device))
+          .deviceSchedule);
+  // An empty batch launches nothing either way; it stays host-planned.
+  EXPECT_FALSE(unwrapOrFail(decoder->plan(std::vector<int32_t>{0}, slots)).deviceSchedule);
 }

@@ -58,6 +58,33 @@ TEST(SplitPolicy, OneRequestFourSplitsOnIdleCus) {
   EXPECT_DOUBLE_EQ(c.total(), 3390);
 }
 
+TEST(SplitPolicy, DeviceScheduleByHand) {
+  // 16 CUs (8 XCDs of 2), U = 8 units, requests of 8 and 1 blocks (1024, 128 tokens).
+  // The rule: total 9, U > B, lo = max(1, ceil(9 / 8), ceil(8 / 256)) = 2,
+  // hi = max(2, ceil(9 / 6)) = 2: T = 2, n = {4, 1}. Units 0-3 serve request 0's pieces
+  // of 2 blocks, unit 4 request 1's block, units 5-7 are idle (empty CTAs). G = 1: one
+  // CTA a unit, unit u on XCD u, each on an idle CU: the busiest takes 100 + 10 = 110.
+  // One merge entry (request 0: P(4) = 1 slice) of qlen x H = 12 waves, one round on 16
+  // CUs, 4 splits in one slot each: 2000 + 200 + 20 * 4 = 2280.
+  SplitCostModel m = handModel();
+  m.scheduleLaunch = 300;
+  m.scheduleRun = 50;
+  SplitCost c = estimateDeviceScheduleCost(lengths({1024, 128}), 12, 1, 16, 8, m);
+  EXPECT_EQ(c.numSplits, 4);
+  EXPECT_DOUBLE_EQ(c.schedule, 350);
+  EXPECT_DOUBLE_EQ(c.attention, 1000 + 110);
+  EXPECT_DOUBLE_EQ(c.combine, 2280);
+  EXPECT_DOUBLE_EQ(c.total(), 350 + 1110 + 2280);
+  // Eight one-block requests on 8 units: one piece each, no merge entry, no combine.
+  SplitCost one = estimateDeviceScheduleCost(
+      lengths({128, 128, 128, 128, 128, 128, 128, 128}), 12, 1, 16, 8, m);
+  EXPECT_EQ(one.numSplits, 1);
+  EXPECT_DOUBLE_EQ(one.attention, 1000 + 100);
+  EXPECT_DOUBLE_EQ(one.combine, 0);
+  // The host estimate has no planner.
+  EXPECT_DOUBLE_EQ(estimateSplitCost(lengths({1024}), 12, 1, 256, 4, m).schedule, 0);
+}
+
 TEST(SplitPolicy, SharedHbmSlowsBlocksWithBusyCus) {
   // perBlockShared 40: a block costs 10 + 40 * busy / G. 1024 tokens, NS 4 on 256 CUs:
   // 4 CTAs (the grid rounds 4 units up to 8 XCDs: 8 CTAs) busy 8 / 256:

@@ -1,5 +1,5 @@
 // mla-lower-schedule: the device schedule's planner as one wave (docs/kernel-contract.md,
-// "The device schedule"): block totals and the longest request by a butterfly, the
+// "The device schedule"): block totals and the longest request by a wave reduction, the
 // block budget by a binary search of whole-wave passes, then 64 requests at a time a
 // wave scan of the piece counts, the two tables, and the idle units.
 // RUN: mla-opt %s -pass-pipeline='builtin.module(gpu.module(mla-lower-schedule))' | FileCheck %s
@@ -23,14 +23,27 @@
 // CHECK:   %[[NONNEG:.*]] = arith.maxsi %[[LEN]], %c0_i32
 // CHECK:   %[[BLOCKS:.*]] = arith.divui %{{.*}}, %c128_i32
 // CHECK:   scf.yield %{{.*}}, %{{.*}} : i32, i32
-// A butterfly over the wave: xor 32, 16, 8, 4, 2, 1, for the total then the longest.
-// CHECK: gpu.shuffle xor %[[SUMS]]#0, %c32_i32, %c64_i32 : i32
-// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32, %c64_i32 : i32
-// CHECK: gpu.shuffle xor %{{.*}}, %c1_i32, %c64_i32 : i32
-// CHECK-NEXT: %[[TOTAL:.*]] = arith.addi
-// CHECK: gpu.shuffle xor %[[SUMS]]#1, %c32_i32, %c64_i32 : i32
-// CHECK: gpu.shuffle xor %{{.*}}, %c1_i32, %c64_i32 : i32
-// CHECK-NEXT: %[[MOST:.*]] = arith.maxui
+// A wave reduction in DPP (no LDS round trip): an inclusive scan, row_shr 1, 2, 4, 8
+// within each row of 16 lanes, row_bcast:15 into rows 1 and 3, row_bcast:31 into rows 2
+// and 3, then the last lane's value; for the total, then the longest.
+// CHECK: %[[S1:.*]] = amdgpu.dpp %c0_i32 %[[SUMS]]#0 row_shr(1 : i32) : i32
+// CHECK-NEXT: %[[T1:.*]] = arith.addi %[[SUMS]]#0, %[[S1]]
+// CHECK-NEXT: %[[S2:.*]] = amdgpu.dpp %c0_i32 %[[T1]] row_shr(2 : i32) : i32
+// CHECK-NEXT: %[[T2:.*]] = arith.addi %[[T1]], %[[S2]]
+// CHECK-NEXT: amdgpu.dpp %c0_i32 %[[T2]] row_shr(4 : i32) : i32
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: amdgpu.dpp %c0_i32 %{{.*}} row_shr(8 : i32) : i32
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: amdgpu.dpp %c0_i32 %{{.*}} row_bcast_15 {row_mask = 10 : i32} : i32
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: amdgpu.dpp %c0_i32 %{{.*}} row_bcast_31 {row_mask = 12 : i32} : i32
+// CHECK-NEXT: %[[TSCAN:.*]] = arith.addi
+// CHECK-NEXT: %[[TOTAL:.*]] = rocdl.readlane %[[TSCAN]], %c63_i32
+// CHECK-NEXT: amdgpu.dpp %c0_i32 %[[SUMS]]#1 row_shr(1 : i32) : i32
+// CHECK-NEXT: arith.maxui %[[SUMS]]#1,
+// CHECK: amdgpu.dpp %c0_i32 %{{.*}} row_bcast_31 {row_mask = 12 : i32} : i32
+// CHECK-NEXT: %[[MSCAN:.*]] = arith.maxui
+// CHECK-NEXT: %[[MOST:.*]] = rocdl.readlane %[[MSCAN]], %c63_i32
 // 2. The budget: a binary search only when U > B and some block exists.
 // CHECK: %[[SPARE:.*]] = arith.cmpi ugt, %[[U]], %[[B]]
 // CHECK: %[[ANY:.*]] = arith.cmpi ugt, %[[TOTAL]], %c0_i32
@@ -55,14 +68,15 @@
 // CHECK:     scf.for %{{.*}} = %{{.*}} to %[[B]]
 // CHECK:       arith.divui %{{.*}}, %[[MID]]
 // CHECK:       arith.maxui %c1_i32,
-// CHECK:     gpu.shuffle xor
-// CHECK:     %[[FITS:.*]] = arith.cmpi ule, %{{.*}}, %[[U]]
+// CHECK:     amdgpu.dpp %c0_i32 %{{.*}} row_bcast_31
+// CHECK:     %[[PSUM:.*]] = rocdl.readlane %{{.*}}, %c63_i32
+// CHECK:     %[[FITS:.*]] = arith.cmpi ule, %[[PSUM]], %[[U]]
 // CHECK:     arith.select %[[FITS]]
 // CHECK:     arith.select %[[FITS]]
 // CHECK: } else {
 // CHECK:   arith.maxui %c1_i32, %[[MOST]]
-// 3. 64 requests at a time: n_b, an inclusive scan (shuffle up 1..32), first_b; the
-// merge slices s_b = P(n_b) (1, 8, 16) for n_b > 1, and their scan.
+// 3. 64 requests at a time: n_b, an inclusive DPP scan, first_b; the merge slices
+// s_b = P(n_b) (1, 8, 16) for n_b > 1, and their scan.
 // CHECK: %[[PLACED:.*]]:2 = scf.for %[[BASE:.*]] = %c0_i32 to %[[B]] step %c64_i32 iter_args(%[[RUNNING:.*]] = %c0_i32, %[[MRUNNING:.*]] = %c0_i32)
 // CHECK:   %[[REQ:.*]] = arith.addi %[[BASE]], %[[LANE]]
 // CHECK:   %[[VALID:.*]] = arith.cmpi ult, %[[REQ]], %[[B]]
@@ -74,58 +88,86 @@
 // CHECK:     scf.yield %[[FIRSTBLOCKS]]
 // CHECK:   arith.divui %{{.*}}, %[[BUDGET]]
 // CHECK:   %[[N:.*]] = arith.select %[[VALID]], %{{.*}}, %c0_i32
-// CHECK:   gpu.shuffle up %[[N]], %c1_i32, %c64_i32
-// CHECK:   gpu.shuffle up %{{.*}}, %c32_i32, %c64_i32
-// CHECK:   %[[INCL:.*]] = arith.addi
+// CHECK:   amdgpu.dpp %c0_i32 %[[N]] row_shr(1 : i32) : i32
+// CHECK:   amdgpu.dpp %c0_i32 %{{.*}} row_bcast_31 {row_mask = 12 : i32} : i32
+// CHECK-NEXT:   %[[INCL:.*]] = arith.addi
 // CHECK:   %[[END:.*]] = arith.addi %[[RUNNING]], %[[INCL]]
 // CHECK:   %[[FIRST:.*]] = arith.subi %[[END]], %[[N]]
-// CHECK:   %[[CHUNK:.*]], %{{.*}} = gpu.shuffle idx %[[INCL]], %c63_i32, %c64_i32
+// CHECK:   rocdl.readlane %[[INCL]], %c63_i32
 // CHECK:   arith.cmpi ule, %[[N]], %c64_i32
 // CHECK:   arith.select %{{.*}}, %c8_i32, %c16_i32
 // CHECK:   arith.cmpi ule, %[[N]], %c8_i32
 // CHECK:   %[[LAYOUT:.*]] = arith.select %{{.*}}, %c1_i32, %{{.*}}
 // CHECK:   %[[SPLIT:.*]] = arith.cmpi ugt, %[[N]], %c1_i32
 // CHECK:   %[[SLICES:.*]] = arith.select %[[SPLIT]], %[[LAYOUT]], %c0_i32
-// CHECK:   gpu.shuffle up %[[SLICES]], %c1_i32, %c64_i32
-// CHECK:   gpu.shuffle up %{{.*}}, %c32_i32, %c64_i32
-// CHECK:   %[[MINCL:.*]] = arith.addi
-// CHECK:   %[[MCHUNK:.*]], %{{.*}} = gpu.shuffle idx %[[MINCL]], %c63_i32, %c64_i32
+// CHECK:   amdgpu.dpp %c0_i32 %[[SLICES]] row_shr(1 : i32) : i32
+// CHECK:   amdgpu.dpp %c0_i32 %{{.*}} row_bcast_31 {row_mask = 12 : i32} : i32
+// CHECK-NEXT:   %[[MINCL:.*]] = arith.addi
+// CHECK:   rocdl.readlane %[[MINCL]], %c63_i32
 // pieces[b] = {n_b, first_b}
 // CHECK:   scf.if %[[VALID]] {
 // CHECK:     llvm.getelementptr %[[PIECES]]
 // CHECK:     llvm.store %[[N]]
 // CHECK:     llvm.getelementptr %[[PIECES]]
 // CHECK:     llvm.store %[[FIRST]]
-// The chunk's unit entries, 64 at a time by the wave: entry `local` belongs to the last
-// lane whose exclusive count is <= local (steps 32 .. 1 of gpu.shuffle idx), whose
-// request, n and first it holds, and is written below U.
+// The chunk's unit entries. A lane of at most 8 pieces writes its own, one a step, as
+// many steps as the most of them (a DPP max scan): entry j to unit running +
+// exclusive_b + j, for j < n_b and below U;
 // CHECK:   %[[EXCL:.*]] = arith.subi %[[INCL]], %[[N]]
-// CHECK:   scf.for %[[DONE:.*]] = %c0_i32 to %[[CHUNK]] step %c64_i32
-// CHECK:     %[[LOCAL:.*]] = arith.addi %[[DONE]], %[[LANE]]
-// CHECK:     gpu.shuffle idx %[[EXCL]], %{{.*}}, %c64_i32
-// CHECK:     arith.cmpi ule, %{{.*}}, %[[LOCAL]]
-// CHECK-COUNT-5: gpu.shuffle idx %[[EXCL]]
-// CHECK:     %[[OWNER:.*]] = arith.select
-// CHECK:     %[[OREQ:.*]], %{{.*}} = gpu.shuffle idx %[[REQ]], %[[OWNER]], %c64_i32
-// CHECK:     %[[ON:.*]], %{{.*}} = gpu.shuffle idx %[[N]], %[[OWNER]], %c64_i32
-// CHECK:     %[[OFIRST:.*]], %{{.*}} = gpu.shuffle idx %[[FIRST]], %[[OWNER]], %c64_i32
-// CHECK:     %[[OEXCL:.*]], %{{.*}} = gpu.shuffle idx %[[EXCL]], %[[OWNER]], %c64_i32
-// CHECK:     %[[UNIT:.*]] = arith.addi %[[RUNNING]], %[[LOCAL]]
-// CHECK:     %[[INCHUNK:.*]] = arith.cmpi ult, %[[LOCAL]], %[[CHUNK]]
-// CHECK:     %[[BELOWU:.*]] = arith.cmpi ult, %[[UNIT]], %[[U]]
-// CHECK:     %[[WRITE:.*]] = arith.andi %[[INCHUNK]], %[[BELOWU]]
-// CHECK:     scf.if %[[WRITE]] {
+// CHECK:   %[[SHORT:.*]] = arith.cmpi ule, %[[N]], %c8_i32
+// CHECK:   %[[SHORTN:.*]] = arith.select %[[SHORT]], %[[N]], %c0_i32
+// CHECK:   amdgpu.dpp %c0_i32 %[[SHORTN]] row_shr(1 : i32) : i32
+// CHECK-NEXT:   arith.maxui %[[SHORTN]],
+// CHECK:   %[[MOSTN:.*]] = rocdl.readlane %{{.*}}, %c63_i32
+// CHECK:   %[[START:.*]] = arith.addi %[[RUNNING]], %[[EXCL]]
+// CHECK:   scf.for %[[J:.*]] = %c0_i32 to %[[MOSTN]] step %c1_i32
+// CHECK:     %[[AT:.*]] = arith.addi %[[START]], %[[J]]
+// CHECK:     %[[INLANE:.*]] = arith.cmpi ult, %[[J]], %[[SHORTN]]
+// CHECK:     %[[LBELOWU:.*]] = arith.cmpi ult, %[[AT]], %[[U]]
+// CHECK:     %[[LWRITE:.*]] = arith.andi %[[INLANE]], %[[LBELOWU]]
+// CHECK:     scf.if %[[LWRITE]] {
 // CHECK:       llvm.getelementptr %[[UNITS]]
-// CHECK:       llvm.store %[[OREQ]]
-// CHECK:       %[[PIECE:.*]] = arith.subi %[[LOCAL]], %[[OEXCL]]
-// CHECK:       llvm.store %[[PIECE]]
-// CHECK:       llvm.store %[[ON]]
-// CHECK:       llvm.store %[[OFIRST]]
-// The merge entries likewise, from the merge scan.
+// CHECK:       llvm.store %[[REQ]]
+// CHECK:       llvm.store %[[J]]
+// CHECK:       llvm.store %[[N]]
+// CHECK:       llvm.store %[[FIRST]]
+// a longer lane's entries by the whole wave, one such lane after the other (the set bits
+// of their ballot, lowest first), its values read with readlane, 64 entries a step.
+// CHECK:   %[[LONG:.*]] = arith.xori %[[SHORT]], %true
+// CHECK:   %[[BALLOT:.*]] = rocdl.ballot %[[LONG]] : i64
+// CHECK:   scf.while (%[[LEFT:.*]] = %[[BALLOT]]) : (i64) -> i64 {
+// CHECK:     arith.cmpi ne, %[[LEFT]], %c0_i64
+// CHECK:   } do {
+// CHECK:   ^bb0(%[[LEFT2:.*]]: i64):
+// CHECK:     %[[BIT:.*]] = "llvm.intr.cttz"(%[[LEFT2]]) <{is_zero_poison = true}>
+// CHECK:     %[[K:.*]] = arith.trunci %[[BIT]] : i64 to i32
+// CHECK:     %[[KCOUNT:.*]] = rocdl.readlane %[[N]], %[[K]]
+// CHECK:     %[[KSTART:.*]] = rocdl.readlane %[[START]], %[[K]]
+// CHECK:     %[[KREQ:.*]] = rocdl.readlane %[[REQ]], %[[K]]
+// CHECK:     %[[KN:.*]] = rocdl.readlane %[[N]], %[[K]]
+// CHECK:     %[[KFIRST:.*]] = rocdl.readlane %[[FIRST]], %[[K]]
+// CHECK:     scf.for %[[KJ:.*]] = %[[LANE]] to %[[KCOUNT]] step %c64_i32
+// CHECK:       %[[KAT:.*]] = arith.addi %[[KSTART]], %[[KJ]]
+// CHECK:       %[[KBELOWU:.*]] = arith.cmpi ult, %[[KAT]], %[[U]]
+// CHECK:       scf.if %[[KBELOWU]] {
+// CHECK:         llvm.getelementptr %[[UNITS]]
+// CHECK:         llvm.store %[[KREQ]]
+// CHECK:         llvm.store %[[KJ]]
+// CHECK:         llvm.store %[[KN]]
+// CHECK:         llvm.store %[[KFIRST]]
+// CHECK:     %[[LOWER:.*]] = arith.subi %[[LEFT2]], %c1_i64
+// CHECK:     %[[REST:.*]] = arith.andi %[[LEFT2]], %[[LOWER]]
+// CHECK:     scf.yield %[[REST]] : i64
+// The merge entries likewise, from the merge scan and each lane's slices.
 // CHECK:   %[[MEXCL:.*]] = arith.subi %[[MINCL]], %[[SLICES]]
-// CHECK:   scf.for %{{.*}} = %c0_i32 to %[[MCHUNK]] step %c64_i32
-// CHECK:     arith.addi %[[MRUNNING]], %{{.*}}
-// CHECK:     llvm.getelementptr %[[MERGES]]
+// CHECK:   arith.cmpi ule, %[[SLICES]], %c8_i32
+// CHECK:   %[[MOSTS:.*]] = rocdl.readlane %{{.*}}, %c63_i32
+// CHECK:   arith.addi %[[MRUNNING]], %[[MEXCL]]
+// CHECK:   scf.for %{{.*}} = %c0_i32 to %[[MOSTS]] step %c1_i32
+// CHECK:       llvm.getelementptr %[[MERGES]]
+// CHECK:   rocdl.ballot
+// CHECK:   scf.while
+// CHECK:         llvm.getelementptr %[[MERGES]]
 // CHECK:   scf.yield %{{.*}}, %{{.*}} : i32, i32
 // 4. The idle units and merge entries: {-1, 0, 0, 0}.
 // CHECK: %[[IDLE:.*]] = arith.addi %[[PLACED]]#0, %[[LANE]]

@@ -6,26 +6,29 @@
 // checks the other). With blocks_b = ceil(max(len_b, 0) / 128), B requests and U units:
 //
 //   1. total = sum_b blocks_b, most = max_b blocks_b: each lane over requests
-//      lane, lane + 64, ..., then a butterfly over the wave (gpu.shuffle xor); lane l
-//      keeps request l's blocks, so that the later passes read indptr only for the
-//      requests past the first 64 (the planner's time is its load round trips);
+//      lane, lane + 64, ..., then a wave reduction; lane l keeps request l's blocks, so
+//      that the later passes read indptr only for the requests past the first 64 (the
+//      planner's time is its load round trips);
 //   2. the block budget T: max(1, most) when U <= B or total = 0, else a binary search
 //      for the smallest T in [lo, hi] with sum_b max(1, ceil(blocks_b / T)) <= U,
 //      lo = max(1, ceil(total / U), ceil(most / 256)), hi = max(lo, ceil(total / (U - B)))
-//      (hi always fits), each probe one pass over the requests and one butterfly;
+//      (hi always fits), each probe one pass over the requests and one wave reduction;
 //   3. in chunks of 64 requests: n_b = max(1, ceil(blocks_b / T)), first_b from an
-//      inclusive scan over the wave (gpu.shuffle up) plus the earlier chunks' total;
-//      lane b writes pieces[b] = {n_b, first_b}; then the whole wave writes the chunk's
-//      units[first_b + j] = {b, j, n_b, first_b} for j < n_b, 64 entries at a time, each
-//      lane finding its entry's request by a binary search over the lanes' exclusive
-//      counts (gpu.shuffle idx); units past U are never written. Likewise the merge
-//      entries: s_b = P(n_b) column slices (kernel::combineSplitGroups) for n_b > 1,
-//      else none, numbered by a second scan, merges[m_b + k] = {b, k, n_b, first_b};
+//      inclusive wave scan plus the earlier chunks' total; lane b writes pieces[b] =
+//      {n_b, first_b}; then the chunk's units[first_b + j] = {b, j, n_b, first_b} for
+//      j < n_b: a lane of at most kEntriesByLaneMax pieces writes its own, a step each;
+//      a longer lane's pieces are written by the whole wave, 64 a step, its values read
+//      with readlane, one such lane after the other (a loop over the bits of their
+//      ballot); units past U are never written. Likewise the merge entries: s_b = P(n_b)
+//      column slices (kernel::combineSplitGroups) for n_b > 1, else none, numbered by a
+//      second scan, merges[m_b + k] = {b, k, n_b, first_b};
 //   4. units from sum_b n_b and merge entries from sum_b s_b to U - 1 get {-1, 0, 0, 0}
 //      (idle).
 //
-// Every value is the same in all lanes after a butterfly, so the loop bounds and the
-// search are uniform. The cost is a few passes over the requests; docs/performance.md
+// Wave scans and reductions are DPP moves (amdgpu.dpp) and v_readlane_b32: no LDS round
+// trip, unlike gpu.shuffle's ds_bpermute; the planner uses no LDS at all.
+// Every value read from the last lane is uniform, so the loop bounds and the search are
+// uniform. The cost is a few passes over the requests; docs/performance.md
 // gives its modeled time.
 //
 //===----------------------------------------------------------------------===//
@@ -34,7 +37,9 @@
 #include "mla/Kernel/DeviceSchedule.h"
 #include "mla/Target/GFX950/GFX950.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 namespace mla {
@@ -85,26 +90,30 @@ private:
     LLVM::StoreOp::create(b, value, at(base, index));
   }
 
+  /// One DPP move: x from the lane `kind` names, 0 (the identity of the sums and of the
+  /// maxima of non-negative values) in the lanes with no such lane or outside `rowMask`
+  /// (bound_ctrl off: those lanes keep `old`).
+  Value fromLane(Value x, amdgpu::DPPPerm kind, Attribute argument, unsigned rowMask) {
+    return amdgpu::DPPOp::create(b, x.getType(), c(0), x, kind, argument, rowMask,
+                                 /*bank_mask=*/0xf, /*bound_ctrl=*/false);
+  }
+  /// The inclusive scan (sum, or max of non-negative values) over lanes 0..lane: the gfx9
+  /// wave scan in DPP, row_shr 1, 2, 4, 8 within each row of 16 lanes, then row_bcast:15
+  /// into rows 1 and 3 and row_bcast:31 into rows 2 and 3.
+  Value waveInclusiveScan(Value x, bool isMax) {
+    auto combine = [&](Value other) { x = isMax ? umax(x, other) : add(x, other); };
+    for (int32_t shift : {1, 2, 4, 8})
+      combine(fromLane(x, amdgpu::DPPPerm::row_shr, b.getI32IntegerAttr(shift), 0xf));
+    combine(fromLane(x, amdgpu::DPPPerm::row_bcast_15, Attribute(), 0xa));
+    combine(fromLane(x, amdgpu::DPPPerm::row_bcast_31, Attribute(), 0xc));
+    return x;
+  }
+  /// The last lane's value, uniform (v_readlane_b32).
+  Value lastLane(Value x) {
+    return ROCDL::ReadlaneOp::create(b, b.getI32Type(), x, c(gfx950::kWaveSize - 1));
+  }
   /// The sum (or max) over the wave's lanes, in every lane.
-  Value waveReduce(Value x, bool isMax) {
-    for (int64_t offset = gfx950::kWaveSize / 2; offset >= 1; offset /= 2) {
-      Value other = gpu::ShuffleOp::create(b, x, c(offset), c(gfx950::kWaveSize),
-                                           gpu::ShuffleMode::XOR)
-                        .getShuffleResult();
-      x = isMax ? umax(x, other) : add(x, other);
-    }
-    return x;
-  }
-  /// The inclusive prefix sum over lanes 0..lane.
-  Value waveInclusiveScan(Value x) {
-    for (int64_t offset = 1; offset < int64_t(gfx950::kWaveSize); offset *= 2) {
-      Value other = gpu::ShuffleOp::create(b, x, c(offset), c(gfx950::kWaveSize),
-                                           gpu::ShuffleMode::UP)
-                        .getShuffleResult();
-      x = add(x, select(cmp(arith::CmpIPredicate::uge, lane, c(offset)), other, c(0)));
-    }
-    return x;
-  }
+  Value waveReduce(Value x, bool isMax) { return lastLane(waveInclusiveScan(x, isMax)); }
 
   /// blocks_b of request `request` (in 0..B-1).
   Value blocksOf(Value request) {
@@ -121,11 +130,22 @@ private:
 
   /// sum_b max(1, ceil(blocks_b / budget)), in every lane.
   Value piecesFor(Value budget);
-  /// Writes entries base .. base + count - 1 of `table` (never past U), 64 at a time:
-  /// entry base + local goes to the lane k owning local (exclusive_k <= local <
-  /// exclusive_k + its count) and holds {request_k, local - exclusive_k, n_k, first_k}.
-  void fillEntries(Value count, Value exclusive, Value base, Value request, Value n,
+  /// Writes the chunk's entries of `table` (never past U): lane k's `laneCount`
+  /// entries base + exclusive_k + j, j < laneCount, each {request_k, j, n_k, first_k}.
+  /// The lanes of at most kEntriesByLaneMax entries write their own, one a step, as many
+  /// steps as the most of them; each longer lane's entries are written by the whole
+  /// wave, 64 a step, one such lane after the other (its values read with readlane).
+  void fillEntries(Value laneCount, Value exclusive, Value base, Value request, Value n,
                    Value first, Value table, int64_t entryInts);
+  /// Stores {request, index, n, first} as entry `at` of `table`.
+  void storeEntry(Value at, Value request, Value index, Value n, Value first, Value table,
+                  int64_t entryInts) {
+    Value slot = mul(at, c(entryInts));
+    store(request, table, slot);
+    store(index, table, add(slot, c(1)));
+    store(n, table, add(slot, c(2)));
+    store(first, table, add(slot, c(3)));
+  }
   Value chooseBudget(Value total, Value most);
 
   ImplicitLocOpBuilder b;
@@ -151,38 +171,69 @@ Value PlannerEmitter::piecesFor(Value budget) {
   return waveReduce(loop.getResult(0), /*isMax=*/false);
 }
 
-void PlannerEmitter::fillEntries(Value count, Value exclusive, Value base, Value request,
+// A lane's entries cost a step each when the lane writes them, about three steps' worth
+// of instructions when the wave does (its values read with readlane, 64 entries a step);
+// the wave's way is taken for a lane of more entries than this.
+static constexpr int64_t kEntriesByLaneMax = 8;
+
+void PlannerEmitter::fillEntries(Value laneCount, Value exclusive, Value base, Value request,
                                  Value n, Value first, Value table, int64_t entryInts) {
   Value wave = c(gfx950::kWaveSize);
-  auto shuffleFrom = [&](Value value, Value fromLane) {
-    return gpu::ShuffleOp::create(b, value, fromLane, wave, gpu::ShuffleMode::IDX)
-        .getShuffleResult();
-  };
-  auto loop = scf::ForOp::create(b, c(0), count, wave);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value local = add(loop.getInductionVar(), lane);
-  // Lane 0's exclusive count is 0; the counts never decrease over the lanes.
-  Value owner = c(0);
-  for (int64_t step = gfx950::kWaveSize / 2; step >= 1; step /= 2) {
-    Value candidate = add(owner, c(step));
-    Value fits = cmp(arith::CmpIPredicate::ule, shuffleFrom(exclusive, candidate), local);
-    owner = select(fits, candidate, owner);
+  Value units = op.getNumUnits();
+  // The short lanes, by lane.
+  Value isShort = cmp(arith::CmpIPredicate::ule, laneCount, c(kEntriesByLaneMax));
+  Value shortCount = select(isShort, laneCount, c(0));
+  Value mostShort = waveReduce(shortCount, /*isMax=*/true);
+  Value start = add(base, exclusive);
+  {
+    auto steps = scf::ForOp::create(b, c(0), mostShort, c(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(steps.getBody());
+    Value index = steps.getInductionVar();
+    Value at = add(start, index);
+    Value inLane = cmp(arith::CmpIPredicate::ult, index, shortCount);
+    Value belowUnits = cmp(arith::CmpIPredicate::ult, at, units);
+    Value inRange = arith::AndIOp::create(b, inLane, belowUnits);
+    auto ifInRange = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifInRange.thenBlock());
+    storeEntry(at, request, index, n, first, table, entryInts);
   }
-  Value ownerRequest = shuffleFrom(request, owner), ownerN = shuffleFrom(n, owner),
-        ownerFirst = shuffleFrom(first, owner), ownerExclusive = shuffleFrom(exclusive, owner);
-  Value at = add(base, local);
-  Value inChunk = cmp(arith::CmpIPredicate::ult, local, count);
-  Value belowUnits = cmp(arith::CmpIPredicate::ult, at, op.getNumUnits());
-  Value inRange = arith::AndIOp::create(b, inChunk, belowUnits);
-  auto ifInRange = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
-  b.setInsertionPointToStart(ifInRange.thenBlock());
-  Value slot = mul(at, c(entryInts));
-  store(ownerRequest, table, slot);
-  Value index = sub(local, ownerExclusive);
-  store(index, table, add(slot, c(1)));
-  store(ownerN, table, add(slot, c(2)));
-  store(ownerFirst, table, add(slot, c(3)));
+  // The long lanes, by the wave: a loop over the set bits of their ballot.
+  Type i64 = b.getI64Type();
+  Value isLong = arith::XOrIOp::create(b, isShort, arith::ConstantIntOp::create(b, b.getI1Type(), 1));
+  Value longLanes = ROCDL::BallotOp::create(b, i64, isLong);
+  auto lanes = scf::WhileOp::create(b, TypeRange{i64}, ValueRange{longLanes});
+  OpBuilder::InsertionGuard guard(b);
+  Block *before = b.createBlock(&lanes.getBefore(), {}, {i64}, {b.getLoc()});
+  Value zero64 = arith::ConstantIntOp::create(b, i64, 0);
+  Value anyLeft = cmp(arith::CmpIPredicate::ne, before->getArgument(0), zero64);
+  scf::ConditionOp::create(b, anyLeft, ValueRange{before->getArgument(0)});
+  Block *after = b.createBlock(&lanes.getAfter(), {}, {i64}, {b.getLoc()});
+  Value left = after->getArgument(0);
+  Value bit = LLVM::CountTrailingZerosOp::create(b, i64, left, /*is_zero_poison=*/true);
+  Value k = arith::TruncIOp::create(b, b.getI32Type(), bit);
+  auto fromLaneK = [&](Value x) {
+    return ROCDL::ReadlaneOp::create(b, b.getI32Type(), x, k).getResult();
+  };
+  Value kCount = fromLaneK(laneCount);
+  Value kStart = fromLaneK(start);
+  Value kRequest = fromLaneK(request);
+  Value kN = fromLaneK(n);
+  Value kFirst = fromLaneK(first);
+  {
+    auto steps = scf::ForOp::create(b, lane, kCount, wave);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(steps.getBody());
+    Value index = steps.getInductionVar();
+    Value at = add(kStart, index);
+    auto ifBelowUnits =
+        scf::IfOp::create(b, cmp(arith::CmpIPredicate::ult, at, units), /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifBelowUnits.thenBlock());
+    storeEntry(at, kRequest, index, kN, kFirst, table, entryInts);
+  }
+  Value one64 = arith::ConstantIntOp::create(b, i64, 1);
+  Value lowerBit = arith::SubIOp::create(b, left, one64);
+  scf::YieldOp::create(b, ValueRange{arith::AndIOp::create(b, left, lowerBit)});
 }
 
 Value PlannerEmitter::chooseBudget(Value total, Value most) {
@@ -273,11 +324,9 @@ void PlannerEmitter::emit() {
     }
     Value blocks = ifLater.getResult(0);
     Value n = select(valid, piecesOf(blocks, budget), c(0));
-    Value inclusive = waveInclusiveScan(n);
+    Value inclusive = waveInclusiveScan(n, /*isMax=*/false);
     Value first = sub(add(running, inclusive), n);
-    Value chunkTotal = gpu::ShuffleOp::create(b, inclusive, c(gfx950::kWaveSize - 1), wave,
-                                              gpu::ShuffleMode::IDX)
-                           .getShuffleResult();
+    Value chunkTotal = lastLane(inclusive);
     // The combine's slices of a request of n pieces: P(n) = 1, 8 or 16 for n <= 8, <= 64,
     // <= 256 (kernel::combineSplitGroups), none for n = 1.
     auto upTo = [&](int64_t bound) { return cmp(arith::CmpIPredicate::ule, n, c(bound)); };
@@ -288,10 +337,8 @@ void PlannerEmitter::emit() {
     Value layout = select(narrow, c(kernel::combineSplitGroups(kernel::kCombineNarrowMaxSplits)),
                           midOrWide);
     Value slices = select(cmp(arith::CmpIPredicate::ugt, n, c(1)), layout, c(0));
-    Value slicesInclusive = waveInclusiveScan(slices);
-    Value chunkMerges = gpu::ShuffleOp::create(b, slicesInclusive, c(gfx950::kWaveSize - 1),
-                                               wave, gpu::ShuffleMode::IDX)
-                            .getShuffleResult();
+    Value slicesInclusive = waveInclusiveScan(slices, /*isMax=*/false);
+    Value chunkMerges = lastLane(slicesInclusive);
     auto ifValid = scf::IfOp::create(b, valid, /*withElseRegion=*/false);
     {
       OpBuilder::InsertionGuard inner(b);
@@ -300,13 +347,13 @@ void PlannerEmitter::emit() {
       store(n, op.getPieces(), entry);
       store(first, op.getPieces(), add(entry, c(1)));
     }
-    // The chunk's unit entries (one per piece) and merge entries (one per slice), 64 at
-    // a time by the whole wave: entry `local` of the chunk belongs to the last lane whose
-    // exclusive count is <= local (a binary search over the lanes with gpu.shuffle idx).
-    fillEntries(chunkTotal, sub(inclusive, n), running, request, n, first, op.getUnits(),
+    // The chunk's unit entries (one per piece) and merge entries (one per slice).
+    Value exclusive = sub(inclusive, n);
+    fillEntries(n, exclusive, running, request, n, first, op.getUnits(),
                 kernel::kUnitEntryInts);
-    fillEntries(chunkMerges, sub(slicesInclusive, slices), mergesRunning, request, n, first,
-                op.getMerges(), kernel::kMergeEntryInts);
+    Value slicesExclusive = sub(slicesInclusive, slices);
+    fillEntries(slices, slicesExclusive, mergesRunning, request, n, first, op.getMerges(),
+                kernel::kMergeEntryInts);
     scf::YieldOp::create(b, ValueRange{add(running, chunkTotal), add(mergesRunning, chunkMerges)});
   }
 

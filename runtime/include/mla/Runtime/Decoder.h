@@ -98,7 +98,8 @@ struct DecodeRunInfo {
 
 /// Where a plan's split comes from (docs/decoder.md, "The device schedule").
 enum class SplitSchedule {
-  Auto,   ///< plan(indptr): Host; plan(maxRequests): Device, Host when numSplits is given
+  Auto,   ///< plan(indptr): whichever the split policy's estimates make faster;
+          ///< plan(maxRequests): Device; Host whenever numSplits is given
   Host,   ///< one split count NS for the whole batch, chosen on the host
   Device, ///< the planner kernel cuts each request into its own pieces on the device
 };
@@ -286,8 +287,11 @@ public:
   /// rows. `numSplits` omitted: chooseNumSplits() for 256 CUs. The split count is
   /// capped at the longest request's 128-token block count (at least 1): further
   /// splits would be empty and only cost CTAs and workspace, and the result is the
-  /// same. Loads the kernels onto the device (compiling the wide-KV build on first
-  /// use), so that run() loads nothing.
+  /// same. `schedule` Auto without `numSplits`: the device schedule instead where
+  /// its estimate (estimateDeviceScheduleCost) is below the host plan's
+  /// (estimateSplitCost), as for a batch of a few long and many short requests;
+  /// DecodePlan::deviceSchedule tells which. Loads the kernels onto the device
+  /// (compiling the wide-KV build on first use), so that run() loads nothing.
   Expected<DecodePlan> plan(Span<const int32_t> indptr, uint64_t slots,
                                   std::optional<int> numSplits = std::nullopt,
                                   SplitSchedule schedule = SplitSchedule::Auto);
@@ -349,6 +353,9 @@ private:
   Expected<const CodeObject *> codeFor(bool wideKv);
   Expected<DecodePlan> makePlan(Span<const int32_t> indptr, uint64_t slots,
                                       std::optional<int> numSplits, bool partialsOnly);
+  /// Whether the device schedule's estimate of a call on `indptr` (valid) is below the
+  /// host plan's, both with the split policy's calibrated constants.
+  bool deviceScheduleIsFaster(Span<const int32_t> indptr) const;
   /// The part of a plan that follows from B (plan.requests), slots and the split
   /// count: the build, the grids and the workspace layout.
   Error completePlan(DecodePlan &plan, int numSplits);

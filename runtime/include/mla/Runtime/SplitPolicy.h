@@ -47,17 +47,22 @@ struct SplitCostModel {
   int combineWavesPerCu;
   /// Whether NS = 1 runs without a combine (the attention writes out and lse).
   bool singleSplitSkipsCombine = false;
+  /// The device schedule's planner launch itself...
+  double scheduleLaunch = 0;
+  /// ... and its run (one wave; nearly the same for every batch of up to 64 requests).
+  double scheduleRun = 0;
 
   /// The calibrated constants (docs/decoder.md).
   static SplitCostModel calibrated();
 };
 
-/// The estimate for one split count.
+/// The estimate for one split count, or for the device schedule.
 struct SplitCost {
-  int numSplits = 0;
+  int numSplits = 0;    ///< the host's NS; for the device schedule the most pieces
+  double schedule = 0;  ///< the device schedule's planner (launch and run); 0 for the host
   double attention = 0; ///< attentionLaunch + the busiest CU's CTAs.
   double combine = 0;   ///< 0 when NS = 1 skips the combine.
-  double total() const { return attention + combine; }
+  double total() const { return schedule + attention + combine; }
 };
 
 /// Estimates a call with `numSplits` splits on `numCUs` CUs. The attention CTAs are
@@ -66,6 +71,14 @@ struct SplitCost {
 /// frees first. `indptr` must be valid (non-empty, non-decreasing).
 SplitCost estimateSplitCost(Span<const int32_t> indptr, int64_t heads, int64_t qlen,
                             unsigned numCUs, int numSplits, const SplitCostModel &model);
+
+/// Estimates a call with the device schedule of `units` units (docs/decoder.md, "The
+/// device schedule"): the planner, the attention CTAs of the pieces of
+/// kernel::planSchedule, timed and placed as a host split's, and the combine of the
+/// merge entries' waves. `indptr` must be valid and have at most `units` requests.
+SplitCost estimateDeviceScheduleCost(Span<const int32_t> indptr, int64_t heads,
+                                     int64_t qlen, unsigned numCUs, int64_t units,
+                                     const SplitCostModel &model);
 
 /// The largest attention grid, in waves of one CTA a CU, that a split count above 1
 /// may launch: the policy's cap on total CTAs. The cost model alone has no closed-form

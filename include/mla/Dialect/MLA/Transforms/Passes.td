@@ -40,11 +40,13 @@ def MLALowerSchedule : Pass<"mla-lower-schedule", "::mlir::gpu::GPUModuleOp"> {
     One wave computes the schedule of docs/kernel-contract.md ("The device schedule")
     from the device indptr: the block budget T (a binary search over whole-wave passes),
     each request's piece count and first piece (a wave scan per 64 requests), the
-    request table and the unit table (idle units -1). Wave sums and scans use
-    `gpu.shuffle`.
+    request table and the unit table (idle units -1). Wave sums and scans use DPP
+    (`amdgpu.dpp`, `rocdl.readlane`); a request of many pieces has its entries written
+    by the whole wave (`rocdl.ballot` picks such requests).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
-                           "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect"];
+                           "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::amdgpu::AMDGPUDialect", "::mlir::ROCDL::ROCDLDialect"];
 }
 
 def MLALowerCombine : Pass<"mla-lower-combine", "::mlir::gpu::GPUModuleOp"> {
