@@ -21,6 +21,7 @@
 #include "mla/Runtime/LLVMBridge.h"
 #include "mla/Runtime/Device.h"
 #include "mla/Runtime/KernelArgs.h"
+#include "mla/Target/GFX950/GFX950.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -330,7 +331,11 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     return makeError("case " + c.str() + ": the device schedule needs at least one unit a "
                                          "request");
   const kernel::Schedule schedule =
-      deviceSchedule ? kernel::planSchedule(lengths, units) : kernel::Schedule();
+      deviceSchedule
+          ? kernel::planSchedule(lengths, units,
+                                 kernel::scheduleFirstWaveUnits(c.heads, c.qlen, gfx950::kNumCUs,
+                                                                gfx950::kNumXcds))
+          : kernel::Schedule();
   const int splits = deviceSchedule ? int(kernel::schedulePieceBound(batch, units))
                      : c.splits ? *c.splits
                               : rt::chooseNumSplits(indptr, c.heads, c.qlen,

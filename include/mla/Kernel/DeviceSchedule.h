@@ -25,16 +25,47 @@ namespace mla::kernel {
 /// The most pieces one request is cut into (the combine merges at most kMaxSplits).
 inline constexpr int64_t kMaxPieces = kMaxSplits;
 
-/// The units of a plan for up to `maxRequests` requests: enough for one attention CTA on
-/// every CU (`cus / G` units, G head groups each), at least one a request, a multiple of
-/// the XCD count (F3).
-constexpr int64_t scheduleUnitCount(int64_t maxRequests, int64_t heads, int64_t qlen,
-                                    int64_t cus, int64_t xcds) {
+/// The units of one wave of attention CTAs: one CTA on every CU (`ceil(cus / G)` units,
+/// G head groups each), a multiple of the XCD count (F3).
+constexpr int64_t scheduleWaveUnits(int64_t heads, int64_t qlen, int64_t cus, int64_t xcds) {
   int64_t groups = headGroups(heads, qlen);
   int64_t fill = (cus + groups - 1) / groups;
-  int64_t units = maxRequests > fill ? maxRequests : fill;
+  return (fill + xcds - 1) / xcds * xcds;
+}
+
+/// The waves of units a plan launches: G (at most 3), so that there is about one unit for
+/// each CU and up to three CTAs a CU. At G = 1 (qlen 1 at 12 heads) a CTA's blocks are
+/// bound by HBM and a second CTA a CU would only share it; at G >= 2 the CTAs of a CU
+/// overlap each other's latencies, and the further waves let the long requests of a mixed
+/// batch take more pieces than one CTA a CU leaves them (planSchedule decides per batch
+/// whether to use them; mla-perf's figures are in docs/decoder.md).
+constexpr int64_t scheduleWaves(int64_t heads, int64_t qlen) {
+  int64_t groups = headGroups(heads, qlen);
+  return groups < 3 ? groups : 3;
+}
+
+/// The units of a plan for up to `maxRequests` requests: scheduleWaves() waves of
+/// scheduleWaveUnits(), at least one a request, a multiple of the XCD count (F3).
+constexpr int64_t scheduleUnitCount(int64_t maxRequests, int64_t heads, int64_t qlen,
+                                    int64_t cus, int64_t xcds) {
+  int64_t waves = scheduleWaves(heads, qlen) * scheduleWaveUnits(heads, qlen, cus, xcds);
+  int64_t units = maxRequests > waves ? maxRequests : waves;
   return (units + xcds - 1) / xcds * xcds;
 }
+
+/// planSchedule's `waveUnits` for a plan of `heads` and `qlen` (the planner kernel's
+/// `wave_units`): scheduleWaveUnits() when the plan launches several waves, else 0.
+constexpr int64_t scheduleFirstWaveUnits(int64_t heads, int64_t qlen, int64_t cus,
+                                         int64_t xcds) {
+  return scheduleWaves(heads, qlen) >= 2 ? scheduleWaveUnits(heads, qlen, cus, xcds) : 0;
+}
+
+/// A batch takes the further waves of units only when they shorten the longest piece by
+/// more than half, plus a CTA's fixed cost: with budgets T1 (the first wave) and T2 (all
+/// waves), when 2 T2 + kSecondWaveBlocks < T1 (a CU would run two CTAs of at most T2
+/// blocks one after the other, each with its own prologue and epilogue, about this many
+/// blocks' time; CTAs that overlap on a CU only do better).
+inline constexpr int64_t kSecondWaveBlocks = 2;
 
 /// The most pieces a request can get with `units` units and `requests` requests (every
 /// other request has at least one).
@@ -52,19 +83,23 @@ struct Schedule {
 };
 
 /// The rule. blocks_b = ceil(len_b / 128) (a negative length counts as 0). The block
-/// budget T is the smallest T >= max(1, ceil(max_b blocks_b / kMaxPieces)) with
-/// sum_b max(1, ceil(blocks_b / T)) <= U; the search runs between
+/// budget for U units is the smallest T >= max(1, ceil(max_b blocks_b / kMaxPieces))
+/// with sum_b max(1, ceil(blocks_b / T)) <= U; the search runs between
 /// lo = max(1, ceil(total / U), ceil(max / kMaxPieces)) and hi = max(lo, ceil(total /
-/// (U - B))), which always fits (sum <= total / hi + B <= U); with U = B or no block,
-/// T = max(1, max_b blocks_b) (one piece each). Request b gets n_b = max(1, ceil(blocks_b
-/// / T)) pieces, numbered from first_b = sum of the earlier n; unit first_b + j serves
-/// piece j; units past the last piece are idle (request -1). Piece j covers tokens
-/// [j chunk_b, min((j + 1) chunk_b, len_b)), chunk_b = roundup(ceil(len_b / n_b), 128),
-/// the attention kernel's split rule with n_b splits. The merge table lists, in request
-/// order, each request of n_b > 1 pieces once for each column slice of its combine
-/// layout (combineSplitGroups(n_b) slices: 1, 8 or 16, never more than n_b, so at most U
-/// entries), {b, slice, n_b, first_b}; the rest idle (request -1). Requires B <= U.
-inline Schedule planSchedule(const std::vector<int64_t> &lengths, int64_t units) {
+/// (U - B))), which always fits (sum <= total / hi + B <= U); with U <= B or no block,
+/// T = max(1, max_b blocks_b) (one piece each). With `waveUnits` W below `units` (several
+/// waves), T is the budget T1 for W units, or the budget T2 for all `units` when
+/// 2 T2 + kSecondWaveBlocks < T1; otherwise the budget for `units`. Request b gets
+/// n_b = max(1, ceil(blocks_b / T)) pieces, numbered from first_b = sum of the earlier
+/// n; unit first_b + j serves piece j; units past the last piece are idle (request -1).
+/// Piece j covers tokens [j chunk_b, min((j + 1) chunk_b, len_b)), chunk_b =
+/// roundup(ceil(len_b / n_b), 128), the attention kernel's split rule with n_b splits.
+/// The merge table lists, in request order, each request of n_b > 1 pieces once for
+/// each column slice of its combine layout (combineSplitGroups(n_b) slices: 1, 8 or 16,
+/// never more than n_b, so at most U entries), {b, slice, n_b, first_b}; the rest idle
+/// (request -1). Requires B <= U.
+inline Schedule planSchedule(const std::vector<int64_t> &lengths, int64_t units,
+                             int64_t waveUnits = 0) {
   const int64_t requests = static_cast<int64_t>(lengths.size());
   std::vector<int64_t> blocks(lengths.size());
   int64_t total = 0, most = 0;
@@ -81,20 +116,26 @@ inline Schedule planSchedule(const std::vector<int64_t> &lengths, int64_t units)
       n += std::max<int64_t>(1, ceilDiv(blk, budget));
     return n;
   };
-  Schedule s;
-  if (units <= requests || total == 0) {
-    s.blockBudget = std::max<int64_t>(1, most);
-  } else {
-    int64_t lo = std::max({int64_t(1), ceilDiv(total, units), ceilDiv(most, kMaxPieces)});
-    int64_t hi = std::max(lo, ceilDiv(total, units - requests));
+  auto budgetFor = [&](int64_t u) {
+    if (u <= requests || total == 0)
+      return std::max<int64_t>(1, most);
+    int64_t lo = std::max({int64_t(1), ceilDiv(total, u), ceilDiv(most, kMaxPieces)});
+    int64_t hi = std::max(lo, ceilDiv(total, u - requests));
     while (lo < hi) {
       int64_t mid = (lo + hi) / 2;
-      if (count(mid) <= units)
+      if (count(mid) <= u)
         hi = mid;
       else
         lo = mid + 1;
     }
-    s.blockBudget = lo;
+    return lo;
+  };
+  Schedule s;
+  if (waveUnits > 0 && waveUnits < units) {
+    const int64_t oneWave = budgetFor(waveUnits), twoWaves = budgetFor(units);
+    s.blockBudget = 2 * twoWaves + kSecondWaveBlocks < oneWave ? twoWaves : oneWave;
+  } else {
+    s.blockBudget = budgetFor(units);
   }
   s.pieces.assign(lengths.size() * kPieceEntryInts, 0);
   s.units.assign(static_cast<size_t>(units) * kUnitEntryInts, 0);

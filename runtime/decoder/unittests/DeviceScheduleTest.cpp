@@ -14,6 +14,7 @@
 #include "mla/Reference/ExactAttention.h"
 #include "mla/Reference/KernelModel.h"
 #include "mla/Runtime/KernelArgs.h"
+#include "mla/Target/GFX950/GFX950.h"
 
 #include <gtest/gtest.h>
 
@@ -119,17 +120,48 @@ TEST(DeviceScheduleRule, NoSpareUnits) {
   }
 }
 
-// The unit count: a CTA for each of 256 CUs (256 / G units), at least one a request,
-// a multiple of 8; and the most pieces a request can get.
+// The unit count: a CTA for each of 256 CUs (ceil(256 / G) units, a multiple of 8), G
+// such waves (at most 3), at least one unit a request; and the most pieces a request can
+// get.
 TEST(DeviceScheduleRule, UnitCountAndPieceBound) {
-  EXPECT_EQ(kernel::scheduleUnitCount(64, 12, 1, 256, 8), 256);  // G = 1
-  EXPECT_EQ(kernel::scheduleUnitCount(64, 12, 4, 256, 8), 88);   // G = 3: ceil(256 / 3) = 86
+  EXPECT_EQ(kernel::scheduleUnitCount(64, 12, 1, 256, 8), 256);  // G = 1: one wave
+  EXPECT_EQ(kernel::scheduleWaveUnits(12, 4, 256, 8), 88);       // G = 3: ceil(256 / 3) = 86
+  EXPECT_EQ(kernel::scheduleUnitCount(64, 12, 4, 256, 8), 264);  // three waves of 88
+  EXPECT_EQ(kernel::scheduleUnitCount(64, 12, 2, 256, 8), 256);  // G = 2: two of 128
+  EXPECT_EQ(kernel::scheduleFirstWaveUnits(12, 1, 256, 8), 0);   // one wave: no choice
+  EXPECT_EQ(kernel::scheduleFirstWaveUnits(12, 2, 256, 8), 128);
   EXPECT_EQ(kernel::scheduleUnitCount(448, 12, 1, 256, 8), 448);
   EXPECT_EQ(kernel::scheduleUnitCount(300, 12, 1, 256, 8), 304);
-  EXPECT_EQ(kernel::scheduleUnitCount(1, 128, 16, 256, 8), 8);   // G = 128: 2 units, then 8
+  EXPECT_EQ(kernel::scheduleUnitCount(300, 12, 4, 256, 8), 304);
+  // G = 128: 2 units a wave, 8 with the XCD rounding; three waves: 24.
+  EXPECT_EQ(kernel::scheduleUnitCount(1, 128, 16, 256, 8), 24);
   EXPECT_EQ(kernel::schedulePieceBound(64, 256), 193);
   EXPECT_EQ(kernel::schedulePieceBound(1, 512), 256);
   EXPECT_EQ(kernel::schedulePieceBound(448, 448), 1);
+}
+
+// Two waves of 88 units (qlen 4 at 12 heads has 88 a wave; 176 in all). One 32K request (256
+// blocks) and 63 of one block: one wave leaves the long request 25 units, T1 =
+// ceil(256 / 25) = 11 (count(11) = 24 + 63 = 87 <= 88, count(10) = 26 + 63 = 89); two
+// waves leave it 113, T2 = 3 (86 + 63 = 149 <= 176; T = 2: 128 + 63 = 191). 2 * 3 + 2 = 8
+// < 11: the second wave is taken, T = 3. A uniform batch of 64 x 1K (8 blocks each): T1 =
+// 8 (64 pieces), T2 = 4 (128 pieces; T = 3: 192), 2 * 4 + 2 = 10 >= 8: one wave, T = 8.
+TEST(DeviceScheduleRule, SecondWaveOnlyWhereItShortensTheLongestPiece) {
+  std::vector<int64_t> mixed(64, 128);
+  mixed[0] = 32768;
+  kernel::Schedule two = planSchedule(mixed, 176, 88);
+  EXPECT_EQ(two.blockBudget, 3);
+  EXPECT_EQ(two.pieces[0], 86);
+  EXPECT_EQ(two.pieces[2 * 63 + 1], 86 + 62); // the last request's first unit
+  EXPECT_EQ(unitEntry(two, 148)[0], 63);
+  EXPECT_EQ(unitEntry(two, 149)[0], -1);
+  EXPECT_EQ(planSchedule(mixed, 88).blockBudget, 11); // the first wave alone
+  std::vector<int64_t> uniform(64, 1024);
+  kernel::Schedule one = planSchedule(uniform, 176, 88);
+  EXPECT_EQ(one.blockBudget, 8);
+  EXPECT_EQ(one.pieces[2 * 63 + 1], 63); // one piece each: units 0..63
+  EXPECT_EQ(unitEntry(one, 64)[0], -1);
+  EXPECT_EQ(planSchedule(uniform, 176).blockBudget, 4); // what both waves would give
 }
 
 // Every batch: each piece holds at most T blocks, the pieces cover the request, the
@@ -263,6 +295,38 @@ TEST(DeviceSchedule, PlannerKernelMatchesTheRule) {
   }
 }
 
+// A qlen-4 planner (waves of 88 units) takes the further waves by the rule's test: the
+// batches of DeviceScheduleRule.SecondWaveOnlyWhereItShortensTheLongestPiece (176
+// units) and others, also with the Decoder's 264.
+TEST(DeviceSchedule, TwoWavePlannerMatchesTheRule) {
+  auto device = rt::Device::openEmulator();
+  auto decoder = makeDecoder(*device, 12, 4);
+  ASSERT_TRUE(decoder);
+  const int64_t waveUnits = kernel::scheduleWaveUnits(12, 4, gfx950::kNumCUs, gfx950::kNumXcds);
+  ASSERT_EQ(waveUnits, 88);
+  std::vector<int64_t> mixed(64, 128);
+  mixed[0] = 32768;
+  std::vector<int64_t> spread(64);
+  ref::Random random(5);
+  for (auto &l : spread)
+    l = int64_t(random.below(32768));
+  std::vector<std::pair<std::vector<int64_t>, int64_t>> cases = {
+      {mixed, 176}, {std::vector<int64_t>(64, 1024), 176}, {spread, 176},
+      {{100000, 3}, 176}, {std::vector<int64_t>(100, 5000), 176}, {{0, 0}, 176},
+      {std::vector<int64_t>(64, 9283), 264}, {spread, 264}};
+  for (const auto &[lengths, units] : cases) {
+    SCOPED_TRACE(std::to_string(lengths.size()) + " requests");
+    kernel::Schedule expected = planSchedule(lengths, units, waveUnits);
+    kernel::Schedule got = runPlanner(*device, *decoder, lengths, units);
+    EXPECT_EQ(got.pieces, expected.pieces);
+    EXPECT_EQ(got.units, expected.units);
+    EXPECT_EQ(got.merges, expected.merges);
+  }
+  // Both branches of the test are taken.
+  EXPECT_EQ(planSchedule(mixed, 176, waveUnits).blockBudget, 3);
+  EXPECT_EQ(planSchedule(std::vector<int64_t>(64, 1024), 176, waveUnits).blockBudget, 8);
+}
+
 namespace {
 
 /// Request `b` of `p` alone (its q rows, its pages), as a problem of one request.
@@ -335,7 +399,9 @@ ref::ModelOutput expectedOutput(const ref::Problem &p, int64_t units) {
   std::vector<int64_t> lengths;
   for (size_t b = 0; b + 1 < p.indptr.size(); ++b)
     lengths.push_back(p.indptr[b + 1] - p.indptr[b]);
-  kernel::Schedule s = planSchedule(lengths, units);
+  kernel::Schedule s = planSchedule(
+      lengths, units,
+      kernel::scheduleFirstWaveUnits(p.numHeads, p.qlen, gfx950::kNumCUs, gfx950::kNumXcds));
   ref::ModelOutput all;
   for (size_t b = 0; b < lengths.size(); ++b) {
     ref::Problem one = requestOf(p, b);

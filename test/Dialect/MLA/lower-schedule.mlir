@@ -188,3 +188,33 @@ gpu.module @plan {
     gpu.return
   }
 }
+
+// With `wave_units` (several waves of units): the budget T1 for the first wave's units
+// (never more than U), and when U is larger the budget T2 for all U, taken when
+// 2 T2 + 2 < T1 (kSecondWaveBlocks).
+// CHECK-LABEL: gpu.module @plan_two_waves
+// CHECK: gpu.func @mla_schedule(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %[[U2:.*]]: i32)
+// CHECK: %[[WAVE:.*]] = arith.minui %c88_i32, %[[U2]]
+// CHECK: %[[T1:.*]] = scf.if
+// CHECK:   scf.while
+// CHECK: %[[SECOND:.*]] = arith.cmpi ult, %[[WAVE]], %[[U2]]
+// CHECK: %[[T:.*]] = scf.if %[[SECOND]] -> (i32) {
+// CHECK:   %[[T2:.*]] = scf.if
+// CHECK:     scf.while
+// CHECK:   %[[TWICE:.*]] = arith.addi %[[T2]], %[[T2]]
+// CHECK:   %[[COST:.*]] = arith.addi %[[TWICE]], %c2_i32
+// CHECK:   %[[SHORTER:.*]] = arith.cmpi ult, %[[COST]], %[[T1]]
+// CHECK:   %[[PICK:.*]] = arith.select %[[SHORTER]], %[[T2]], %[[T1]]
+// CHECK:   scf.yield %[[PICK]]
+// CHECK: } else {
+// CHECK:   scf.yield %[[T1]]
+// CHECK: scf.for
+// CHECK: arith.divui %{{.*}}, %[[T]]
+gpu.module @plan_two_waves {
+  gpu.func @mla_schedule(%indptr: !llvm.ptr<1>, %units: !llvm.ptr<1>, %pieces: !llvm.ptr<1>,
+                         %merges: !llvm.ptr<1>, %b: i32, %u: i32) kernel {
+    mla.cta_schedule requests(%b) units(%u) indptr(%indptr) into units(%units) pieces(%pieces)
+        merges(%merges) {wave_units = 88 : i64} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
+}

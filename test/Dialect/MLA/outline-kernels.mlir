@@ -221,10 +221,25 @@ module attributes {gpu.container_module} {
 // CHECK: gpu.func @mla_schedule(%[[SI:.*]]: !llvm.ptr<1>, %[[SU:.*]]: !llvm.ptr<1>, %[[SP:.*]]: !llvm.ptr<1>, %[[SM:.*]]: !llvm.ptr<1>, %[[SB:.*]]: i32, %[[SN:.*]]: i32) kernel
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
 // CHECK-NEXT: mla.cta_schedule requests(%[[SB]]) units(%[[SN]]) indptr(%[[SI]]) into units(%[[SU]]) pieces(%[[SP]]) merges(%[[SM]])
+// CHECK-NOT: wave_units
 // CHECK-NEXT: gpu.return
 func.func @plan(%indptr: memref<?xi32>, %units: memref<?x4xi32>, %pieces: memref<?x2xi32>,
                 %merges: memref<?x4xi32>) {
   mla.schedule indptr(%indptr) into units(%units) pieces(%pieces) merges(%merges) {config = #mla.config<>}
+      : memref<?xi32>, memref<?x4xi32>, memref<?x2xi32>, memref<?x4xi32>
+  return
+}
+
+// -----
+
+// At qlen 4 (12 heads: G = 3 head groups) the plan launches three waves of units; the
+// planner knows the first wave's, ceil(256 / 3) = 86 rounded up to 88.
+// CHECK-LABEL: gpu.module @plan_two_waves
+// CHECK: mla.cta_schedule
+// CHECK-SAME: {wave_units = 88 : i64}
+func.func @plan_two_waves(%indptr: memref<?xi32>, %units: memref<?x4xi32>,
+                          %pieces: memref<?x2xi32>, %merges: memref<?x4xi32>) {
+  mla.schedule indptr(%indptr) into units(%units) pieces(%pieces) merges(%merges) {config = #mla.config<qlen = 4>}
       : memref<?xi32>, memref<?x4xi32>, memref<?x2xi32>, memref<?x4xi32>
   return
 }

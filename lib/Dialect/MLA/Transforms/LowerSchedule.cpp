@@ -146,6 +146,10 @@ private:
     store(n, table, add(slot, c(2)));
     store(first, table, add(slot, c(3)));
   }
+  /// The block budget for `units` units (step 2).
+  Value budgetFor(Value total, Value most, Value units);
+  /// The budget for op's units, or with `wave_units`, the rule's choice between the
+  /// first wave's budget and both waves'.
   Value chooseBudget(Value total, Value most);
 
   ImplicitLocOpBuilder b;
@@ -236,8 +240,8 @@ void PlannerEmitter::fillEntries(Value laneCount, Value exclusive, Value base, V
   scf::YieldOp::create(b, ValueRange{arith::AndIOp::create(b, left, lowerBit)});
 }
 
-Value PlannerEmitter::chooseBudget(Value total, Value most) {
-  Value requests = op.getNumRequests(), units = op.getNumUnits();
+Value PlannerEmitter::budgetFor(Value total, Value most, Value units) {
+  Value requests = op.getNumRequests();
   Value moreUnits = cmp(arith::CmpIPredicate::ugt, units, requests);
   Value anyBlock = cmp(arith::CmpIPredicate::ugt, total, c(0));
   Value spare = arith::AndIOp::create(b, moreUnits, anyBlock);
@@ -267,6 +271,31 @@ Value PlannerEmitter::chooseBudget(Value total, Value most) {
     scf::YieldOp::create(b, umax(c(1), most));
   }
   return ifSpare.getResult(0);
+}
+
+Value PlannerEmitter::chooseBudget(Value total, Value most) {
+  Value units = op.getNumUnits();
+  std::optional<uint64_t> waveUnits = op.getWaveUnits();
+  if (!waveUnits)
+    return budgetFor(total, most, units);
+  // Several waves: T1 for the first wave's units (never more than U), T2 for all U; T2 when
+  // 2 T2 + kSecondWaveBlocks < T1. With U within one wave both are T1's search.
+  Value firstWave = arith::MinUIOp::create(b, c(int64_t(*waveUnits)), units);
+  Value oneWave = budgetFor(total, most, firstWave);
+  Value hasSecondWave = cmp(arith::CmpIPredicate::ult, firstWave, units);
+  auto ifSecondWave = scf::IfOp::create(b, TypeRange{b.getI32Type()}, hasSecondWave, true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifSecondWave.thenBlock());
+    Value twoWaves = budgetFor(total, most, units);
+    Value twice = add(twoWaves, twoWaves);
+    Value cost = add(twice, c(kernel::kSecondWaveBlocks));
+    Value shorter = cmp(arith::CmpIPredicate::ult, cost, oneWave);
+    scf::YieldOp::create(b, select(shorter, twoWaves, oneWave));
+    b.setInsertionPointToStart(ifSecondWave.elseBlock());
+    scf::YieldOp::create(b, oneWave);
+  }
+  return ifSecondWave.getResult(0);
 }
 
 void PlannerEmitter::emit() {

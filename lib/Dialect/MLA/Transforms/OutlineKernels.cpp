@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mla/Dialect/MLA/Transforms/Passes.h"
+#include "mla/Kernel/DeviceSchedule.h"
 #include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Target/GFX950/Chipset.h"
 #include "mla/Target/GFX950/GFX950.h"
@@ -195,9 +196,16 @@ static void outlineSchedule(OpBuilder &builder, ScheduleOp op, gpu::GPUModuleOp 
   Block &entry = kernel.getBody().front();
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
   auto arg = [&](kernel::ScheduleArg i) { return entry.getArgument(i); };
+  // Several waves of units (G >= 2): the planner chooses between the first wave's budget
+  // and all waves' (mla/Kernel/DeviceSchedule.h).
+  ConfigAttr config = op.getConfig();
+  int64_t waveUnits = kernel::scheduleFirstWaveUnits(config.getHeads(), config.getQlen(),
+                                                     gfx950::kNumCUs, gfx950::kNumXcds);
+  IntegerAttr waveUnitsAttr = waveUnits ? b.getI64IntegerAttr(waveUnits) : IntegerAttr();
   CtaScheduleOp::create(b, loc, arg(kernel::kSchedIndptr), arg(kernel::kSchedUnits),
                         arg(kernel::kSchedPieces), arg(kernel::kSchedMerges),
-                        arg(kernel::kSchedNumRequests), arg(kernel::kSchedNumUnits));
+                        arg(kernel::kSchedNumRequests), arg(kernel::kSchedNumUnits),
+                        waveUnitsAttr);
   gpu::ReturnOp::create(b, loc);
 }
 

@@ -126,7 +126,10 @@ def MLA_CtaScheduleOp : MLA_Op<"cta_schedule"> {
     Computes and writes the schedule of `mla.schedule` for `num_requests` requests and
     `num_units` units, as one wave of 64 lanes (the rule is docs/kernel-contract.md's;
     mla-lower-schedule emits it). Buffers are the kernel's flat global arguments (int32).
-    Only valid inside a `gpu.func`.
+    `wave_units`, when present and below `num_units`, is the first wave's units: the
+    block budget is then the one-wave budget or the budget of all units, whichever the
+    rule's second-wave test picks (mla/Kernel/DeviceSchedule.h). Only valid inside a
+    `gpu.func`.
   }];
   let arguments = (ins
     Arg<LLVM_PointerInAddressSpace<1>, "request offsets", [MemRead]>:$indptr,
@@ -134,7 +137,8 @@ def MLA_CtaScheduleOp : MLA_Op<"cta_schedule"> {
     Arg<LLVM_PointerInAddressSpace<1>, "request table", [MemWrite]>:$pieces,
     Arg<LLVM_PointerInAddressSpace<1>, "merge table", [MemWrite]>:$merges,
     I32:$num_requests,
-    I32:$num_units
+    I32:$num_units,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$wave_units
   );
   let assemblyFormat = [{
     `requests` `(` $num_requests `)` `units` `(` $num_units `)` `indptr` `(` $indptr `)`
