@@ -318,8 +318,14 @@ Expected<DecodePlan> Decoder::plan(Span<const int32_t> indptr, uint64_t slots,
     return makePlan(indptr, slots, numSplits, /*partialsOnly=*/false);
   if (Error e = validateIndptr(indptr))
     return std::move(e);
-  if (schedule == SplitSchedule::Auto && !deviceScheduleIsFaster(indptr))
-    return makePlan(indptr, slots, std::nullopt, /*partialsOnly=*/false);
+  if (schedule == SplitSchedule::Auto) {
+    // The host plan makePlan would make: the policy's NS, capped at the longest request.
+    const int ns = int(std::min<int64_t>(
+        chooseNumSplits(indptr, config_.heads, config_.qlen, gfx950::kNumCUs),
+        std::max<int64_t>(longestBlocks(indptr), 1)));
+    if (!deviceScheduleIsFaster(indptr, ns))
+      return makePlan(indptr, slots, ns, /*partialsOnly=*/false);
+  }
   DecodePlan plan;
   plan.requests = int64_t(indptr.size()) - 1;
   plan.rows = plan.requests * config_.qlen;
@@ -331,15 +337,12 @@ Expected<DecodePlan> Decoder::plan(Span<const int32_t> indptr, uint64_t slots,
   return plan;
 }
 
-bool Decoder::deviceScheduleIsFaster(Span<const int32_t> indptr) const {
+bool Decoder::deviceScheduleIsFaster(Span<const int32_t> indptr, int ns) const {
   const int64_t requests = int64_t(indptr.size()) - 1;
   if (requests == 0)
     return false;
   const int64_t heads = config_.heads, qlen = config_.qlen;
   const SplitCostModel model = SplitCostModel::calibrated();
-  // The host plan makePlan would make: the policy's NS, capped at the longest request.
-  const int ns = int(std::min<int64_t>(chooseNumSplits(indptr, heads, qlen, gfx950::kNumCUs),
-                                       std::max<int64_t>(longestBlocks(indptr), 1)));
   const double host =
       estimateSplitCost(indptr, heads, qlen, gfx950::kNumCUs, ns, model).total();
   const double device =

@@ -89,7 +89,7 @@ struct Schedule {
 /// (U - B))), which always fits (sum <= total / hi + B <= U); with U <= B or no block,
 /// T = max(1, max_b blocks_b) (one piece each). With `waveUnits` W below `units` (several
 /// waves), T is the budget T1 for W units, or the budget T2 for all `units` when
-/// 2 T2 + kSecondWaveBlocks < T1; otherwise the budget for `units`. Request b gets
+/// 2 T2 + kSecondWaveBlocks < T1 or B > W; otherwise the budget for `units`. Request b gets
 /// n_b = max(1, ceil(blocks_b / T)) pieces, numbered from first_b = sum of the earlier
 /// n; unit first_b + j serves piece j; units past the last piece are idle (request -1).
 /// Piece j covers tokens [j chunk_b, min((j + 1) chunk_b, len_b)), chunk_b =
@@ -132,8 +132,11 @@ inline Schedule planSchedule(const std::vector<int64_t> &lengths, int64_t units,
   };
   Schedule s;
   if (waveUnits > 0 && waveUnits < units) {
+    // With B > W the first wave's budget is one piece a request, already more CTAs
+    // than one a CU: then all units.
     const int64_t oneWave = budgetFor(waveUnits), twoWaves = budgetFor(units);
-    s.blockBudget = 2 * twoWaves + kSecondWaveBlocks < oneWave ? twoWaves : oneWave;
+    const bool shorter = 2 * twoWaves + kSecondWaveBlocks < oneWave;
+    s.blockBudget = shorter || requests > waveUnits ? twoWaves : oneWave;
   } else {
     s.blockBudget = budgetFor(units);
   }

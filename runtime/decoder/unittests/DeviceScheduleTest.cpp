@@ -162,6 +162,16 @@ TEST(DeviceScheduleRule, SecondWaveOnlyWhereItShortensTheLongestPiece) {
   EXPECT_EQ(one.pieces[2 * 63 + 1], 63); // one piece each: units 0..63
   EXPECT_EQ(unitEntry(one, 64)[0], -1);
   EXPECT_EQ(planSchedule(uniform, 176).blockBudget, 4); // what both waves would give
+  // 128 requests of 8K (64 blocks) on 264 units: with B > 88 the first wave's budget is
+  // one piece each (T1 = 64, 128 units: already more CTAs than CUs at G = 3); all units
+  // give T2 = 32 (256 pieces; T = 31 would need 384). 2 * 32 + 2 >= 64, yet B > 88: T2.
+  // Requests of 2 blocks: T1 = 2, T2 = 1 (2 * 1 + 2 >= 2): with B = 88, not more than a
+  // wave, T1 stands; with B = 89, all units.
+  std::vector<int64_t> many(128, 8192);
+  EXPECT_EQ(planSchedule(many, 88).blockBudget, 64);
+  EXPECT_EQ(planSchedule(many, 264, 88).blockBudget, 32);
+  EXPECT_EQ(planSchedule(std::vector<int64_t>(88, 256), 264, 88).blockBudget, 2);
+  EXPECT_EQ(planSchedule(std::vector<int64_t>(89, 256), 264, 88).blockBudget, 1);
 }
 
 // Every batch: each piece holds at most T blocks, the pieces cover the request, the
@@ -313,7 +323,9 @@ TEST(DeviceSchedule, TwoWavePlannerMatchesTheRule) {
   std::vector<std::pair<std::vector<int64_t>, int64_t>> cases = {
       {mixed, 176}, {std::vector<int64_t>(64, 1024), 176}, {spread, 176},
       {{100000, 3}, 176}, {std::vector<int64_t>(100, 5000), 176}, {{0, 0}, 176},
-      {std::vector<int64_t>(64, 9283), 264}, {spread, 264}};
+      {std::vector<int64_t>(64, 9283), 264}, {spread, 264},
+      {std::vector<int64_t>(128, 8192), 264}, {std::vector<int64_t>(88, 256), 264},
+      {std::vector<int64_t>(89, 256), 264}};
   for (const auto &[lengths, units] : cases) {
     SCOPED_TRACE(std::to_string(lengths.size()) + " requests");
     kernel::Schedule expected = planSchedule(lengths, units, waveUnits);

@@ -191,7 +191,7 @@ gpu.module @plan {
 
 // With `wave_units` (several waves of units): the budget T1 for the first wave's units
 // (never more than U), and when U is larger the budget T2 for all U, taken when
-// 2 T2 + 2 < T1 (kSecondWaveBlocks).
+// 2 T2 + 2 < T1 (kSecondWaveBlocks) or B > the first wave's units.
 // CHECK-LABEL: gpu.module @plan_two_waves
 // CHECK: gpu.func @mla_schedule(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %[[U2:.*]]: i32)
 // CHECK: %[[WAVE:.*]] = arith.minui %c88_i32, %[[U2]]
@@ -204,7 +204,9 @@ gpu.module @plan {
 // CHECK:   %[[TWICE:.*]] = arith.addi %[[T2]], %[[T2]]
 // CHECK:   %[[COST:.*]] = arith.addi %[[TWICE]], %c2_i32
 // CHECK:   %[[SHORTER:.*]] = arith.cmpi ult, %[[COST]], %[[T1]]
-// CHECK:   %[[PICK:.*]] = arith.select %[[SHORTER]], %[[T2]], %[[T1]]
+// CHECK:   %[[MANY:.*]] = arith.cmpi ugt, %{{.*}}, %[[WAVE]]
+// CHECK:   %[[ALL:.*]] = arith.ori %[[SHORTER]], %[[MANY]]
+// CHECK:   %[[PICK:.*]] = arith.select %[[ALL]], %[[T2]], %[[T1]]
 // CHECK:   scf.yield %[[PICK]]
 // CHECK: } else {
 // CHECK:   scf.yield %[[T1]]

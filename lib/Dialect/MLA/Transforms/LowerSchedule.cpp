@@ -279,7 +279,8 @@ Value PlannerEmitter::chooseBudget(Value total, Value most) {
   if (!waveUnits)
     return budgetFor(total, most, units);
   // Several waves: T1 for the first wave's units (never more than U), T2 for all U; T2 when
-  // 2 T2 + kSecondWaveBlocks < T1. With U within one wave both are T1's search.
+  // 2 T2 + kSecondWaveBlocks < T1 or B > the first wave's units. With U within one wave
+  // only T1's search runs.
   Value firstWave = arith::MinUIOp::create(b, c(int64_t(*waveUnits)), units);
   Value oneWave = budgetFor(total, most, firstWave);
   Value hasSecondWave = cmp(arith::CmpIPredicate::ult, firstWave, units);
@@ -291,7 +292,11 @@ Value PlannerEmitter::chooseBudget(Value total, Value most) {
     Value twice = add(twoWaves, twoWaves);
     Value cost = add(twice, c(kernel::kSecondWaveBlocks));
     Value shorter = cmp(arith::CmpIPredicate::ult, cost, oneWave);
-    scf::YieldOp::create(b, select(shorter, twoWaves, oneWave));
+    // With B > the first wave's units, T1 is one piece a request, already more CTAs
+    // than one a CU: then all units.
+    Value manyRequests = cmp(arith::CmpIPredicate::ugt, op.getNumRequests(), firstWave);
+    Value allWaves = arith::OrIOp::create(b, shorter, manyRequests);
+    scf::YieldOp::create(b, select(allWaves, twoWaves, oneWave));
     b.setInsertionPointToStart(ifSecondWave.elseBlock());
     scf::YieldOp::create(b, oneWave);
   }

@@ -353,9 +353,9 @@ private:
   Expected<const CodeObject *> codeFor(bool wideKv);
   Expected<DecodePlan> makePlan(Span<const int32_t> indptr, uint64_t slots,
                                       std::optional<int> numSplits, bool partialsOnly);
-  /// Whether the device schedule's estimate of a call on `indptr` (valid) is below the
-  /// host plan's, both with the split policy's calibrated constants.
-  bool deviceScheduleIsFaster(Span<const int32_t> indptr) const;
+  /// Whether the device schedule's estimate of a call on `indptr` (valid) is below that
+  /// of the host plan of `ns` splits, both with the split policy's calibrated constants.
+  bool deviceScheduleIsFaster(Span<const int32_t> indptr, int ns) const;
   /// The part of a plan that follows from B (plan.requests), slots and the split
   /// count: the build, the grids and the workspace layout.
   Error completePlan(DecodePlan &plan, int numSplits);
