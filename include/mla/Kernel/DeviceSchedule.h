@@ -25,12 +25,12 @@ namespace mla::kernel {
 /// The most pieces one request is cut into (the combine merges at most kMaxSplits).
 inline constexpr int64_t kMaxPieces = kMaxSplits;
 
-/// The units of one wave of attention CTAs: one CTA on every CU (`ceil(cus / G)` units,
-/// G head groups each), a multiple of the XCD count (F3).
+/// The units of one wave of attention CTAs: at most one CTA on every CU (`floor(cus / G)`
+/// units of G head groups each, rounded down to a multiple of the XCD count, F3), at
+/// least one unit an XCD.
 constexpr int64_t scheduleWaveUnits(int64_t heads, int64_t qlen, int64_t cus, int64_t xcds) {
-  int64_t groups = headGroups(heads, qlen);
-  int64_t fill = (cus + groups - 1) / groups;
-  return (fill + xcds - 1) / xcds * xcds;
+  int64_t wave = cus / headGroups(heads, qlen) / xcds * xcds;
+  return wave > xcds ? wave : xcds;
 }
 
 /// The waves of units a plan launches: G (at most 3), so that there is about one unit for
@@ -44,12 +44,16 @@ constexpr int64_t scheduleWaves(int64_t heads, int64_t qlen) {
   return groups < 3 ? groups : 3;
 }
 
-/// The units of a plan for up to `maxRequests` requests: scheduleWaves() waves of
-/// scheduleWaveUnits(), at least one a request, a multiple of the XCD count (F3).
+/// The units of a plan for up to `maxRequests` requests: scheduleWaves() CTAs a CU,
+/// `floor(W * cus / G)` units rounded down to a multiple of the XCD count (F3; at least
+/// one unit an XCD), and at least one a request, rounded up to that multiple. At G = 1
+/// and 2 that is one wave and two of scheduleWaveUnits(); at G = 3 it is 256 units, one a
+/// CU (768 CTAs), where three waves of 80 would leave 16 CUs a CTA short.
 constexpr int64_t scheduleUnitCount(int64_t maxRequests, int64_t heads, int64_t qlen,
                                     int64_t cus, int64_t xcds) {
-  int64_t waves = scheduleWaves(heads, qlen) * scheduleWaveUnits(heads, qlen, cus, xcds);
-  int64_t units = maxRequests > waves ? maxRequests : waves;
+  int64_t full = scheduleWaves(heads, qlen) * cus / headGroups(heads, qlen) / xcds * xcds;
+  int64_t grid = full > xcds ? full : xcds;
+  int64_t units = maxRequests > grid ? maxRequests : grid;
   return (units + xcds - 1) / xcds * xcds;
 }
 

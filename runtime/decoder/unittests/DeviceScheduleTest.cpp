@@ -120,27 +120,29 @@ TEST(DeviceScheduleRule, NoSpareUnits) {
   }
 }
 
-// The unit count: a CTA for each of 256 CUs (ceil(256 / G) units, a multiple of 8), G
-// such waves (at most 3), at least one unit a request; and the most pieces a request can
-// get.
+// The unit count: min(G, 3) CTAs a CU, floor(min(G, 3) 256 / G) units rounded down to a
+// multiple of 8, at least one a request; the first wave's units floor(256 / G) rounded
+// down to 8 (at most one CTA a CU); and the most pieces a request can get.
 TEST(DeviceScheduleRule, UnitCountAndPieceBound) {
   EXPECT_EQ(kernel::scheduleUnitCount(64, 12, 1, 256, 8), 256);  // G = 1: one wave
-  EXPECT_EQ(kernel::scheduleWaveUnits(12, 4, 256, 8), 88);       // G = 3: ceil(256 / 3) = 86
-  EXPECT_EQ(kernel::scheduleUnitCount(64, 12, 4, 256, 8), 264);  // three waves of 88
+  EXPECT_EQ(kernel::scheduleWaveUnits(12, 4, 256, 8), 80);       // G = 3: floor(256 / 3) = 85
+  EXPECT_EQ(kernel::scheduleUnitCount(64, 12, 4, 256, 8), 256);  // 3 CTAs a CU, 768
   EXPECT_EQ(kernel::scheduleUnitCount(64, 12, 2, 256, 8), 256);  // G = 2: two of 128
   EXPECT_EQ(kernel::scheduleFirstWaveUnits(12, 1, 256, 8), 0);   // one wave: no choice
   EXPECT_EQ(kernel::scheduleFirstWaveUnits(12, 2, 256, 8), 128);
   EXPECT_EQ(kernel::scheduleUnitCount(448, 12, 1, 256, 8), 448);
   EXPECT_EQ(kernel::scheduleUnitCount(300, 12, 1, 256, 8), 304);
   EXPECT_EQ(kernel::scheduleUnitCount(300, 12, 4, 256, 8), 304);
-  // G = 128: 2 units a wave, 8 with the XCD rounding; three waves: 24.
-  EXPECT_EQ(kernel::scheduleUnitCount(1, 128, 16, 256, 8), 24);
+  // G = 128: floor(3 * 256 / 128) = 6 units, at least 8 (one an XCD).
+  EXPECT_EQ(kernel::scheduleUnitCount(1, 128, 16, 256, 8), 8);
+  EXPECT_EQ(kernel::scheduleWaveUnits(128, 16, 256, 8), 8);
+  EXPECT_EQ(kernel::scheduleUnitCount(1, 32, 4, 256, 8), 96); // G = 8: floor(768 / 8)
   EXPECT_EQ(kernel::schedulePieceBound(64, 256), 193);
   EXPECT_EQ(kernel::schedulePieceBound(1, 512), 256);
   EXPECT_EQ(kernel::schedulePieceBound(448, 448), 1);
 }
 
-// Two waves of 88 units (qlen 4 at 12 heads has 88 a wave; 176 in all). One 32K request (256
+// Two waves of 88 units (176 in all; the rule takes any unit counts). One 32K request (256
 // blocks) and 63 of one block: one wave leaves the long request 25 units, T1 =
 // ceil(256 / 25) = 11 (count(11) = 24 + 63 = 87 <= 88, count(10) = 26 + 63 = 89); two
 // waves leave it 113, T2 = 3 (86 + 63 = 149 <= 176; T = 2: 128 + 63 = 191). 2 * 3 + 2 = 8
@@ -305,15 +307,15 @@ TEST(DeviceSchedule, PlannerKernelMatchesTheRule) {
   }
 }
 
-// A qlen-4 planner (waves of 88 units) takes the further waves by the rule's test: the
+// A qlen-4 planner (waves of 80 units) takes the further waves by the rule's test: the
 // batches of DeviceScheduleRule.SecondWaveOnlyWhereItShortensTheLongestPiece (176
-// units) and others, also with the Decoder's 264.
+// units) and others, also with the Decoder's 256.
 TEST(DeviceSchedule, TwoWavePlannerMatchesTheRule) {
   auto device = rt::Device::openEmulator();
   auto decoder = makeDecoder(*device, 12, 4);
   ASSERT_TRUE(decoder);
   const int64_t waveUnits = kernel::scheduleWaveUnits(12, 4, gfx950::kNumCUs, gfx950::kNumXcds);
-  ASSERT_EQ(waveUnits, 88);
+  ASSERT_EQ(waveUnits, 80);
   std::vector<int64_t> mixed(64, 128);
   mixed[0] = 32768;
   std::vector<int64_t> spread(64);
@@ -323,9 +325,9 @@ TEST(DeviceSchedule, TwoWavePlannerMatchesTheRule) {
   std::vector<std::pair<std::vector<int64_t>, int64_t>> cases = {
       {mixed, 176}, {std::vector<int64_t>(64, 1024), 176}, {spread, 176},
       {{100000, 3}, 176}, {std::vector<int64_t>(100, 5000), 176}, {{0, 0}, 176},
-      {std::vector<int64_t>(64, 9283), 264}, {spread, 264},
-      {std::vector<int64_t>(128, 8192), 264}, {std::vector<int64_t>(88, 256), 264},
-      {std::vector<int64_t>(89, 256), 264}};
+      {std::vector<int64_t>(64, 9283), 256}, {spread, 256},
+      {std::vector<int64_t>(128, 8192), 256}, {std::vector<int64_t>(80, 256), 256},
+      {std::vector<int64_t>(81, 256), 256}};
   for (const auto &[lengths, units] : cases) {
     SCOPED_TRACE(std::to_string(lengths.size()) + " requests");
     kernel::Schedule expected = planSchedule(lengths, units, waveUnits);

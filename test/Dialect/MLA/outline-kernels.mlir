@@ -233,10 +233,10 @@ func.func @plan(%indptr: memref<?xi32>, %units: memref<?x4xi32>, %pieces: memref
 // -----
 
 // At qlen 4 (12 heads: G = 3 head groups) the plan launches three waves of units; the
-// planner knows the first wave's, ceil(256 / 3) = 86 rounded up to 88.
+// planner knows the first wave's, floor(256 / 3) = 85 rounded down to 80.
 // CHECK-LABEL: gpu.module @plan_two_waves
 // CHECK: mla.cta_schedule
-// CHECK-SAME: {wave_units = 88 : i64}
+// CHECK-SAME: {wave_units = 80 : i64}
 func.func @plan_two_waves(%indptr: memref<?xi32>, %units: memref<?x4xi32>,
                           %pieces: memref<?x2xi32>, %merges: memref<?x4xi32>) {
   mla.schedule indptr(%indptr) into units(%units) pieces(%pieces) merges(%merges) {config = #mla.config<qlen = 4>}
