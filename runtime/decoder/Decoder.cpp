@@ -141,6 +141,12 @@ int64_t longestBlocks(Span<const int32_t> indptr) {
   return longest;
 }
 
+/// `ns` capped at the longest request's block count (at least 1): further splits would
+/// be empty.
+int capAtLongest(Span<const int32_t> indptr, int ns) {
+  return int(std::min<int64_t>(ns, std::max<int64_t>(longestBlocks(indptr), 1)));
+}
+
 uint64_t alignTo256(uint64_t bytes) { return (bytes + 255) & ~uint64_t(255); }
 
 /// Workspace layout for `rows` rows of `heads` heads and `ns` splits: o_part bf16
@@ -319,10 +325,9 @@ Expected<DecodePlan> Decoder::plan(Span<const int32_t> indptr, uint64_t slots,
   if (Error e = validateIndptr(indptr))
     return std::move(e);
   if (schedule == SplitSchedule::Auto) {
-    // The host plan makePlan would make: the policy's NS, capped at the longest request.
-    const int ns = int(std::min<int64_t>(
-        chooseNumSplits(indptr, config_.heads, config_.qlen, gfx950::kNumCUs),
-        std::max<int64_t>(longestBlocks(indptr), 1)));
+    // The host plan makePlan would make.
+    const int ns = capAtLongest(
+        indptr, chooseNumSplits(indptr, config_.heads, config_.qlen, gfx950::kNumCUs));
     if (!deviceScheduleIsFaster(indptr, ns))
       return makePlan(indptr, slots, ns, /*partialsOnly=*/false);
   }
@@ -373,7 +378,7 @@ Expected<DecodePlan> Decoder::makePlan(Span<const int32_t> indptr, uint64_t slot
   // at least one 128-token block), so they change nothing but the cost. The partials
   // path keeps the count it was asked for: its caller sees every split.
   if (!partialsOnly)
-    ns = int(std::min<int64_t>(ns, std::max<int64_t>(longestBlocks(indptr), 1)));
+    ns = capAtLongest(indptr, ns);
   if (Error e = completePlan(plan, ns))
     return std::move(e);
   return plan;

@@ -44,18 +44,23 @@ struct AttentionWork {
   double longest = 0;
 };
 
-/// The 128-token blocks of each (request, split) unit of a host-planned call: a split
-/// covers chunk = ceil(blocks / NS) blocks (kernel-contract.md's chunk_b in tokens,
-/// rounded up to whole blocks); the splits past the last token are empty.
+/// The 128-token blocks of split `split` of `splits` of a request of `blocks` blocks: a
+/// split covers chunk = ceil(blocks / NS) blocks (kernel-contract.md's chunk_b in
+/// tokens, rounded up to whole blocks); the splits past the last token are empty.
+int64_t splitBlocks(int64_t blocks, int64_t splits, int64_t split) {
+  const int64_t chunk = std::max<int64_t>(ceilDiv(blocks, splits), 1);
+  return std::clamp<int64_t>(blocks - split * chunk, 0, chunk);
+}
+
+/// The blocks of each (request, split) unit of a host-planned call.
 std::vector<int64_t> hostUnitBlocks(Span<const int32_t> indptr, int numSplits) {
   const int64_t requests = int64_t(indptr.size()) - 1;
   std::vector<int64_t> unitBlocks;
   unitBlocks.reserve(requests * numSplits);
   for (int64_t b = 0; b < requests; ++b) {
     const int64_t blocks = ceilDiv(indptr[b + 1] - indptr[b], kBlockTokens);
-    const int64_t chunk = std::max<int64_t>(ceilDiv(blocks, numSplits), 1);
     for (int64_t s = 0; s < numSplits; ++s)
-      unitBlocks.push_back(std::clamp<int64_t>(blocks - s * chunk, 0, chunk));
+      unitBlocks.push_back(splitBlocks(blocks, numSplits, s));
   }
   return unitBlocks;
 }
@@ -220,9 +225,7 @@ SplitCost mla::rt::estimateDeviceScheduleCost(Span<const int32_t> indptr, int64_
     const int32_t *entry = &schedule.units[u * kernel::kUnitEntryInts];
     if (entry[0] < 0)
       continue;
-    const int64_t blocks = ceilDiv(lengths[entry[0]], kBlockTokens);
-    const int64_t chunk = std::max<int64_t>(ceilDiv(blocks, entry[2]), 1);
-    unitBlocks[u] = std::clamp<int64_t>(blocks - entry[1] * chunk, 0, chunk);
+    unitBlocks[u] = splitBlocks(ceilDiv(lengths[entry[0]], kBlockTokens), entry[2], entry[1]);
     mostPieces = std::max<int64_t>(mostPieces, entry[2]);
   }
   for (int64_t m = 0; m < units; ++m)

@@ -223,8 +223,10 @@ TEST(DeviceScheduleRule, PropertiesOnRandomBatches) {
     ASSERT_LE(merge, units);
     for (int64_t m = merge; m < units; ++m)
       ASSERT_EQ(s.merges[m * 4], -1);
-    if (units > requests && total > 0 && s.blockBudget > std::max<int64_t>(1, (most + 255) / 256))
+    if (units > requests && total > 0 &&
+        s.blockBudget > std::max<int64_t>(1, (most + 255) / 256)) {
       ASSERT_GT(count(s.blockBudget - 1), units) << "a smaller budget fits";
+    }
   }
 }
 
@@ -372,8 +374,9 @@ ref::ModelOutput runDeviceSchedule(rt::Device &device, rt::Decoder &decoder,
   const uint64_t rows = uint64_t(plan.rows), heads = uint64_t(p.numHeads);
   auto alloc = [&](const void *data, uint64_t bytes) {
     auto a = unwrapOrFail(rt::DeviceAllocation::allocate(device, std::max<uint64_t>(bytes, 4)));
-    if (data && bytes)
+    if (data && bytes) {
       EXPECT_FALSE(llvm::errorToBool(a.upload(data, bytes)));
+    }
     return a;
   };
   const int32_t group[2] = {p.dcpSize, p.dcpRank};
