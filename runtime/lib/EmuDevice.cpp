@@ -8,6 +8,7 @@
 #include "mla/Runtime/LLVMBridge.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -376,6 +377,11 @@ Error EmuDevice::execute(const CodeObject &code, std::string_view kernelName, Di
                                      emu::AddressMap::kPrivateApertureBase);
   if (!kernarg)
     return kernarg.takeError();
+  // The backend merges the scalar loads of the last arguments into one wider load
+  // (s_load_dwordx8 for a 24-byte tail: gfx9 has no 6-dword SMEM load), which may read
+  // up to 28 bytes past the segment; a real runtime's kernarg buffers come from a
+  // page-granular pool. Pad the segment, zeroed, to a multiple of 64 bytes.
+  kernarg->resize(llvm::alignTo(kernarg->size(), 64), 0);
   // Per-launch device allocations: kernarg segment, dispatch packet, queue.
   auto kernargAddr = memory_.allocate(kernarg->size());
   if (!kernargAddr)
