@@ -428,10 +428,11 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   }
 
   using rt::KernelArg;
-  // The device schedule's planner: one wave on one CU, simulated in timing mode on the
-  // case's indptr. It writes the unit and request tables the attention and the combine
-  // read; they must be the rule's (planSchedule), or the model would time another
-  // schedule than the one it classes the CTAs by.
+  // The device schedule's work alone: the planner kernel (one wave on one CU), simulated
+  // in timing mode on the case's indptr, for its figure (scheduleUs; the call runs the
+  // same search in every attention CTA's prologue instead, so it is not in totalUs). Its
+  // tables must be the rule's (planSchedule), or the model would time another schedule
+  // than the one it classes the CTAs by.
   if (deviceSchedule) {
     rt::EmulatorOptions plannerEmu;
     plannerEmu.mode = rt::EmulatorMode::Timing;
@@ -536,6 +537,8 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     }
     if (scheduled) {
       a.units = KernelArg::pointer(*unitTable);
+      a.pieces = KernelArg::pointer(*pieceTable);
+      a.merges = KernelArg::pointer(*mergeTable);
       a.out = KernelArg::pointer(*out);
       a.lse = KernelArg::pointer(*lse);
     }
@@ -566,9 +569,42 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
       cycles[key] = cyclesOf[bid];
     return cycles;
   };
+  // The sampled CTAs of head group 0 write their units' entries: poison the tables first
+  // so that the entries they wrote can be told apart and checked against the rule, then
+  // restore the rule's tables for the combine (the unsampled CTAs wrote nothing).
+  constexpr int32_t kPoison = int32_t(0x7eadbeef);
+  if (deviceSchedule) {
+    std::vector<int32_t> poison(schedule.units.size(), kPoison);
+    if (Error e = device->copyTo(*unitTable, poison.data(), poison.size() * 4))
+      return std::move(e);
+    if (Error e = device->copyTo(*mergeTable, poison.data(), poison.size() * 4))
+      return std::move(e);
+  }
   auto full = simulateAttention(std::min<double>(P.numCUs, double(grid)), result.attention);
   if (!full)
     return full.takeError();
+  if (deviceSchedule) {
+    int64_t written = 0;
+    for (auto [table, rule] : {std::pair{&*unitTable, &schedule.units},
+                               std::pair{&*mergeTable, &schedule.merges}}) {
+      std::vector<int32_t> back(rule->size());
+      if (Error e = device->copyFrom(back.data(), *table, back.size() * 4))
+        return std::move(e);
+      for (size_t i = 0; i < back.size(); ++i) {
+        if (back[i] == kPoison)
+          continue;
+        if (back[i] != (*rule)[i])
+          return makeError("case " + c.str() + ": the attention CTAs' schedule entries "
+                                               "differ from the rule's (kernel::planSchedule)");
+        ++written;
+      }
+      if (Error e = device->copyTo(*table, rule->data(), rule->size() * 4))
+        return std::move(e);
+    }
+    if (written == 0)
+      return makeError("case " + c.str() + ": no simulated attention CTA wrote its unit's "
+                                           "schedule entries");
+  }
   std::map<Key, uint64_t> classCycles = std::move(*full);
   // The last, partial wave of CTAs (when the grid is not a multiple of the CUs) runs on
   // fewer CUs, each with a larger HBM share: its CTAs take the cycles of a simulation
@@ -810,9 +846,8 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   result.attentionUs = double(result.attentionCycles) / cyclesPerUs;
   result.combineUs = double(result.combineCycles) / cyclesPerUs;
   result.scheduleUs = double(result.scheduleCycles) / cyclesPerUs;
-  result.launchUs =
-      double((deviceSchedule ? 2 : 1) + (combines ? 1 : 0)) * P.launchOverheadUs;
-  result.totalUs = result.scheduleUs + result.attentionUs + result.combineUs + result.launchUs;
+  result.launchUs = double(1 + (combines ? 1 : 0)) * P.launchOverheadUs;
+  result.totalUs = result.attentionUs + result.combineUs + result.launchUs;
   result.tbps = double(totalTokens) * double(kBytesPerToken) /
                 (result.totalUs * 1e-6) / 1e12;
   result.simSeconds =

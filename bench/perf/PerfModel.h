@@ -105,16 +105,18 @@ struct PerfResult {
   unsigned combinePerCu = 0;
   uint64_t attentionCycles = 0;         ///< Slowest XCD, attention launch.
   uint64_t combineCycles = 0;
-  /// The device schedule's planner launch (one wave), simulated in timing mode.
+  /// The device schedule's work alone: the planner kernel (one wave), simulated in
+  /// timing mode. The call does not launch it (each attention CTA's prologue computes
+  /// its own piece), so it is not in totalUs.
   uint64_t scheduleCycles = 0;
-  /// scheduleUs: the planner kernel's time (its launch overhead is in launchUs);
-  /// launchUs: launchOverheadUs per launch (planner, attention, combine when there).
+  /// scheduleUs: the planner kernel's time, for reference (see scheduleCycles);
+  /// launchUs: launchOverheadUs per launch (attention, combine when there).
   double scheduleUs = 0, attentionUs = 0, combineUs = 0, launchUs = 0, totalUs = 0;
   double tbps = 0;                      ///< sum of the lengths * 576 B / totalUs.
   uint64_t hbmBytes = 0;                ///< Attention HBM reads, extrapolated to all CTAs.
   double simSeconds = 0;                ///< Host time spent simulating.
   rt::TimingReport attention, combine;  ///< The sampled launches' reports.
-  rt::TimingReport schedule;            ///< The planner's report (device schedule).
+  rt::TimingReport schedule;            ///< The planner kernel's report (device schedule).
   /// Steady state of one attention CTA (head group 0) with the case's HBM share and L2
   /// sharing: cycles per 128-token block, from two simulations of one split of
   /// kSteadyBlocks[0] and kSteadyBlocks[1] blocks (the difference cancels prologue and

@@ -84,7 +84,8 @@ TEST_F(PerfModelTest, EveryCtaTakesItsOwnRequestsTokens) {
 // one split, 8 and 24 blocks) and the call of B = 64 at 8K:
 //  - the cycles the CU's HBM share needs for a block's bytes scale with 1 / the
 //    share: pessimistic / default = 0.85 / 0.75 exactly (the same bytes);
-//  - no block is faster than its HBM share (steady / share >= 1), in any set or answer;
+//  - no block is faster than its HBM share (steady / share >= 1, up to 0.1 % for the
+//    whole cycles the transfers are rounded to), in any set or answer;
 //  - the two LDS-DMA answers differ where the kernel waits on lgkmcnt behind DMAs: the
 //    lgkmcnt answer's block is at least 5 % slower (a disconnected answer makes them
 //    equal);
@@ -108,7 +109,7 @@ TEST_F(PerfModelTest, TableGoldenRatios) {
   for (int answer = 0; answer < 2; ++answer) {
     EXPECT_NEAR(r[1][answer].hbmBlockCycles / r[0][answer].hbmBlockCycles, 0.85 / 0.75, 1e-9);
     for (int s = 0; s < 2; ++s)
-      EXPECT_GE(r[s][answer].steadyBlockCycles, r[s][answer].hbmBlockCycles)
+      EXPECT_GE(r[s][answer].steadyBlockCycles, 0.999 * r[s][answer].hbmBlockCycles)
           << sets[s] << " answer " << answer;
     EXPECT_GT(r[1][answer].steadyBlockCycles, r[0][answer].steadyBlockCycles) << answer;
     EXPECT_GT(r[1][answer].totalUs, r[0][answer].totalUs) << answer;
@@ -125,8 +126,9 @@ TEST_F(PerfModelTest, TableGoldenRatios) {
 //    8 units), so 2 pieces a request; the attention grid is 8 units x 1 head group (12
 //    heads at qlen 1), the combine's grid one workgroup for each of the 8 merge entries
 //    (4 used: one slice each, P = 1 for 2 pieces), position and head: 8 x 1 x 12 = 96
-//    combine CTAs; three launches (planner, attention, combine);
-//  - units=4 (U = B): one piece each, T = 4, no combine, two launches.
+//    combine CTAs; two launches (attention, combine: each attention CTA computes its own
+//    piece; the planner kernel is simulated apart, for its figure);
+//  - units=4 (U = B): one piece each, T = 4, no combine, one launch.
 TEST_F(PerfModelTest, DeviceScheduleByHand) {
   PerfResult split = model("qlen=1,lens=512x4,sched=device,units=8");
   const double launch = mla::rt::TimingParams().launchOverheadUs;
@@ -138,16 +140,15 @@ TEST_F(PerfModelTest, DeviceScheduleByHand) {
   EXPECT_EQ(split.combineCtas, 96u);
   EXPECT_GT(split.scheduleCycles, 0u);
   EXPECT_GT(split.combineCycles, 0u);
-  EXPECT_DOUBLE_EQ(split.launchUs, 3 * launch);
-  EXPECT_DOUBLE_EQ(split.totalUs,
-                   split.scheduleUs + split.attentionUs + split.combineUs + split.launchUs);
+  EXPECT_DOUBLE_EQ(split.launchUs, 2 * launch);
+  EXPECT_DOUBLE_EQ(split.totalUs, split.attentionUs + split.combineUs + split.launchUs);
 
   PerfResult whole = model("qlen=1,lens=512x4,sched=device,units=4");
   EXPECT_EQ(whole.blockBudget, 4);
   EXPECT_EQ(whole.mostPieces, 1);
   EXPECT_EQ(whole.combineCtas, 0u);
   EXPECT_EQ(whole.combineCycles, 0u);
-  EXPECT_DOUBLE_EQ(whole.launchUs, 2 * launch);
+  EXPECT_DOUBLE_EQ(whole.launchUs, launch);
   // Each CTA of the split schedule reads 2 blocks instead of 4: a shorter attention.
   EXPECT_LT(split.attentionCycles, whole.attentionCycles);
   // The host schedule of the same batch has no planner.

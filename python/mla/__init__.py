@@ -418,8 +418,8 @@ class Decoder:
 
         ``schedule``: ``"auto"`` (the default), ``"host"`` or ``"device"``. The device
         schedule (the default of a plan without lengths when no ``num_splits`` is given)
-        launches a planner kernel that gives each request its own number of pieces from
-        the device ``indptr`` at run time (``plan.schedule == "device"``, ``plan.units``
+        gives each request its own number of pieces from the device ``indptr`` at run
+        time (each attention CTA computes its own) (``plan.schedule == "device"``, ``plan.units``
         the fixed grid's units, ``plan.num_splits`` the most pieces a request can get);
         the host schedule is one split count for the whole batch. A plan with lengths
         and no ``num_splits`` takes whichever the split policy estimates faster

@@ -27,8 +27,8 @@ def test_code_object_metadata(code):
     assert attn["max_flat_workgroup_size"] >= 512
     explicit = [a for a in attn["args"] if not a["hidden"]]
     # ..., num_requests, num_splits, then the DCP pointers seq_lens and dcp, then the
-    # device schedule's units, out and lse.
-    assert [a["size"] for a in explicit] == [8, 8, 8, 8, 4, 4, 8, 8, 4, 4, 8, 8, 8, 8, 8]
+    # device schedule's units, out, lse, pieces and merges.
+    assert [a["size"] for a in explicit] == [8, 8, 8, 8, 4, 4, 8, 8, 4, 4, 8, 8, 8, 8, 8, 8, 8]
     planner = code.kernel("mla_schedule")
     assert planner["scratch_bytes"] == 0
     assert [a["size"] for a in planner["args"] if not a["hidden"]] == [8, 8, 8, 8, 4, 4]

@@ -499,6 +499,8 @@ Error Decoder::enqueueAttention(const DecodePlan &plan, const DeviceDecodeArgs &
   if (plan.deviceSchedule) {
     a.numSplits = int32_t(plan.units);
     a.units = KernelArg::pointer(args.workspace + plan.unitsOffset);
+    a.pieces = KernelArg::pointer(args.workspace + plan.piecesOffset);
+    a.merges = KernelArg::pointer(args.workspace + plan.mergesOffset);
     a.out = KernelArg::pointer(args.out);
     a.lse = KernelArg::pointer(args.lse ? args.lse : args.workspace + plan.lseScratchOffset);
   }
@@ -586,17 +588,8 @@ Error Decoder::enqueueCombine(const DecodePlan &plan, const DeviceDecodeArgs &ar
 
 Error Decoder::runDeviceSchedule(const DecodePlan &plan, const DeviceDecodeArgs &args,
                                  uint64_t lse, Stream stream, DecodeRunInfo *info) const {
-  ScheduleKernelArgs s;
-  s.indptr = KernelArg::pointer(args.indptr);
-  s.units = KernelArg::pointer(args.workspace + plan.unitsOffset);
-  s.pieces = KernelArg::pointer(args.workspace + plan.piecesOffset);
-  s.merges = KernelArg::pointer(args.workspace + plan.mergesOffset);
-  s.numRequests = int32_t(plan.requests);
-  s.numUnits = int32_t(plan.units);
-  if (Error e = device_.launchOn(stream, *plan.code, kernel::kScheduleKernelName, {1, 1, 1},
-                                 {uint32_t(kernel::kScheduleThreads), 1, 1},
-                                 scheduleArgList(s), info ? &info->scheduleStats : nullptr))
-    return e;
+  // Each attention CTA computes its own piece from indptr and writes the tables the
+  // combine reads (kernel-contract.md section 3): no planner launch.
   const uint64_t oPart = args.workspace, lsePart = args.workspace + plan.lsePartOffset;
   if (Error e = enqueueAttention(plan, args, oPart, lsePart, stream, info))
     return e;

@@ -80,15 +80,19 @@ enum class ArgKind {
 };
 
 /// The attention kernel's explicit arguments, in order: (q, kv, pages, indptr, scale,
-/// vscale, o_part, lse_part, num_requests, num_splits, seq_lens, dcp). `seq_lens` (int32
-/// [B], each request's global length) and `dcp` (int32 [2] = {dcp_size, dcp_rank}) are
-/// the decode context parallelism arguments (kernel-contract.md section 3); either may
-/// be null: the local length from indptr, and dcp_size 1, dcp_rank 0. `units` is the
-/// device schedule's unit table (int32 [num_splits][kUnitEntryInts], num_splits being
-/// the schedule's unit count U); when it is not null a CTA serves the piece its unit's
-/// entry names, and a request of one piece is written to `out` and `lse` (bf16 [S, H,
-/// 512], f32 [S, H]) instead of the partials. Null: the host-planned split, `out` and
-/// `lse` unused.
+/// vscale, o_part, lse_part, num_requests, num_splits, seq_lens, dcp, units, out, lse,
+/// pieces, merges). `seq_lens` (int32 [B], each request's global length) and `dcp`
+/// (int32 [2] = {dcp_size, dcp_rank}) are the decode context parallelism arguments
+/// (kernel-contract.md section 3); either may be null: the local length from indptr, and
+/// dcp_size 1, dcp_rank 0. `units` is the device schedule's unit table (int32
+/// [num_splits][kUnitEntryInts], num_splits being the schedule's unit count U); when it
+/// is not null, each CTA computes its unit's entry from indptr in its prologue
+/// (mla.cta_unit) and serves the piece it names, the CTAs of head group 0 write the unit
+/// table, the request table `pieces` (int32 [num_requests][kPieceEntryInts]) and the
+/// merge table `merges` (int32 [num_splits][kMergeEntryInts]) that the combine reads,
+/// and a request of one piece is written to `out` and `lse` (bf16 [S, H, 512], f32 [S,
+/// H]) instead of the partials. Null: the host-planned split; `out`, `lse`, `pieces` and
+/// `merges` unused.
 enum AttentionArg : unsigned {
   kAttnQ,
   kAttnKv,
@@ -105,6 +109,8 @@ enum AttentionArg : unsigned {
   kAttnUnits,
   kAttnOut,
   kAttnLse,
+  kAttnPieces,
+  kAttnMerges,
   kAttentionArgCount
 };
 inline constexpr std::array<ArgKind, kAttentionArgCount> kAttentionArgKinds = {
@@ -112,7 +118,8 @@ inline constexpr std::array<ArgKind, kAttentionArgCount> kAttentionArgKinds = {
     ArgKind::GlobalPointer, ArgKind::F32,           ArgKind::F32,
     ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::I32,
     ArgKind::I32,           ArgKind::GlobalPointer, ArgKind::GlobalPointer,
-    ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::GlobalPointer};
+    ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::GlobalPointer,
+    ArgKind::GlobalPointer, ArgKind::GlobalPointer};
 
 /// The combine kernel's explicit arguments: (o_part, lse_part, out, [lse], num_rows,
 /// num_splits, merges); `lse` is there only in a build with the combine's lse output.

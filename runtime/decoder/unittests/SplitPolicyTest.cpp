@@ -67,8 +67,7 @@ TEST(SplitPolicy, DeviceScheduleByHand) {
   // One merge entry (request 0: P(4) = 1 slice) of qlen x H = 12 waves, one round on 16
   // CUs, 4 splits in one slot each: 2000 + 200 + 20 * 4 = 2280.
   SplitCostModel m = handModel();
-  m.scheduleLaunch = 300;
-  m.scheduleRun = 50;
+  m.schedulePrologue = 350;
   SplitCost c = estimateDeviceScheduleCost(lengths({1024, 128}), 12, 1, 16, 8, m);
   EXPECT_EQ(c.numSplits, 4);
   EXPECT_DOUBLE_EQ(c.schedule, 350);

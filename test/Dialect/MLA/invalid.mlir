@@ -422,3 +422,12 @@ func.func @f(%p: !llvm.ptr<1>, %n: i32) {
       : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
   return
 }
+
+// -----
+
+func.func @f(%p: !llvm.ptr<1>, %n: i32, %w: i1) {
+  // expected-error@+1 {{'mla.cta_unit' op must be inside a gpu.func kernel (it is one CTA's work)}}
+  %e:4 = mla.cta_unit %n of requests(%n) units(%n) indptr(%p) tables(%p, %p, %p) if %w
+      : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+  return
+}

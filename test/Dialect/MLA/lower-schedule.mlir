@@ -1,8 +1,9 @@
 // mla-lower-schedule: the device schedule's planner as one wave (docs/kernel-contract.md,
 // "The device schedule"): block totals and the longest request by a wave reduction, the
 // block budget by a binary search of whole-wave passes, then 64 requests at a time a
-// wave scan of the piece counts, the two tables, and the idle units.
-// RUN: mla-opt %s -pass-pipeline='builtin.module(gpu.module(mla-lower-schedule))' | FileCheck %s
+// wave scan of the piece counts, the two tables, and the idle units; and the attention
+// CTA's own unit entry (mla.cta_unit) from the same budget.
+// RUN: mla-opt %s -allow-unregistered-dialect -pass-pipeline='builtin.module(gpu.module(mla-lower-schedule))' | FileCheck %s
 
 // CHECK-LABEL: gpu.module @plan
 // CHECK: gpu.func @mla_schedule(%[[INDPTR:.*]]: !llvm.ptr<1>, %[[UNITS:.*]]: !llvm.ptr<1>, %[[PIECES:.*]]: !llvm.ptr<1>, %[[MERGES:.*]]: !llvm.ptr<1>, %[[B:.*]]: i32, %[[U:.*]]: i32)
@@ -91,8 +92,6 @@
 // CHECK:   amdgpu.dpp %c0_i32 %[[N]] row_shr(1 : i32) : i32
 // CHECK:   amdgpu.dpp %c0_i32 %{{.*}} row_bcast_31 {row_mask = 12 : i32} : i32
 // CHECK-NEXT:   %[[INCL:.*]] = arith.addi
-// CHECK:   %[[END:.*]] = arith.addi %[[RUNNING]], %[[INCL]]
-// CHECK:   %[[FIRST:.*]] = arith.subi %[[END]], %[[N]]
 // CHECK:   rocdl.readlane %[[INCL]], %c63_i32
 // CHECK:   arith.cmpi ule, %[[N]], %c64_i32
 // CHECK:   arith.select %{{.*}}, %c8_i32, %c16_i32
@@ -104,6 +103,8 @@
 // CHECK:   amdgpu.dpp %c0_i32 %{{.*}} row_bcast_31 {row_mask = 12 : i32} : i32
 // CHECK-NEXT:   %[[MINCL:.*]] = arith.addi
 // CHECK:   rocdl.readlane %[[MINCL]], %c63_i32
+// CHECK:   %[[END:.*]] = arith.addi %[[RUNNING]], %[[INCL]]
+// CHECK:   %[[FIRST:.*]] = arith.subi %[[END]], %[[N]]
 // pieces[b] = {n_b, first_b}
 // CHECK:   scf.if %[[VALID]] {
 // CHECK:     llvm.getelementptr %[[PIECES]]
@@ -217,6 +218,63 @@ gpu.module @plan_two_waves {
                          %merges: !llvm.ptr<1>, %b: i32, %u: i32) kernel {
     mla.cta_schedule requests(%b) units(%u) indptr(%indptr) into units(%units) pieces(%pieces)
         merges(%merges) {wave_units = 88 : i64} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
+}
+
+// mla.cta_unit: the attention CTA's own entry. Every wave computes the same block budget
+// (lanes by gpu.lane_id), then, 64 requests at a time, the lane whose pieces
+// [first, first + n) hold the unit and the lane whose merge entries hold entry `unit`
+// (unsigned unit - first < n), each read with readlane from the ballot's lowest set bit
+// (bit 63 forced, so that no hit reads lane 63 and keeps the carried idle entry);
+// wave 0 of a writing CTA stores pieces[b] for the request whose first piece is the
+// unit, and lane 0 of wave 0 the unit's unit and merge entries.
+// CHECK-LABEL: gpu.module @unit
+// CHECK: gpu.func @attn(%[[UI:.*]]: !llvm.ptr<1>, %[[UU:.*]]: !llvm.ptr<1>, %[[UP:.*]]: !llvm.ptr<1>, %[[UM:.*]]: !llvm.ptr<1>, %[[UB:.*]]: i32, %[[UN:.*]]: i32, %[[UNIT:.*]]: i32, %[[W:.*]]: i1)
+// CHECK-NOT: mla.cta_unit
+// CHECK: %[[ULANEID:.*]] = gpu.lane_id
+// CHECK: %[[ULANE:.*]] = arith.index_castui %[[ULANEID]] : index to i32
+// CHECK: %[[UTID:.*]] = gpu.thread_id x
+// CHECK: %[[TIDI:.*]] = arith.index_castui %[[UTID]] : index to i32
+// CHECK: scf.while
+// CHECK: %[[WAVE0:.*]] = arith.cmpi ult, %[[TIDI]], %c64_i32
+// CHECK: %[[WRITER:.*]] = arith.andi %[[W]], %[[WAVE0]]
+// CHECK: %[[FOUND:.*]]:10 = scf.for %{{.*}} = %c0_i32 to %[[UB]] step %c64_i32 iter_args(%[[UACC:.*]] = %c0_i32, %{{.*}} = %c0_i32, %[[R0:.*]] = %c-1_i32, %{{.*}} = %c0_i32, %{{.*}} = %c0_i32, %{{.*}} = %c0_i32, %[[MR0:.*]] = %c-1_i32, %{{.*}} = %c0_i32, %{{.*}} = %c0_i32, %{{.*}} = %c0_i32)
+// CHECK:   %[[UEND:.*]] = arith.addi %[[UACC]], %{{.*}} : i32
+// CHECK-NEXT:   %[[FIRST:.*]] = arith.subi %[[UEND]], %[[UN:.*]] : i32
+// CHECK-NEXT:   %[[PIECE:.*]] = arith.subi %[[UNIT]], %[[FIRST]]
+// CHECK:   %[[HIT:.*]] = arith.cmpi ult, %[[PIECE]], %[[UN]]
+// CHECK:   %[[HITS:.*]] = rocdl.ballot %[[HIT]] : i64
+// CHECK:   %[[ANY:.*]] = arith.cmpi ne, %[[HITS]], %c0_i64
+// CHECK:   %[[GUARD:.*]] = arith.ori %[[HITS]], %c-9223372036854775808_i64
+// CHECK:   %[[BIT:.*]] = "llvm.intr.cttz"(%[[GUARD]]) <{is_zero_poison = true}>
+// CHECK:   %[[K:.*]] = arith.trunci %[[BIT]] : i64 to i32
+// CHECK:   %[[RK:.*]] = rocdl.readlane %{{.*}}, %[[K]]
+// CHECK:   arith.select %[[ANY]], %[[RK]], %[[R0]]
+// CHECK:   %[[SLICE:.*]] = arith.subi %[[UNIT]], %{{.*}}
+// CHECK:   arith.cmpi ult, %[[SLICE]], %{{.*}}
+// CHECK:   rocdl.ballot
+// CHECK:   %[[OPENS0:.*]] = arith.cmpi eq, %[[FIRST]], %[[UNIT]]
+// CHECK:   %[[OPENS:.*]] = arith.andi %{{.*}}, %[[OPENS0]]
+// CHECK:   %[[WRITEP:.*]] = arith.andi %[[OPENS]], %[[WRITER]]
+// CHECK:   scf.if %[[WRITEP]] {
+// CHECK:     llvm.getelementptr %[[UP]]
+// CHECK: %[[LANE0:.*]] = arith.cmpi eq, %[[TIDI]], %c0_i32
+// CHECK: %[[WRITE0:.*]] = arith.andi %[[W]], %[[LANE0]]
+// CHECK: scf.if %[[WRITE0]] {
+// CHECK:   %[[USLOT:.*]] = arith.muli %[[UNIT]], %c4_i32
+// CHECK:   %[[UAT:.*]] = llvm.getelementptr %[[UU]][%[[USLOT]]]
+// CHECK:   llvm.store %[[FOUND]]#2, %[[UAT]]
+// CHECK:   llvm.getelementptr %[[UM]]
+// CHECK:   llvm.store %[[FOUND]]#6
+// CHECK: "test.use"(%[[FOUND]]#2, %[[FOUND]]#3, %[[FOUND]]#4, %[[FOUND]]#5)
+gpu.module @unit {
+  gpu.func @attn(%indptr: !llvm.ptr<1>, %units: !llvm.ptr<1>, %pieces: !llvm.ptr<1>,
+                 %merges: !llvm.ptr<1>, %b: i32, %u: i32, %unit: i32, %write: i1) kernel {
+    %entry:4 = mla.cta_unit %unit of requests(%b) units(%u) indptr(%indptr)
+        tables(%units, %pieces, %merges) if %write
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    "test.use"(%entry#0, %entry#1, %entry#2, %entry#3) : (i32, i32, i32, i32) -> ()
     gpu.return
   }
 }

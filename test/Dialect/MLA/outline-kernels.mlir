@@ -12,7 +12,7 @@
 // CHECK: module attributes {gpu.container_module}
 // CHECK-NOT: func.func
 // CHECK-LABEL: gpu.module @tp8_q4
-// CHECK: gpu.func @mla_attn(%[[Q:.*]]: !llvm.ptr<1>, %[[KV:.*]]: !llvm.ptr<1>, %[[P:.*]]: !llvm.ptr<1>, %[[I:.*]]: !llvm.ptr<1>, %[[S:.*]]: f32, %[[VS:.*]]: f32, %[[O:.*]]: !llvm.ptr<1>, %[[L:.*]]: !llvm.ptr<1>, %[[B:.*]]: i32, %[[NS:.*]]: i32, %[[SL:.*]]: !llvm.ptr<1>, %[[DCP:.*]]: !llvm.ptr<1>, %[[UT:.*]]: !llvm.ptr<1>, %[[DOUT:.*]]: !llvm.ptr<1>, %[[DLSE:.*]]: !llvm.ptr<1>) kernel
+// CHECK: gpu.func @mla_attn(%[[Q:.*]]: !llvm.ptr<1>, %[[KV:.*]]: !llvm.ptr<1>, %[[P:.*]]: !llvm.ptr<1>, %[[I:.*]]: !llvm.ptr<1>, %[[S:.*]]: f32, %[[VS:.*]]: f32, %[[O:.*]]: !llvm.ptr<1>, %[[L:.*]]: !llvm.ptr<1>, %[[B:.*]]: i32, %[[NS:.*]]: i32, %[[SL:.*]]: !llvm.ptr<1>, %[[DCP:.*]]: !llvm.ptr<1>, %[[UT:.*]]: !llvm.ptr<1>, %[[DOUT:.*]]: !llvm.ptr<1>, %[[DLSE:.*]]: !llvm.ptr<1>, %[[PT:.*]]: !llvm.ptr<1>, %[[MTAB:.*]]: !llvm.ptr<1>) kernel
 // CHECK-SAME: known_block_size = array<i32: 512, 1, 1>
 // F3: 8 XCDs and, for qlen 4, G = ceil(12 / 4) = 3 head groups.
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
@@ -36,9 +36,12 @@
 // A request's rows hold qlen * H = 48 partials.
 // CHECK: %[[C48:.*]] = arith.constant 48 : index
 // CHECK: %[[WORK:.*]]:7 = scf.if %[[SCHED]] -> (index, index, index, index, !llvm.ptr<1>, !llvm.ptr<1>, i1) {
-// The unit's entry {request, piece, pieces, first}, at unit * 4.
-// CHECK: %[[ENTRY:.*]] = arith.muli %[[UNIT]], %{{.*}} : index
-// CHECK: %[[REQ32:.*]] = llvm.load
+// The unit's entry {request, piece, pieces, first}, computed by the CTA from indptr;
+// head group 0 writes the schedule's tables. qlen 4 at 12 heads: 3 head groups, so the
+// first wave's units (80) go with it.
+// CHECK: %[[WRITES:.*]] = arith.cmpi eq, %[[GROUP]], %{{.*}} : index
+// CHECK: %[[UNIT32:.*]] = arith.index_castui %[[UNIT]] : index to i32
+// CHECK: %[[REQ32:.*]], %{{.*}}, %{{.*}}, %{{.*}} = mla.cta_unit %[[UNIT32]] of requests(%[[B]]) units(%[[NS]]) indptr(%[[I]]) tables(%[[UT]], %[[PT]], %[[MTAB]]) if %[[WRITES]] {wave_units = 80 : i64}
 // CHECK: %[[ACTIVE:.*]] = arith.cmpi sge, %[[REQ32]], %{{.*}} : i32
 // CHECK: %[[REQ:.*]] = arith.index_castui %{{.*}} : i32 to index
 // CHECK: %[[PIECE:.*]] = arith.index_castui %{{.*}} : i32 to index

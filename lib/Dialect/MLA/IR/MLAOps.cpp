@@ -213,6 +213,8 @@ LogicalResult ScheduleOp::verify() {
 
 LogicalResult CtaScheduleOp::verify() { return verifyInsideKernel(getOperation()); }
 
+LogicalResult CtaUnitOp::verify() { return verifyInsideKernel(getOperation()); }
+
 LogicalResult CtaCombineOp::verify() {
   if (failed(verifyInsideKernel(getOperation())))
     return failure();

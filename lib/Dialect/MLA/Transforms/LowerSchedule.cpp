@@ -1,4 +1,4 @@
-//===- LowerSchedule.cpp - mla.cta_schedule to scf/arith/gpu/llvm ---------===//
+//===- LowerSchedule.cpp - mla.cta_schedule, mla.cta_unit to scf/llvm -----===//
 //
 // Implements mla-lower-schedule: the device schedule's planner as one wave of 64 lanes
 // (docs/kernel-contract.md section 3, "The device schedule"; the host states the same
@@ -24,6 +24,14 @@
 //      second scan, merges[m_b + k] = {b, k, n_b, first_b};
 //   4. units from sum_b n_b and merge entries from sum_b s_b to U - 1 get {-1, 0, 0, 0}
 //      (idle).
+//
+// mla.cta_unit, an attention CTA's prologue under the device schedule, runs steps 1 and 2
+// in every wave (the same values in each: no LDS, no barrier), then step 3's scans
+// without the stores: the lane whose pieces [first_b, first_b + n_b) hold the CTA's unit
+// (and the lane whose merge entries hold entry `unit`) is found with a ballot and read
+// with readlane; a writing CTA stores only its own unit and merge entries and, when its
+// unit is a request's first piece, that request's entry. The U CTAs of head group 0
+// thus write every entry that step 3 and 4 would.
 //
 // Wave scans and reductions are DPP moves (amdgpu.dpp) and v_readlane_b32: no LDS round
 // trip, unlike gpu.shuffle's ds_bpermute; the planner uses no LDS at all.
@@ -52,20 +60,31 @@ using namespace mla;
 
 namespace {
 
-class PlannerEmitter {
+/// What both schedule ops compute from: the request offsets, the request and unit
+/// counts, and the first wave's units (0: one wave).
+struct ScheduleInputs {
+  Value indptr, numRequests, numUnits;
+  std::optional<uint64_t> waveUnits;
+};
+
+/// The block budget (steps 1 and 2), shared by the planner and the attention CTA's own
+/// unit; `lane` is the lane in its wave.
+class BudgetEmitter {
 public:
-  PlannerEmitter(CtaScheduleOp op) : b(op.getLoc(), op), op(op) {}
+  BudgetEmitter(Operation *op, const ScheduleInputs &in) : b(op->getLoc(), op), anchor(op), in(in) {}
 
-  void emit();
+protected:
+  /// Steps 1 and 2: total and most (lane l keeps request l's blocks in firstBlocks),
+  /// then the block budget.
+  Value emitBudget();
 
-private:
   /// The i32 constant `v`, made once at the kernel's entry.
   Value c(int64_t v) {
     Value &constant = constants[v];
     if (!constant) {
       OpBuilder entry = OpBuilder::atBlockBegin(
-          &op->getParentOfType<gpu::GPUFuncOp>().getBody().front());
-      constant = arith::ConstantIntOp::create(entry, op.getLoc(), entry.getI32Type(), v);
+          &anchor->getParentOfType<gpu::GPUFuncOp>().getBody().front());
+      constant = arith::ConstantIntOp::create(entry, anchor->getLoc(), entry.getI32Type(), v);
     }
     return constant;
   }
@@ -119,8 +138,8 @@ private:
   Value blocksOf(Value request) {
     // One op per statement: the IR's order must not depend on the host compiler's order
     // of evaluating arguments.
-    Value begin = load(op.getIndptr(), request);
-    Value end = load(op.getIndptr(), add(request, c(1)));
+    Value begin = load(in.indptr, request);
+    Value end = load(in.indptr, add(request, c(1)));
     Value len = sub(end, begin);
     Value nonNegative = arith::MaxSIOp::create(b, len, c(0));
     return ceilDiv(nonNegative, c(kernel::kBlockTokens));
@@ -130,6 +149,41 @@ private:
 
   /// sum_b max(1, ceil(blocks_b / budget)), in every lane.
   Value piecesFor(Value budget);
+  /// One chunk of 64 requests from request `base` on (lane l: request base + l).
+  struct Chunk {
+    Value request, valid;            ///< the lane's request; whether it is one
+    Value n, inclusive, total;       ///< its pieces n_b, their inclusive scan and sum
+    Value slices, slicesInclusive, slicesTotal; ///< likewise its merge entries s_b
+  };
+  Chunk chunkAt(Value base, Value budget);
+  /// The combine's column slices of a request of n pieces: P(n) = 1, 8 or 16 for n <= 8,
+  /// <= 64, <= 256 (kernel::combineSplitGroups), none for n = 1.
+  Value slicesOf(Value n);
+  /// The block budget for `units` units (step 2).
+  Value budgetFor(Value total, Value most, Value units);
+  /// The budget for the inputs' units, or with `waveUnits`, the rule's choice between
+  /// the first wave's budget and all waves'.
+  Value chooseBudget(Value total, Value most);
+
+  ImplicitLocOpBuilder b;
+  Operation *anchor;
+  ScheduleInputs in;
+  Value lane;
+  Value firstBlocks; ///< blocks_l of request l (lane l), 0 past the last request
+  llvm::DenseMap<int64_t, Value> constants;
+};
+
+/// mla.cta_schedule: the planner kernel's one wave writes the whole schedule.
+class PlannerEmitter : BudgetEmitter {
+public:
+  PlannerEmitter(CtaScheduleOp op)
+      : BudgetEmitter(op, {op.getIndptr(), op.getNumRequests(), op.getNumUnits(),
+                           op.getWaveUnits()}),
+        op(op) {}
+
+  void emit();
+
+private:
   /// Writes the chunk's entries of `table` (never past U): lane k's `laneCount`
   /// entries base + exclusive_k + j, j < laneCount, each {request_k, j, n_k, first_k}.
   /// The lanes of at most kEntriesByLaneMax entries write their own, one a step, as many
@@ -146,25 +200,16 @@ private:
     store(n, table, add(slot, c(2)));
     store(first, table, add(slot, c(3)));
   }
-  /// The block budget for `units` units (step 2).
-  Value budgetFor(Value total, Value most, Value units);
-  /// The budget for op's units, or with `wave_units`, the rule's choice between the
-  /// first wave's budget and both waves'.
-  Value chooseBudget(Value total, Value most);
 
-  ImplicitLocOpBuilder b;
   CtaScheduleOp op;
-  Value lane;
-  Value firstBlocks; ///< blocks_l of request l (lane l), 0 past the last request
-  llvm::DenseMap<int64_t, Value> constants;
 };
 
-Value PlannerEmitter::piecesFor(Value budget) {
+Value BudgetEmitter::piecesFor(Value budget) {
   // The first 64 requests' blocks stay in the lanes (firstBlocks): no load again.
-  Value isRequest = cmp(arith::CmpIPredicate::ult, lane, op.getNumRequests());
+  Value isRequest = cmp(arith::CmpIPredicate::ult, lane, in.numRequests);
   Value firstPieces = piecesOf(firstBlocks, budget);
   Value first = select(isRequest, firstPieces, c(0));
-  auto loop = scf::ForOp::create(b, add(lane, c(gfx950::kWaveSize)), op.getNumRequests(),
+  auto loop = scf::ForOp::create(b, add(lane, c(gfx950::kWaveSize)), in.numRequests,
                                  c(gfx950::kWaveSize), ValueRange{first});
   {
     OpBuilder::InsertionGuard guard(b);
@@ -240,8 +285,8 @@ void PlannerEmitter::fillEntries(Value laneCount, Value exclusive, Value base, V
   scf::YieldOp::create(b, ValueRange{arith::AndIOp::create(b, left, lowerBit)});
 }
 
-Value PlannerEmitter::budgetFor(Value total, Value most, Value units) {
-  Value requests = op.getNumRequests();
+Value BudgetEmitter::budgetFor(Value total, Value most, Value units) {
+  Value requests = in.numRequests;
   Value moreUnits = cmp(arith::CmpIPredicate::ugt, units, requests);
   Value anyBlock = cmp(arith::CmpIPredicate::ugt, total, c(0));
   Value spare = arith::AndIOp::create(b, moreUnits, anyBlock);
@@ -273,9 +318,9 @@ Value PlannerEmitter::budgetFor(Value total, Value most, Value units) {
   return ifSpare.getResult(0);
 }
 
-Value PlannerEmitter::chooseBudget(Value total, Value most) {
-  Value units = op.getNumUnits();
-  std::optional<uint64_t> waveUnits = op.getWaveUnits();
+Value BudgetEmitter::chooseBudget(Value total, Value most) {
+  Value units = in.numUnits;
+  std::optional<uint64_t> waveUnits = in.waveUnits;
   if (!waveUnits)
     return budgetFor(total, most, units);
   // Several waves: T1 for the first wave's units (never more than U), T2 for all U; T2 when
@@ -294,7 +339,7 @@ Value PlannerEmitter::chooseBudget(Value total, Value most) {
     Value shorter = cmp(arith::CmpIPredicate::ult, cost, oneWave);
     // With B > the first wave's units, T1 is one piece a request, already more CTAs
     // than one a CU: then all units.
-    Value manyRequests = cmp(arith::CmpIPredicate::ugt, op.getNumRequests(), firstWave);
+    Value manyRequests = cmp(arith::CmpIPredicate::ugt, in.numRequests, firstWave);
     Value allWaves = arith::OrIOp::create(b, shorter, manyRequests);
     scf::YieldOp::create(b, select(allWaves, twoWaves, oneWave));
     b.setInsertionPointToStart(ifSecondWave.elseBlock());
@@ -303,10 +348,8 @@ Value PlannerEmitter::chooseBudget(Value total, Value most) {
   return ifSecondWave.getResult(0);
 }
 
-void PlannerEmitter::emit() {
-  lane = arith::IndexCastUIOp::create(b, b.getI32Type(),
-                                      gpu::ThreadIdOp::create(b, gpu::Dimension::x));
-  Value requests = op.getNumRequests(), units = op.getNumUnits();
+Value BudgetEmitter::emitBudget() {
+  Value requests = in.numRequests;
   Value wave = c(gfx950::kWaveSize);
 
   // 1. total and most. Lane l keeps request l's blocks (0 past the last request) for
@@ -334,7 +377,51 @@ void PlannerEmitter::emit() {
   Value most = waveReduce(sums.getResult(1), /*isMax=*/true);
 
   // 2. the block budget.
-  Value budget = chooseBudget(total, most);
+  return chooseBudget(total, most);
+}
+
+BudgetEmitter::Chunk BudgetEmitter::chunkAt(Value base, Value budget) {
+  Chunk k;
+  Value requests = in.numRequests;
+  k.request = add(base, lane);
+  k.valid = cmp(arith::CmpIPredicate::ult, k.request, requests);
+  // A lane past the last request reads request 0 (in bounds) and counts no piece.
+  auto ifLater = scf::IfOp::create(b, TypeRange{b.getI32Type()},
+                                   cmp(arith::CmpIPredicate::ugt, base, c(0)), true);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(ifLater.thenBlock());
+    scf::YieldOp::create(b, blocksOf(select(k.valid, k.request, c(0))));
+    b.setInsertionPointToStart(ifLater.elseBlock());
+    scf::YieldOp::create(b, firstBlocks);
+  }
+  Value blocks = ifLater.getResult(0);
+  k.n = select(k.valid, piecesOf(blocks, budget), c(0));
+  k.inclusive = waveInclusiveScan(k.n, /*isMax=*/false);
+  k.total = lastLane(k.inclusive);
+  k.slices = slicesOf(k.n);
+  k.slicesInclusive = waveInclusiveScan(k.slices, /*isMax=*/false);
+  k.slicesTotal = lastLane(k.slicesInclusive);
+  return k;
+}
+
+Value BudgetEmitter::slicesOf(Value n) {
+  auto upTo = [&](int64_t bound) { return cmp(arith::CmpIPredicate::ule, n, c(bound)); };
+  Value midOrWide = select(upTo(kernel::kCombineMidMaxSplits),
+                           c(kernel::combineSplitGroups(kernel::kCombineMidMaxSplits)),
+                           c(kernel::combineSplitGroups(kernel::kMaxSplits)));
+  Value narrow = upTo(kernel::kCombineNarrowMaxSplits);
+  Value layout = select(narrow, c(kernel::combineSplitGroups(kernel::kCombineNarrowMaxSplits)),
+                        midOrWide);
+  return select(cmp(arith::CmpIPredicate::ugt, n, c(1)), layout, c(0));
+}
+
+void PlannerEmitter::emit() {
+  lane = arith::IndexCastUIOp::create(b, b.getI32Type(),
+                                      gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+  Value requests = op.getNumRequests(), units = op.getNumUnits();
+  Value wave = c(gfx950::kWaveSize);
+  Value budget = emitBudget();
 
   // 3. the pieces and the merge entries, 64 requests at a time.
   auto chunks = scf::ForOp::create(b, c(0), requests, wave, ValueRange{c(0), c(0)});
@@ -343,36 +430,10 @@ void PlannerEmitter::emit() {
     b.setInsertionPointToStart(chunks.getBody());
     Value running = chunks.getRegionIterArgs()[0];
     Value mergesRunning = chunks.getRegionIterArgs()[1];
-    Value request = add(chunks.getInductionVar(), lane);
-    Value valid = cmp(arith::CmpIPredicate::ult, request, requests);
-    // A lane past the last request reads request 0 (in bounds) and counts no piece.
-    auto ifLater = scf::IfOp::create(b, TypeRange{b.getI32Type()},
-                                     cmp(arith::CmpIPredicate::ugt, chunks.getInductionVar(), c(0)),
-                                     true);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(ifLater.thenBlock());
-      scf::YieldOp::create(b, blocksOf(select(valid, request, c(0))));
-      b.setInsertionPointToStart(ifLater.elseBlock());
-      scf::YieldOp::create(b, firstBlocks);
-    }
-    Value blocks = ifLater.getResult(0);
-    Value n = select(valid, piecesOf(blocks, budget), c(0));
-    Value inclusive = waveInclusiveScan(n, /*isMax=*/false);
+    Chunk k = chunkAt(chunks.getInductionVar(), budget);
+    Value request = k.request, valid = k.valid, n = k.n, inclusive = k.inclusive;
     Value first = sub(add(running, inclusive), n);
-    Value chunkTotal = lastLane(inclusive);
-    // The combine's slices of a request of n pieces: P(n) = 1, 8 or 16 for n <= 8, <= 64,
-    // <= 256 (kernel::combineSplitGroups), none for n = 1.
-    auto upTo = [&](int64_t bound) { return cmp(arith::CmpIPredicate::ule, n, c(bound)); };
-    Value midOrWide = select(upTo(kernel::kCombineMidMaxSplits),
-                             c(kernel::combineSplitGroups(kernel::kCombineMidMaxSplits)),
-                             c(kernel::combineSplitGroups(kernel::kMaxSplits)));
-    Value narrow = upTo(kernel::kCombineNarrowMaxSplits);
-    Value layout = select(narrow, c(kernel::combineSplitGroups(kernel::kCombineNarrowMaxSplits)),
-                          midOrWide);
-    Value slices = select(cmp(arith::CmpIPredicate::ugt, n, c(1)), layout, c(0));
-    Value slicesInclusive = waveInclusiveScan(slices, /*isMax=*/false);
-    Value chunkMerges = lastLane(slicesInclusive);
+    Value slices = k.slices, slicesInclusive = k.slicesInclusive;
     auto ifValid = scf::IfOp::create(b, valid, /*withElseRegion=*/false);
     {
       OpBuilder::InsertionGuard inner(b);
@@ -388,7 +449,7 @@ void PlannerEmitter::emit() {
     Value slicesExclusive = sub(slicesInclusive, slices);
     fillEntries(slices, slicesExclusive, mergesRunning, request, n, first, op.getMerges(),
                 kernel::kMergeEntryInts);
-    scf::YieldOp::create(b, ValueRange{add(running, chunkTotal), add(mergesRunning, chunkMerges)});
+    scf::YieldOp::create(b, ValueRange{add(running, k.total), add(mergesRunning, k.slicesTotal)});
   }
 
   // 4. idle units and merge entries.
@@ -406,12 +467,126 @@ void PlannerEmitter::emit() {
   op.erase();
 }
 
+/// mla.cta_unit: an attention CTA's own entry, computed by each of its waves.
+class UnitEmitter : BudgetEmitter {
+public:
+  UnitEmitter(CtaUnitOp op)
+      : BudgetEmitter(op, {op.getIndptr(), op.getNumRequests(), op.getNumUnits(),
+                           op.getWaveUnits()}),
+        op(op) {}
+
+  void emit();
+
+private:
+  /// The entry {request, index, n, first} of the one lane where `hit` holds, read with
+  /// readlane; `previous` where no lane does.
+  SmallVector<Value> entryOfHit(Value hit, Value request, Value index, Value n, Value first,
+                                ValueRange previous);
+
+  CtaUnitOp op;
+};
+
+SmallVector<Value> UnitEmitter::entryOfHit(Value hit, Value request, Value index, Value n,
+                                           Value first, ValueRange previous) {
+  Type i64 = b.getI64Type();
+  Value hits = ROCDL::BallotOp::create(b, i64, hit);
+  Value any = cmp(arith::CmpIPredicate::ne, hits, arith::ConstantIntOp::create(b, i64, 0));
+  // Bit 63 set so that the count is defined (63) when no lane hits; the select below
+  // discards what lane 63 holds then.
+  Value guarded = arith::OrIOp::create(b, hits, arith::ConstantIntOp::create(b, i64, INT64_MIN));
+  Value bit = LLVM::CountTrailingZerosOp::create(b, i64, guarded, /*is_zero_poison=*/true);
+  Value k = arith::TruncIOp::create(b, b.getI32Type(), bit);
+  SmallVector<Value> entry, values = {request, index, n, first};
+  for (auto [value, old] : llvm::zip_equal(values, previous)) {
+    Value atHit = ROCDL::ReadlaneOp::create(b, b.getI32Type(), value, k);
+    entry.push_back(select(any, atHit, old));
+  }
+  return entry;
+}
+
+void UnitEmitter::emit() {
+  lane = arith::IndexCastUIOp::create(b, b.getI32Type(), gpu::LaneIdOp::create(b, nullptr));
+  Value tid = arith::IndexCastUIOp::create(b, b.getI32Type(),
+                                           gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+  Value requests = op.getNumRequests(), unit = op.getUnit();
+  Value wave = c(gfx950::kWaveSize);
+  Value budget = emitBudget();
+
+  // 3. in chunks of 64 requests: the lane whose pieces hold `unit`, and the lane whose
+  // merge entries hold entry `unit`; an idle entry {-1, 0, 0, 0} where none does.
+  SmallVector<Value> idle = {c(-1), c(0), c(0), c(0)};
+  SmallVector<Value> init = {c(0), c(0)};
+  init.append(idle);
+  init.append(idle);
+  Value writer = op.getWriteTables();
+  Value waveZero = arith::AndIOp::create(b, writer, cmp(arith::CmpIPredicate::ult, tid, wave));
+  auto chunks = scf::ForOp::create(b, c(0), requests, wave, init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(chunks.getBody());
+    ValueRange carried = chunks.getRegionIterArgs();
+    Value running = carried[0], mergesRunning = carried[1];
+    Chunk k = chunkAt(chunks.getInductionVar(), budget);
+    Value first = sub(add(running, k.inclusive), k.n);
+    // unit - first < n, unsigned: first <= unit < first + n (never for n = 0).
+    Value piece = sub(unit, first);
+    Value hit = cmp(arith::CmpIPredicate::ult, piece, k.n);
+    SmallVector<Value> unitEntry =
+        entryOfHit(hit, k.request, piece, k.n, first, carried.slice(2, 4));
+    Value mergeFirst = sub(add(mergesRunning, k.slicesInclusive), k.slices);
+    Value slice = sub(unit, mergeFirst);
+    Value mergeHit = cmp(arith::CmpIPredicate::ult, slice, k.slices);
+    SmallVector<Value> mergeEntry =
+        entryOfHit(mergeHit, k.request, slice, k.n, first, carried.slice(6, 4));
+    // pieces[b] for the request whose first piece is this unit's.
+    Value opens = arith::AndIOp::create(b, k.valid, cmp(arith::CmpIPredicate::eq, first, unit));
+    auto ifOpens = scf::IfOp::create(b, arith::AndIOp::create(b, opens, waveZero),
+                                     /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(ifOpens.thenBlock());
+      Value entry = mul(k.request, c(kernel::kPieceEntryInts));
+      store(k.n, op.getPieces(), entry);
+      store(first, op.getPieces(), add(entry, c(1)));
+    }
+    SmallVector<Value> next = {add(running, k.total), add(mergesRunning, k.slicesTotal)};
+    next.append(unitEntry);
+    next.append(mergeEntry);
+    scf::YieldOp::create(b, next);
+  }
+  ValueRange unitEntry = chunks.getResults().slice(2, 4);
+  ValueRange mergeEntry = chunks.getResults().slice(6, 4);
+
+  // 4. the unit's own unit and merge entries, by lane 0 of wave 0.
+  auto ifWriter = scf::IfOp::create(
+      b, arith::AndIOp::create(b, writer, cmp(arith::CmpIPredicate::eq, tid, c(0))),
+      /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifWriter.thenBlock());
+    auto storeAt = [&](ValueRange entry, Value table, int64_t entryInts) {
+      Value slot = mul(unit, c(entryInts));
+      store(entry[0], table, slot);
+      for (int64_t i = 1; i < entryInts; ++i)
+        store(entry[i], table, add(slot, c(i)));
+    };
+    storeAt(unitEntry, op.getUnits(), kernel::kUnitEntryInts);
+    storeAt(mergeEntry, op.getMerges(), kernel::kMergeEntryInts);
+  }
+  op.replaceAllUsesWith(unitEntry);
+  op.erase();
+}
+
 struct LowerSchedulePass final : mla::impl::MLALowerScheduleBase<LowerSchedulePass> {
   void runOnOperation() override {
     SmallVector<CtaScheduleOp> ops;
     getOperation().walk([&](CtaScheduleOp op) { ops.push_back(op); });
     for (CtaScheduleOp op : ops)
       PlannerEmitter(op).emit();
+    SmallVector<CtaUnitOp> units;
+    getOperation().walk([&](CtaUnitOp op) { units.push_back(op); });
+    for (CtaUnitOp op : units)
+      UnitEmitter(op).emit();
   }
 };
 

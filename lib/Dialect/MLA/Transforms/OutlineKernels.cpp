@@ -80,9 +80,18 @@ static Value isPresent(OpBuilder &b, Location loc, Value p) {
   return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, p, null);
 }
 
+/// The schedule ops' `wave_units` for `config`: with several waves of units (G >= 2)
+/// the budget is the first wave's or all waves' (mla/Kernel/DeviceSchedule.h); none
+/// with one wave.
+static IntegerAttr scheduleWaveUnitsAttr(OpBuilder &b, ConfigAttr config) {
+  int64_t waveUnits = kernel::scheduleFirstWaveUnits(config.getHeads(), config.getQlen(),
+                                                     gfx950::kNumCUs, gfx950::kNumXcds);
+  return waveUnits ? b.getI64IntegerAttr(waveUnits) : IntegerAttr();
+}
+
 /// Outlines `op` into the attention kernel: arguments kernel::AttentionArg (q, kv, pages,
 /// indptr, scale, vscale, o_part, lse_part, num_requests, num_splits, seq_lens, dcp,
-/// units, out, lse).
+/// units, out, lse, pieces, merges).
 static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
                              gpu::GPUModuleOp module, StringRef name) {
   Location loc = op.getLoc();
@@ -136,23 +145,28 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(work.thenBlock());
-      Value at = arith::MulIOp::create(b, loc, unit, cst(kernel::kUnitEntryInts));
-      auto field = [&](int64_t i) {
-        return loadI32(b, loc, arg(kernel::kAttnUnits),
-                       arith::AddIOp::create(b, loc, at, cst(i)));
-      };
-      Value request32 = field(0);
+      // The device schedule's entry of this CTA's unit, from indptr (mla.cta_unit); the
+      // CTAs of head group 0 write the schedule's tables.
+      Type i32 = b.getI32Type();
+      auto toI32 = [&](Value v) { return arith::IndexCastUIOp::create(b, loc, i32, v); };
+      Value writesTables = cmp(CmpIPredicate::eq, group, cst(0));
+      auto entry = CtaUnitOp::create(
+          b, loc, TypeRange{i32, i32, i32, i32}, arg(kernel::kAttnIndptr),
+          arg(kernel::kAttnUnits), arg(kernel::kAttnPieces), arg(kernel::kAttnMerges),
+          arg(kernel::kAttnNumRequests), arg(kernel::kAttnNumSplits), toI32(unit),
+          writesTables, scheduleWaveUnitsAttr(b, config));
+      Value request32 = entry.getRequest();
       Value active = arith::CmpIOp::create(
           b, loc, CmpIPredicate::sge, request32,
-          arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+          arith::ConstantIntOp::create(b, loc, i32, 0));
       // An idle unit's fields are 0; clamp so that the values stay in range anyway.
       Value request = indexFromI32(
           b, loc, arith::MaxSIOp::create(b, loc, request32,
-                                         arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0)));
-      Value piece = indexFromI32(b, loc, field(1));
-      Value piecesField = indexFromI32(b, loc, field(2));
-      Value pieces = arith::MaxUIOp::create(b, loc, piecesField, cst(1));
-      Value first = indexFromI32(b, loc, field(3));
+                                         arith::ConstantIntOp::create(b, loc, i32, 0)));
+      Value piece = indexFromI32(b, loc, entry.getPiece());
+      Value pieces = arith::MaxUIOp::create(b, loc, indexFromI32(b, loc, entry.getRequestPieces()),
+                                            cst(1));
+      Value first = indexFromI32(b, loc, entry.getFirstPiece());
       Value single = cmp(CmpIPredicate::eq, pieces, cst(1));
       Value firstRow = arith::SelectOp::create(b, loc, single, request, first);
       Value firstPartial = arith::MulIOp::create(b, loc, firstRow, rowPartials);
@@ -196,16 +210,10 @@ static void outlineSchedule(OpBuilder &builder, ScheduleOp op, gpu::GPUModuleOp 
   Block &entry = kernel.getBody().front();
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
   auto arg = [&](kernel::ScheduleArg i) { return entry.getArgument(i); };
-  // Several waves of units (G >= 2): the planner chooses between the first wave's budget
-  // and all waves' (mla/Kernel/DeviceSchedule.h).
-  ConfigAttr config = op.getConfig();
-  int64_t waveUnits = kernel::scheduleFirstWaveUnits(config.getHeads(), config.getQlen(),
-                                                     gfx950::kNumCUs, gfx950::kNumXcds);
-  IntegerAttr waveUnitsAttr = waveUnits ? b.getI64IntegerAttr(waveUnits) : IntegerAttr();
   CtaScheduleOp::create(b, loc, arg(kernel::kSchedIndptr), arg(kernel::kSchedUnits),
                         arg(kernel::kSchedPieces), arg(kernel::kSchedMerges),
                         arg(kernel::kSchedNumRequests), arg(kernel::kSchedNumUnits),
-                        waveUnitsAttr);
+                        scheduleWaveUnitsAttr(b, op.getConfig()));
   gpu::ReturnOp::create(b, loc);
 }
 

@@ -85,15 +85,16 @@ struct DecodePartials {
 /// What a run did (for reports).
 struct DecodeRunInfo {
   int numSplits = 0;
-  /// The plan's device schedule: the planner kernel's launch ran first, numSplits is the
-  /// most pieces a request could get (each request's own count is on the device).
+  /// The plan's device schedule: each attention CTA computed its own piece from indptr;
+  /// numSplits is the most pieces a request could get (each request's own count is on
+  /// the device).
   bool deviceSchedule = false;
   uint32_t units = 0;
   bool wideKv = false;
   uint32_t attentionGrid = 0;
   uint32_t combineGrid = 0;
   /// Instruction counts of the two launches (filled by the emulator only).
-  LaunchStats attentionStats, combineStats, scheduleStats;
+  LaunchStats attentionStats, combineStats;
 };
 
 /// Where a plan's split comes from (docs/decoder.md, "The device schedule").
@@ -101,7 +102,7 @@ enum class SplitSchedule {
   Auto,   ///< plan(indptr): whichever the split policy's estimates make faster;
           ///< plan(maxRequests): Device; Host whenever numSplits is given
   Host,   ///< one split count NS for the whole batch, chosen on the host
-  Device, ///< the planner kernel cuts each request into its own pieces on the device
+  Device, ///< each request cut into its own pieces on the device, by the attention CTAs
 };
 const char *splitScheduleName(SplitSchedule schedule);
 std::optional<SplitSchedule> parseSplitSchedule(std::string_view name);
@@ -115,9 +116,10 @@ struct DecodePlan {
   uint64_t slots = 0;      ///< KV pool rows the plan was made for (picks the wide-KV build)
   int numSplits = 1;       ///< NS (the device schedule: the most pieces of a request)
   bool wideKv = false;     ///< the 64-bit-offset build (slots * 576 >= 2^32)
-  /// The device schedule (kernel-contract.md section 3): run() launches the planner
-  /// over `units` units (U >= B, kernel::scheduleUnitCount) before the attention, whose
-  /// grid is U units; a request of one piece is written by the attention, the others
+  /// The device schedule (kernel-contract.md section 3): the attention's grid is `units`
+  /// units (U >= B, kernel::scheduleUnitCount), each CTA computing its own piece from
+  /// indptr and head group 0's CTAs writing the tables below; a request of one piece is
+  /// written by the attention, the others
   /// by the combine (launched only when U > B, over U * qlen * H workgroups). Workspace:
   /// o_part and lse_part of U pieces ([U, qlen, H, 512] bf16, [U, qlen, H] f32, when
   /// U > B), the unit table at unitsOffset (int32 [U][4]), the request table at
@@ -303,8 +305,8 @@ public:
   /// every step of B requests. `numSplits` omitted: chooseLengthFreeNumSplits() for
   /// 256 CUs. The count is not capped (no length is known); splits past a request's
   /// blocks store empty partials, which the combine skips. By default (no `numSplits`,
-  /// `schedule` Auto or Device) the plan uses the device schedule instead: the planner
-  /// kernel gives each request its own piece count from the device indptr at run time;
+  /// `schedule` Auto or Device) the plan uses the device schedule instead: the attention
+  /// CTAs give each request its own piece count from the device indptr at run time;
   /// `numSplits` (or `schedule` Host) keeps one host-chosen count for the batch.
   Expected<DecodePlan> plan(int64_t maxRequests, uint64_t slots,
                                   std::optional<int> numSplits = std::nullopt,
@@ -366,7 +368,7 @@ private:
   /// The combine of a run (the merge table's with the device schedule).
   Error enqueueCombine(const DecodePlan &plan, const DeviceDecodeArgs &args, uint64_t lse,
                        Stream stream, DecodeRunInfo *info) const;
-  /// run() of a device-schedule plan: the planner, the attention, the combine.
+  /// run() of a device-schedule plan: the attention (each CTA its own piece), the combine.
   Error runDeviceSchedule(const DecodePlan &plan, const DeviceDecodeArgs &args,
                                 uint64_t lse, Stream stream, DecodeRunInfo *info) const;
   Error enqueueAttention(const DecodePlan &plan, const DeviceDecodeArgs &args,

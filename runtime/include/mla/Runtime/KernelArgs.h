@@ -27,11 +27,12 @@ struct AttentionKernelArgs {
   /// Decode context parallelism (kernel-contract.md section 3): int32 [B] global
   /// lengths and int32 [2] {dcp_size, dcp_rank}; null: the local lengths, no sharding.
   KernelArg seqLens = KernelArg::pointer(uint64_t(0)), dcp = KernelArg::pointer(uint64_t(0));
-  /// The device schedule (kernel-contract.md section 3): its unit table (numSplits is
-  /// then the unit count), and the output a request of one piece is written to. Null
-  /// units: the host-planned split (out and lse unused).
+  /// The device schedule (kernel-contract.md section 3): the unit, request and merge
+  /// tables the CTAs write (numSplits is then the unit count), and the output a request
+  /// of one piece is written to. Null units: the host-planned split (the rest unused).
   KernelArg units = KernelArg::pointer(uint64_t(0)), out = KernelArg::pointer(uint64_t(0)),
-            lse = KernelArg::pointer(uint64_t(0));
+            lse = KernelArg::pointer(uint64_t(0)), pieces = KernelArg::pointer(uint64_t(0)),
+            merges = KernelArg::pointer(uint64_t(0));
 };
 
 /// The combine kernel's arguments, by name; `lse` only for a build with the lse output.
@@ -44,7 +45,8 @@ struct CombineKernelArgs {
   KernelArg merges = KernelArg::pointer(uint64_t(0));
 };
 
-/// The planner's arguments, by name (kernel::ScheduleArg).
+/// The planner kernel's arguments, by name (kernel::ScheduleArg): the device schedule's
+/// tables alone, for tests and tools (a decode does not launch it).
 struct ScheduleKernelArgs {
   KernelArg indptr, units, pieces, merges;
   int32_t numRequests = 0, numUnits = 0;
@@ -69,6 +71,8 @@ inline std::vector<KernelArg> attentionArgList(const AttentionKernelArgs &a) {
   list[kAttnUnits] = a.units;
   list[kAttnOut] = a.out;
   list[kAttnLse] = a.lse;
+  list[kAttnPieces] = a.pieces;
+  list[kAttnMerges] = a.merges;
   return list;
 }
 

@@ -47,10 +47,10 @@ struct SplitCostModel {
   int combineWavesPerCu;
   /// Whether NS = 1 runs without a combine (the attention writes out and lse).
   bool singleSplitSkipsCombine = false;
-  /// The device schedule's planner launch itself...
-  double scheduleLaunch = 0;
-  /// ... and its run (one wave; nearly the same for every batch of up to 64 requests).
-  double scheduleRun = 0;
+  /// The device schedule's own cost: what each attention CTA's prologue spends computing
+  /// its piece from indptr (the block budget's search; nearly the same for every batch
+  /// of up to 64 requests), added once to the attention's busiest CU.
+  double schedulePrologue = 0;
 
   /// The calibrated constants (docs/decoder.md).
   static SplitCostModel calibrated();
@@ -59,7 +59,7 @@ struct SplitCostModel {
 /// The estimate for one split count, or for the device schedule.
 struct SplitCost {
   int numSplits = 0;    ///< the host's NS; for the device schedule the most pieces
-  double schedule = 0;  ///< the device schedule's planner (launch and run); 0 for the host
+  double schedule = 0;  ///< the device schedule's prologue (schedulePrologue); 0 for the host
   double attention = 0; ///< attentionLaunch + the busiest CU's CTAs.
   double combine = 0;   ///< 0 when NS = 1 skips the combine.
   double total() const { return schedule + attention + combine; }
@@ -73,7 +73,7 @@ SplitCost estimateSplitCost(Span<const int32_t> indptr, int64_t heads, int64_t q
                             unsigned numCUs, int numSplits, const SplitCostModel &model);
 
 /// Estimates a call with the device schedule of `units` units (docs/decoder.md, "The
-/// device schedule"): the planner, the attention CTAs of the pieces of
+/// device schedule"): the schedule prologue, the attention CTAs of the pieces of
 /// kernel::planSchedule, timed and placed as a host split's, and the combine of the
 /// merge entries' waves. `indptr` must be valid and have at most `units` requests.
 SplitCost estimateDeviceScheduleCost(Span<const int32_t> indptr, int64_t heads,

@@ -148,6 +148,40 @@ def MLA_CtaScheduleOp : MLA_Op<"cta_schedule"> {
   let hasVerifier = 1;
 }
 
+def MLA_CtaUnitOp : MLA_Op<"cta_unit"> {
+  let summary = "One unit's entry of the device schedule, computed by its own CTA";
+  let description = [{
+    The attention kernel's prologue under the device schedule: computes, as every wave
+    of the CTA, the block budget of `mla.cta_schedule` for `num_requests` requests and
+    `num_units` units (and `wave_units`, as there) from `indptr`, and returns the entry
+    of unit `unit`: {request (-1: idle), piece, the request's pieces, its first piece}.
+    When `write_tables` is true, wave 0 also writes the tables of `mla.schedule` that
+    belong to this unit: the unit entry `units[unit]`, the merge entry `merges[unit]`
+    (the combine reads it), and `pieces[b]` for the request whose first piece the unit
+    serves; the U CTAs of head group 0 together write every entry, so no planner kernel
+    runs before the attention. Only valid inside a `gpu.func`.
+  }];
+  let arguments = (ins
+    Arg<LLVM_PointerInAddressSpace<1>, "request offsets", [MemRead]>:$indptr,
+    Arg<LLVM_PointerInAddressSpace<1>, "unit table", [MemWrite]>:$units,
+    Arg<LLVM_PointerInAddressSpace<1>, "request table", [MemWrite]>:$pieces,
+    Arg<LLVM_PointerInAddressSpace<1>, "merge table", [MemWrite]>:$merges,
+    I32:$num_requests,
+    I32:$num_units,
+    I32:$unit,
+    I1:$write_tables,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$wave_units
+  );
+  let results = (outs I32:$request, I32:$piece, I32:$request_pieces, I32:$first_piece);
+  let assemblyFormat = [{
+    $unit `of` `requests` `(` $num_requests `)` `units` `(` $num_units `)`
+    `indptr` `(` $indptr `)` `tables` `(` $units `,` $pieces `,` $merges `)`
+    `if` $write_tables attr-dict
+    `:` type($indptr) `,` type($units) `,` type($pieces) `,` type($merges)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // CTA-level ops: one workgroup's share of a problem op, inside an outlined kernel.
 //===----------------------------------------------------------------------===//

@@ -35,14 +35,16 @@ def MLAOutlineKernels : Pass<"mla-outline-kernels", "::mlir::ModuleOp"> {
 }
 
 def MLALowerSchedule : Pass<"mla-lower-schedule", "::mlir::gpu::GPUModuleOp"> {
-  let summary = "Lower mla.cta_schedule (the device schedule's planner) to scf/arith/gpu/llvm";
+  let summary = "Lower mla.cta_schedule (the planner) and mla.cta_unit (an attention CTA's own entry) to scf/arith/gpu/llvm";
   let description = [{
     One wave computes the schedule of docs/kernel-contract.md ("The device schedule")
     from the device indptr: the block budget T (a binary search over whole-wave passes),
     each request's piece count and first piece (a wave scan per 64 requests), the
     request table and the unit table (idle units -1). Wave sums and scans use DPP
     (`amdgpu.dpp`, `rocdl.readlane`); a request of many pieces has its entries written
-    by the whole wave (`rocdl.ballot` picks such requests).
+    by the whole wave (`rocdl.ballot` picks such requests). `mla.cta_unit` computes the
+    same budget in every wave of an attention CTA and finds its own unit's entry and
+    merge entry with a ballot per 64 requests, writing only those.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
                            "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
