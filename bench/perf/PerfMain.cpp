@@ -19,8 +19,9 @@
 // a summary per qlen sums each build's totals: the comparison the Decoder's default
 // build choice (mla/Runtime/Decoder.h, preferredAttentionBuild) is taken from. A
 // mixed-length batch (lens=, PerfCase::parse) prints its lengths in the ISL column. A
-// case with sched=device models the device schedule's call (planner, attention over U
-// units, combine; the table then has a schedule and a planner column).
+// case with sched=device models the device schedule's call (the attention over U units,
+// each CTA computing its own piece, then the combine; the table then has a schedule and
+// a planner column: the planner kernel's time for the same schedule, not in the call).
 // --schedule-table: issue 20's batches (uniform, mixed beside uniform of the same
 // request count and tokens, one long request) under the host and the device schedule,
 // with the mixed / uniform ratios; with --update-doc it writes the marked section
@@ -78,8 +79,9 @@ void usage(raw_ostream &os) {
         "LO..HIxN (N requests spread geometrically from LO to HI tokens); lengths take\n"
         "a K suffix; shuffle=S permutes the list (std::mt19937_64 seeded with S).\n"
         "E.g. --case qlen=1,lens=128Kx1+2Kx63  --case qlen=2,lens=1K..32Kx64,shuffle=1\n"
-        "sched=device (in a case) models the device schedule's call: the planner kernel,\n"
-        "the attention over U units (units=U: another unit count), the combine.\n"
+        "sched=device (in a case) models the device schedule's call: the attention over\n"
+        "U units (units=U: another unit count), each CTA computing its own piece, and\n"
+        "the combine; \"planner us\" is the planner kernel's time, not part of the call.\n"
         "--schedule-table: issue 20's batches under both schedules, mixed / uniform.\n"
         "TB/s = the sum of the lengths x 576 B over the call's modeled time.\n"
         "--policy prints, after each row, the split policy's estimate of the call with\n"
@@ -368,9 +370,11 @@ int main(int argc, char **argv) {
             "counter answers side by side). \"host\": one split count NS for the batch "
             "(`rt::chooseNumSplits`), two launches (one at NS = 1). \"device\": the "
             "device schedule of the Decoder's plan without lengths (U units, T blocks a "
-            "piece at most, the most pieces of one request), three launches: the planner "
-            "(its own time in \"planner us\", simulated on the batch's indptr), the "
-            "attention over U units, the combine (none when U = B). Each uniform batch "
+            "piece at most, the most pieces of one request), two launches: the attention "
+            "over U units, each CTA computing its own piece from indptr in its prologue "
+            "(in \"device us\"), and the combine (none when U = B); \"planner us\" is the "
+            "planner kernel's time for the same schedule, simulated on the batch's indptr: "
+            "the schedule's work done once by one wave, not part of the call. Each uniform batch "
             "stands before the mixed batch it is compared with: the same request count and "
             "total tokens. TB/s = the sum of the lengths x 576 B over the whole call; "
             "\"mixed / uniform\" is the mixed batch's TB/s over its uniform batch's, under "

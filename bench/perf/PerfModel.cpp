@@ -334,7 +334,8 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
       deviceSchedule
           ? kernel::planSchedule(lengths, units,
                                  kernel::scheduleFirstWaveUnits(c.heads, c.qlen, gfx950::kNumCUs,
-                                                                gfx950::kNumXcds))
+                                                                gfx950::kNumXcds),
+                                 kernel::scheduleWaves(c.heads, c.qlen))
           : kernel::Schedule();
   const int splits = deviceSchedule ? int(kernel::schedulePieceBound(batch, units))
                      : c.splits ? *c.splits

@@ -216,7 +216,8 @@ SplitCost mla::rt::estimateDeviceScheduleCost(Span<const int32_t> indptr, int64_
     lengths[b] = indptr[b + 1] - indptr[b];
   const kernel::Schedule schedule = kernel::planSchedule(
       lengths, units,
-      kernel::scheduleFirstWaveUnits(heads, qlen, gfx950::kNumCUs, gfx950::kNumXcds));
+      kernel::scheduleFirstWaveUnits(heads, qlen, gfx950::kNumCUs, gfx950::kNumXcds),
+      kernel::scheduleWaves(heads, qlen));
   // Unit u serves piece j of n_b: the split rule's blocks with n_b splits; idle units
   // exit at once (counted as empty CTAs).
   std::vector<int64_t> unitBlocks(units, 0);

@@ -64,11 +64,11 @@ constexpr int64_t scheduleFirstWaveUnits(int64_t heads, int64_t qlen, int64_t cu
   return scheduleWaves(heads, qlen) >= 2 ? scheduleWaveUnits(heads, qlen, cus, xcds) : 0;
 }
 
-/// A batch takes the further waves of units only when they shorten the longest piece by
-/// more than half, plus a CTA's fixed cost: with budgets T1 (the first wave) and T2 (all
-/// waves), when 2 T2 + kSecondWaveBlocks < T1 (a CU would run two CTAs of at most T2
-/// blocks one after the other, each with its own prologue and epilogue, about this many
-/// blocks' time; CTAs that overlap on a CU only do better).
+/// A batch takes the further waves of units only when they shorten what a CU runs: with
+/// budgets T1 (the first wave) and T2 (all W waves), when W T2 + (W - 1)
+/// kSecondWaveBlocks < T1 (a CU would run W CTAs of at most T2 blocks one after the
+/// other, each further one with its own prologue and epilogue, about this many blocks'
+/// time; CTAs that overlap on a CU only do better).
 inline constexpr int64_t kSecondWaveBlocks = 2;
 
 /// The most pieces a request can get with `units` units and `requests` requests (every
@@ -91,9 +91,10 @@ struct Schedule {
 /// with sum_b max(1, ceil(blocks_b / T)) <= U; the search runs between
 /// lo = max(1, ceil(total / U), ceil(max / kMaxPieces)) and hi = max(lo, ceil(total /
 /// (U - B))), which always fits (sum <= total / hi + B <= U); with U <= B or no block,
-/// T = max(1, max_b blocks_b) (one piece each). With `waveUnits` W below `units` (several
-/// waves), T is the budget T1 for W units, or the budget T2 for all `units` when
-/// 2 T2 + kSecondWaveBlocks < T1 or B > W; otherwise the budget for `units`. Request b gets
+/// T = max(1, max_b blocks_b) (one piece each). With `waveUnits` V below `units` (`waves`
+/// W >= 2 waves, scheduleWaves()), T is the budget T1 for V units, or the budget T2 for
+/// all `units` when W T2 + (W - 1) kSecondWaveBlocks < T1 or B > V; otherwise the budget
+/// for `units`. Request b gets
 /// n_b = max(1, ceil(blocks_b / T)) pieces, numbered from first_b = sum of the earlier
 /// n; unit first_b + j serves piece j; units past the last piece are idle (request -1).
 /// Piece j covers tokens [j chunk_b, min((j + 1) chunk_b, len_b)), chunk_b =
@@ -103,7 +104,7 @@ struct Schedule {
 /// never more than n_b, so at most U entries), {b, slice, n_b, first_b}; the rest idle
 /// (request -1). Requires B <= U.
 inline Schedule planSchedule(const std::vector<int64_t> &lengths, int64_t units,
-                             int64_t waveUnits = 0) {
+                             int64_t waveUnits = 0, int64_t waves = 2) {
   const int64_t requests = static_cast<int64_t>(lengths.size());
   std::vector<int64_t> blocks(lengths.size());
   int64_t total = 0, most = 0;
@@ -139,7 +140,7 @@ inline Schedule planSchedule(const std::vector<int64_t> &lengths, int64_t units,
     // With B > W the first wave's budget is one piece a request, already more CTAs
     // than one a CU: then all units.
     const int64_t oneWave = budgetFor(waveUnits), twoWaves = budgetFor(units);
-    const bool shorter = 2 * twoWaves + kSecondWaveBlocks < oneWave;
+    const bool shorter = waves * twoWaves + (waves - 1) * kSecondWaveBlocks < oneWave;
     s.blockBudget = shorter || requests > waveUnits ? twoWaves : oneWave;
   } else {
     s.blockBudget = budgetFor(units);

@@ -177,6 +177,26 @@ TEST(DeviceScheduleRule, SecondWaveOnlyWhereItShortensTheLongestPiece) {
   EXPECT_EQ(planSchedule(std::vector<int64_t>(89, 256), 264, 88).blockBudget, 1);
 }
 
+// Three waves (qlen 4 at 12 heads: 80 units a wave, 256 units, a CU runs up to three CTAs
+// one after the other). 16 requests of 29475 tokens (231 blocks): the first wave gives
+// each 5 pieces, T1 = ceil(231 / 5) = 47 (80 pieces; T = 46 would need 6 a request, 96);
+// all 256 units give each 16, T2 = ceil(231 / 16) = 15 (T = 14: 17 each, 272). Three
+// CTAs of 15 blocks and two more fixed costs, 3 * 15 + 2 * 2 = 49 >= 47: one wave, T = 47
+// (a two-wave test, 2 * 15 + 2 = 32 < 47, would take T2 and run three CTAs a CU). One
+// request of 32K and 63 of one block: T1 = 16 (the long one gets 17 units; T = 15 needs
+// 18 + 63), T2 = 2 (193 units; T = 1 needs 256 + 63), 3 * 2 + 4 = 10 < 16: all units.
+TEST(DeviceScheduleRule, FurtherWavesCountEveryCtaOfACu) {
+  const std::vector<int64_t> uniform(16, 29475);
+  EXPECT_EQ(planSchedule(uniform, 80).blockBudget, 47);
+  EXPECT_EQ(planSchedule(uniform, 256).blockBudget, 15);
+  EXPECT_EQ(planSchedule(uniform, 256, 80, 3).blockBudget, 47);
+  EXPECT_EQ(planSchedule(uniform, 256, 80, 2).blockBudget, 15);
+  std::vector<int64_t> mixed(64, 128);
+  mixed[0] = 32768;
+  EXPECT_EQ(planSchedule(mixed, 80).blockBudget, 16);
+  EXPECT_EQ(planSchedule(mixed, 256, 80, 3).blockBudget, 2);
+}
+
 // Every batch: each piece holds at most T blocks, the pieces cover the request, the
 // units hold every piece once, and T is the smallest budget that fits.
 TEST(DeviceScheduleRule, PropertiesOnRandomBatches) {
@@ -319,6 +339,8 @@ TEST(DeviceSchedule, TwoWavePlannerMatchesTheRule) {
   ASSERT_TRUE(decoder);
   const int64_t waveUnits = kernel::scheduleWaveUnits(12, 4, gfx950::kNumCUs, gfx950::kNumXcds);
   ASSERT_EQ(waveUnits, 80);
+  const int64_t waves = kernel::scheduleWaves(12, 4);
+  ASSERT_EQ(waves, 3);
   std::vector<int64_t> mixed(64, 128);
   mixed[0] = 32768;
   std::vector<int64_t> spread(64);
@@ -333,15 +355,15 @@ TEST(DeviceSchedule, TwoWavePlannerMatchesTheRule) {
       {std::vector<int64_t>(81, 256), 256}};
   for (const auto &[lengths, units] : cases) {
     SCOPED_TRACE(std::to_string(lengths.size()) + " requests");
-    kernel::Schedule expected = planSchedule(lengths, units, waveUnits);
+    kernel::Schedule expected = planSchedule(lengths, units, waveUnits, waves);
     kernel::Schedule got = runPlanner(*device, *decoder, lengths, units);
     EXPECT_EQ(got.pieces, expected.pieces);
     EXPECT_EQ(got.units, expected.units);
     EXPECT_EQ(got.merges, expected.merges);
   }
   // Both branches of the test are taken.
-  EXPECT_EQ(planSchedule(mixed, 176, waveUnits).blockBudget, 3);
-  EXPECT_EQ(planSchedule(std::vector<int64_t>(64, 1024), 176, waveUnits).blockBudget, 8);
+  EXPECT_EQ(planSchedule(mixed, 176, waveUnits, waves).blockBudget, 3);
+  EXPECT_EQ(planSchedule(std::vector<int64_t>(64, 1024), 176, waveUnits, waves).blockBudget, 8);
 }
 
 namespace {
@@ -417,7 +439,8 @@ ref::ModelOutput runDeviceSchedule(rt::Device &device, rt::Decoder &decoder,
       lengths.push_back(p.indptr[b + 1] - p.indptr[b]);
     kernel::Schedule rule = planSchedule(
         lengths, plan.units,
-        kernel::scheduleFirstWaveUnits(p.numHeads, p.qlen, gfx950::kNumCUs, gfx950::kNumXcds));
+        kernel::scheduleFirstWaveUnits(p.numHeads, p.qlen, gfx950::kNumCUs, gfx950::kNumXcds),
+        kernel::scheduleWaves(p.numHeads, p.qlen));
     kernel::Schedule written = rule;
     EXPECT_FALSE(llvm::errorToBool(
         workspace.download(written.units.data(), written.units.size() * 4, plan.unitsOffset)));
@@ -443,7 +466,8 @@ ref::ModelOutput expectedOutput(const ref::Problem &p, int64_t units) {
     lengths.push_back(p.indptr[b + 1] - p.indptr[b]);
   kernel::Schedule s = planSchedule(
       lengths, units,
-      kernel::scheduleFirstWaveUnits(p.numHeads, p.qlen, gfx950::kNumCUs, gfx950::kNumXcds));
+      kernel::scheduleFirstWaveUnits(p.numHeads, p.qlen, gfx950::kNumCUs, gfx950::kNumXcds),
+      kernel::scheduleWaves(p.numHeads, p.qlen));
   ref::ModelOutput all;
   for (size_t b = 0; b < lengths.size(); ++b) {
     ref::Problem one = requestOf(p, b);

@@ -431,3 +431,14 @@ func.func @f(%p: !llvm.ptr<1>, %n: i32, %w: i1) {
       : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
   return
 }
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%p: !llvm.ptr<1>, %n: i32) kernel {
+    // expected-error@+1 {{'mla.cta_schedule' op takes 'waves' only with 'wave_units'}}
+    mla.cta_schedule requests(%n) units(%n) indptr(%p) into units(%p) pieces(%p) merges(%p)
+        {waves = 3 : i64} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
+}

@@ -192,7 +192,8 @@ gpu.module @plan {
 
 // With `wave_units` (several waves of units): the budget T1 for the first wave's units
 // (never more than U), and when U is larger the budget T2 for all U, taken when
-// 2 T2 + 2 < T1 (kSecondWaveBlocks) or B > the first wave's units.
+// W T2 + (W - 1) 2 < T1 (W = `waves`, here 3; kSecondWaveBlocks = 2) or B > the first
+// wave's units.
 // CHECK-LABEL: gpu.module @plan_two_waves
 // CHECK: gpu.func @mla_schedule(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %[[U2:.*]]: i32)
 // CHECK: %[[WAVE:.*]] = arith.minui %c88_i32, %[[U2]]
@@ -202,8 +203,8 @@ gpu.module @plan {
 // CHECK: %[[T:.*]] = scf.if %[[SECOND]] -> (i32) {
 // CHECK:   %[[T2:.*]] = scf.if
 // CHECK:     scf.while
-// CHECK:   %[[TWICE:.*]] = arith.addi %[[T2]], %[[T2]]
-// CHECK:   %[[COST:.*]] = arith.addi %[[TWICE]], %c2_i32
+// CHECK:   %[[CU:.*]] = arith.muli %[[T2]], %c3_i32
+// CHECK:   %[[COST:.*]] = arith.addi %[[CU]], %c4_i32
 // CHECK:   %[[SHORTER:.*]] = arith.cmpi ult, %[[COST]], %[[T1]]
 // CHECK:   %[[MANY:.*]] = arith.cmpi ugt, %{{.*}}, %[[WAVE]]
 // CHECK:   %[[ALL:.*]] = arith.ori %[[SHORTER]], %[[MANY]]
@@ -217,7 +218,7 @@ gpu.module @plan_two_waves {
   gpu.func @mla_schedule(%indptr: !llvm.ptr<1>, %units: !llvm.ptr<1>, %pieces: !llvm.ptr<1>,
                          %merges: !llvm.ptr<1>, %b: i32, %u: i32) kernel {
     mla.cta_schedule requests(%b) units(%u) indptr(%indptr) into units(%units) pieces(%pieces)
-        merges(%merges) {wave_units = 88 : i64} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+        merges(%merges) {wave_units = 88 : i64, waves = 3 : i64} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
     gpu.return
   }
 }

@@ -41,7 +41,7 @@
 // first wave's units (80) go with it.
 // CHECK: %[[WRITES:.*]] = arith.cmpi eq, %[[GROUP]], %{{.*}} : index
 // CHECK: %[[UNIT32:.*]] = arith.index_castui %[[UNIT]] : index to i32
-// CHECK: %[[REQ32:.*]], %{{.*}}, %{{.*}}, %{{.*}} = mla.cta_unit %[[UNIT32]] of requests(%[[B]]) units(%[[NS]]) indptr(%[[I]]) tables(%[[UT]], %[[PT]], %[[MTAB]]) if %[[WRITES]] {wave_units = 80 : i64}
+// CHECK: %[[REQ32:.*]], %{{.*}}, %{{.*}}, %{{.*}} = mla.cta_unit %[[UNIT32]] of requests(%[[B]]) units(%[[NS]]) indptr(%[[I]]) tables(%[[UT]], %[[PT]], %[[MTAB]]) if %[[WRITES]] {wave_units = 80 : i64, waves = 3 : i64}
 // CHECK: %[[ACTIVE:.*]] = arith.cmpi sge, %[[REQ32]], %{{.*}} : i32
 // CHECK: %[[REQ:.*]] = arith.index_castui %{{.*}} : i32 to index
 // CHECK: %[[PIECE:.*]] = arith.index_castui %{{.*}} : i32 to index
@@ -236,10 +236,10 @@ func.func @plan(%indptr: memref<?xi32>, %units: memref<?x4xi32>, %pieces: memref
 // -----
 
 // At qlen 4 (12 heads: G = 3 head groups) the plan launches three waves of units; the
-// planner knows the first wave's, floor(256 / 3) = 85 rounded down to 80.
+// planner knows the first wave's, floor(256 / 3) = 85 rounded down to 80, and the waves.
 // CHECK-LABEL: gpu.module @plan_two_waves
 // CHECK: mla.cta_schedule
-// CHECK-SAME: {wave_units = 80 : i64}
+// CHECK-SAME: {wave_units = 80 : i64, waves = 3 : i64}
 func.func @plan_two_waves(%indptr: memref<?xi32>, %units: memref<?x4xi32>,
                           %pieces: memref<?x2xi32>, %merges: memref<?x4xi32>) {
   mla.schedule indptr(%indptr) into units(%units) pieces(%pieces) merges(%merges) {config = #mla.config<qlen = 4>}

@@ -211,9 +211,25 @@ LogicalResult ScheduleOp::verify() {
   return success();
 }
 
-LogicalResult CtaScheduleOp::verify() { return verifyInsideKernel(getOperation()); }
+/// The schedule ops' wave attributes: `waves` only with `wave_units`.
+static LogicalResult verifyWaves(Operation *op, std::optional<uint64_t> waveUnits,
+                                 std::optional<uint64_t> waves) {
+  if (waves && !waveUnits)
+    return op->emitOpError() << "takes 'waves' only with 'wave_units'";
+  return success();
+}
 
-LogicalResult CtaUnitOp::verify() { return verifyInsideKernel(getOperation()); }
+LogicalResult CtaScheduleOp::verify() {
+  if (failed(verifyInsideKernel(getOperation())))
+    return failure();
+  return verifyWaves(getOperation(), getWaveUnits(), getWaves());
+}
+
+LogicalResult CtaUnitOp::verify() {
+  if (failed(verifyInsideKernel(getOperation())))
+    return failure();
+  return verifyWaves(getOperation(), getWaveUnits(), getWaves());
+}
 
 LogicalResult CtaCombineOp::verify() {
   if (failed(verifyInsideKernel(getOperation())))

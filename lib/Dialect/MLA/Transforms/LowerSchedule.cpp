@@ -64,7 +64,7 @@ namespace {
 /// counts, and the first wave's units (0: one wave).
 struct ScheduleInputs {
   Value indptr, numRequests, numUnits;
-  std::optional<uint64_t> waveUnits;
+  std::optional<uint64_t> waveUnits, waves;
 };
 
 /// The block budget (steps 1 and 2), shared by the planner and the attention CTA's own
@@ -178,7 +178,7 @@ class PlannerEmitter : BudgetEmitter {
 public:
   PlannerEmitter(CtaScheduleOp op)
       : BudgetEmitter(op, {op.getIndptr(), op.getNumRequests(), op.getNumUnits(),
-                           op.getWaveUnits()}),
+                           op.getWaveUnits(), op.getWaves()}),
         op(op) {}
 
   void emit();
@@ -324,8 +324,9 @@ Value BudgetEmitter::chooseBudget(Value total, Value most) {
   if (!waveUnits)
     return budgetFor(total, most, units);
   // Several waves: T1 for the first wave's units (never more than U), T2 for all U; T2 when
-  // 2 T2 + kSecondWaveBlocks < T1 or B > the first wave's units. With U within one wave
-  // only T1's search runs.
+  // W T2 + (W - 1) kSecondWaveBlocks < T1 (W = `waves`, 2 when absent) or B > the first
+  // wave's units. With U within one wave only T1's search runs.
+  const int64_t waves = in.waves ? int64_t(*in.waves) : 2;
   Value firstWave = arith::MinUIOp::create(b, c(int64_t(*waveUnits)), units);
   Value oneWave = budgetFor(total, most, firstWave);
   Value hasSecondWave = cmp(arith::CmpIPredicate::ult, firstWave, units);
@@ -334,8 +335,8 @@ Value BudgetEmitter::chooseBudget(Value total, Value most) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifSecondWave.thenBlock());
     Value twoWaves = budgetFor(total, most, units);
-    Value twice = add(twoWaves, twoWaves);
-    Value cost = add(twice, c(kernel::kSecondWaveBlocks));
+    Value blocksOfCu = mul(twoWaves, c(waves));
+    Value cost = add(blocksOfCu, c((waves - 1) * kernel::kSecondWaveBlocks));
     Value shorter = cmp(arith::CmpIPredicate::ult, cost, oneWave);
     // With B > the first wave's units, T1 is one piece a request, already more CTAs
     // than one a CU: then all units.
@@ -472,7 +473,7 @@ class UnitEmitter : BudgetEmitter {
 public:
   UnitEmitter(CtaUnitOp op)
       : BudgetEmitter(op, {op.getIndptr(), op.getNumRequests(), op.getNumUnits(),
-                           op.getWaveUnits()}),
+                           op.getWaveUnits(), op.getWaves()}),
         op(op) {}
 
   void emit();

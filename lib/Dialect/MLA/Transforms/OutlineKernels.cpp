@@ -80,13 +80,18 @@ static Value isPresent(OpBuilder &b, Location loc, Value p) {
   return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, p, null);
 }
 
-/// The schedule ops' `wave_units` for `config`: with several waves of units (G >= 2)
-/// the budget is the first wave's or all waves' (mla/Kernel/DeviceSchedule.h); none
-/// with one wave.
-static IntegerAttr scheduleWaveUnitsAttr(OpBuilder &b, ConfigAttr config) {
+/// Sets the schedule op's `wave_units` and `waves` for `config`: with several waves of
+/// units (G >= 2) the budget is the first wave's or all waves' (mla/Kernel/DeviceSchedule.h);
+/// none with one wave.
+template <typename ScheduleOpT>
+static void setScheduleWaves(ScheduleOpT op, ConfigAttr config) {
   int64_t waveUnits = kernel::scheduleFirstWaveUnits(config.getHeads(), config.getQlen(),
                                                      gfx950::kNumCUs, gfx950::kNumXcds);
-  return waveUnits ? b.getI64IntegerAttr(waveUnits) : IntegerAttr();
+  if (!waveUnits)
+    return;
+  OpBuilder b(op);
+  op.setWaveUnitsAttr(b.getI64IntegerAttr(waveUnits));
+  op.setWavesAttr(b.getI64IntegerAttr(kernel::scheduleWaves(config.getHeads(), config.getQlen())));
 }
 
 /// Outlines `op` into the attention kernel: arguments kernel::AttentionArg (q, kv, pages,
@@ -154,7 +159,8 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
           b, loc, TypeRange{i32, i32, i32, i32}, arg(kernel::kAttnIndptr),
           arg(kernel::kAttnUnits), arg(kernel::kAttnPieces), arg(kernel::kAttnMerges),
           arg(kernel::kAttnNumRequests), arg(kernel::kAttnNumSplits), toI32(unit),
-          writesTables, scheduleWaveUnitsAttr(b, config));
+          writesTables, IntegerAttr(), IntegerAttr());
+      setScheduleWaves(entry, config);
       Value request32 = entry.getRequest();
       Value active = arith::CmpIOp::create(
           b, loc, CmpIPredicate::sge, request32,
@@ -210,10 +216,11 @@ static void outlineSchedule(OpBuilder &builder, ScheduleOp op, gpu::GPUModuleOp 
   Block &entry = kernel.getBody().front();
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
   auto arg = [&](kernel::ScheduleArg i) { return entry.getArgument(i); };
-  CtaScheduleOp::create(b, loc, arg(kernel::kSchedIndptr), arg(kernel::kSchedUnits),
-                        arg(kernel::kSchedPieces), arg(kernel::kSchedMerges),
-                        arg(kernel::kSchedNumRequests), arg(kernel::kSchedNumUnits),
-                        scheduleWaveUnitsAttr(b, op.getConfig()));
+  auto planner = CtaScheduleOp::create(
+      b, loc, arg(kernel::kSchedIndptr), arg(kernel::kSchedUnits), arg(kernel::kSchedPieces),
+      arg(kernel::kSchedMerges), arg(kernel::kSchedNumRequests), arg(kernel::kSchedNumUnits),
+      IntegerAttr(), IntegerAttr());
+  setScheduleWaves(planner, op.getConfig());
   gpu::ReturnOp::create(b, loc);
 }
 

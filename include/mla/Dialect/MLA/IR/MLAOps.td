@@ -128,8 +128,8 @@ def MLA_CtaScheduleOp : MLA_Op<"cta_schedule"> {
     mla-lower-schedule emits it). Buffers are the kernel's flat global arguments (int32).
     `wave_units`, when present and below `num_units`, is the first wave's units: the
     block budget is then the one-wave budget or the budget of all units, whichever the
-    rule's second-wave test picks (mla/Kernel/DeviceSchedule.h). Only valid inside a
-    `gpu.func`.
+    rule's second-wave test picks for a grid of `waves` CTAs a CU (2 when absent; only
+    with `wave_units`; mla/Kernel/DeviceSchedule.h). Only valid inside a `gpu.func`.
   }];
   let arguments = (ins
     Arg<LLVM_PointerInAddressSpace<1>, "request offsets", [MemRead]>:$indptr,
@@ -138,7 +138,8 @@ def MLA_CtaScheduleOp : MLA_Op<"cta_schedule"> {
     Arg<LLVM_PointerInAddressSpace<1>, "merge table", [MemWrite]>:$merges,
     I32:$num_requests,
     I32:$num_units,
-    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$wave_units
+    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$wave_units,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<2>]>>:$waves
   );
   let assemblyFormat = [{
     `requests` `(` $num_requests `)` `units` `(` $num_units `)` `indptr` `(` $indptr `)`
@@ -153,7 +154,7 @@ def MLA_CtaUnitOp : MLA_Op<"cta_unit"> {
   let description = [{
     The attention kernel's prologue under the device schedule: computes, as every wave
     of the CTA, the block budget of `mla.cta_schedule` for `num_requests` requests and
-    `num_units` units (and `wave_units`, as there) from `indptr`, and returns the entry
+    `num_units` units (and `wave_units` and `waves`, as there) from `indptr`, and returns the entry
     of unit `unit`: {request (-1: idle), piece, the request's pieces, its first piece}.
     When `write_tables` is true, wave 0 also writes the tables of `mla.schedule` that
     belong to this unit: the unit entry `units[unit]`, the merge entry `merges[unit]`
@@ -170,7 +171,8 @@ def MLA_CtaUnitOp : MLA_Op<"cta_unit"> {
     I32:$num_units,
     I32:$unit,
     I1:$write_tables,
-    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$wave_units
+    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$wave_units,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<2>]>>:$waves
   );
   let results = (outs I32:$request, I32:$piece, I32:$request_pieces, I32:$first_piece);
   let assemblyFormat = [{
