@@ -190,28 +190,32 @@ gpu.module @plan {
   }
 }
 
-// With `wave_units` (several waves of units): the budget T1 for the first wave's units
-// (never more than U), and when U is larger the budget T2 for all U, taken when
-// W T2 + (W - 1) 2 < T1 (W = `waves`, here 3; kSecondWaveBlocks = 2) or B > the first
-// wave's units.
+// With `wave_units` (several waves of units): the budget T2 for all U first, then, when
+// U is larger than the first wave's units and B is not, the budget T1 for the first
+// wave's units, its search capped at X + 1 with X = W T2 + (W - 1) 2 (W = `waves`, here
+// 3; kSecondWaveBlocks = 2): T2 is taken when X < T1 (or B > the first wave's units),
+// which the capped search decides without finding a T1 above X + 1.
 // CHECK-LABEL: gpu.module @plan_two_waves
-// CHECK: gpu.func @mla_schedule(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %[[U2:.*]]: i32)
+// CHECK: gpu.func @mla_schedule(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[B2:.*]]: i32, %[[U2:.*]]: i32)
 // CHECK: %[[WAVE:.*]] = arith.minui %c88_i32, %[[U2]]
-// CHECK: %[[T1:.*]] = scf.if
+// CHECK: %[[T2:.*]] = scf.if
 // CHECK:   scf.while
+// CHECK: %[[CU:.*]] = arith.muli %[[T2]], %c3_i32
+// CHECK: %[[COST:.*]] = arith.addi %[[CU]], %c4_i32
 // CHECK: %[[SECOND:.*]] = arith.cmpi ult, %[[WAVE]], %[[U2]]
-// CHECK: %[[T:.*]] = scf.if %[[SECOND]] -> (i32) {
-// CHECK:   %[[T2:.*]] = scf.if
-// CHECK:     scf.while
-// CHECK:   %[[CU:.*]] = arith.muli %[[T2]], %c3_i32
-// CHECK:   %[[COST:.*]] = arith.addi %[[CU]], %c4_i32
+// CHECK: %[[FEW:.*]] = arith.cmpi ule, %[[B2]], %[[WAVE]]
+// CHECK: %[[TRY:.*]] = arith.andi %[[SECOND]], %[[FEW]]
+// CHECK: %[[T:.*]] = scf.if %[[TRY]] -> (i32) {
+// CHECK:   %[[CAP:.*]] = arith.addi %[[COST]], %c1_i32
+// CHECK:   %[[T1:.*]] = scf.if
+// CHECK:     %[[CAPPED:.*]] = arith.maxui %[[LO:.*]], %[[CAP]]
+// CHECK-NEXT:     %[[HICAP:.*]] = arith.minui %{{.*}}, %[[CAPPED]]
+// CHECK:     scf.while (%{{.*}} = %[[LO]], %{{.*}} = %[[HICAP]])
 // CHECK:   %[[SHORTER:.*]] = arith.cmpi ult, %[[COST]], %[[T1]]
-// CHECK:   %[[MANY:.*]] = arith.cmpi ugt, %{{.*}}, %[[WAVE]]
-// CHECK:   %[[ALL:.*]] = arith.ori %[[SHORTER]], %[[MANY]]
-// CHECK:   %[[PICK:.*]] = arith.select %[[ALL]], %[[T2]], %[[T1]]
+// CHECK:   %[[PICK:.*]] = arith.select %[[SHORTER]], %[[T2]], %[[T1]]
 // CHECK:   scf.yield %[[PICK]]
 // CHECK: } else {
-// CHECK:   scf.yield %[[T1]]
+// CHECK:   scf.yield %[[T2]]
 // CHECK: scf.for
 // CHECK: arith.divui %{{.*}}, %[[T]]
 gpu.module @plan_two_waves {

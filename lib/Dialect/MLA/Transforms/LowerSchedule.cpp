@@ -67,6 +67,13 @@ struct ScheduleInputs {
   std::optional<uint64_t> waveUnits, waves;
 };
 
+/// The inputs of either schedule op.
+template <typename ScheduleOpT>
+static ScheduleInputs inputsOf(ScheduleOpT op) {
+  return {op.getIndptr(), op.getNumRequests(), op.getNumUnits(), op.getWaveUnits(),
+          op.getWaves()};
+}
+
 /// The block budget (steps 1 and 2), shared by the planner and the attention CTA's own
 /// unit; `lane` is the lane in its wave.
 class BudgetEmitter {
@@ -159,8 +166,9 @@ protected:
   /// The combine's column slices of a request of n pieces: P(n) = 1, 8 or 16 for n <= 8,
   /// <= 64, <= 256 (kernel::combineSplitGroups), none for n = 1.
   Value slicesOf(Value n);
-  /// The block budget for `units` units (step 2).
-  Value budgetFor(Value total, Value most, Value units);
+  /// The block budget for `units` units (step 2). With `cap`, the search stops at `cap`:
+  /// a budget above `cap` comes back as some value above `cap - 1`, not as itself.
+  Value budgetFor(Value total, Value most, Value units, Value cap = Value());
   /// The budget for the inputs' units, or with `waveUnits`, the rule's choice between
   /// the first wave's budget and all waves'.
   Value chooseBudget(Value total, Value most);
@@ -177,9 +185,7 @@ protected:
 class PlannerEmitter : BudgetEmitter {
 public:
   PlannerEmitter(CtaScheduleOp op)
-      : BudgetEmitter(op, {op.getIndptr(), op.getNumRequests(), op.getNumUnits(),
-                           op.getWaveUnits(), op.getWaves()}),
-        op(op) {}
+      : BudgetEmitter(op, inputsOf(op)), op(op) {}
 
   void emit();
 
@@ -285,7 +291,7 @@ void PlannerEmitter::fillEntries(Value laneCount, Value exclusive, Value base, V
   scf::YieldOp::create(b, ValueRange{arith::AndIOp::create(b, left, lowerBit)});
 }
 
-Value BudgetEmitter::budgetFor(Value total, Value most, Value units) {
+Value BudgetEmitter::budgetFor(Value total, Value most, Value units, Value cap) {
   Value requests = in.numRequests;
   Value moreUnits = cmp(arith::CmpIPredicate::ugt, units, requests);
   Value anyBlock = cmp(arith::CmpIPredicate::ugt, total, c(0));
@@ -298,6 +304,10 @@ Value BudgetEmitter::budgetFor(Value total, Value most, Value units) {
     Value byPieces = ceilDiv(most, c(kernel::kMaxPieces));
     Value lo = umax(byUnits, byPieces);
     Value hi = umax(lo, ceilDiv(total, sub(units, requests)));
+    // hi always fits; a cap below it may not, so the search ends at the cap (or at lo,
+    // when the cap is below lo) where no budget up to the cap fits.
+    if (cap)
+      hi = arith::MinUIOp::create(b, hi, umax(lo, cap));
     Type i32 = b.getI32Type();
     auto search = scf::WhileOp::create(b, TypeRange{i32, i32}, ValueRange{lo, hi});
     {
@@ -325,28 +335,30 @@ Value BudgetEmitter::chooseBudget(Value total, Value most) {
     return budgetFor(total, most, units);
   // Several waves: T1 for the first wave's units (never more than U), T2 for all U; T2 when
   // W T2 + (W - 1) kSecondWaveBlocks < T1 (W = `waves`, 2 when absent) or B > the first
-  // wave's units. With U within one wave only T1's search runs.
+  // wave's units. With U within one wave only T1's search runs. T2 comes first: the test
+  // only needs to know whether T1 exceeds X = W T2 + (W - 1) kSecondWaveBlocks, so T1's
+  // search is capped at X + 1 (mostly one probe where T2 wins).
   const int64_t waves = in.waves ? int64_t(*in.waves) : 2;
   Value firstWave = arith::MinUIOp::create(b, c(int64_t(*waveUnits)), units);
-  Value oneWave = budgetFor(total, most, firstWave);
+  Value twoWaves = budgetFor(total, most, units);
+  Value blocksOfCu = mul(twoWaves, c(waves));
+  Value cost = add(blocksOfCu, c((waves - 1) * kernel::kSecondWaveBlocks));
+  // With B > the first wave's units, T1 is one piece a request, already more CTAs than
+  // one a CU: then all units. With U within one wave, T2 is T1.
   Value hasSecondWave = cmp(arith::CmpIPredicate::ult, firstWave, units);
-  auto ifSecondWave = scf::IfOp::create(b, TypeRange{b.getI32Type()}, hasSecondWave, true);
+  Value fewRequests = cmp(arith::CmpIPredicate::ule, in.numRequests, firstWave);
+  Value tryFirstWave = arith::AndIOp::create(b, hasSecondWave, fewRequests);
+  auto ifFirstWave = scf::IfOp::create(b, TypeRange{b.getI32Type()}, tryFirstWave, true);
   {
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifSecondWave.thenBlock());
-    Value twoWaves = budgetFor(total, most, units);
-    Value blocksOfCu = mul(twoWaves, c(waves));
-    Value cost = add(blocksOfCu, c((waves - 1) * kernel::kSecondWaveBlocks));
+    b.setInsertionPointToStart(ifFirstWave.thenBlock());
+    Value oneWave = budgetFor(total, most, firstWave, add(cost, c(1)));
     Value shorter = cmp(arith::CmpIPredicate::ult, cost, oneWave);
-    // With B > the first wave's units, T1 is one piece a request, already more CTAs
-    // than one a CU: then all units.
-    Value manyRequests = cmp(arith::CmpIPredicate::ugt, in.numRequests, firstWave);
-    Value allWaves = arith::OrIOp::create(b, shorter, manyRequests);
-    scf::YieldOp::create(b, select(allWaves, twoWaves, oneWave));
-    b.setInsertionPointToStart(ifSecondWave.elseBlock());
-    scf::YieldOp::create(b, oneWave);
+    scf::YieldOp::create(b, select(shorter, twoWaves, oneWave));
+    b.setInsertionPointToStart(ifFirstWave.elseBlock());
+    scf::YieldOp::create(b, twoWaves);
   }
-  return ifSecondWave.getResult(0);
+  return ifFirstWave.getResult(0);
 }
 
 Value BudgetEmitter::emitBudget() {
@@ -472,9 +484,7 @@ void PlannerEmitter::emit() {
 class UnitEmitter : BudgetEmitter {
 public:
   UnitEmitter(CtaUnitOp op)
-      : BudgetEmitter(op, {op.getIndptr(), op.getNumRequests(), op.getNumUnits(),
-                           op.getWaveUnits(), op.getWaves()}),
-        op(op) {}
+      : BudgetEmitter(op, inputsOf(op)), op(op) {}
 
   void emit();
 
