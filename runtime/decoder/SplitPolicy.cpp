@@ -238,7 +238,8 @@ SplitCost mla::rt::estimateDeviceScheduleCost(Span<const int32_t> indptr, int64_
   AttentionWork work = attentionWork(unitBlocks, heads, qlen, numCUs, xcds, model, simulate);
   SplitCost cost;
   cost.numSplits = int(mostPieces);
-  cost.schedule = model.schedulePrologue;
+  // Each CTA pays the prologue; a CU runs ceil(CTAs / CUs) of them one after the other.
+  cost.schedule = model.schedulePrologue * double(ceilDiv(ctas, int64_t(numCUs)));
   double busiest = simulate ? placeAttention(work, units, groups, xcds, numCUs / xcds)
                             : std::max(work.total / numCUs, work.longest);
   cost.attention = model.attentionLaunch + busiest;

@@ -80,6 +80,10 @@ TEST(SplitPolicy, DeviceScheduleByHand) {
   EXPECT_EQ(one.numSplits, 1);
   EXPECT_DOUBLE_EQ(one.attention, 1000 + 100);
   EXPECT_DOUBLE_EQ(one.combine, 0);
+  // The prologue once for each CTA a CU runs: at qlen 4 (G = 3) 16 units are 48 CTAs,
+  // three on each of the 16 CUs.
+  EXPECT_DOUBLE_EQ(estimateDeviceScheduleCost(lengths({1024, 128}), 12, 4, 16, 16, m).schedule,
+                   3 * 350);
   // The host estimate has no planner.
   EXPECT_DOUBLE_EQ(estimateSplitCost(lengths({1024}), 12, 1, 256, 4, m).schedule, 0);
 }

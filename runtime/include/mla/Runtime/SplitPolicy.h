@@ -49,7 +49,7 @@ struct SplitCostModel {
   bool singleSplitSkipsCombine = false;
   /// The device schedule's own cost: what each attention CTA's prologue spends computing
   /// its piece from indptr (the block budget's search; nearly the same for every batch
-  /// of up to 64 requests), added once to the attention's busiest CU.
+  /// of up to 64 requests), once for each CTA a CU runs (ceil(CTAs / CUs)).
   double schedulePrologue = 0;
 
   /// The calibrated constants (docs/decoder.md).
