@@ -319,8 +319,8 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   for (int64_t b = 0; b < batch; ++b)
     indptr[b + 1] = int32_t(indptr[b] + lengths[b]);
   // The device schedule: U units (the Decoder's count for this machine, or the case's),
-  // the rule's schedule of this batch (what the planner must write) and the combine's
-  // split bound; the attention grid is then U units of one split.
+  // the rule's schedule of this batch (what the attention CTAs and the planner kernel must
+  // write) and the combine's split bound; the attention grid is then U units of one split.
   const bool deviceSchedule = c.deviceSchedule;
   const int64_t units =
       deviceSchedule ? (c.units ? *c.units
@@ -385,8 +385,8 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   // dcp > 1: the kernel's seq_lens (global lengths) and dcp ({N, 0}) arguments.
   auto seqLens = alloc(uint64_t(batch) * 4);
   auto dcpArg = alloc(8);
-  // The device schedule's unit and request tables (the planner writes them), last: the
-  // other buffers keep the addresses they have without them.
+  // The device schedule's unit, request and merge tables (the attention CTAs write them),
+  // last: the other buffers keep the addresses they have without them.
   auto unitTable = alloc(uint64_t(std::max<int64_t>(units, 1)) * kernel::kUnitEntryInts * 4);
   auto pieceTable = alloc(uint64_t(batch) * kernel::kPieceEntryInts * 4);
   auto mergeTable = alloc(uint64_t(std::max<int64_t>(units, 1)) * kernel::kMergeEntryInts * 4);

@@ -65,8 +65,8 @@ def test_captured_step_replays_any_lengths(device, decoder):
 
 
 def test_device_schedule_replays_any_lengths(device, decoder):
-    """The default plan without lengths uses the device schedule: the planner kernel
-    cuts each request into its own pieces from the device indptr at every replay."""
+    """The default plan without lengths uses the device schedule: the attention CTAs
+    cut each request into its own pieces from the device indptr at every replay."""
     dec = decoder(HEADS, 1)
     requests, slots = 3, 20000
     pool = mla.reference.make_problem(HEADS, 1, [slots], seed=22)
