@@ -61,7 +61,7 @@ using namespace mla;
 namespace {
 
 /// What both schedule ops compute from: the request offsets, the request and unit
-/// counts, and the first wave's units (0: one wave).
+/// counts, and their `wave_units` and `waves` (none: one wave).
 struct ScheduleInputs {
   Value indptr, numRequests, numUnits;
   std::optional<uint64_t> waveUnits, waves;

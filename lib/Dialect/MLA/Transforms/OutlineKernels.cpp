@@ -80,18 +80,16 @@ static Value isPresent(OpBuilder &b, Location loc, Value p) {
   return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, p, null);
 }
 
-/// Sets the schedule op's `wave_units` and `waves` for `config`: with several waves of
-/// units (G >= 2) the budget is the first wave's or all waves' (mla/Kernel/DeviceSchedule.h);
-/// none with one wave.
-template <typename ScheduleOpT>
-static void setScheduleWaves(ScheduleOpT op, ConfigAttr config) {
+/// The schedule ops' `wave_units` and `waves` for `config`: with several waves of units
+/// (G >= 2) the budget is the first wave's or all waves' (mla/Kernel/DeviceSchedule.h);
+/// neither (null attributes) with one wave.
+static std::pair<IntegerAttr, IntegerAttr> scheduleWaveAttrs(Builder &b, ConfigAttr config) {
   int64_t waveUnits = kernel::scheduleFirstWaveUnits(config.getHeads(), config.getQlen(),
                                                      gfx950::kNumCUs, gfx950::kNumXcds);
   if (!waveUnits)
-    return;
-  OpBuilder b(op);
-  op.setWaveUnitsAttr(b.getI64IntegerAttr(waveUnits));
-  op.setWavesAttr(b.getI64IntegerAttr(kernel::scheduleWaves(config.getHeads(), config.getQlen())));
+    return {};
+  return {b.getI64IntegerAttr(waveUnits),
+          b.getI64IntegerAttr(kernel::scheduleWaves(config.getHeads(), config.getQlen()))};
 }
 
 /// Outlines `op` into the attention kernel: arguments kernel::AttentionArg (q, kv, pages,
@@ -153,14 +151,14 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
       // The device schedule's entry of this CTA's unit, from indptr (mla.cta_unit); the
       // CTAs of head group 0 write the schedule's tables.
       Type i32 = b.getI32Type();
-      auto toI32 = [&](Value v) { return arith::IndexCastUIOp::create(b, loc, i32, v); };
       Value writesTables = cmp(CmpIPredicate::eq, group, cst(0));
+      Value unit32 = arith::IndexCastUIOp::create(b, loc, i32, unit);
+      auto [waveUnits, waves] = scheduleWaveAttrs(b, config);
       auto entry = CtaUnitOp::create(
           b, loc, TypeRange{i32, i32, i32, i32}, arg(kernel::kAttnIndptr),
           arg(kernel::kAttnUnits), arg(kernel::kAttnPieces), arg(kernel::kAttnMerges),
-          arg(kernel::kAttnNumRequests), arg(kernel::kAttnNumSplits), toI32(unit),
-          writesTables, IntegerAttr(), IntegerAttr());
-      setScheduleWaves(entry, config);
+          arg(kernel::kAttnNumRequests), arg(kernel::kAttnNumSplits), unit32, writesTables,
+          waveUnits, waves);
       Value request32 = entry.getRequest();
       Value active = arith::CmpIOp::create(
           b, loc, CmpIPredicate::sge, request32,
@@ -216,11 +214,11 @@ static void outlineSchedule(OpBuilder &builder, ScheduleOp op, gpu::GPUModuleOp 
   Block &entry = kernel.getBody().front();
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
   auto arg = [&](kernel::ScheduleArg i) { return entry.getArgument(i); };
-  auto planner = CtaScheduleOp::create(
-      b, loc, arg(kernel::kSchedIndptr), arg(kernel::kSchedUnits), arg(kernel::kSchedPieces),
-      arg(kernel::kSchedMerges), arg(kernel::kSchedNumRequests), arg(kernel::kSchedNumUnits),
-      IntegerAttr(), IntegerAttr());
-  setScheduleWaves(planner, op.getConfig());
+  auto [waveUnits, waves] = scheduleWaveAttrs(b, op.getConfig());
+  CtaScheduleOp::create(b, loc, arg(kernel::kSchedIndptr), arg(kernel::kSchedUnits),
+                        arg(kernel::kSchedPieces), arg(kernel::kSchedMerges),
+                        arg(kernel::kSchedNumRequests), arg(kernel::kSchedNumUnits), waveUnits,
+                        waves);
   gpu::ReturnOp::create(b, loc);
 }
 
