@@ -141,6 +141,15 @@ constexpr DmaSource<Int> dmaSourceOfLane(unsigned dma, Int lane) {
   return {lane % kTileTokens, kLatentBytes + kUnitBytes * (lane / kTileTokens)};
 }
 
+/// The token (0..15) every lane of half `half` (lanes 32 half .. 32 half + 31) of
+/// latent DMA `dma` loads (dmaSourceOfLane): a latent DMA covers two 512-byte token
+/// lines. (The tail DMA's lane loads token lane % 16.) Lets a wave that holds each
+/// token's page index in lane = token broadcast it with two readlanes, no LDS access.
+constexpr unsigned latentDmaTokenOfHalf(unsigned dma, unsigned half) {
+  assert(dma < kLatentDmasPerTile && half < 2);
+  return 2 * dma + half;
+}
+
 //===----------------------------------------------------------------------===//
 // QK operands (F8, F9)
 //===----------------------------------------------------------------------===//

@@ -1,10 +1,9 @@
 //===- WarpRoleLayout.h - the two roles of the warp-specialised build -*- C++ -*-===//
 //
 // The kernel-design choices of the warp-specialised build (kernel.md F15) on top of
-// mla/Kernel/AttentionLayout.h: how the CTA's 8 waves split into a QK role and a PV
-// role, which tiles and latents each role wave owns, and the one LDS area the build
-// adds (the row max handed from the QK role to the PV role). docs/warp-specialization.md
-// has the schedule.
+// mla/Kernel/AttentionLayout.h: how the CTA's 8 waves split into a compute role and a
+// DMA role, and which tiles and latents each role wave owns. The LDS layout is the
+// plain build's. docs/warp-specialization.md has the schedule.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,32 +11,25 @@
 #define MLA_KERNEL_WARPROLELAYOUT_H
 
 #include "mla/Kernel/AttentionLayout.h"
-#include "mla/Target/GFX950/GFX950.h"
 
 namespace mla::kernel::warp_roles {
 
-/// Waves 0..3 are the QK role, waves 4..7 the PV role (F1's 8 waves, halved: each QK
-/// role wave computes S of two tiles, each PV role wave accumulates 128 latents).
+/// Waves 0..3 are the compute role, waves 4..7 the DMA role (F1's 8 waves, halved:
+/// each compute role wave computes S and P of two tiles and accumulates 128 latents,
+/// each DMA role wave fills two tiles of every block).
 inline constexpr unsigned kWaves = layout::kTilesPerBlock;
-inline constexpr unsigned kQkWaves = 4;
-inline constexpr unsigned kPvWaves = kWaves - kQkWaves;
-inline constexpr unsigned kTilesPerQkWave = layout::kTilesPerBlock / kQkWaves;
-/// The PV role waves issue every K DMA: each fills the tiles with its role index's
-/// QK tiles (2 r, 2 r + 1), 18 DMAs a block.
-inline constexpr unsigned kTilesPerPvWaveDma = layout::kTilesPerBlock / kPvWaves;
+inline constexpr unsigned kComputeWaves = 4;
+inline constexpr unsigned kDmaWaves = kWaves - kComputeWaves;
+inline constexpr unsigned kTilesPerComputeWave = layout::kTilesPerBlock / kComputeWaves;
+/// DMA role wave r fills the tiles compute role wave r computes S of (2 r, 2 r + 1):
+/// 18 DMAs a block.
+inline constexpr unsigned kTilesPerDmaWave = layout::kTilesPerBlock / kDmaWaves;
 inline constexpr unsigned kLatentTiles = layout::kLatentBytes / 16;
-inline constexpr unsigned kLatentTilesPerPvWave = kLatentTiles / kPvWaves;
-static_assert(kTilesPerQkWave == 2 && kTilesPerPvWaveDma == 2 &&
-                  kLatentTilesPerPvWave == 8,
-              "the role ops' operand shapes (vector<2x4xf32>, vector<8x32xf8E4M3FN>, ...) "
+inline constexpr unsigned kLatentTilesPerComputeWave = kLatentTiles / kComputeWaves;
+static_assert(kTilesPerComputeWave == 2 && kTilesPerDmaWave == 2 &&
+                  kLatentTilesPerComputeWave == 8,
+              "the role ops' operand shapes (vector<2x4xf32>, vector<8x8xi32>, ...) "
               "are those of 4 + 4 waves");
-
-/// The row max m_new of the block, handed from the QK role to the PV role: 16 f32
-/// (one a query row) after the plain build's LDS.
-inline constexpr unsigned kHandoverMaxOffset = layout::kLdsBytes;
-inline constexpr unsigned kLdsBytes = kHandoverMaxOffset + 16 * 4;
-static_assert(kLdsBytes <= gfx950::kLdsBytesPerWorkgroup,
-              "the warp-specialised build's LDS fits a gfx950 workgroup");
 
 } // namespace mla::kernel::warp_roles
 

@@ -8,6 +8,7 @@
 #include "mla/Dialect/MLA/IR/MLADialect.h"
 #include "mla/Kernel/AttentionLayout.h"
 #include "mla/Kernel/WarpRoleLayout.h"
+#include "mla/Target/GFX950/GFX950.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -17,22 +18,23 @@ using namespace mla;
 
 namespace {
 
-enum class Role { Qk, Pv };
+enum class Role { Compute, Dma };
 
-StringRef roleName(Role role) { return role == Role::Qk ? "qk" : "pv"; }
+StringRef regionName(Role role) { return role == Role::Compute ? "compute" : "dma"; }
+StringRef roleTitle(Role role) { return role == Role::Compute ? "compute" : "DMA"; }
 
 /// Requires `op` in region `role` of an mla.warp_roles inside a kernel.
 LogicalResult verifyInRole(Operation *op, Role role) {
   auto roles = op->getParentOfType<WarpRolesOp>();
   if (!roles)
-    return op->emitOpError() << "runs on the " << (role == Role::Qk ? "QK" : "PV")
+    return op->emitOpError() << "runs on the " << roleTitle(role)
                              << " role's waves only: it must be inside the '"
-                             << roleName(role) << "' region of an mla.warp_roles";
-  Region &expected = role == Role::Qk ? roles.getQk() : roles.getPv();
+                             << regionName(role) << "' region of an mla.warp_roles";
+  Region &expected = role == Role::Compute ? roles.getCompute() : roles.getDma();
   if (!expected.isAncestor(op->getParentRegion()))
-    return op->emitOpError() << "runs on the " << (role == Role::Qk ? "QK" : "PV")
+    return op->emitOpError() << "runs on the " << roleTitle(role)
                              << " role's waves only, but is in the '"
-                             << roleName(role == Role::Qk ? Role::Pv : Role::Qk)
+                             << regionName(role == Role::Compute ? Role::Dma : Role::Compute)
                              << "' region of its mla.warp_roles";
   return success();
 }
@@ -77,11 +79,11 @@ LogicalResult WarpRolesOp::verify() {
   auto func = (*this)->getParentOfType<gpu::GPUFuncOp>();
   if (!func || !func.isKernel())
     return emitOpError() << "must be inside a gpu.func kernel (it is one CTA's work)";
-  if (getQkWaves() != int64_t(kernel::warp_roles::kQkWaves))
-    return emitOpError() << "'qk_waves' must be " << kernel::warp_roles::kQkWaves
-                         << " (the role ops own 2 tiles a QK wave and 128 latents a PV "
-                            "wave of 8 waves), got "
-                         << getQkWaves();
+  if (getComputeWaves() != int64_t(kernel::warp_roles::kComputeWaves))
+    return emitOpError() << "'compute_waves' must be " << kernel::warp_roles::kComputeWaves
+                         << " (the role ops own 2 tiles and 128 latents a compute wave and "
+                            "2 tiles' DMAs a DMA wave of 8 waves), got "
+                         << getComputeWaves();
   // The ops that assume every wave of the CTA runs them have no place in a role.
   WalkResult allWave = walk([&](Operation *op) {
     if (isa<LoadPageIndexOp, KvDmaOp, QkTileOp, MaskLogitsOp, SoftmaxUpdateOp, PvTileOp,
@@ -94,39 +96,48 @@ LogicalResult WarpRolesOp::verify() {
   });
   if (allWave.wasInterrupted())
     return failure();
-  BarrierSequence qk, pv;
-  if (failed(collectBarriers(getQk(), qk, *this)) ||
-      failed(collectBarriers(getPv(), pv, *this)))
+  BarrierSequence compute, dma;
+  if (failed(collectBarriers(getCompute(), compute, *this)) ||
+      failed(collectBarriers(getDma(), dma, *this)))
     return failure();
-  if (qk.shape != pv.shape)
-    return emitOpError() << "the roles must meet the same barriers: the qk region's are '"
-                         << qk.shape << "', the pv region's '" << pv.shape
+  if (compute.shape != dma.shape)
+    return emitOpError() << "the roles must meet the same barriers: the compute region's "
+                            "are '"
+                         << compute.shape << "', the dma region's '" << dma.shape
                          << "' (b a barrier, ( ) a loop)";
-  for (auto [q, p] : llvm::zip_equal(qk.loops, pv.loops))
-    if (q.getLowerBound() != p.getLowerBound() || q.getUpperBound() != p.getUpperBound() ||
-        q.getStep() != p.getStep())
-      return p.emitOpError() << "holds barriers, so it must have the same bounds as the "
-                                "qk region's matching loop";
+  for (auto [c, d] : llvm::zip_equal(compute.loops, dma.loops))
+    if (c.getLowerBound() != d.getLowerBound() || c.getUpperBound() != d.getUpperBound() ||
+        c.getStep() != d.getStep())
+      return d.emitOpError() << "holds barriers, so it must have the same bounds as the "
+                                "compute region's matching loop";
   return success();
 }
 
-LogicalResult WsQkTilesOp::verify() { return verifyInRole(*this, Role::Qk); }
-LogicalResult WsMaskLogitsOp::verify() { return verifyInRole(*this, Role::Qk); }
-LogicalResult WsPublishMaxOp::verify() { return verifyInRole(*this, Role::Qk); }
-LogicalResult WsSoftmaxOp::verify() { return verifyInRole(*this, Role::Qk); }
-LogicalResult WsPublishSumsOp::verify() { return verifyInRole(*this, Role::Qk); }
-LogicalResult WsLoadPageIndicesOp::verify() { return verifyInRole(*this, Role::Pv); }
-LogicalResult WsPvOperandsOp::verify() { return verifyInRole(*this, Role::Pv); }
-LogicalResult WsPvAccumulateOp::verify() { return verifyInRole(*this, Role::Pv); }
-LogicalResult WsAttendEpilogueOp::verify() { return verifyInRole(*this, Role::Pv); }
+LogicalResult WsQkTilesOp::verify() { return verifyInRole(*this, Role::Compute); }
+LogicalResult WsMaskLogitsOp::verify() { return verifyInRole(*this, Role::Compute); }
+LogicalResult WsPublishMaxOp::verify() { return verifyInRole(*this, Role::Compute); }
+LogicalResult WsSoftmaxOp::verify() { return verifyInRole(*this, Role::Compute); }
+LogicalResult WsPublishSumsOp::verify() { return verifyInRole(*this, Role::Compute); }
+LogicalResult WsPvOperandsOp::verify() { return verifyInRole(*this, Role::Compute); }
+LogicalResult WsPvAccumulateOp::verify() { return verifyInRole(*this, Role::Compute); }
+LogicalResult WsAttendEpilogueOp::verify() { return verifyInRole(*this, Role::Compute); }
+LogicalResult WsLoadPageIndicesOp::verify() { return verifyInRole(*this, Role::Dma); }
+
+LogicalResult WsDmaSourcesOp::verify() {
+  if (failed(verifyInRole(*this, Role::Dma)))
+    return failure();
+  if (getIndexPending() > gfx950::waitcnt::kMaxVmcnt)
+    return emitOpError() << "'index_pending' " << getIndexPending()
+                         << " exceeds what vmcnt can count ("
+                         << gfx950::waitcnt::kMaxVmcnt << ")";
+  return success();
+}
 
 LogicalResult WsKvDmaOp::verify() {
-  if (failed(verifyInRole(*this, Role::Pv)))
+  if (failed(verifyInRole(*this, Role::Dma)))
     return failure();
-  uint32_t first = getFirst(), last = getLast();
-  if (first >= last || last > kernel::layout::kDmasPerTile)
-    return emitOpError() << "DMA range [" << first << ", " << last
-                         << ") must be a non-empty part of a tile's "
-                         << kernel::layout::kDmasPerTile << " DMAs";
+  if (getTile() >= kernel::warp_roles::kTilesPerDmaWave)
+    return emitOpError() << "'tile' " << getTile() << " must be below the "
+                         << kernel::warp_roles::kTilesPerDmaWave << " tiles a DMA wave fills";
   return success();
 }

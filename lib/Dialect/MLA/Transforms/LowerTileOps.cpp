@@ -77,13 +77,7 @@ struct LowerKvDmaPages final : TilePattern<KvDmaPagesOp> {
     // The permutes only read registers, so the backend's scheduler would hoist them
     // above the wait that covers the indices' load, and the backend would then wait for
     // that load with vmcnt(0), draining the DMAs in flight. Nothing crosses this point.
-    auto schedBarrier = [&] {
-      amdgpu::SchedBarrierOp::create(
-          rewriter, e.loc,
-          amdgpu::sched_barrier_opt_enumAttr::get(rewriter.getContext(),
-                                                  amdgpu::sched_barrier_opt_enum::none));
-    };
-    schedBarrier();
+    e.schedBarrier();
     // The indices' load, when no earlier wait covered it: with a count, since the
     // backend's own wait for it would be vmcnt(0) (the counter then holds loads and LDS
     // DMAs, which it does not count in order).
@@ -93,7 +87,7 @@ struct LowerKvDmaPages final : TilePattern<KvDmaPagesOp> {
                                           /*load=*/rewriter.getI32IntegerAttr(*pending),
                                           /*store=*/IntegerAttr(), /*ds=*/IntegerAttr(),
                                           /*exp=*/IntegerAttr(), /*tensor=*/IntegerAttr());
-      schedBarrier();
+      e.schedBarrier();
     }
     SmallVector<Value, layout::kDmasPerTile> pages;
     for (const Emitter::DmaSourceOffset &src :
@@ -103,7 +97,7 @@ struct LowerKvDmaPages final : TilePattern<KvDmaPagesOp> {
     // the later permutes count the DMAs on lgkmcnt (LLVM's answer to the LDS-DMA
     // counter question), which would be too few under the other answer.
     ROCDL::SWaitcntOp::create(rewriter, e.loc, gfx950::waitcnt::encodeLgkmcnt(0));
-    schedBarrier();
+    e.schedBarrier();
     rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, op.getType(), pages);
     return success();
   }
@@ -154,7 +148,7 @@ struct LowerLdsBarrier final : TilePattern<LdsBarrierOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(LdsBarrierOp op, PatternRewriter &rewriter) const override {
     Emitter e(rewriter, op, state);
-    e.barrier();
+    e.barrier(/*waitLds=*/!op.getLdsPending());
     rewriter.eraseOp(op);
     return success();
   }

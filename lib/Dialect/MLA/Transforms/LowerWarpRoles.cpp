@@ -5,8 +5,8 @@
 // wave runs one role's code and both roles still meet every barrier; each role op
 // becomes the code of the plain tile op it stands for (TileEmitter.h's per-tile code,
 // the same the plain patterns emit), with the role wave r = wave % 4 choosing the
-// tiles: the QK role's wave r its tiles 2 r and 2 r + 1 of each block, the PV role's
-// wave r the DMAs of those tiles and the latent tiles 8 r .. 8 r + 7.
+// tiles: the compute role's wave r its tiles 2 r and 2 r + 1 of each block and the
+// latent tiles 8 r .. 8 r + 7, the DMA role's wave r the DMAs of tiles 2 r and 2 r + 1.
 //
 // The `mla.lds_barrier` and `mla.kv_wait` inside the roles are left to
 // mla-lower-tile-ops, which runs after this pass.
@@ -37,10 +37,10 @@ using layout::QPart;
 namespace {
 
 /// The role wave index r (0..3) of the lane's wave in its role.
-IRInt roleWave(Emitter &e) { return e.wrap(e.geo.wave) % roles::kQkWaves; }
+IRInt roleWave(Emitter &e) { return e.wrap(e.geo.wave) % roles::kComputeWaves; }
 
 /// The block tile of the role wave's t-th tile (2 r + t).
-IRInt tileOf(Emitter &e, unsigned t) { return roleWave(e) * roles::kTilesPerQkWave + t; }
+IRInt tileOf(Emitter &e, unsigned t) { return roleWave(e) * roles::kTilesPerComputeWave + t; }
 
 /// Whether the lane is in lane group 0 of role wave 0 (the one writer of a row's
 /// value). Each op is built in its own statement: the order of the IR must not depend
@@ -56,32 +56,34 @@ Value isRoleWave0Group0(Emitter &e) {
 // The role branch
 //===----------------------------------------------------------------------===//
 
-/// if (wave < 4) { qk region }; if (wave >= 4) { pv region }. The wave index is
+/// if (wave < 4) { compute region }; if (wave >= 4) { dma region }. The wave index is
 /// uniform in the wave, so these are scalar branches, and each wave meets the barriers
 /// of its region. Two branches one after the other, not an if/else: the backend's
 /// control-flow structurizer turns an if/else into two such branches anyway, in an
-/// order of its choosing; with the PV region first, the QK role's Q operands (72
-/// VGPRs, computed before the roles) stay live through it and spill.
+/// order of its choosing; with the DMA region first, the compute role's Q operands (72
+/// VGPRs, computed before the roles) stay live through it and may spill.
 struct LowerWarpRolesOp final : TilePattern<WarpRolesOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(WarpRolesOp op, PatternRewriter &rewriter) const override {
     Emitter e(rewriter, op, state);
-    Value isQk = e.cmp(arith::CmpIPredicate::ult, e.geo.wave, e.ci(op.getQkWaves()));
-    Value isPv = e.cmp(arith::CmpIPredicate::uge, e.geo.wave, e.ci(op.getQkWaves()));
-    auto qk = scf::IfOp::create(rewriter, e.loc, isQk, /*withElseRegion=*/false);
-    auto pv = scf::IfOp::create(rewriter, e.loc, isPv, /*withElseRegion=*/false);
+    Value computeWaves = e.ci(op.getComputeWaves());
+    Value isCompute = e.cmp(arith::CmpIPredicate::ult, e.geo.wave, computeWaves);
+    Value isDma = e.cmp(arith::CmpIPredicate::uge, e.geo.wave, computeWaves);
+    auto compute = scf::IfOp::create(rewriter, e.loc, isCompute, /*withElseRegion=*/false);
+    auto dma = scf::IfOp::create(rewriter, e.loc, isDma, /*withElseRegion=*/false);
     // A region may be empty (no block) in hand-written IR.
-    if (!op.getQk().empty())
-      rewriter.inlineBlockBefore(&op.getQk().front(), qk.thenBlock()->getTerminator());
-    if (!op.getPv().empty())
-      rewriter.inlineBlockBefore(&op.getPv().front(), pv.thenBlock()->getTerminator());
+    if (!op.getCompute().empty())
+      rewriter.inlineBlockBefore(&op.getCompute().front(),
+                                 compute.thenBlock()->getTerminator());
+    if (!op.getDma().empty())
+      rewriter.inlineBlockBefore(&op.getDma().front(), dma.thenBlock()->getTerminator());
     rewriter.eraseOp(op);
     return success();
   }
 };
 
 //===----------------------------------------------------------------------===//
-// QK role
+// Compute role: S and P
 //===----------------------------------------------------------------------===//
 
 struct LowerWsQkTiles final : TilePattern<WsQkTilesOp> {
@@ -90,7 +92,7 @@ struct LowerWsQkTiles final : TilePattern<WsQkTilesOp> {
     Emitter e(rewriter, op, state);
     Value s = arith::ConstantOp::create(rewriter, e.loc, op.getType(),
                                         rewriter.getZeroAttr(op.getType()));
-    for (unsigned t = 0; t < roles::kTilesPerQkWave; ++t) {
+    for (unsigned t = 0; t < roles::kTilesPerComputeWave; ++t) {
       Value tile = e.qkTileOf(op.getLds(), op.getSlot(), tileOf(e, t), op.getQHi(),
                               op.getQLo(), op.getQRope());
       s = vector::InsertOp::create(rewriter, e.loc, tile, s, int64_t(t));
@@ -117,7 +119,7 @@ struct LowerWsMaskLogits final : TilePattern<WsMaskLogitsOp> {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifCrossing.thenBlock());
       Value masked = s;
-      for (unsigned t = 0; t < roles::kTilesPerQkWave; ++t) {
+      for (unsigned t = 0; t < roles::kTilesPerComputeWave; ++t) {
         IRInt blockTile = tileOf(e, t);
         Value tile = e.maskTileOf(e.extract(masked, t), blockTile, op.getBlockFirst(),
                                   op.getEnd(), op.getCausalBound());
@@ -139,7 +141,7 @@ struct LowerWsPublishMax final : TilePattern<WsPublishMaxOp> {
   LogicalResult matchAndRewrite(WsPublishMaxOp op, PatternRewriter &rewriter) const override {
     Emitter e(rewriter, op, state);
     Value max;
-    for (unsigned t = 0; t < roles::kTilesPerQkWave; ++t)
+    for (unsigned t = 0; t < roles::kTilesPerComputeWave; ++t)
       for (int64_t v = 0; v < 4; ++v) {
         Value x = vector::ExtractOp::create(rewriter, e.loc, op.getS(),
                                             ArrayRef<int64_t>{int64_t(t), v});
@@ -152,8 +154,8 @@ struct LowerWsPublishMax final : TilePattern<WsPublishMaxOp> {
   }
 };
 
-/// The block max from the 4 QK role waves' entries; P of the two tiles to LDS; one
-/// running sum a tile; m_new to the hand-over (role wave 0).
+/// The block max from the 4 compute role waves' entries; P of the two tiles to LDS;
+/// one running sum a tile.
 struct LowerWsSoftmax final : TilePattern<WsSoftmaxOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(WsSoftmaxOp op, PatternRewriter &rewriter) const override {
@@ -161,26 +163,17 @@ struct LowerWsSoftmax final : TilePattern<WsSoftmaxOp> {
     auto &b = rewriter;
     Value lds = op.getLds();
     Value blockMax = e.cf(-INFINITY);
-    for (Value x : e.loadExchange(lds, layout::kRowMaxOffset, roles::kQkWaves))
+    for (Value x : e.loadExchange(lds, layout::kRowMaxOffset, roles::kComputeWaves))
       blockMax = e.fmax(blockMax, x);
     Value mNew = e.fmax(op.getM(), blockMax);
     Value mUse = e.usableMax(mNew);
     Value alpha = ROCDL::ROCDLExp2::create(b, e.loc, b.getF32Type(), e.subf(op.getM(), mUse));
     Value l = op.getL();
-    for (unsigned t = 0; t < roles::kTilesPerQkWave; ++t) {
+    for (unsigned t = 0; t < roles::kTilesPerComputeWave; ++t) {
       Emitter::TileWeights w = e.weightsOf(e.extract(op.getS(), t), mUse);
       e.storeWeights(lds, tileOf(e, t), w);
       Value lNew = e.addf(e.mulf(alpha, e.extract(l, t)), w.rowSum);
       l = vector::InsertOp::create(b, e.loc, lNew, l, int64_t(t));
-    }
-    // The PV role rescales O with the same m_new (its own alpha, computed the same way).
-    Value isHandoverWriter = isRoleWave0Group0(e);
-    {
-      auto ifWriter = scf::IfOp::create(b, e.loc, isHandoverWriter, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifWriter.thenBlock());
-      e.ldsStore(lds, mNew, e.wrap(e.geo.row) * 4u + roles::kHandoverMaxOffset,
-                 e.scopes.exchange, e.scopes.notExchange);
     }
     rewriter.replaceOp(op, ValueRange{mNew, l});
     return success();
@@ -193,7 +186,7 @@ struct LowerWsPublishSums final : TilePattern<WsPublishSumsOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(WsPublishSumsOp op, PatternRewriter &rewriter) const override {
     Emitter e(rewriter, op, state);
-    for (unsigned t = 0; t < roles::kTilesPerQkWave; ++t) {
+    for (unsigned t = 0; t < roles::kTilesPerComputeWave; ++t) {
       Value sum = e.extract(op.getL(), t);
       e.storeExchange(op.getLds(), layout::kRowSumOffset, tileOf(e, t), sum);
     }
@@ -203,7 +196,7 @@ struct LowerWsPublishSums final : TilePattern<WsPublishSumsOp> {
 };
 
 //===----------------------------------------------------------------------===//
-// PV role
+// DMA role
 //===----------------------------------------------------------------------===//
 
 struct LowerWsLoadPageIndices final : TilePattern<WsLoadPageIndicesOp> {
@@ -213,12 +206,37 @@ struct LowerWsLoadPageIndices final : TilePattern<WsLoadPageIndicesOp> {
     Emitter e(rewriter, op, state);
     Value pages = arith::ConstantOp::create(rewriter, e.loc, op.getType(),
                                             rewriter.getZeroAttr(op.getType()));
-    for (unsigned t = 0; t < roles::kTilesPerPvWaveDma; ++t) {
+    for (unsigned t = 0; t < roles::kTilesPerDmaWave; ++t) {
       Value page = e.pageIndexOfTile(op.getPages(), op.getRequestBase(), op.getStart(),
-                                     op.getEnd(), op.getBlock(), tileOf(e, t));
+                                     op.getEnd(), op.getBlock(), tileOf(e, t),
+                                     /*untracked=*/true);
       pages = vector::InsertOp::create(rewriter, e.loc, page, pages, int64_t(t));
     }
     rewriter.replaceOp(op, pages);
+    return success();
+  }
+};
+
+struct LowerWsDmaSources final : TilePattern<WsDmaSourcesOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(WsDmaSourcesOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    // As mla.kv_dma_pages: the readlanes only read registers, so nothing may be
+    // scheduled across the wait for the untracked index loads.
+    e.schedBarrier();
+    e.compilerFence();
+    amdgpu::MemoryCounterWaitOp::create(rewriter, e.loc,
+                                        /*load=*/rewriter.getI32IntegerAttr(op.getIndexPending()),
+                                        /*store=*/IntegerAttr(), /*ds=*/IntegerAttr(),
+                                        /*exp=*/IntegerAttr(), /*tensor=*/IntegerAttr());
+    e.schedBarrier();
+    SmallVector<Value, 18> pages;
+    for (unsigned t = 0; t < roles::kTilesPerDmaWave; ++t)
+      for (const Emitter::DmaSourceOffset &src :
+           e.dmaSourcesOfTileByReadlane(e.extract(op.getPagesOfTiles(), t), tileOf(e, t)))
+        pages.push_back(src.token);
+    e.schedBarrier();
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, op.getType(), pages);
     return success();
   }
 };
@@ -227,21 +245,27 @@ struct LowerWsKvDma final : TilePattern<WsKvDmaOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(WsKvDmaOp op, PatternRewriter &rewriter) const override {
     Emitter e(rewriter, op, state);
-    // Every permute of the page indices before the first DMA (see dmaSourcesOfTile).
-    SmallVector<Emitter::DmaSourceOffset, 18> sources;
-    for (unsigned t = 0; t < roles::kTilesPerPvWaveDma; ++t) {
-      IRInt blockTile = tileOf(e, t);
-      llvm::append_range(sources,
-                         e.dmaSourcesOfTile(e.extract(op.getPagesOfTiles(), t), op.getFirst(),
-                                            op.getLast(), blockTile));
+    unsigned t = op.getTile();
+    IRInt blockTile = tileOf(e, t);
+    SmallVector<Emitter::DmaSourceOffset, 9> sources;
+    for (unsigned dma = 0; dma < layout::kDmasPerTile; ++dma) {
+      layout::DmaSource<IRInt> src = layout::dmaSourceOfLane(dma, e.wrap(e.geo.lane));
+      Value page = e.extract(op.getSources(), t * layout::kDmasPerTile + dma);
+      sources.push_back({page, src.rowByte, dma * layout::kDmaBytes, blockTile});
     }
-    e.issueDmas(op.getLds(), op.getSlot(), op.getKv(), op.getWideKv(), sources);
+    // 24-bit row products: the index loads are untracked (see issueDmas).
+    e.issueDmas(op.getLds(), op.getSlot(), op.getKv(), op.getWideKv(), sources,
+                /*rowProduct24=*/true);
     rewriter.eraseOp(op);
     return success();
   }
 };
 
-/// V^T of the role wave's 8 latent tiles, P's hi and lo, and the handed-over m_new.
+//===----------------------------------------------------------------------===//
+// Compute role: O
+//===----------------------------------------------------------------------===//
+
+/// V^T of the role wave's 8 latent tiles, P's hi and lo.
 struct LowerWsPvOperands final : TilePattern<WsPvOperandsOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(WsPvOperandsOp op, PatternRewriter &rewriter) const override {
@@ -249,17 +273,14 @@ struct LowerWsPvOperands final : TilePattern<WsPvOperandsOp> {
     Value lds = op.getLds();
     Type vType = op.getVT().getType();
     Value vT = arith::ConstantOp::create(rewriter, e.loc, vType, rewriter.getZeroAttr(vType));
-    for (unsigned i = 0; i < roles::kLatentTilesPerPvWave; ++i) {
-      IRInt latentTile = roleWave(e) * roles::kLatentTilesPerPvWave + i;
+    for (unsigned i = 0; i < roles::kLatentTilesPerComputeWave; ++i) {
+      IRInt latentTile = roleWave(e) * roles::kLatentTilesPerComputeWave + i;
       Value operand = e.operandWords(e.vTransposeOf(lds, op.getSlot(), latentTile));
       vT = vector::InsertOp::create(rewriter, e.loc, operand, vT, int64_t(i));
     }
     Value pHi = e.operandWords(e.pOperandOf(lds, QPart::Hi));
     Value pLo = e.operandWords(e.pOperandOf(lds, QPart::Lo));
-    Value mNew = e.ldsLoad(lds, rewriter.getF32Type(),
-                           e.wrap(e.geo.row) * 4u + roles::kHandoverMaxOffset,
-                           e.scopes.exchange, e.scopes.notExchange);
-    rewriter.replaceOp(op, ValueRange{vT, pHi, pLo, mNew});
+    rewriter.replaceOp(op, ValueRange{vT, pHi, pLo});
     return success();
   }
 };
@@ -277,7 +298,7 @@ struct LowerWsPvAccumulate final : TilePattern<WsPvAccumulateOp> {
     Value alphaSplat = vector::BroadcastOp::create(rewriter, e.loc, f32x4, alpha);
     Value o = op.getO();
     Value pHi = e.wordsOperand(op.getPHi()), pLo = e.wordsOperand(op.getPLo());
-    for (unsigned i = 0; i < roles::kLatentTilesPerPvWave; ++i) {
+    for (unsigned i = 0; i < roles::kLatentTilesPerComputeWave; ++i) {
       Value vT = e.wordsOperand(e.extract(op.getVT(), i));
       Value acc = e.mulf(e.extract(o, i), alphaSplat);
       acc = e.mfma(vT, pHi, acc);
@@ -310,9 +331,9 @@ struct LowerWsAttendEpilogue final : TilePattern<WsAttendEpilogueOp> {
     Value outRow = arith::MulIOp::create(
         b, loc, e.toI64(op.getPartial()),
         arith::ConstantIntOp::create(b, loc, layout::kLatentBytes, 64));
-    for (unsigned i = 0; i < roles::kLatentTilesPerPvWave; ++i) {
+    for (unsigned i = 0; i < roles::kLatentTilesPerComputeWave; ++i) {
       Value oTile = e.extract(op.getO(), i);
-      e.storeOutputTile(op.getOPart(), outRow, roleWave(e) * roles::kLatentTilesPerPvWave + i,
+      e.storeOutputTile(op.getOPart(), outRow, roleWave(e) * roles::kLatentTilesPerComputeWave + i,
                         oTile, op.getVscale(), reciprocal, empty);
     }
     Value isWriter = isRoleWave0Group0(e);
@@ -340,7 +361,8 @@ struct LowerWarpRolesPass final : mla::impl::MLALowerWarpRolesBase<LowerWarpRole
       return;
     RewritePatternSet patterns(ctx);
     patterns.add<LowerWsQkTiles, LowerWsMaskLogits, LowerWsPublishMax, LowerWsSoftmax,
-                 LowerWsPublishSums, LowerWsLoadPageIndices, LowerWsKvDma, LowerWsPvOperands,
+                 LowerWsPublishSums, LowerWsLoadPageIndices, LowerWsDmaSources, LowerWsKvDma,
+                 LowerWsPvOperands,
                  LowerWsPvAccumulate, LowerWsAttendEpilogue>(ctx, state);
     walkAndApplyPatterns(module, std::move(patterns));
     // The role ops are gone; now the regions become the branch.

@@ -161,8 +161,16 @@ public:
                               b.getStringAttr("~{memory}"), b.getUnitAttr(), UnitAttr(),
                               LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr());
   }
-  void barrier() {
-    ROCDL::SWaitcntOp::create(b, loc, gfx950::waitcnt::encodeLgkmcnt(0));
+  /// Nothing is scheduled across this point (amdgpu.sched_barrier with no mask).
+  void schedBarrier() {
+    amdgpu::SchedBarrierOp::create(
+        b, loc,
+        amdgpu::sched_barrier_opt_enumAttr::get(b.getContext(),
+                                                amdgpu::sched_barrier_opt_enum::none));
+  }
+  void barrier(bool waitLds = true) {
+    if (waitLds)
+      ROCDL::SWaitcntOp::create(b, loc, gfx950::waitcnt::encodeLgkmcnt(0));
     compilerFence();
     ROCDL::SBarrierOp::create(b, loc);
     compilerFence();
@@ -288,6 +296,28 @@ public:
       layout::DmaSource<IRInt> src = layout::dmaSourceOfLane(dma, wrap(geo.lane));
       Value token =
           ROCDL::DsBpermuteOp::create(b, loc, b.getI32Type(), src.token * 4u, page);
+      sources.push_back({token, src.rowByte, dma * layout::kDmaBytes, tile});
+    }
+    return sources;
+  }
+  /// dmaSourcesOfTile without an LDS access: each latent DMA's two tokens' pages by
+  /// readlane from the lanes holding them (lane = token, pageIndexOfTile), the tail
+  /// DMA's the lane's own. For a wave with LDS DMAs in flight: if those count on
+  /// lgkmcnt, a permute's wait would also wait for them.
+  SmallVector<DmaSourceOffset, 9> dmaSourcesOfTileByReadlane(Value page, IRInt tile) {
+    namespace layout = mla::kernel::layout;
+    SmallVector<DmaSourceOffset, 9> sources;
+    Value upperHalf = cmp(arith::CmpIPredicate::uge, geo.lane, ci(gfx950::kWaveSize / 2));
+    for (unsigned dma = 0; dma < layout::kDmasPerTile; ++dma) {
+      layout::DmaSource<IRInt> src = layout::dmaSourceOfLane(dma, wrap(geo.lane));
+      Value token = page;
+      if (dma < layout::kLatentDmasPerTile) {
+        Value lowerToken = ci(layout::latentDmaTokenOfHalf(dma, 0));
+        Value lower = ROCDL::ReadlaneOp::create(b, loc, b.getI32Type(), page, lowerToken);
+        Value upperToken = ci(layout::latentDmaTokenOfHalf(dma, 1));
+        Value upper = ROCDL::ReadlaneOp::create(b, loc, b.getI32Type(), page, upperToken);
+        token = arith::SelectOp::create(b, loc, upperHalf, upper, lower);
+      }
       sources.push_back({token, src.rowByte, dma * layout::kDmaBytes, tile});
     }
     return sources;

@@ -1,4 +1,4 @@
-//===- WarpSpecialize.cpp - the block loop as a QK role and a PV role ------===//
+//===- WarpSpecialize.cpp - the block loop as a compute role and a DMA role ===//
 //
 // Implements mla-warp-specialize (kernel.md F15) on the block loop of
 // mla-tile-attention marked `mla.warp_specialize`:
@@ -7,30 +7,38 @@
 //           softmax_update; pv_tile; lds_barrier
 //   attend_epilogue
 //
-// becomes (s = 0 .. blocks, one step more than blocks: the PV role is a block behind)
+// becomes
 //
-//   mla.warp_roles qk_waves 4
-//   qk {                                      pv {
+//   mla.warp_roles compute_waves 4
+//   compute {                                 dma {
 //                                               if (blocks > 0) DMA block 0 -> slot 0
-//     for s:                                    for s:
-//                                                 kv_wait (own DMAs of block s)
-//       lds_barrier            (A)                lds_barrier            (A)
-//       if (s < blocks)                           if (s > 0)
-//         S(s) of tiles 2r, 2r+1 from slot s%2,     V^T(s-1), P(s-1), m(s-1) -> regs
-//         masked; own row max -> exchange
-//       lds_barrier            (B)                lds_barrier            (B)
-//       if (s < blocks)                           if (s + 1 < blocks)
-//         m(s), P(s) -> LDS, l per tile             DMA block s+1 -> slot (s+1)%2
-//                                                 if (s > 0) O = alpha O + V^T P^T
-//     row sums -> LDS                           
-//     lds_barrier              (E)              lds_barrier              (E)
-//   }                                             epilogue (l over the tiles, o, LSE)
-//                                               }
+//     for b:                                    for b:
+//       lds_barrier                 (A)           lds_barrier lds_pending     (A)
+//                                                 if (b + 1 < blocks)
+//                                                   DMA block b+1 -> slot (b+1)%2
+//                                                 kv_wait (own DMAs of block b)
+//       lds_barrier                 (K)           lds_barrier lds_pending     (K)
+//       S(b) of tiles 2r, 2r+1 from slot b%2,
+//       masked; own row max -> exchange
+//       lds_barrier                 (B)           lds_barrier lds_pending     (B)
+//       m(b), P(b) -> LDS, l per tile
+//       lds_barrier                 (C)           lds_barrier lds_pending     (C)
+//       O = alpha O + V^T P^T of latents
+//       128r .. 128r+127 from slot b%2
+//     row sums -> LDS
+//     lds_barrier                   (E)         lds_barrier lds_pending       (E)
+//     epilogue (l over the tiles, o, LSE)     }
+//   }
 //
-// Barrier A publishes block s's K (the PV waves waited for their own DMAs before it),
-// P(s - 1) and m(s - 1); barrier B says every PV wave has read slot (s + 1) % 2 (=
-// (s - 1) % 2) and P(s - 1) into registers, so the DMA may refill the slot and the QK
-// role may overwrite P, and that every QK wave's row max is in the exchange.
+// Barrier A says every compute wave is done with block b - 1, so its slot ((b + 1) % 2)
+// may be refilled; K publishes block b's K (the DMA waves waited for their own DMAs
+// before it); B publishes the row maxima, C the block's P. Block b + 1's DMAs are
+// issued before the wait for block b's, so the CU's DMA queue never drains (under a
+// rule where a load waits its latency before its bytes move, a drained queue costs an
+// HBM latency a block). The DMA waves read no LDS,
+// so their barriers need not wait for their LDS accesses (the DMAs in flight, if an LDS
+// DMA counts on lgkmcnt), and the compute waves issue no DMA, so no LDS read of theirs
+// waits behind one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -154,25 +162,12 @@ Value zerosOf(OpBuilder &b, Location loc, Type type) {
   return arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
 }
 
-/// Gives the kernel's LDS buffer the size of the warp-specialised layout.
-void growLds(Value lds) {
-  auto address = lds.getDefiningOp<LLVM::AddressOfOp>();
-  if (!address)
-    return; // a test's LDS argument
-  auto global = SymbolTable::lookupNearestSymbolFrom<LLVM::GlobalOp>(
-      address, address.getGlobalNameAttr());
-  if (!global)
-    return;
-  global.setGlobalType(
-      LLVM::LLVMArrayType::get(IntegerType::get(lds.getContext(), 8), roles::kLdsBytes));
-}
-
 LogicalResult warpSpecialize(scf::ForOp loop) {
   FailureOr<PlainBlock> found = matchPlainBlock(loop);
   if (failed(found))
     return failure();
   PlainBlock ops = *found;
-  // Checked before anything changes: the QK role recomputes the mask's bounds per step.
+  // Checked before anything changes: the compute role recomputes the mask's bounds.
   for (Value operand : ops.mask->getOperands().drop_front())
     if (!isRematerializable(operand, loop.getBody(), loop.getInductionVar()))
       return ops.mask.emitOpError("mla-warp-specialize cannot recompute this operand "
@@ -188,97 +183,101 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
   auto logitsType = VectorType::get({2, 4}, f32);
   auto sumsType = VectorType::get({2}, f32);
   auto pagesType = VectorType::get({2}, i32);
+  auto sourcesType =
+      VectorType::get({roles::kTilesPerDmaWave * layout::kDmasPerTile}, i32);
   // The PV operands as dwords (32 E4M3 bytes = 8 i32 each; see MLAOps.td).
-  auto vOperandsType = VectorType::get({roles::kLatentTilesPerPvWave, 8}, i32);
+  auto vOperandsType = VectorType::get({roles::kLatentTilesPerComputeWave, 8}, i32);
   auto pOperandType = VectorType::get({8}, i32);
-  auto outputType = VectorType::get({roles::kLatentTilesPerPvWave, 4}, f32);
+  auto outputType = VectorType::get({roles::kLatentTilesPerComputeWave, 4}, f32);
 
   Value lds = ops.qk.getLds();
   Value lower = loop.getLowerBound(), blocks = loop.getUpperBound(), one = loop.getStep();
   Value mInit = loop.getInitArgs()[0];
-  // The steps: one more than the blocks (the PV role's last step is the last block).
-  Value steps = wrap(blocks) + 1u;
-  auto roleOp = WarpRolesOp::create(b, loc, roles::kQkWaves);
-  Block *qkBody = &roleOp.getQk().emplaceBlock();
-  Block *pvBody = &roleOp.getPv().emplaceBlock();
+  auto roleOp = WarpRolesOp::create(b, loc, roles::kComputeWaves);
+  Block *computeBody = &roleOp.getCompute().emplaceBlock();
+  Block *dmaBody = &roleOp.getDma().emplaceBlock();
   Block *plainBody = loop.getBody();
 
-  // ---- QK role -------------------------------------------------------------------
-  b.setInsertionPointToStart(qkBody);
+  // ---- Compute role --------------------------------------------------------------
+  b.setInsertionPointToStart(computeBody);
   Value sumsInit = zerosOf(b, loc, sumsType);
-  auto qkLoop = scf::ForOp::create(b, loc, lower, steps, one, ValueRange{mInit, sumsInit});
+  Value oInit = zerosOf(b, loc, outputType);
+  auto computeLoop =
+      scf::ForOp::create(b, loc, lower, blocks, one, ValueRange{mInit, sumsInit, oInit});
   {
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(qkLoop.getBody());
-    Value step = qkLoop.getInductionVar();
-    Value m = qkLoop.getRegionIterArgs()[0], l = qkLoop.getRegionIterArgs()[1];
-    Value slot = wrap(step) % 2u;
-    Value hasBlock = cmp(arith::CmpIPredicate::slt, step, blocks);
-    LdsBarrierOp::create(b, loc); // A: K(s) in its slot
-    auto logits = scf::IfOp::create(b, loc, TypeRange{logitsType}, hasBlock,
-                                    /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(logits.thenBlock());
-      asmMarker(b, loc, "qk role block");
-      Value s = WsQkTilesOp::create(b, loc, logitsType, lds, slot, ops.qk.getQHi(),
-                                    ops.qk.getQLo(), ops.qk.getQRope());
-      IRMapping mapping;
-      mapping.map(loop.getInductionVar(), step);
-      SmallVector<Value> maskOperands;
-      for (Value operand : ops.mask->getOperands().drop_front()) {
-        FailureOr<Value> value = rematerialize(operand, plainBody, mapping, b);
-        assert(succeeded(value) && "checked by isRematerializable");
-        maskOperands.push_back(*value);
-      }
-      s = WsMaskLogitsOp::create(b, loc, logitsType, s, maskOperands[0], maskOperands[1],
-                                 maskOperands[2], maskOperands[3], maskOperands[4]);
-      WsPublishMaxOp::create(b, loc, lds, s);
-      scf::YieldOp::create(b, loc, s);
-      b.setInsertionPointToStart(logits.elseBlock());
-      scf::YieldOp::create(b, loc, zerosOf(b, loc, logitsType));
+    b.setInsertionPointToStart(computeLoop.getBody());
+    Value block = computeLoop.getInductionVar();
+    Value m = computeLoop.getRegionIterArgs()[0], l = computeLoop.getRegionIterArgs()[1];
+    Value o = computeLoop.getRegionIterArgs()[2];
+    Value slot = wrap(block) % 2u;
+    LdsBarrierOp::create(b, loc); // A: every wave is done with block b - 1
+    LdsBarrierOp::create(b, loc); // K: block b's K in its slot
+    asmMarker(b, loc, "compute role block");
+    Value s = WsQkTilesOp::create(b, loc, logitsType, lds, slot, ops.qk.getQHi(),
+                                  ops.qk.getQLo(), ops.qk.getQRope());
+    IRMapping mapping;
+    mapping.map(loop.getInductionVar(), block);
+    SmallVector<Value> maskOperands;
+    for (Value operand : ops.mask->getOperands().drop_front()) {
+      FailureOr<Value> value = rematerialize(operand, plainBody, mapping, b);
+      assert(succeeded(value) && "checked by isRematerializable");
+      maskOperands.push_back(*value);
     }
-    LdsBarrierOp::create(b, loc); // B: every QK wave's row max; the PV role has read P
-    auto state = scf::IfOp::create(b, loc, TypeRange{f32, sumsType}, hasBlock,
-                                   /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(state.thenBlock());
-      auto softmax = WsSoftmaxOp::create(b, loc, f32, sumsType, lds, logits.getResult(0),
-                                         m, l);
-      scf::YieldOp::create(b, loc, softmax.getResults());
-      b.setInsertionPointToStart(state.elseBlock());
-      scf::YieldOp::create(b, loc, ValueRange{m, l});
-    }
-    scf::YieldOp::create(b, loc, state.getResults());
+    s = WsMaskLogitsOp::create(b, loc, logitsType, s, maskOperands[0], maskOperands[1],
+                               maskOperands[2], maskOperands[3], maskOperands[4]);
+    WsPublishMaxOp::create(b, loc, lds, s);
+    LdsBarrierOp::create(b, loc); // B: every compute wave's row max
+    auto softmax = WsSoftmaxOp::create(b, loc, f32, sumsType, lds, s, m, l);
+    LdsBarrierOp::create(b, loc); // C: P(b) and m(b)
+    asmMarker(b, loc, "compute role accumulate");
+    auto read =
+        WsPvOperandsOp::create(b, loc, vOperandsType, pOperandType, pOperandType, lds, slot);
+    Value oNew = WsPvAccumulateOp::create(b, loc, outputType, read.getVT(), read.getPHi(),
+                                          read.getPLo(), softmax.getMNew(), m, o);
+    scf::YieldOp::create(b, loc, ValueRange{softmax.getMNew(), softmax.getLNew(), oNew});
   }
-  asmMarker(b, loc, "qk role end");
-  WsPublishSumsOp::create(b, loc, lds, qkLoop.getResult(1));
+  asmMarker(b, loc, "compute role end");
+  WsPublishSumsOp::create(b, loc, lds, computeLoop.getResult(1));
   LdsBarrierOp::create(b, loc); // E: the row sums for the epilogue
+  AttendEpilogueOp epilogue = ops.epilogue;
+  WsAttendEpilogueOp::create(b, loc, epilogue.getLds(), computeLoop.getResult(0),
+                             computeLoop.getResult(2), epilogue.getVscale(),
+                             epilogue.getOPart(), epilogue.getLsePart(),
+                             epilogue.getPartial(), epilogue.getRowValid());
 
-  // ---- PV role -------------------------------------------------------------------
-  b.setInsertionPointToStart(pvBody);
+  // ---- DMA role ------------------------------------------------------------------
+  b.setInsertionPointToStart(dmaBody);
   Value kv = ops.dma.getKv();
   bool wideKv = ops.dma.getWideKv();
-  // The page indices are loaded a step ahead of their DMAs and after the DMAs before
-  // them, so the DMAs never wait for an index load, and the wait for a step's DMAs
+  // The page indices are loaded a block ahead of their DMAs and after the DMAs before
+  // them, so the DMAs never wait for an index load, and the wait for a block's DMAs
   // leaves the indices loaded after them in flight (the counter is in issue order).
   auto loadPages = [&](Value block) -> Value {
     return WsLoadPageIndicesOp::create(b, loc, pagesType, ops.page.getPages(),
                                        ops.page.getRequestBase(), ops.page.getStart(),
                                        ops.page.getEnd(), block);
   };
-  auto dmaBlock = [&](Value pages, Value slot) {
-    asmMarker(b, loc, "pv role dma");
-    WsKvDmaOp::create(b, loc, lds, slot, kv, pages, 0, layout::kDmasPerTile, wideKv);
+  auto sourcesOf = [&](Value pages, unsigned indexPending) -> Value {
+    return WsDmaSourcesOp::create(b, loc, sourcesType, pages, indexPending);
   };
-  // One global load a tile of the role wave: what may stay in flight at a step's wait.
-  const unsigned indexLoads = roles::kTilesPerPvWaveDma;
-  Value firstPages;
+  auto dmaTile = [&](Value sources, Value slot, unsigned tile) {
+    asmMarker(b, loc, "dma role tile");
+    WsKvDmaOp::create(b, loc, lds, slot, kv, sources, tile, wideKv);
+  };
+  // A role wave's index loads of a block (one a tile) and DMAs of one of its tiles.
+  const unsigned indexLoads = roles::kTilesPerDmaWave;
+  const unsigned tileDmas = layout::kDmasPerTile;
+  // Issue order, each block b: DMAs of b's first tile, b + 1's index loads, DMAs of b's
+  // second tile; b + 1's sources are read out of the index registers after the
+  // second tile. The index loads are untracked: their registers must not cross a
+  // branch or the loop's back edge while in flight (the backend might copy them), so
+  // the loop carries the sources, not the indices.
+  Value firstSources;
   {
-    // Block 0's indices and DMA, then block 1's indices (clamped into the split: valid
-    // whenever the split has a token).
-    auto prologue = scf::IfOp::create(b, loc, TypeRange{pagesType},
+    // Block 0's indices, DMAs and block 1's sources (indices clamped into the split:
+    // valid whenever the split has a token).
+    auto prologue = scf::IfOp::create(b, loc, TypeRange{sourcesType},
                                       cmp(arith::CmpIPredicate::slt, lower, blocks),
                                       /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
@@ -286,83 +285,64 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     // One statement each: the IR's order must not depend on the host compiler's
     // order of evaluating arguments.
     Value slot0 = ci(0);
-    dmaBlock(loadPages(lower), slot0);
-    scf::YieldOp::create(b, loc, loadPages(wrap(lower) + 1u));
+    Value pages0 = loadPages(lower);
+    Value sources0 = sourcesOf(pages0, 0);
+    dmaTile(sources0, slot0, 0);
+    Value pages1 = loadPages(wrap(lower) + 1u);
+    dmaTile(sources0, slot0, 1);
+    scf::YieldOp::create(b, loc, sourcesOf(pages1, tileDmas));
     b.setInsertionPointToStart(prologue.elseBlock());
-    scf::YieldOp::create(b, loc, zerosOf(b, loc, pagesType));
-    firstPages = prologue.getResult(0);
+    scf::YieldOp::create(b, loc, zerosOf(b, loc, sourcesType));
+    firstSources = prologue.getResult(0);
   }
-  Value oInit = zerosOf(b, loc, outputType);
-  auto pvLoop = scf::ForOp::create(b, loc, lower, steps, one,
-                                   ValueRange{mInit, oInit, firstPages});
+  auto dmaLoop = scf::ForOp::create(b, loc, lower, blocks, one, ValueRange{firstSources});
   {
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(pvLoop.getBody());
-    Value step = pvLoop.getInductionVar();
-    Value m = pvLoop.getRegionIterArgs()[0], o = pvLoop.getRegionIterArgs()[1];
-    Value nextPages = pvLoop.getRegionIterArgs()[2]; // block s + 1's
-    Value slot = wrap(step) % 2u;
-    Value otherSlot = wrap(slot) ^ 1u; // block s - 1's, and block s + 1's
-    Value hasPrevious = cmp(arith::CmpIPredicate::sgt, step, lower);
-    Value nextBlock = wrap(step) + 1u;
+    b.setInsertionPointToStart(dmaLoop.getBody());
+    Value block = dmaLoop.getInductionVar();
+    Value nextSources = dmaLoop.getRegionIterArgs()[0]; // block b + 1's
+    Value slot = wrap(block) % 2u;
+    Value otherSlot = wrap(slot) ^ 1u;
+    Value nextBlock = wrap(block) + 1u;
     Value hasNext = cmp(arith::CmpIPredicate::slt, nextBlock, blocks);
-    // In flight here: this wave's DMAs of block s (issued a step ago) and, after them,
-    // the index loads of block s + 1.
-    KvWaitOp::create(b, loc, slot, indexLoads);
-    LdsBarrierOp::create(b, loc); // A: K(s) for the QK role; P(s - 1), m(s - 1)
-    auto operands = scf::IfOp::create(
-        b, loc, TypeRange{vOperandsType, pOperandType, pOperandType, f32}, hasPrevious,
-        /*withElseRegion=*/true);
-    {
+    auto ifNext = [&](llvm::function_ref<void()> then) {
+      auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(operands.thenBlock());
-      asmMarker(b, loc, "pv role block");
-      auto read = WsPvOperandsOp::create(b, loc, vOperandsType, pOperandType, pOperandType,
-                                         f32, lds, otherSlot);
-      scf::YieldOp::create(b, loc, read.getResults());
-      b.setInsertionPointToStart(operands.elseBlock());
-      Value noP = zerosOf(b, loc, pOperandType);
-      scf::YieldOp::create(b, loc,
-                           ValueRange{zerosOf(b, loc, vOperandsType), noP, noP, m});
-    }
-    LdsBarrierOp::create(b, loc); // B: slot (s + 1) % 2 and P are read
-    auto ifNext = scf::IfOp::create(b, loc, TypeRange{pagesType}, hasNext,
-                                    /*withElseRegion=*/true);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      then();
+    };
+    LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // A: slot (b + 1) % 2 is free
+    // In flight here, in issue order: block b's first tile, block b + 1's index loads,
+    // block b's second tile. Block b + 1's first tile goes before the wait for block
+    // b, so the CU's DMA queue does not drain; its second tile after B, so that an
+    // LDS DMA counted on lgkmcnt (at most 15 in flight a wave) does not hold the wave
+    // back from K.
+    ifNext([&] { dmaTile(nextSources, otherSlot, 0); });
+    // Block b + 2's indices (clamped into the split) in every block.
+    Value pagesAfterNext = loadPages(wrap(nextBlock) + 1u);
     {
+      auto ifWait = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/true);
       OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(ifNext.thenBlock());
-      dmaBlock(nextPages, otherSlot);
-      scf::YieldOp::create(b, loc, loadPages(wrap(nextBlock) + 1u));
-      b.setInsertionPointToStart(ifNext.elseBlock());
-      scf::YieldOp::create(b, loc, nextPages);
+      b.setInsertionPointToStart(ifWait.thenBlock());
+      KvWaitOp::create(b, loc, slot, tileDmas + indexLoads);
+      b.setInsertionPointToStart(ifWait.elseBlock());
+      KvWaitOp::create(b, loc, slot, 0);
     }
-    auto accumulated = scf::IfOp::create(b, loc, TypeRange{outputType}, hasPrevious,
-                                         /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(accumulated.thenBlock());
-      asmMarker(b, loc, "pv role accumulate");
-      Value oNew = WsPvAccumulateOp::create(
-          b, loc, outputType, operands.getResult(0), operands.getResult(1),
-          operands.getResult(2), operands.getResult(3), m, o);
-      scf::YieldOp::create(b, loc, oNew);
-      b.setInsertionPointToStart(accumulated.elseBlock());
-      scf::YieldOp::create(b, loc, o);
-    }
-    scf::YieldOp::create(
-        b, loc, ValueRange{operands.getResult(3), accumulated.getResult(0), ifNext.getResult(0)});
+    // K and the barriers after it without the LDS wait: the only LDS accesses this
+    // wave has in flight are the DMAs of block b + 1, waited for a block later.
+    LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // K: block b's K
+    LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // B
+    ifNext([&] { dmaTile(nextSources, otherSlot, 1); });
+    LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // C
+    // Block b + 2's sources while the compute role accumulates O (the second tile,
+    // if issued, stays in flight).
+    scf::YieldOp::create(b, loc, sourcesOf(pagesAfterNext, tileDmas));
   }
-  asmMarker(b, loc, "pv role end");
-  LdsBarrierOp::create(b, loc); // E: the QK role's row sums
-  AttendEpilogueOp epilogue = ops.epilogue;
-  WsAttendEpilogueOp::create(b, loc, epilogue.getLds(), pvLoop.getResult(0),
-                             pvLoop.getResult(1), epilogue.getVscale(), epilogue.getOPart(),
-                             epilogue.getLsePart(), epilogue.getPartial(),
-                             epilogue.getRowValid());
+  asmMarker(b, loc, "dma role end");
+  LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // E
 
   epilogue.erase();
   loop.erase();
-  growLds(lds);
   return success();
 }
 

@@ -585,7 +585,14 @@ def MLA_LdsBarrierOp : MLA_Op<"lds_barrier"> {
     This wave's LDS accesses complete, then all waves meet. Unlike `gpu.barrier`
     (whose workgroup release fence waits for every outstanding vector-memory
     operation, vmcnt(0)), it leaves the LDS DMAs of the next block in flight (F6).
+
+    With `lds_pending`, the wave meets the others without waiting for its own LDS
+    accesses: for a wave whose only LDS accesses in flight are LDS DMAs it waits for
+    elsewhere (the warp-specialised build's DMA role). If an LDS DMA also counts on
+    `lgkmcnt` (the open counter question), the usual wait would hold the barrier
+    until those DMAs land.
   }];
+  let arguments = (ins UnitAttr:$lds_pending);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }
@@ -595,32 +602,35 @@ def MLA_LdsBarrierOp : MLA_Op<"lds_barrier"> {
 // Warp-specialised build (F15): the two roles and their tile ops.
 //
 // `mla-warp-specialize` turns the block loop into an `mla.warp_roles`: the first 4 waves
-// (the QK role) compute S, the row max and P of each block, the other 4 (the PV role)
-// issue the K DMAs and accumulate O from the block before. The role ops below are run
-// by the waves of one role only; "role wave" r is the wave's index within its role.
-// A QK role wave owns tiles 2 r and 2 r + 1 of a block (32 tokens); a PV role wave owns
-// latents 128 r .. 128 r + 127 (8 latent tiles) and DMAs tiles 2 r, 2 r + 1.
-// docs/warp-specialization.md has the schedule and the LDS hand-over.
+// (the compute role) compute S, the row max, P and O of each block and read LDS; the
+// other 4 (the DMA role) issue the K DMAs and read no LDS, so the LDS reads never wait
+// behind a DMA in flight, whichever counter an LDS DMA counts on. The role ops below
+// are run by the waves of one role only; "role wave" r is the wave's index within its
+// role. A compute role wave owns tiles 2 r and 2 r + 1 of a block (32 tokens) for S and
+// P, and latents 128 r .. 128 r + 127 (8 latent tiles) for O; a DMA role wave fills
+// tiles 2 r and 2 r + 1. docs/warp-specialization.md has the schedule.
 //===----------------------------------------------------------------------===//
 
-// A QK role wave's two S^T accumulators, its two running row sums, a PV role wave's
-// page indices of its two tiles, its 8 V^T operands, P's operands and its 8 output
-// accumulators. The PV operands (32 E4M3 bytes each) are carried as 8 dwords: they
-// cross the role's branches, and the backend splits an fp8 (i8) vector that crosses a
-// branch into bytes (hundreds of VGPRs, spilled).
+// A compute role wave's two S^T accumulators, its two running row sums, its 8 V^T
+// operands, P's operands and its 8 output accumulators; a DMA role wave's page indices
+// of its two tiles and its lane's source page of each of their DMAs. The PV operands (32 E4M3 bytes each) are carried as 8 dwords: the
+// backend splits an fp8 (i8) vector that crosses a branch into bytes (hundreds of
+// VGPRs, spilled).
 def MLA_RoleLogits : FixedVectorOfShapeAndType<[2, 4], F32>;
 def MLA_RoleRowSums : FixedVectorOfLengthAndType<[2], [F32]>,
     BuildableType<"::mlir::VectorType::get({2}, $_builder.getF32Type())">;
 def MLA_RolePages : FixedVectorOfLengthAndType<[2], [I32]>,
     BuildableType<"::mlir::VectorType::get({2}, $_builder.getI32Type())">;
+def MLA_RoleDmaSources : FixedVectorOfLengthAndType<[18], [I32]>,
+    BuildableType<"::mlir::VectorType::get({18}, $_builder.getI32Type())">;
 def MLA_RoleVOperands : FixedVectorOfShapeAndType<[8, 8], I32>;
 def MLA_RolePOperand : FixedVectorOfShapeAndType<[8], I32>;
 def MLA_RoleOutputAccumulators : FixedVectorOfShapeAndType<[8, 4], F32>;
 
 def MLA_WarpRolesOp : MLA_Op<"warp_roles", [NoTerminator, RecursiveMemoryEffects]> {
-  let summary = "The CTA's waves split into a QK role and a PV role (F15)";
+  let summary = "The CTA's waves split into a compute role and a DMA role (F15)";
   let description = [{
-    Waves `0 .. qk_waves - 1` run region `qk`, the others region `pv`. The roles share
+    Waves `0 .. compute_waves - 1` run region `compute`, the others region `dma`. The roles share
     data only through LDS; `mla.lds_barrier` is a workgroup barrier, so both regions
     must meet the same barriers in the same order: the verifier requires the same
     sequence of barriers and barrier-holding loops (with the same bounds) in both, and
@@ -628,17 +638,19 @@ def MLA_WarpRolesOp : MLA_Op<"warp_roles", [NoTerminator, RecursiveMemoryEffects
     (`mla.qk_tile`, `mla.softmax_update`, `mla.pv_tile`, ...) are not allowed inside;
     the role ops are.
   }];
-  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<1>]>:$qk_waves);
-  let regions = (region MaxSizedRegion<1>:$qk, MaxSizedRegion<1>:$pv);
-  let assemblyFormat = "`qk_waves` $qk_waves `qk` $qk `pv` $pv attr-dict";
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<1>]>:$compute_waves);
+  let regions = (region MaxSizedRegion<1>:$compute, MaxSizedRegion<1>:$dma);
+  let assemblyFormat = [{
+    `compute_waves` $compute_waves `compute` $compute `dma` $dma attr-dict
+  }];
   let hasVerifier = 1;
 }
 
 def MLA_WsQkTilesOp : MLA_Op<"ws_qk_tiles"> {
-  let summary = "QK role: S^T of the role wave's two tiles from a K slot (F9)";
+  let summary = "Compute role: S^T of the role wave's two tiles from a K slot (F9)";
   let description = [{
-    `mla.qk_tile` for tiles 2 r and 2 r + 1 of the block in slot `slot` (r the QK role
-    wave): 18 MFMA 16x16x128, element [t][v] in the accumulator layout of tile 2 r + t.
+    `mla.qk_tile` for tiles 2 r and 2 r + 1 of the block in slot `slot` (r the compute
+    role wave): 18 MFMA 16x16x128, element [t][v] in the accumulator layout of tile 2 r + t.
   }];
   let arguments = (ins
     Arg<MLA_LdsPtr, "the CTA's LDS", [MemRead]>:$lds,
@@ -655,7 +667,7 @@ def MLA_WsQkTilesOp : MLA_Op<"ws_qk_tiles"> {
 }
 
 def MLA_WsMaskLogitsOp : MLA_Op<"ws_mask_logits"> {
-  let summary = "QK role: scale and mask the role wave's two tiles (F13)";
+  let summary = "Compute role: scale and mask the role wave's two tiles (F13)";
   let description = [{
     `mla.mask_logits` for the role wave's two tiles (tokens of tile 2 r + t).
   }];
@@ -676,10 +688,10 @@ def MLA_WsMaskLogitsOp : MLA_Op<"ws_mask_logits"> {
 }
 
 def MLA_WsPublishMaxOp : MLA_Op<"ws_publish_max"> {
-  let summary = "QK role: the role wave's row maxima into the exchange (F10)";
+  let summary = "Compute role: the role wave's row maxima into the exchange (F10)";
   let description = [{
     Stores the row max of the role wave's two tiles to its entry of the row-max
-    exchange in LDS. A barrier later, every QK role wave reads all of them
+    exchange in LDS. A barrier later, every compute role wave reads all of them
     (`mla.ws_softmax`).
   }];
   let arguments = (ins
@@ -691,14 +703,14 @@ def MLA_WsPublishMaxOp : MLA_Op<"ws_publish_max"> {
 }
 
 def MLA_WsSoftmaxOp : MLA_Op<"ws_softmax"> {
-  let summary = "QK role: row max, P hi + lo into LDS, running l per tile, m handed over";
+  let summary = "Compute role: row max, P hi + lo into LDS, running l per tile, m to LDS";
   let description = [{
-    `m_new = max(m, the QK role waves' published maxima)`; `p = exp2(s - m_new) 2^PLOG`
+    `m_new = max(m, the compute role waves' published maxima)`; `p = exp2(s - m_new) 2^PLOG`
     of both tiles split into E4M3 hi + lo and stored to P as `mla.softmax_update` does;
     each tile's running sum `l[t] = alpha l[t] + sum(p_hi + p_lo)` (one per tile, as the
-    plain build's waves keep theirs, so the sums are added in the same order); and
-    `m_new` stored to the hand-over row max for the PV role (by role wave 0). No
-    barrier: the caller's next `mla.lds_barrier` publishes P and `m_new`.
+    plain build's waves keep theirs, so the sums are added in the same order). Every
+    compute role wave gets the same `m_new`. No barrier: the caller's next
+    `mla.lds_barrier` publishes P.
   }];
   let arguments = (ins
     Arg<MLA_LdsPtr, "the CTA's LDS", [MemRead, MemWrite]>:$lds,
@@ -712,7 +724,7 @@ def MLA_WsSoftmaxOp : MLA_Op<"ws_softmax"> {
 }
 
 def MLA_WsPublishSumsOp : MLA_Op<"ws_publish_sums"> {
-  let summary = "QK role: the running row sums of the role wave's tiles into LDS (F12)";
+  let summary = "Compute role: the running row sums of the role wave's tiles into LDS (F12)";
   let description = [{
     Stores `l[t]` of tile 2 r + t to the row-sum exchange at the tile's entry (the entry
     wave 2 r + t of the plain build uses), for `mla.ws_attend_epilogue`.
@@ -726,10 +738,12 @@ def MLA_WsPublishSumsOp : MLA_Op<"ws_publish_sums"> {
 }
 
 def MLA_WsLoadPageIndicesOp : MLA_Op<"ws_load_page_indices"> {
-  let summary = "PV role: each lane's page indices of its tokens of the role wave's tiles";
+  let summary = "DMA role: each lane's page indices of its tokens of the role wave's tiles";
   let description = [{
     `mla.load_page_index` for tiles 2 r and 2 r + 1 (element t: tile 2 r + t) of the
-    PV role wave r, which DMAs those tiles.
+    DMA role wave r, which DMAs those tiles. The loads are `untracked` (see
+    `mla.load_page_index`): `mla.ws_dma_sources` waits for them with its explicit
+    count.
   }];
   let arguments = (ins
     Arg<MLA_GlobalPtr, "page table", [MemRead]>:$pages,
@@ -745,48 +759,66 @@ def MLA_WsLoadPageIndicesOp : MLA_Op<"ws_load_page_indices"> {
   let hasVerifier = 1;
 }
 
-def MLA_WsKvDmaOp : MLA_Op<"ws_kv_dma"> {
-  let summary = "PV role: LDS DMA of the role wave's two tiles of a K block (F5, F7, F14)";
+def MLA_WsDmaSourcesOp : MLA_Op<"ws_dma_sources"> {
+  let summary = "DMA role: the page each DMA of the role wave's tiles loads, per lane";
   let description = [{
-    `mla.kv_dma` of DMAs `first .. last - 1` of tiles 2 r and 2 r + 1 into slot `slot`,
-    with the page indices of `mla.ws_load_page_indices`.
+    `s_waitcnt vmcnt(index_pending)` for the index loads of
+    `mla.ws_load_page_indices` (the vector-memory operations issued after them stay
+    in flight), then element 9 t + j: the page of the token lane i loads in DMA j of
+    tile 2 r + t (`dmaSourceOfLane`), from the lane that loaded it by
+    `v_readlane_b32` rather than `ds_bpermute`. The DMA role always has DMAs in
+    flight, and if an LDS DMA counts on `lgkmcnt`, a permute's wait would wait for
+    them.
+  }];
+  let arguments = (ins
+    MLA_RolePages:$pages_of_tiles,
+    I32Attr:$index_pending
+  );
+  let results = (outs MLA_RoleDmaSources:$sources);
+  let assemblyFormat = "$pages_of_tiles `index_pending` $index_pending attr-dict";
+  let hasVerifier = 1;
+}
+
+def MLA_WsKvDmaOp : MLA_Op<"ws_kv_dma"> {
+  let summary = "DMA role: LDS DMA of one of the role wave's tiles of a K block (F5, F7, F14)";
+  let description = [{
+    `mla.kv_dma` of the 9 DMAs of tile 2 r + `tile` into slot `slot`, from the
+    source pages of `mla.ws_dma_sources`.
   }];
   let arguments = (ins
     Arg<MLA_LdsPtr, "the CTA's LDS", [MemWrite]>:$lds,
     I32:$slot,
     Arg<MLA_GlobalPtr, "fp8 K pool", [MemRead]>:$kv,
-    MLA_RolePages:$pages_of_tiles,
-    I32Attr:$first,
-    I32Attr:$last,
+    MLA_RoleDmaSources:$sources,
+    I32Attr:$tile,
     UnitAttr:$wide_kv
   );
   let assemblyFormat = [{
-    $kv `[` $pages_of_tiles `]` `to` $lds `slot` $slot `dmas` $first `to` $last attr-dict
+    $kv `[` $sources `]` `to` $lds `slot` $slot `tile` $tile attr-dict
   }];
   let hasVerifier = 1;
 }
 
 def MLA_WsPvOperandsOp : MLA_Op<"ws_pv_operands"> {
-  let summary = "PV role: everything a PV step needs from LDS, into registers (F11)";
+  let summary = "Compute role: everything a PV step needs from LDS, into registers (F11)";
   let description = [{
     The role wave's V^T of its 8 latent tiles by transposing reads from slot `slot`
-    (32 `ds_read_b64_tr_b8`), P's hi and lo B operands, and the QK role's hand-over
-    row max `m_new` of that block. Once every PV role wave has passed the next
-    `mla.lds_barrier`, the slot and P may be overwritten.
+    (32 `ds_read_b64_tr_b8`) and P's hi and lo B operands. Once every compute role
+    wave has passed the next `mla.lds_barrier`, the slot and P may be overwritten.
   }];
   let arguments = (ins
     Arg<MLA_LdsPtr, "the CTA's LDS", [MemRead]>:$lds,
     I32:$slot
   );
   let results = (outs MLA_RoleVOperands:$v_t, MLA_RolePOperand:$p_hi,
-                      MLA_RolePOperand:$p_lo, F32:$m_new);
+                      MLA_RolePOperand:$p_lo);
   let assemblyFormat = "$lds `slot` $slot attr-dict";
   let hasVerifier = 1;
 }
 
 def MLA_WsPvAccumulateOp : MLA_Op<"ws_pv_accumulate",
                                   [AllTypesMatch<["o", "o_new"]>]> {
-  let summary = "PV role: O = alpha O + V^T P^T for the role wave's 128 latents (F10, F11)";
+  let summary = "Compute role: O = alpha O + V^T P^T for the role wave's 128 latents (F10, F11)";
   let description = [{
     `alpha = exp2(m - m_new)` (1 while nothing is visible), then per latent tile
     `O = alpha O`, and an MFMA 16x16x128 with P hi then one with P lo: 16 MFMAs, the
@@ -808,7 +840,7 @@ def MLA_WsPvAccumulateOp : MLA_Op<"ws_pv_accumulate",
 }
 
 def MLA_WsAttendEpilogueOp : MLA_Op<"ws_attend_epilogue"> {
-  let summary = "PV role: normalise and store the split's partial (F12)";
+  let summary = "Compute role: normalise and store the split's partial (F12)";
   let description = [{
     `mla.attend_epilogue` for the role wave's 128 latents: `l` = the 8 tiles' row sums
     of the exchange added in tile order (as the plain build adds its waves'), then `o`
