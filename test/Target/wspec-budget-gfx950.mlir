@@ -1,69 +1,57 @@
 // The warp-specialised Kimi-K3 TP8 attention kernel (F15, docs/warp-specialization.md)
-// meets its per-role budget per 128-token block: a QK role wave 18
-// v_mfma_f32_16x16x128_f8f6f4 (S of its two tiles) and no DMA or transposing read; a
-// PV role wave 18 global_load_lds_dwordx4 (its two tiles of the next block), 32
-// ds_read_b64_tr_b8 (V^T of its 8 latent tiles) and 16 MFMAs (8 latent tiles x P hi,
-// lo). No scratch, no spills; LDS 153,152 B (the plain layout + the 64-byte hand-over
-// row max), within gfx950's 160 KiB. The markers come from mla-warp-specialize; the
-// backend lays out the PV role's DMA three times: block 0 before the steps, step 0
-// (peeled) and the loop's step.
+// meets its per-role budget per 128-token block: a compute role wave 18
+// v_mfma_f32_16x16x128_f8f6f4 for S of its two tiles, then 32 ds_read_b64_tr_b8 and 16
+// MFMAs for O of its 8 latent tiles, and no DMA; a DMA role wave 2 x 9
+// global_load_lds_dwordx4 (its two tiles of the next block) and no LDS instruction
+// and no lgkmcnt wait at all, so its DMAs never hold up a barrier or an LDS read under
+// either answer to the LDS-DMA counter question. No scratch, no spills; LDS 153,088 B
+// (the plain layout), within gfx950's 160 KiB. The markers come from
+// mla-warp-specialize; the backend rotates both role loops (the compute loop opens
+// with the accumulate part, the DMA loop with block b + 2's sources) and lays out the
+// DMA role's tiles four times: block 0's two before the loop, the second tile, then
+// the first tile of the next iteration.
 // RUN: mla-compile %mla_src_root/examples/kimi_k3_tp8_q1_wspec.mlir -o %t.hsaco --dump-isa=%t.s --print-kernel-resources | FileCheck %s --check-prefix=RES
-// RUN: FileCheck %s --check-prefix=QK < %t.s
+// RUN: FileCheck %s --check-prefix=MFMA < %t.s
+// RUN: FileCheck %s --check-prefix=TR < %t.s
 // RUN: FileCheck %s --check-prefix=DMA < %t.s
-// RUN: FileCheck %s --check-prefix=PV < %t.s
 
-// RES: kernel @mla_attn: {{.*}} sgpr_spill_count=0 vgpr_spill_count=0 group_segment_fixed_size=153152 private_segment_fixed_size=0 wavefront_size=64 max_flat_workgroup_size=512
+// RES: kernel @mla_attn: {{.*}} sgpr_spill_count=0 vgpr_spill_count=0 group_segment_fixed_size=153088 private_segment_fixed_size=0 wavefront_size=64 max_flat_workgroup_size=512
 
-// QK-LABEL: mla_attn:
-// QK-NOT: {{v_mfma|global_load_lds|ds_read_b64_tr}}
-// QK: ; mla: qk role block
-// QK-COUNT-18: v_mfma_f32_16x16x128_f8f6f4
-// QK-NOT: {{v_mfma|global_load_lds|ds_read_b64_tr}}
-// QK: ; mla: qk role end
+// MFMA-LABEL: mla_attn:
+// MFMA: ; mla: compute role accumulate
+// MFMA-COUNT-16: v_mfma_f32_16x16x128_f8f6f4
+// MFMA-NOT: v_mfma
+// MFMA: ; mla: compute role block
+// MFMA-COUNT-18: v_mfma_f32_16x16x128_f8f6f4
+// MFMA-NOT: v_mfma
+// MFMA: ; mla: compute role end
+
+// TR-LABEL: mla_attn:
+// TR-NOT: ds_read_b64_tr_b8
+// TR: ; mla: compute role accumulate
+// TR-COUNT-32: ds_read_b64_tr_b8
+// TR-NOT: ds_read_b64_tr_b8
+// TR: ; mla: compute role block
+// TR-NOT: ds_read_b64_tr_b8
+// TR: s_endpgm
 
 // DMA-LABEL: mla_attn:
 // DMA-NOT: global_load_lds
-// DMA: ; mla: qk role end
+// DMA: ; mla: compute role end
 // DMA-NOT: global_load_lds
-// DMA: ; mla: pv role dma
-// DMA-COUNT-18: global_load_lds_dwordx4
-// DMA-NOT: global_load_lds
-// DMA: ; mla: pv role dma
-// DMA-COUNT-18: global_load_lds_dwordx4
-// DMA-NOT: global_load_lds
-// DMA: ; mla: pv role accumulate
-// DMA-NOT: global_load_lds
-// DMA: ; mla: pv role block
-// DMA-NOT: global_load_lds
-// DMA: ; mla: pv role dma
-// DMA-COUNT-18: global_load_lds_dwordx4
-// DMA-NOT: global_load_lds
-// DMA: ; mla: pv role end
-// DMA-NOT: global_load_lds
+// DMA: ; mla: dma role tile
+// DMA-NOT: {{ds_|lgkmcnt}}
+// DMA-COUNT-9: global_load_lds_dwordx4
+// DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
+// DMA: ; mla: dma role tile
+// DMA-COUNT-9: global_load_lds_dwordx4
+// DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
+// DMA: ; mla: dma role tile
+// DMA-COUNT-9: global_load_lds_dwordx4
+// DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
+// DMA: ; mla: dma role tile
+// DMA-COUNT-9: global_load_lds_dwordx4
+// DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
+// DMA: ; mla: dma role end
+// DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
 // DMA: s_endpgm
-
-// The PV role's step (rotated by the backend: the MFMAs of block s - 1 open the loop):
-// its 16 MFMAs, then its own DMAs waited for with the two index loads issued after them
-// still in flight (vmcnt(2)) and barrier A, the 32 transposing reads, barrier B.
-// PV-LABEL: mla_attn:
-// PV: ; mla: qk role end
-// PV-NOT: {{v_mfma|ds_read_b64_tr}}
-// PV: ; mla: pv role accumulate
-// PV-COUNT-16: v_mfma_f32_16x16x128_f8f6f4
-// PV-NOT: {{v_mfma|ds_read_b64_tr|vmcnt}}
-// PV: s_waitcnt vmcnt(2) lgkmcnt(0)
-// PV-NEXT: ;;#ASMSTART
-// PV-NEXT: ;;#ASMEND
-// PV-NEXT: s_barrier
-// PV-NOT: {{v_mfma|ds_read_b64_tr}}
-// PV: ; mla: pv role block
-// PV-COUNT-32: ds_read_b64_tr_b8
-// PV-NOT: {{v_mfma|ds_read_b64_tr}}
-// PV: s_barrier
-// PV-NOT: {{v_mfma|ds_read_b64_tr}}
-// PV: ; mla: pv role dma
-// PV-COUNT-18: global_load_lds_dwordx4
-// PV-NOT: {{v_mfma|ds_read_b64_tr}}
-// PV: ; mla: pv role end
-// PV-NOT: {{v_mfma|ds_read_b64_tr}}
-// PV: s_endpgm

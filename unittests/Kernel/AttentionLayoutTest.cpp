@@ -88,6 +88,18 @@ TEST(AttentionLayout, DmaFillsEveryByteOfATileOnce) {
   EXPECT_EQ(units.size(), kTileTokens * kRowBytes / kUnitBytes);
 }
 
+// The warp-specialised DMA role broadcasts each DMA lane's page by readlane from the
+// lane holding the token (lane = token): every lane of a latent DMA's half must load
+// the token latentDmaTokenOfHalf names, and the tail DMA's lane its own token.
+TEST(AttentionLayout, DmaLaneTokensAreReadlaneBroadcastable) {
+  for (unsigned dma = 0; dma < kDmasPerTile; ++dma)
+    for (unsigned lane = 0; lane < 64; ++lane) {
+      unsigned expected = dma < kLatentDmasPerTile ? latentDmaTokenOfHalf(dma, lane / 32)
+                                                   : lane % kTileTokens;
+      EXPECT_EQ(dmaSourceOfLane(dma, lane).token, expected) << "dma " << dma << " lane " << lane;
+    }
+}
+
 // The 9 QK MFMAs of a wave, fed from the slot and from Q's split parts by the layout's
 // maps, give S^T[m][n] = sum_d K[m][d] (q_hi + q_lo)[n][d] for the wave's 16 tokens.
 TEST(AttentionLayout, QkMfmasComputeKTimesQ) {

@@ -4,34 +4,34 @@
 // RUN: mla-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(mla-lower-warp-roles))' | FileCheck %s
 
 // The roles become two branches on the wave index made uniform by readfirstlane: the
-// QK region for waves 0..3, then the PV region for waves 4..7 (no else: see the
+// compute region for waves 0..3, then the DMA region for waves 4..7 (no else: see the
 // pattern), each keeping its barriers for mla-lower-tile-ops.
 // CHECK-LABEL: gpu.func @roles
 // CHECK: %[[TID:.*]] = rocdl.workitem.id.x
 // CHECK: %[[W:.*]] = arith.divui %[[TID]], %c64_i32
 // CHECK: %[[WAVE:.*]] = rocdl.readfirstlane %[[W]] : i32
-// CHECK: %[[ISQK:.*]] = arith.cmpi ult, %[[WAVE]], %c4_i32
-// CHECK: %[[ISPV:.*]] = arith.cmpi uge, %[[WAVE]], %c4_i32
-// CHECK: scf.if %[[ISQK]] {
+// CHECK: %[[ISCOMPUTE:.*]] = arith.cmpi ult, %[[WAVE]], %c4_i32
+// CHECK: %[[ISDMA:.*]] = arith.cmpi uge, %[[WAVE]], %c4_i32
+// CHECK: scf.if %[[ISCOMPUTE]] {
 // CHECK:   gpu.shuffle xor
 // CHECK:   mla.lds_barrier
 // CHECK-NEXT: }
-// CHECK-NEXT: scf.if %[[ISPV]] {
-// CHECK:   rocdl.ds_bpermute
-// CHECK:   mla.lds_barrier
+// CHECK-NEXT: scf.if %[[ISDMA]] {
+// CHECK:   rocdl.global.load.lds
+// CHECK:   mla.lds_barrier {lds_pending}
 // CHECK-NEXT: }
 // CHECK-NOT: else
 // CHECK-NOT: mla.warp_roles
 // CHECK: gpu.return
 gpu.module @m {
   gpu.func @roles(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32, %s: vector<2x4xf32>,
-                  %p: vector<2xi32>) kernel {
-    mla.warp_roles qk_waves 4 qk {
+                  %src: vector<18xi32>) kernel {
+    mla.warp_roles compute_waves 4 compute {
       mla.ws_publish_max %lds logits %s
       mla.lds_barrier
-    } pv {
-      mla.ws_kv_dma %g[%p] to %lds slot %i dmas 8 to 9
-      mla.lds_barrier
+    } dma {
+      mla.ws_kv_dma %g[%src] to %lds slot %i tile 1
+      mla.lds_barrier {lds_pending}
     }
     gpu.return
   }
@@ -39,7 +39,7 @@ gpu.module @m {
 
 // -----
 
-// QK role, S of the role wave's tiles 2 r and 2 r + 1 (r = wave % 4): 9 MFMAs each, the
+// Compute role, S of the role wave's tiles 2 r and 2 r + 1 (r = wave % 4): 9 MFMAs each, the
 // K operands read from the slot being read at slot * 72 KiB + tile * 9 KiB.
 // CHECK-DAG: #[[READ:.*]] = #llvm.alias_scope<{{.*}}description = "slot being read">
 // CHECK-LABEL: gpu.func @qk_tiles
@@ -64,10 +64,10 @@ gpu.module @m {
 gpu.module @m {
   gpu.func @qk_tiles(%lds: !llvm.ptr<3>, %i: i32, %qh: vector<4x32xf8E4M3FN>,
                      %ql: vector<4x32xf8E4M3FN>, %qr: vector<32xf8E4M3FN>) kernel {
-    mla.warp_roles qk_waves 4 qk {
+    mla.warp_roles compute_waves 4 compute {
       %s = mla.ws_qk_tiles %lds slot %i q(%qh, %ql, %qr)
       mla.ws_publish_max %lds logits %s
-    } pv {
+    } dma {
     }
     gpu.return
   }
@@ -91,10 +91,10 @@ gpu.module @m {
 gpu.module @m {
   gpu.func @mask(%lds: !llvm.ptr<3>, %s: vector<2x4xf32>, %f: f32, %b: i32, %e: i32,
                  %c0: i32, %c1: i32) kernel {
-    mla.warp_roles qk_waves 4 qk {
+    mla.warp_roles compute_waves 4 compute {
       %sm = mla.ws_mask_logits %s scale %f block %b end %e bounds(%c0, %c1)
       mla.ws_publish_max %lds logits %sm
-    } pv {
+    } dma {
     }
     gpu.return
   }
@@ -119,9 +119,9 @@ gpu.module @m {
 // CHECK: llvm.store %{{.*}} {alias_scopes = [#[[X]]], alignment = 4 : i64, noalias_scopes = [{{.*}}]} : f32, !llvm.ptr<3>
 gpu.module @m {
   gpu.func @publish_max(%lds: !llvm.ptr<3>, %s: vector<2x4xf32>) kernel {
-    mla.warp_roles qk_waves 4 qk {
+    mla.warp_roles compute_waves 4 compute {
       mla.ws_publish_max %lds logits %s
-    } pv {
+    } dma {
     }
     gpu.return
   }
@@ -129,9 +129,9 @@ gpu.module @m {
 
 // -----
 
-// F10 in the QK role: the block max from the 4 role waves' entries (one 16-byte read),
-// m_new and alpha, P of both tiles (8 weights, hi + lo stores a tile), one running sum
-// a tile, m_new handed over by role wave 0's group 0 at 153088 + 4 row.
+// F10 in the compute role: the block max from the 4 role waves' entries (one 16-byte
+// read), m_new and alpha, P of both tiles (8 weights, hi + lo stores a tile), one
+// running sum a tile; nothing else is stored (every compute wave has m_new).
 // CHECK-DAG: #[[P:.*]] = #llvm.alias_scope<{{.*}}description = "P">
 // CHECK-DAG: #[[X:.*]] = #llvm.alias_scope<{{.*}}description = "row exchange">
 // CHECK-LABEL: gpu.func @softmax
@@ -150,17 +150,16 @@ gpu.module @m {
 // CHECK: llvm.store %{{.*}} {alias_scopes = [#[[P]]], {{.*}}} : i32, !llvm.ptr<3>
 // CHECK: arith.mulf %[[ALPHA]]
 // CHECK-NOT: rocdl.exp2
-// CHECK: scf.if
-// CHECK: arith.addi %{{.*}}, %c153088_i32
-// CHECK-NEXT: llvm.getelementptr
-// CHECK-NEXT: llvm.store %[[MNEW]], %{{.*}} {alias_scopes = [#[[X]]], {{.*}}} : f32, !llvm.ptr<3>
+// CHECK-NOT: llvm.store %[[MNEW]]
+// The next store is ws_publish_sums's (the row-sum exchange at 152576).
+// CHECK: arith.addi %{{.*}}, %c152576_i32
 gpu.module @m {
   gpu.func @softmax(%lds: !llvm.ptr<3>, %s: vector<2x4xf32>, %f: f32, %l: vector<2xf32>)
       kernel {
-    mla.warp_roles qk_waves 4 qk {
+    mla.warp_roles compute_waves 4 compute {
       %m2, %l2 = mla.ws_softmax %lds logits %s state(%f, %l)
       mla.ws_publish_sums %lds sums %l2
-    } pv {
+    } dma {
     }
     gpu.return
   }
@@ -168,7 +167,7 @@ gpu.module @m {
 
 // -----
 
-// F12 in the QK role: each tile's row sum to entry 2 r + t of the row-sum exchange
+// F12 in the compute role: each tile's row sum to entry 2 r + t of the row-sum exchange
 // (152576 + 4 (8 row + 2 r + t)).
 // CHECK-LABEL: gpu.func @publish_sums
 // CHECK: arith.addi %{{.*}}, %c152576_i32
@@ -180,9 +179,9 @@ gpu.module @m {
 // CHECK-NOT: llvm.store
 gpu.module @m {
   gpu.func @publish_sums(%lds: !llvm.ptr<3>, %l: vector<2xf32>) kernel {
-    mla.warp_roles qk_waves 4 qk {
+    mla.warp_roles compute_waves 4 compute {
       mla.ws_publish_sums %lds sums %l
-    } pv {
+    } dma {
     }
     gpu.return
   }
@@ -190,30 +189,45 @@ gpu.module @m {
 
 // -----
 
-// PV role: the page indices of tiles 2 r, 2 r + 1 (token start + 128 block + 16 tile +
-// row, clamped to end - 1), then their 2 x 9 DMAs into the slot being filled, every
-// page-index permute before the first DMA.
+// DMA role: the page indices of tiles 2 r, 2 r + 1 (token start + 128 block + 16 tile +
+// row, clamped to end - 1) as untracked loads; the sources: the explicit wait, then per
+// tile the 8 latent DMAs' two tokens' pages by readlane from lanes 2j and 2j + 1 (lanes
+// 32..63 take the second) and the tail DMA's the lane's own; no permute. Then tile 1's
+// 9 DMAs into the slot being filled (tile 2 r + 1 at 9 KiB a tile), with 24-bit row
+// products.
 // CHECK-DAG: #[[FILL:.*]] = #llvm.alias_scope<{{.*}}description = "slot being filled">
 // CHECK-LABEL: gpu.func @dma
 // CHECK: arith.minsi
-// CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> i32
+// CHECK: llvm.inline_asm has_side_effects "global_load_dword $0, $1, off", "=&v,v,~{memory}"
 // CHECK: arith.minsi
-// CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> i32
-// CHECK-NOT: llvm.load
-// CHECK-COUNT-9: rocdl.ds_bpermute
-// CHECK: %[[TILE1:.*]] = arith.addi %{{.*}}, %c1_i32
-// CHECK-COUNT-9: rocdl.ds_bpermute
+// CHECK: llvm.inline_asm has_side_effects "global_load_dword $0, $1, off", "=&v,v,~{memory}"
+// CHECK: amdgpu.sched_barrier allow = <none>
+// CHECK: amdgpu.memory_counter_wait load(9)
+// CHECK: amdgpu.sched_barrier allow = <none>
+// CHECK: %[[UPPER:.*]] = arith.cmpi uge, %{{.*}}, %c32_i32
+// CHECK: %[[L0:.*]] = rocdl.readlane %{{.*}}, %c0_i32
+// CHECK: %[[L1:.*]] = rocdl.readlane %{{.*}}, %c1_i32
+// CHECK: arith.select %[[UPPER]], %[[L1]], %[[L0]]
+// CHECK-COUNT-14: rocdl.readlane
+// CHECK-NOT: rocdl.readlane
+// CHECK: %[[UPPER2:.*]] = arith.cmpi uge, %{{.*}}, %c32_i32
+// CHECK-COUNT-16: rocdl.readlane
+// CHECK-NOT: rocdl.readlane
+// CHECK: amdgpu.sched_barrier allow = <none>
 // CHECK-NOT: rocdl.ds_bpermute
-// CHECK-COUNT-9: rocdl.global.load.lds %{{.*}}, %{{.*}}, 16, 0, 0 {alias_scopes = [#[[FILL]]]
-// CHECK: arith.muli %[[TILE1]], %c9216_i32
-// CHECK-COUNT-9: rocdl.global.load.lds
+// CHECK: arith.addi %{{.*}}, %c1_i32
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.mul.u24"
+// CHECK: rocdl.global.load.lds %{{.*}}, %{{.*}}, 16, 0, 0 {alias_scopes = [#[[FILL]]]
+// CHECK-COUNT-8: rocdl.global.load.lds
 // CHECK-NOT: rocdl.global.load.lds
+// CHECK-NOT: rocdl.ds_bpermute
 gpu.module @m {
   gpu.func @dma(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32, %b: i32) kernel {
-    mla.warp_roles qk_waves 4 qk {
-    } pv {
+    mla.warp_roles compute_waves 4 compute {
+    } dma {
       %p = mla.ws_load_page_indices %g[%i] block %b of [%i, %i)
-      mla.ws_kv_dma %g[%p] to %lds slot %i dmas 0 to 9
+      %src = mla.ws_dma_sources %p index_pending 9
+      mla.ws_kv_dma %g[%src] to %lds slot %i tile 1
     }
     gpu.return
   }
@@ -221,10 +235,10 @@ gpu.module @m {
 
 // -----
 
-// F11 in the PV role: V^T of latent tiles 8 r .. 8 r + 7 (4 transposing reads each,
-// from the slot being read), P's hi and lo (2 x 2 reads), the handed-over m_new; the
-// operands as dwords. Then alpha from m and m_new, and per latent tile alpha O and an
-// MFMA with P hi and one with P lo: 16 MFMAs.
+// F11 in the compute role: V^T of latent tiles 8 r .. 8 r + 7 (4 transposing reads
+// each, from the slot being read), P's hi and lo (2 x 2 reads); the operands as dwords.
+// Then alpha from m and m_new, and per latent tile alpha O and an MFMA with P hi and
+// one with P lo: 16 MFMAs.
 // CHECK-DAG: #[[READ:.*]] = #llvm.alias_scope<{{.*}}description = "slot being read">
 // CHECK-LABEL: gpu.func @pv
 // CHECK: %[[WAVE:.*]] = rocdl.readfirstlane
@@ -236,21 +250,18 @@ gpu.module @m {
 // CHECK-NOT: rocdl.ds.read.tr8.b64
 // CHECK: vector.bitcast %{{.*}} : vector<32xf8E4M3FN> to vector<8xi32>
 // CHECK-COUNT-4: llvm.load %{{.*}} -> vector<4xi32>
-// CHECK: arith.addi %{{.*}}, %c153088_i32
-// CHECK: llvm.load %{{.*}} -> f32
+// CHECK-NOT: llvm.load
 // CHECK: rocdl.exp2
 // CHECK-COUNT-16: amdgpu.mfma 16x16x128
 // CHECK-NOT: amdgpu.mfma
 gpu.module @m {
   gpu.func @pv(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32, %f: f32, %v: i1,
                %o: vector<8x4xf32>) kernel {
-    mla.warp_roles qk_waves 4 qk {
-      mla.lds_barrier
-    } pv {
-      %vt, %ph, %pl, %mn = mla.ws_pv_operands %lds slot %i
-      mla.lds_barrier
-      %o2 = mla.ws_pv_accumulate %vt p(%ph, %pl) max %mn state(%f, %o)
-      mla.ws_attend_epilogue %lds state(%mn, %o2) vscale %f into %g, %g[%i] valid %v
+    mla.warp_roles compute_waves 4 compute {
+      %vt, %ph, %pl = mla.ws_pv_operands %lds slot %i
+      %o2 = mla.ws_pv_accumulate %vt p(%ph, %pl) max %f state(%f, %o)
+      mla.ws_attend_epilogue %lds state(%f, %o2) vscale %f into %g, %g[%i] valid %v
+    } dma {
     }
     gpu.return
   }
@@ -258,7 +269,7 @@ gpu.module @m {
 
 // -----
 
-// F12 in the PV role: l = the 8 tiles' row sums of the exchange added in tile order
+// F12 in the compute role: l = the 8 tiles' row sums of the exchange added in tile order
 // (0 + l0 + .. + l7, as the plain epilogue adds its waves'), then for valid rows one
 // reciprocal and the 8 latent tiles' o (latent 16 (8 r + i) + accRow), and the LSE by
 // role wave 0's group 0.
@@ -281,9 +292,9 @@ gpu.module @m {
 gpu.module @m {
   gpu.func @epilogue(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32, %f: f32, %v: i1,
                      %o: vector<8x4xf32>) kernel {
-    mla.warp_roles qk_waves 4 qk {
-    } pv {
+    mla.warp_roles compute_waves 4 compute {
       mla.ws_attend_epilogue %lds state(%f, %o) vscale %f into %g, %g[%i] valid %v
+    } dma {
     }
     gpu.return
   }

@@ -3,39 +3,41 @@
 // RUN: mla-opt %s -split-input-file -verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: gpu.func @roles
-// CHECK: mla.warp_roles qk_waves 4 qk {
+// CHECK: mla.warp_roles compute_waves 4 compute {
 // CHECK:   mla.ws_qk_tiles %{{.*}} slot %{{.*}} q(%{{.*}}, %{{.*}}, %{{.*}})
 // CHECK:   mla.ws_mask_logits %{{.*}} scale %{{.*}} block %{{.*}} end %{{.*}} bounds(%{{.*}}, %{{.*}})
 // CHECK:   mla.ws_publish_max %{{.*}} logits %{{.*}}
 // CHECK:   mla.lds_barrier
 // CHECK:   mla.ws_softmax %{{.*}} logits %{{.*}} state(%{{.*}}, %{{.*}})
-// CHECK:   mla.ws_publish_sums %{{.*}} sums %{{.*}}
-// CHECK: } pv {
-// CHECK:   mla.ws_load_page_indices %{{.*}}[%{{.*}}] block %{{.*}} of[%{{.*}}, %{{.*}})
-// CHECK:   mla.ws_kv_dma %{{.*}}[%{{.*}}] to %{{.*}} slot %{{.*}} dmas 0 to 9 {wide_kv}
 // CHECK:   mla.ws_pv_operands %{{.*}} slot %{{.*}}
-// CHECK:   mla.lds_barrier
 // CHECK:   mla.ws_pv_accumulate %{{.*}} p(%{{.*}}, %{{.*}}) max %{{.*}} state(%{{.*}}, %{{.*}})
+// CHECK:   mla.ws_publish_sums %{{.*}} sums %{{.*}}
 // CHECK:   mla.ws_attend_epilogue %{{.*}} state(%{{.*}}, %{{.*}}) vscale %{{.*}} into %{{.*}}, %{{.*}}[%{{.*}}] valid %{{.*}}
+// CHECK: } dma {
+// CHECK:   mla.ws_load_page_indices %{{.*}}[%{{.*}}] block %{{.*}} of[%{{.*}}, %{{.*}})
+// CHECK:   mla.ws_dma_sources %{{.*}} index_pending 9
+// CHECK:   mla.lds_barrier {lds_pending}
+// CHECK:   mla.ws_kv_dma %{{.*}}[%{{.*}}] to %{{.*}} slot %{{.*}} tile 1 {wide_kv}
 // CHECK: }
 gpu.module @m {
   gpu.func @roles(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32, %f: f32, %v: i1,
                   %qh: vector<4x32xf8E4M3FN>, %ql: vector<4x32xf8E4M3FN>,
                   %qr: vector<32xf8E4M3FN>, %l: vector<2xf32>, %o: vector<8x4xf32>) kernel {
-    mla.warp_roles qk_waves 4 qk {
+    mla.warp_roles compute_waves 4 compute {
       %s = mla.ws_qk_tiles %lds slot %i q(%qh, %ql, %qr)
       %sm = mla.ws_mask_logits %s scale %f block %i end %i bounds(%i, %i)
       mla.ws_publish_max %lds logits %sm
       mla.lds_barrier
       %m2, %l2 = mla.ws_softmax %lds logits %sm state(%f, %l)
+      %vt, %ph, %pl = mla.ws_pv_operands %lds slot %i
+      %o2 = mla.ws_pv_accumulate %vt p(%ph, %pl) max %m2 state(%f, %o)
       mla.ws_publish_sums %lds sums %l2
-    } pv {
+      mla.ws_attend_epilogue %lds state(%m2, %o2) vscale %f into %g, %g[%i] valid %v
+    } dma {
       %p = mla.ws_load_page_indices %g[%i] block %i of [%i, %i)
-      mla.ws_kv_dma %g[%p] to %lds slot %i dmas 0 to 9 {wide_kv}
-      %vt, %ph, %pl, %mn = mla.ws_pv_operands %lds slot %i
-      mla.lds_barrier
-      %o2 = mla.ws_pv_accumulate %vt p(%ph, %pl) max %mn state(%f, %o)
-      mla.ws_attend_epilogue %lds state(%mn, %o2) vscale %f into %g, %g[%i] valid %v
+      %src = mla.ws_dma_sources %p index_pending 9
+      mla.lds_barrier {lds_pending}
+      mla.ws_kv_dma %g[%src] to %lds slot %i tile 1 {wide_kv}
     }
     gpu.return
   }
@@ -46,7 +48,7 @@ gpu.module @m {
 gpu.module @m {
   gpu.func @k(%lds: !llvm.ptr<3>, %i: i32, %qh: vector<4x32xf8E4M3FN>,
               %ql: vector<4x32xf8E4M3FN>, %qr: vector<32xf8E4M3FN>) kernel {
-    // expected-error@+1 {{'mla.ws_qk_tiles' op runs on the QK role's waves only: it must be inside the 'qk' region of an mla.warp_roles}}
+    // expected-error@+1 {{'mla.ws_qk_tiles' op runs on the compute role's waves only: it must be inside the 'compute' region of an mla.warp_roles}}
     %s = mla.ws_qk_tiles %lds slot %i q(%qh, %ql, %qr)
     gpu.return
   }
@@ -55,11 +57,24 @@ gpu.module @m {
 // -----
 
 gpu.module @m {
+  gpu.func @k(%p: vector<2xi32>) kernel {
+    mla.warp_roles compute_waves 4 compute {
+      // expected-error@+1 {{'mla.ws_dma_sources' op runs on the DMA role's waves only, but is in the 'compute' region of its mla.warp_roles}}
+      %src = mla.ws_dma_sources %p index_pending 0
+    } dma {
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
   gpu.func @k(%lds: !llvm.ptr<3>, %i: i32) kernel {
-    mla.warp_roles qk_waves 4 qk {
-      // expected-error@+1 {{'mla.ws_pv_operands' op runs on the PV role's waves only, but is in the 'qk' region of its mla.warp_roles}}
-      %vt, %ph, %pl, %mn = mla.ws_pv_operands %lds slot %i
-    } pv {
+    mla.warp_roles compute_waves 4 compute {
+    } dma {
+      // expected-error@+1 {{'mla.ws_pv_operands' op runs on the compute role's waves only, but is in the 'dma' region of its mla.warp_roles}}
+      %vt, %ph, %pl = mla.ws_pv_operands %lds slot %i
     }
     gpu.return
   }
@@ -68,24 +83,11 @@ gpu.module @m {
 // -----
 
 gpu.module @m {
-  gpu.func @k(%lds: !llvm.ptr<3>, %l: vector<2xf32>) kernel {
-    mla.warp_roles qk_waves 4 qk {
-    } pv {
-      // expected-error@+1 {{'mla.ws_publish_sums' op runs on the QK role's waves only, but is in the 'pv' region of its mla.warp_roles}}
-      mla.ws_publish_sums %lds sums %l
-    }
-    gpu.return
-  }
-}
-
-// -----
-
-gpu.module @m {
-  gpu.func @k(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32, %p: vector<2xi32>) kernel {
-    mla.warp_roles qk_waves 4 qk {
-    } pv {
-      // expected-error@+1 {{'mla.ws_kv_dma' op DMA range [6, 10) must be a non-empty part of a tile's 9 DMAs}}
-      mla.ws_kv_dma %g[%p] to %lds slot %i dmas 6 to 10
+  gpu.func @k(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32, %src: vector<18xi32>) kernel {
+    mla.warp_roles compute_waves 4 compute {
+    } dma {
+      // expected-error@+1 {{'mla.ws_kv_dma' op 'tile' 2 must be below the 2 tiles a DMA wave fills}}
+      mla.ws_kv_dma %g[%src] to %lds slot %i tile 2
     }
     gpu.return
   }
@@ -95,9 +97,9 @@ gpu.module @m {
 
 gpu.module @m {
   gpu.func @k() kernel {
-    // expected-error@+1 {{'mla.warp_roles' op 'qk_waves' must be 4 (the role ops own 2 tiles a QK wave and 128 latents a PV wave of 8 waves), got 2}}
-    mla.warp_roles qk_waves 2 qk {
-    } pv {
+    // expected-error@+1 {{'mla.warp_roles' op 'compute_waves' must be 4 (the role ops own 2 tiles and 128 latents a compute wave and 2 tiles' DMAs a DMA wave of 8 waves), got 2}}
+    mla.warp_roles compute_waves 2 compute {
+    } dma {
     }
     gpu.return
   }
@@ -107,8 +109,8 @@ gpu.module @m {
 
 gpu.module @m {
   gpu.func @k(%lds: !llvm.ptr<3>, %i: i32, %o: vector<4x4xf32>) kernel {
-    mla.warp_roles qk_waves 4 qk {
-    } pv {
+    mla.warp_roles compute_waves 4 compute {
+    } dma {
       // expected-error@+1 {{'mla.pv_tile' op assumes all 8 waves run it; inside mla.warp_roles use the role ops}}
       %o2 = mla.pv_tile %lds slot %i acc %o
     }
@@ -118,16 +120,16 @@ gpu.module @m {
 
 // -----
 
-// Both roles must meet the same barriers: here the PV role would wait forever at its
-// second barrier.
+// Both roles must meet the same barriers: here the DMA role would wait forever at its
+// second barrier (a barrier with lds_pending counts as one).
 gpu.module @m {
   gpu.func @k() kernel {
-    // expected-error@+1 {{'mla.warp_roles' op the roles must meet the same barriers: the qk region's are 'b', the pv region's 'bb' (b a barrier, ( ) a loop)}}
-    mla.warp_roles qk_waves 4 qk {
+    // expected-error@+1 {{'mla.warp_roles' op the roles must meet the same barriers: the compute region's are 'b', the dma region's 'bb' (b a barrier, ( ) a loop)}}
+    mla.warp_roles compute_waves 4 compute {
       mla.lds_barrier
-    } pv {
-      mla.lds_barrier
-      mla.lds_barrier
+    } dma {
+      mla.lds_barrier {lds_pending}
+      mla.lds_barrier {lds_pending}
     }
     gpu.return
   }
@@ -137,12 +139,12 @@ gpu.module @m {
 
 gpu.module @m {
   gpu.func @k(%c: i1) kernel {
-    mla.warp_roles qk_waves 4 qk {
+    mla.warp_roles compute_waves 4 compute {
       // expected-error@+1 {{'scf.if' op holds an mla.lds_barrier inside an mla.warp_roles role: a role's barriers must not be conditional (both roles meet every barrier); only scf.for may hold them}}
       scf.if %c {
         mla.lds_barrier
       }
-    } pv {
+    } dma {
       mla.lds_barrier
     }
     gpu.return
@@ -156,15 +158,28 @@ gpu.module @m {
   gpu.func @k(%n: i32, %k: i32) kernel {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
-    mla.warp_roles qk_waves 4 qk {
+    mla.warp_roles compute_waves 4 compute {
       scf.for %s = %c0 to %n step %c1 : i32 {
         mla.lds_barrier
       }
-    } pv {
-      // expected-error@+1 {{'scf.for' op holds barriers, so it must have the same bounds as the qk region's matching loop}}
+    } dma {
+      // expected-error@+1 {{'scf.for' op holds barriers, so it must have the same bounds as the compute region's matching loop}}
       scf.for %s = %c0 to %k step %c1 : i32 {
         mla.lds_barrier
       }
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%p: vector<2xi32>) kernel {
+    mla.warp_roles compute_waves 4 compute {
+    } dma {
+      // expected-error@+1 {{'mla.ws_dma_sources' op 'index_pending' 64 exceeds what vmcnt can count (63)}}
+      %src = mla.ws_dma_sources %p index_pending 64
     }
     gpu.return
   }

@@ -1,83 +1,88 @@
-// mla-warp-specialize: mla-tile-attention's block loop as a QK role and a PV role (F15).
+// mla-warp-specialize: mla-tile-attention's block loop as a compute role and a DMA role
+// (F15).
 // RUN: mla-opt %s -split-input-file -verify-diagnostics -pass-pipeline='builtin.module(gpu.module(mla-warp-specialize))' | FileCheck %s
 
-// The roles run blocks + 1 steps; both meet barriers A and B in every step and E after.
+// Both roles run one step a block and meet barriers A, K, B and C in every step and E
+// after; the DMA role's barriers do not wait for its LDS accesses (lds_pending).
 // CHECK-LABEL: gpu.func @attend
 // CHECK-SAME: (%[[G:[^:]*]]: !llvm.ptr<1>, %[[LDS:[^:]*]]: !llvm.ptr<3>, %[[N:[^:]*]]: i32, %[[I:[^:]*]]: i32, %[[F:[^:]*]]: f32, %[[V:[^:]*]]: i1, %[[QH:[^:]*]]: vector<4x32xf8E4M3FN>, %[[QL:[^:]*]]: vector<4x32xf8E4M3FN>, %[[QR:[^:]*]]: vector<32xf8E4M3FN>)
 // CHECK-NOT: scf.for
-// CHECK: %[[STEPS:.*]] = arith.addi %[[N]], %c1_i32
-// CHECK: mla.warp_roles qk_waves 4 qk {
+// CHECK: mla.warp_roles compute_waves 4 compute {
 //
-// QK role: S of block s (tiles 2r, 2r + 1) from slot s % 2 after barrier A, the row max
-// published; after barrier B, P, m(s) and the per-tile row sums.
+// Compute role: after A (the slot of block b - 1 is free) and K (block b's K landed),
+// S of block b (tiles 2r, 2r + 1) from slot b % 2, the row max published; after B, P,
+// m(b) and the per-tile row sums; after C, V^T and P of block b into registers and
+// O += V^T P^T with alpha from m(b - 1) and m(b).
 // CHECK:   %[[SUMS0:.*]] = arith.constant dense<0.000000e+00> : vector<2xf32>
-// CHECK:   %[[QKR:.*]]:2 = scf.for %[[S:.*]] = %[[C0:.*]] to %[[STEPS]] step %[[C1:.*]] iter_args(%[[M:.*]] = %[[MI:[^,]*]], %[[L:.*]] = %[[SUMS0]]) -> (f32, vector<2xf32>)
-// CHECK:     %[[SLOT:.*]] = arith.remui %[[S]], %c2_i32
-// CHECK:     %[[HAS:.*]] = arith.cmpi slt, %[[S]], %[[N]]
+// CHECK:   %[[O0:.*]] = arith.constant dense<0.000000e+00> : vector<8x4xf32>
+// CHECK:   %[[CR:.*]]:3 = scf.for %[[B:.*]] = %[[C0:.*]] to %[[N]] step %[[C1:.*]] iter_args(%[[M:.*]] = %[[MI:[^,]*]], %[[L:.*]] = %[[SUMS0]], %[[O:.*]] = %[[O0]]) -> (f32, vector<2xf32>, vector<8x4xf32>)
+// CHECK:     %[[SLOT:.*]] = arith.remui %[[B]], %c2_i32
 // CHECK-NEXT: mla.lds_barrier
-// CHECK-NEXT: %[[LOGITS:.*]] = scf.if %[[HAS]] -> (vector<2x4xf32>) {
-// CHECK:       %[[RAW:.*]] = mla.ws_qk_tiles %[[LDS]] slot %[[SLOT]] q(%[[QH]], %[[QL]], %[[QR]])
-// The block's first token, recomputed from the step.
-// CHECK:       %[[FIRST0:.*]] = arith.muli %[[S]], %c128_i32
-// CHECK:       %[[FIRST:.*]] = arith.addi %[[I]], %[[FIRST0]]
-// CHECK:       %[[MASKED:.*]] = mla.ws_mask_logits %[[RAW]] scale %[[F]] block %[[FIRST]] end %[[I]] bounds(%[[I]], %[[I]])
-// CHECK-NEXT:  mla.ws_publish_max %[[LDS]] logits %[[MASKED]]
-// CHECK-NEXT:  scf.yield %[[MASKED]]
-// CHECK:     } else {
-// CHECK:     mla.lds_barrier
-// CHECK-NEXT: %[[STATE:.*]]:2 = scf.if %[[HAS]] -> (f32, vector<2xf32>) {
-// CHECK-NEXT:   %{{.*}}, %{{.*}} = mla.ws_softmax %[[LDS]] logits %[[LOGITS]] state(%[[M]], %[[L]])
-// CHECK:     } else {
-// CHECK-NEXT:   scf.yield %[[M]], %[[L]]
-// CHECK:     scf.yield %[[STATE]]#0, %[[STATE]]#1
-// CHECK-NOT: mla.lds_barrier
-// CHECK:   "; mla: qk role end"
-// CHECK-NEXT: mla.ws_publish_sums %[[LDS]] sums %[[QKR]]#1
 // CHECK-NEXT: mla.lds_barrier
-// CHECK-NEXT: } pv {
+// CHECK-NEXT: "; mla: compute role block"
+// CHECK-NEXT: %[[RAW:.*]] = mla.ws_qk_tiles %[[LDS]] slot %[[SLOT]] q(%[[QH]], %[[QL]], %[[QR]])
+// The block's first token, recomputed from the block index.
+// CHECK:     %[[FIRST0:.*]] = arith.muli %[[B]], %c128_i32
+// CHECK:     %[[FIRST:.*]] = arith.addi %[[I]], %[[FIRST0]]
+// CHECK:     %[[MASKED:.*]] = mla.ws_mask_logits %[[RAW]] scale %[[F]] block %[[FIRST]] end %[[I]] bounds(%[[I]], %[[I]])
+// CHECK-NEXT: mla.ws_publish_max %[[LDS]] logits %[[MASKED]]
+// CHECK-NEXT: mla.lds_barrier
+// CHECK-NEXT: %[[MN:.*]], %[[LN:.*]] = mla.ws_softmax %[[LDS]] logits %[[MASKED]] state(%[[M]], %[[L]])
+// CHECK-NEXT: mla.lds_barrier
+// CHECK-NEXT: "; mla: compute role accumulate"
+// CHECK-NEXT: %[[VT:.*]], %[[PH:.*]], %[[PL:.*]] = mla.ws_pv_operands %[[LDS]] slot %[[SLOT]]
+// CHECK-NEXT: %[[ON:.*]] = mla.ws_pv_accumulate %[[VT]] p(%[[PH]], %[[PL]]) max %[[MN]] state(%[[M]], %[[O]])
+// CHECK-NEXT: scf.yield %[[MN]], %[[LN]], %[[ON]]
+// CHECK:   "; mla: compute role end"
+// CHECK-NEXT: mla.ws_publish_sums %[[LDS]] sums %[[CR]]#1
+// CHECK-NEXT: mla.lds_barrier
+// CHECK-NEXT: mla.ws_attend_epilogue %[[LDS]] state(%[[CR]]#0, %[[CR]]#2) vscale %[[F]] into %[[G]], %[[G]][%[[I]]] valid %[[V]]
+// CHECK-NEXT: } dma {
 //
-// PV role: block 0's indices and DMA, then block 1's indices, before the steps; in step
-// s, its own DMAs of block s waited for before barrier A (the indices of block s + 1,
-// loaded after them, may stay in flight: pending 2), V^T, P and m of block s - 1 read
-// into registers, barrier B, block s + 1's DMA into the slot just read with the indices
-// carried from the step before, block s + 2's indices, then the MFMAs.
+// DMA role: block 0's indices, sources and both tiles' DMAs, with block 1's indices
+// loaded between the tiles and read into sources after the second (9 DMAs left in
+// flight). In block b: after A, block b + 1's first tile into the other slot; block
+// b + 2's indices; the wait for block b's DMAs, which leaves block b + 1's first tile
+// and the indices in flight (pending 9 + 2; all of them after the last block); K and
+// B; block b + 1's second tile; C; block b + 2's sources.
 // CHECK:   %[[ANY:.*]] = arith.cmpi slt, %[[C0]], %[[N]]
-// CHECK-NEXT: %[[FIRSTP:.*]] = scf.if %[[ANY]] -> (vector<2xi32>) {
+// CHECK-NEXT: %[[FIRSTS:.*]] = scf.if %[[ANY]] -> (vector<18xi32>) {
 // CHECK:        %[[P0:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %[[C0]] of[%[[I]], %[[I]])
-// CHECK-NEXT:   "; mla: pv role dma"
-// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[P0]]] to %[[LDS]] slot %{{.*}} dmas 0 to 9 {wide_kv}
+// CHECK-NEXT:   %[[S0:.*]] = mla.ws_dma_sources %[[P0]] index_pending 0
+// CHECK-NEXT:   "; mla: dma role tile"
+// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[S0]]] to %[[LDS]] slot %[[SLOT0:.*]] tile 0 {wide_kv}
 // CHECK:        %[[P1:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %{{.*}} of[%[[I]], %[[I]])
-// CHECK-NEXT:   scf.yield %[[P1]]
-// CHECK:   %[[PVR:.*]]:3 = scf.for %[[T:.*]] = %[[C0]] to %[[STEPS]] step %[[C1]] iter_args(%[[PM:.*]] = %[[MI]], %[[O:.*]] = %{{.*}}, %[[NP:.*]] = %[[FIRSTP]]) -> (f32, vector<8x4xf32>, vector<2xi32>)
-// CHECK:     %[[PSLOT:.*]] = arith.remui %[[T]], %c2_i32
-// CHECK:     %[[OTHER:.*]] = arith.xori %[[PSLOT]], %c1_i32
-// CHECK:     %[[PREV:.*]] = arith.cmpi sgt, %[[T]], %[[C0]]
+// CHECK-NEXT:   "; mla: dma role tile"
+// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[S0]]] to %[[LDS]] slot %[[SLOT0]] tile 1 {wide_kv}
+// CHECK-NEXT:   %[[S1:.*]] = mla.ws_dma_sources %[[P1]] index_pending 9
+// CHECK-NEXT:   scf.yield %[[S1]]
+// CHECK:   scf.for %[[T:.*]] = %[[C0]] to %[[N]] step %[[C1]] iter_args(%[[NS:.*]] = %[[FIRSTS]]) -> (vector<18xi32>)
+// CHECK:     %[[DSLOT:.*]] = arith.remui %[[T]], %c2_i32
+// CHECK:     %[[OTHER:.*]] = arith.xori %[[DSLOT]], %c1_i32
 // CHECK:     %[[NEXTB:.*]] = arith.addi %[[T]], %c1_i32
 // CHECK:     %[[HASNEXT:.*]] = arith.cmpi slt, %[[NEXTB]], %[[N]]
-// CHECK-NEXT: mla.kv_wait slot %[[PSLOT]] pending 2
-// CHECK-NEXT: mla.lds_barrier
-// CHECK-NEXT: %[[OPS:.*]]:4 = scf.if %[[PREV]] -> (vector<8x8xi32>, vector<8xi32>, vector<8xi32>, f32) {
-// CHECK:       mla.ws_pv_operands %[[LDS]] slot %[[OTHER]]
-// CHECK:     } else {
-// CHECK:       scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[PM]]
-// CHECK:     mla.lds_barrier
-// CHECK-NEXT: %[[NEWP:.*]] = scf.if %[[HASNEXT]] -> (vector<2xi32>) {
-// CHECK-NEXT:   "; mla: pv role dma"
-// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[NP]]] to %[[LDS]] slot %[[OTHER]] dmas 0 to 9 {wide_kv}
-// CHECK:        %[[AFTER:.*]] = arith.addi %[[NEXTB]], %c1_i32
-// CHECK-NEXT:   %[[PN:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %[[AFTER]] of[%[[I]], %[[I]])
-// CHECK-NEXT:   scf.yield %[[PN]]
-// CHECK:     } else {
-// CHECK-NEXT:   scf.yield %[[NP]]
-// CHECK:     %[[ACC:.*]] = scf.if %[[PREV]] -> (vector<8x4xf32>) {
-// CHECK-NEXT:   "; mla: pv role accumulate"
-// CHECK-NEXT:   mla.ws_pv_accumulate %[[OPS]]#0 p(%[[OPS]]#1, %[[OPS]]#2) max %[[OPS]]#3 state(%[[PM]], %[[O]])
-// CHECK:     } else {
-// CHECK-NEXT:   scf.yield %[[O]]
-// CHECK:     scf.yield %[[OPS]]#3, %[[ACC]], %[[NEWP]]
-// CHECK:   "; mla: pv role end"
-// CHECK-NEXT: mla.lds_barrier
-// CHECK-NEXT: mla.ws_attend_epilogue %[[LDS]] state(%[[PVR]]#0, %[[PVR]]#1) vscale %[[F]] into %[[G]], %[[G]][%[[I]]] valid %[[V]]
+// CHECK-NEXT: mla.lds_barrier {lds_pending}
+// CHECK-NEXT: scf.if %[[HASNEXT]] {
+// CHECK-NEXT:   "; mla: dma role tile"
+// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[NS]]] to %[[LDS]] slot %[[OTHER]] tile 0 {wide_kv}
+// CHECK:     %[[AFTER:.*]] = arith.addi %[[NEXTB]], %c1_i32
+// CHECK-NEXT: %[[PN:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %[[AFTER]] of[%[[I]], %[[I]])
+// CHECK-NEXT: scf.if %[[HASNEXT]] {
+// CHECK-NEXT:   mla.kv_wait slot %[[DSLOT]] pending 11
+// CHECK-NEXT: } else {
+// CHECK-NEXT:   mla.kv_wait slot %[[DSLOT]] pending 0
+// CHECK-NEXT: }
+// CHECK-NEXT: mla.lds_barrier {lds_pending}
+// CHECK-NEXT: mla.lds_barrier {lds_pending}
+// CHECK-NEXT: scf.if %[[HASNEXT]] {
+// CHECK-NEXT:   "; mla: dma role tile"
+// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[NS]]] to %[[LDS]] slot %[[OTHER]] tile 1 {wide_kv}
+// CHECK-NEXT: }
+// CHECK-NEXT: mla.lds_barrier {lds_pending}
+// CHECK-NEXT: %[[SN:.*]] = mla.ws_dma_sources %[[PN]] index_pending 9
+// CHECK-NEXT: scf.yield %[[SN]]
+// CHECK:   "; mla: dma role end"
+// CHECK-NEXT: mla.lds_barrier {lds_pending}
 // CHECK-NEXT: }
 // The plain ops are gone.
 // CHECK-NOT: mla.qk_tile
@@ -148,9 +153,10 @@ gpu.module @m {
 
 // -----
 
-// The kernel's LDS grows by the hand-over row max (16 f32 after the plain layout).
+// The roles share the plain build's LDS layout: the kernel's LDS keeps its size.
 // CHECK-LABEL: gpu.module @m
-// CHECK: llvm.mlir.global internal @__mla_lds_attend() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<153152 x i8>
+// CHECK: llvm.mlir.global internal @__mla_lds_attend() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<153088 x i8>
+// CHECK: mla.warp_roles
 gpu.module @m {
   llvm.mlir.global internal @__mla_lds_attend() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<153088 x i8>
   gpu.func @attend(%g: !llvm.ptr<1>, %n: i32, %i: i32, %f: f32, %v: i1,

@@ -191,7 +191,7 @@ void tileAttention(CtaAttendOp op, LLVM::GlobalOp ldsGlobal) {
     scf::YieldOp::create(b, loc, SmallVector<Value>{update.getMNew(), update.getLNew(), oNew});
   }
   // The warp-specialised build (F15): mla-warp-specialize turns this loop and the
-  // epilogue into the QK and PV roles.
+  // epilogue into the compute and DMA roles.
   if (config.getWspec())
     loop->setAttr(kWarpSpecializeMarker, b.getUnitAttr());
   asmMarker(b, loc, "block loop exit");
