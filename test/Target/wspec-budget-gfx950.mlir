@@ -7,9 +7,10 @@
 // either answer to the LDS-DMA counter question. No scratch, no spills; LDS 153,088 B
 // (the plain layout), within gfx950's 160 KiB. The markers come from
 // mla-warp-specialize; the backend rotates both role loops (the compute loop opens
-// with the accumulate part, the DMA loop with block b + 2's sources) and lays out the
-// DMA role's tiles four times: block 0's two before the loop, the second tile, then
-// the first tile of the next iteration.
+// with the accumulate part, the DMA loop with block b + 2's sources). The DMA role's
+// sections: block 0's two tiles before the loop (9 + 9), then in the loop DMAs 0..3 of
+// the next block's first tile before the wait, 4..8 after barrier K and the second
+// tile after barrier B (4 + 5 + 9).
 // RUN: mla-compile %mla_src_root/examples/kimi_k3_tp8_q1_wspec.mlir -o %t.hsaco --dump-isa=%t.s --print-kernel-resources | FileCheck %s --check-prefix=RES
 // RUN: FileCheck %s --check-prefix=MFMA < %t.s
 // RUN: FileCheck %s --check-prefix=TR < %t.s
@@ -44,12 +45,19 @@
 // DMA-COUNT-9: global_load_lds_dwordx4
 // DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
 // DMA: ; mla: dma role tile
+// DMA-NOT: {{ds_|lgkmcnt}}
 // DMA-COUNT-9: global_load_lds_dwordx4
 // DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
 // DMA: ; mla: dma role tile
-// DMA-COUNT-9: global_load_lds_dwordx4
+// DMA-NOT: {{ds_|lgkmcnt}}
+// DMA-COUNT-4: global_load_lds_dwordx4
 // DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
 // DMA: ; mla: dma role tile
+// DMA-NOT: {{ds_|lgkmcnt}}
+// DMA-COUNT-5: global_load_lds_dwordx4
+// DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
+// DMA: ; mla: dma role tile
+// DMA-NOT: {{ds_|lgkmcnt}}
 // DMA-COUNT-9: global_load_lds_dwordx4
 // DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
 // DMA: ; mla: dma role end

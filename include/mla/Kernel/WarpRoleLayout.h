@@ -26,6 +26,14 @@ inline constexpr unsigned kTilesPerComputeWave = layout::kTilesPerBlock / kCompu
 inline constexpr unsigned kTilesPerDmaWave = layout::kTilesPerBlock / kDmaWaves;
 inline constexpr unsigned kLatentTiles = layout::kLatentBytes / 16;
 inline constexpr unsigned kLatentTilesPerComputeWave = kLatentTiles / kComputeWaves;
+/// The DMAs of the next block's first tile a DMA role wave issues before it waits for
+/// this block's (the rest after barrier K, the second tile after barrier B). Enough to
+/// keep the CU's DMA queue from draining at the block top, few enough not to delay
+/// barrier K: 4 DMA waves x n DMAs of 1 KiB pass the CU's vector-memory path before
+/// K. Chosen with the timing model (docs/warp-specialization.md, "Schedule").
+inline constexpr unsigned kDmasBeforeBlockWait = 4;
+static_assert(kDmasBeforeBlockWait >= 1 && kDmasBeforeBlockWait <= layout::kDmasPerTile,
+              "a non-empty part of the tile's DMAs");
 static_assert(kTilesPerComputeWave == 2 && kTilesPerDmaWave == 2 &&
                   kLatentTilesPerComputeWave == 8,
               "the role ops' operand shapes (vector<2x4xf32>, vector<8x8xi32>, ...) "

@@ -30,7 +30,7 @@ gpu.module @m {
       mla.ws_publish_max %lds logits %s
       mla.lds_barrier
     } dma {
-      mla.ws_kv_dma %g[%src] to %lds slot %i tile 1
+      mla.ws_kv_dma %g[%src] to %lds slot %i tile 1 dmas 8 to 9
       mla.lds_barrier {lds_pending}
     }
     gpu.return
@@ -192,9 +192,9 @@ gpu.module @m {
 // DMA role: the page indices of tiles 2 r, 2 r + 1 (token start + 128 block + 16 tile +
 // row, clamped to end - 1) as untracked loads; the sources: the explicit wait, then per
 // tile the 8 latent DMAs' two tokens' pages by readlane from lanes 2j and 2j + 1 (lanes
-// 32..63 take the second) and the tail DMA's the lane's own; no permute. Then tile 1's
-// 9 DMAs into the slot being filled (tile 2 r + 1 at 9 KiB a tile), with 24-bit row
-// products.
+// 32..63 take the second) and the tail DMA's the lane's own; no permute. Then DMAs
+// 2..8 of tile 1 into the slot being filled (tile 2 r + 1 at 9 KiB a tile, DMA j at
+// 1 KiB j), with 24-bit row products.
 // CHECK-DAG: #[[FILL:.*]] = #llvm.alias_scope<{{.*}}description = "slot being filled">
 // CHECK-LABEL: gpu.func @dma
 // CHECK: arith.minsi
@@ -217,8 +217,9 @@ gpu.module @m {
 // CHECK-NOT: rocdl.ds_bpermute
 // CHECK: arith.addi %{{.*}}, %c1_i32
 // CHECK: llvm.call_intrinsic "llvm.amdgcn.mul.u24"
+// CHECK: arith.addi %{{.*}}, %c2048_i32
 // CHECK: rocdl.global.load.lds %{{.*}}, %{{.*}}, 16, 0, 0 {alias_scopes = [#[[FILL]]]
-// CHECK-COUNT-8: rocdl.global.load.lds
+// CHECK-COUNT-6: rocdl.global.load.lds
 // CHECK-NOT: rocdl.global.load.lds
 // CHECK-NOT: rocdl.ds_bpermute
 gpu.module @m {
@@ -227,7 +228,7 @@ gpu.module @m {
     } dma {
       %p = mla.ws_load_page_indices %g[%i] block %b of [%i, %i)
       %src = mla.ws_dma_sources %p index_pending 9
-      mla.ws_kv_dma %g[%src] to %lds slot %i tile 1
+      mla.ws_kv_dma %g[%src] to %lds slot %i tile 1 dmas 2 to 9
     }
     gpu.return
   }

@@ -17,7 +17,7 @@
 // CHECK:   mla.ws_load_page_indices %{{.*}}[%{{.*}}] block %{{.*}} of[%{{.*}}, %{{.*}})
 // CHECK:   mla.ws_dma_sources %{{.*}} index_pending 9
 // CHECK:   mla.lds_barrier {lds_pending}
-// CHECK:   mla.ws_kv_dma %{{.*}}[%{{.*}}] to %{{.*}} slot %{{.*}} tile 1 {wide_kv}
+// CHECK:   mla.ws_kv_dma %{{.*}}[%{{.*}}] to %{{.*}} slot %{{.*}} tile 1 dmas 4 to 9 {wide_kv}
 // CHECK: }
 gpu.module @m {
   gpu.func @roles(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32, %f: f32, %v: i1,
@@ -37,7 +37,7 @@ gpu.module @m {
       %p = mla.ws_load_page_indices %g[%i] block %i of [%i, %i)
       %src = mla.ws_dma_sources %p index_pending 9
       mla.lds_barrier {lds_pending}
-      mla.ws_kv_dma %g[%src] to %lds slot %i tile 1 {wide_kv}
+      mla.ws_kv_dma %g[%src] to %lds slot %i tile 1 dmas 4 to 9 {wide_kv}
     }
     gpu.return
   }
@@ -87,7 +87,7 @@ gpu.module @m {
     mla.warp_roles compute_waves 4 compute {
     } dma {
       // expected-error@+1 {{'mla.ws_kv_dma' op 'tile' 2 must be below the 2 tiles a DMA wave fills}}
-      mla.ws_kv_dma %g[%src] to %lds slot %i tile 2
+      mla.ws_kv_dma %g[%src] to %lds slot %i tile 2 dmas 0 to 9
     }
     gpu.return
   }
@@ -180,6 +180,19 @@ gpu.module @m {
     } dma {
       // expected-error@+1 {{'mla.ws_dma_sources' op 'index_pending' 64 exceeds what vmcnt can count (63)}}
       %src = mla.ws_dma_sources %p index_pending 64
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32, %src: vector<18xi32>) kernel {
+    mla.warp_roles compute_waves 4 compute {
+    } dma {
+      // expected-error@+1 {{'mla.ws_kv_dma' op DMA range [6, 10) must be a non-empty part of a tile's 9 DMAs}}
+      mla.ws_kv_dma %g[%src] to %lds slot %i tile 0 dmas 6 to 10
     }
     gpu.return
   }

@@ -41,19 +41,20 @@
 //
 // DMA role: block 0's indices, sources and both tiles' DMAs, with block 1's indices
 // loaded between the tiles and read into sources after the second (9 DMAs left in
-// flight). In block b: after A, block b + 1's first tile into the other slot; block
-// b + 2's indices; the wait for block b's DMAs, which leaves block b + 1's first tile
-// and the indices in flight (pending 9 + 2; all of them after the last block); K and
-// B; block b + 1's second tile; C; block b + 2's sources.
+// flight). In block b: after A, DMAs 0..3 of block b + 1's first tile into the other
+// slot; block b + 2's indices; the wait for block b's DMAs, which leaves those 4 DMAs
+// and the 2 index loads in flight (pending 6; all of them after the last block); K;
+// DMAs 4..8 of the first tile; B; the second tile; C; block b + 2's sources (the 5 + 9
+// DMAs issued after its indices left in flight).
 // CHECK:   %[[ANY:.*]] = arith.cmpi slt, %[[C0]], %[[N]]
 // CHECK-NEXT: %[[FIRSTS:.*]] = scf.if %[[ANY]] -> (vector<18xi32>) {
 // CHECK:        %[[P0:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %[[C0]] of[%[[I]], %[[I]])
 // CHECK-NEXT:   %[[S0:.*]] = mla.ws_dma_sources %[[P0]] index_pending 0
 // CHECK-NEXT:   "; mla: dma role tile"
-// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[S0]]] to %[[LDS]] slot %[[SLOT0:.*]] tile 0 {wide_kv}
+// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[S0]]] to %[[LDS]] slot %[[SLOT0:.*]] tile 0 dmas 0 to 9 {wide_kv}
 // CHECK:        %[[P1:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %{{.*}} of[%[[I]], %[[I]])
 // CHECK-NEXT:   "; mla: dma role tile"
-// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[S0]]] to %[[LDS]] slot %[[SLOT0]] tile 1 {wide_kv}
+// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[S0]]] to %[[LDS]] slot %[[SLOT0]] tile 1 dmas 0 to 9 {wide_kv}
 // CHECK-NEXT:   %[[S1:.*]] = mla.ws_dma_sources %[[P1]] index_pending 9
 // CHECK-NEXT:   scf.yield %[[S1]]
 // CHECK:   scf.for %[[T:.*]] = %[[C0]] to %[[N]] step %[[C1]] iter_args(%[[NS:.*]] = %[[FIRSTS]]) -> (vector<18xi32>)
@@ -64,22 +65,26 @@
 // CHECK-NEXT: mla.lds_barrier {lds_pending}
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
 // CHECK-NEXT:   "; mla: dma role tile"
-// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[NS]]] to %[[LDS]] slot %[[OTHER]] tile 0 {wide_kv}
+// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[NS]]] to %[[LDS]] slot %[[OTHER]] tile 0 dmas 0 to 4 {wide_kv}
 // CHECK:     %[[AFTER:.*]] = arith.addi %[[NEXTB]], %c1_i32
 // CHECK-NEXT: %[[PN:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %[[AFTER]] of[%[[I]], %[[I]])
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
-// CHECK-NEXT:   mla.kv_wait slot %[[DSLOT]] pending 11
+// CHECK-NEXT:   mla.kv_wait slot %[[DSLOT]] pending 6
 // CHECK-NEXT: } else {
 // CHECK-NEXT:   mla.kv_wait slot %[[DSLOT]] pending 0
 // CHECK-NEXT: }
 // CHECK-NEXT: mla.lds_barrier {lds_pending}
+// CHECK-NEXT: scf.if %[[HASNEXT]] {
+// CHECK-NEXT:   "; mla: dma role tile"
+// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[NS]]] to %[[LDS]] slot %[[OTHER]] tile 0 dmas 4 to 9 {wide_kv}
+// CHECK-NEXT: }
 // CHECK-NEXT: mla.lds_barrier {lds_pending}
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
 // CHECK-NEXT:   "; mla: dma role tile"
-// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[NS]]] to %[[LDS]] slot %[[OTHER]] tile 1 {wide_kv}
+// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[NS]]] to %[[LDS]] slot %[[OTHER]] tile 1 dmas 0 to 9 {wide_kv}
 // CHECK-NEXT: }
 // CHECK-NEXT: mla.lds_barrier {lds_pending}
-// CHECK-NEXT: %[[SN:.*]] = mla.ws_dma_sources %[[PN]] index_pending 9
+// CHECK-NEXT: %[[SN:.*]] = mla.ws_dma_sources %[[PN]] index_pending 14
 // CHECK-NEXT: scf.yield %[[SN]]
 // CHECK:   "; mla: dma role end"
 // CHECK-NEXT: mla.lds_barrier {lds_pending}

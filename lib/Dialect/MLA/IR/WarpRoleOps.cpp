@@ -139,5 +139,10 @@ LogicalResult WsKvDmaOp::verify() {
   if (getTile() >= kernel::warp_roles::kTilesPerDmaWave)
     return emitOpError() << "'tile' " << getTile() << " must be below the "
                          << kernel::warp_roles::kTilesPerDmaWave << " tiles a DMA wave fills";
+  uint32_t first = getFirst(), last = getLast();
+  if (first >= last || last > kernel::layout::kDmasPerTile)
+    return emitOpError() << "DMA range [" << first << ", " << last
+                         << ") must be a non-empty part of a tile's "
+                         << kernel::layout::kDmasPerTile << " DMAs";
   return success();
 }

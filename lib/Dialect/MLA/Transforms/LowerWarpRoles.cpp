@@ -248,7 +248,7 @@ struct LowerWsKvDma final : TilePattern<WsKvDmaOp> {
     unsigned t = op.getTile();
     IRInt blockTile = tileOf(e, t);
     SmallVector<Emitter::DmaSourceOffset, 9> sources;
-    for (unsigned dma = 0; dma < layout::kDmasPerTile; ++dma) {
+    for (unsigned dma = op.getFirst(); dma < op.getLast(); ++dma) {
       layout::DmaSource<IRInt> src = layout::dmaSourceOfLane(dma, e.wrap(e.geo.lane));
       Value page = e.extract(op.getSources(), t * layout::kDmasPerTile + dma);
       sources.push_back({page, src.rowByte, dma * layout::kDmaBytes, blockTile});

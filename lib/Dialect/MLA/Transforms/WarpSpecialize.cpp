@@ -11,19 +11,20 @@
 //
 //   mla.warp_roles compute_waves 4
 //   compute {                                 dma {
-//                                               if (blocks > 0) DMA block 0 -> slot 0
+//                                               [blocks > 0] block 0's DMAs -> slot 0
 //     for b:                                    for b:
 //       lds_barrier                 (A)           lds_barrier lds_pending     (A)
-//                                                 if (b + 1 < blocks)
-//                                                   DMA block b+1 -> slot (b+1)%2
+//                                                 [b + 1 < blocks] DMAs 0..3 of block
+//                                                   b+1's tile 2r -> slot (b+1)%2
+//                                                 indices of block b + 2
 //                                                 kv_wait (own DMAs of block b)
 //       lds_barrier                 (K)           lds_barrier lds_pending     (K)
-//       S(b) of tiles 2r, 2r+1 from slot b%2,
+//       S(b) of tiles 2r, 2r+1 from slot b%2,     [..] DMAs 4..8 of tile 2r
 //       masked; own row max -> exchange
 //       lds_barrier                 (B)           lds_barrier lds_pending     (B)
-//       m(b), P(b) -> LDS, l per tile
+//       m(b), P(b) -> LDS, l per tile             [..] DMAs of tile 2r+1
 //       lds_barrier                 (C)           lds_barrier lds_pending     (C)
-//       O = alpha O + V^T P^T of latents
+//       O = alpha O + V^T P^T of latents          sources of block b+2's DMAs
 //       128r .. 128r+127 from slot b%2
 //     row sums -> LDS
 //     lds_barrier                   (E)         lds_barrier lds_pending       (E)
@@ -32,13 +33,13 @@
 //
 // Barrier A says every compute wave is done with block b - 1, so its slot ((b + 1) % 2)
 // may be refilled; K publishes block b's K (the DMA waves waited for their own DMAs
-// before it); B publishes the row maxima, C the block's P. Block b + 1's DMAs are
-// issued before the wait for block b's, so the CU's DMA queue never drains (under a
-// rule where a load waits its latency before its bytes move, a drained queue costs an
-// HBM latency a block). The DMA waves read no LDS,
-// so their barriers need not wait for their LDS accesses (the DMAs in flight, if an LDS
-// DMA counts on lgkmcnt), and the compute waves issue no DMA, so no LDS read of theirs
-// waits behind one.
+// before it); B publishes the row maxima, C the block's P. Block b + 1's first DMAs
+// are issued before the wait for block b's, so the CU's DMA queue never drains (under
+// a rule where a load waits its latency before its bytes move, a drained queue costs
+// an HBM latency a block); the rest after K, so that K is not late. The DMA waves read
+// no LDS, so their barriers need not wait for their LDS accesses (the DMAs in flight,
+// if an LDS DMA counts on lgkmcnt), and the compute waves issue no DMA, so no LDS read
+// of theirs waits behind one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -261,13 +262,15 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
   auto sourcesOf = [&](Value pages, unsigned indexPending) -> Value {
     return WsDmaSourcesOp::create(b, loc, sourcesType, pages, indexPending);
   };
-  auto dmaTile = [&](Value sources, Value slot, unsigned tile) {
+  auto dmaTile = [&](Value sources, Value slot, unsigned tile, unsigned first = 0,
+                     unsigned last = layout::kDmasPerTile) {
     asmMarker(b, loc, "dma role tile");
-    WsKvDmaOp::create(b, loc, lds, slot, kv, sources, tile, wideKv);
+    WsKvDmaOp::create(b, loc, lds, slot, kv, sources, tile, first, last, wideKv);
   };
   // A role wave's index loads of a block (one a tile) and DMAs of one of its tiles.
   const unsigned indexLoads = roles::kTilesPerDmaWave;
   const unsigned tileDmas = layout::kDmasPerTile;
+  const unsigned dmasBeforeWait = roles::kDmasBeforeBlockWait;
   // Issue order, each block b: DMAs of b's first tile, b + 1's index loads, DMAs of b's
   // second tile; b + 1's sources are read out of the index registers after the
   // second tile. The index loads are untracked: their registers must not cross a
@@ -313,30 +316,33 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     };
     LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // A: slot (b + 1) % 2 is free
     // In flight here, in issue order: block b's first tile, block b + 1's index loads,
-    // block b's second tile. Block b + 1's first tile goes before the wait for block
-    // b, so the CU's DMA queue does not drain; its second tile after B, so that an
-    // LDS DMA counted on lgkmcnt (at most 15 in flight a wave) does not hold the wave
-    // back from K.
-    ifNext([&] { dmaTile(nextSources, otherSlot, 0); });
+    // block b's second tile. The first DMAs of block b + 1 go before the wait for
+    // block b, so the CU's DMA queue does not drain; the rest of its first tile after
+    // K and its second tile after B, so that neither the CU's vector-memory path (4
+    // waves x 18 DMAs of 1 KiB) nor, if an LDS DMA counts on lgkmcnt, the 15 a wave
+    // may have in flight hold the wave back from K.
+    ifNext([&] { dmaTile(nextSources, otherSlot, 0, 0, dmasBeforeWait); });
     // Block b + 2's indices (clamped into the split) in every block.
     Value pagesAfterNext = loadPages(wrap(nextBlock) + 1u);
     {
       auto ifWait = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/true);
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(ifWait.thenBlock());
-      KvWaitOp::create(b, loc, slot, tileDmas + indexLoads);
+      KvWaitOp::create(b, loc, slot, dmasBeforeWait + indexLoads);
       b.setInsertionPointToStart(ifWait.elseBlock());
       KvWaitOp::create(b, loc, slot, 0);
     }
     // K and the barriers after it without the LDS wait: the only LDS accesses this
     // wave has in flight are the DMAs of block b + 1, waited for a block later.
     LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // K: block b's K
+    ifNext([&] { dmaTile(nextSources, otherSlot, 0, dmasBeforeWait, tileDmas); });
     LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // B
     ifNext([&] { dmaTile(nextSources, otherSlot, 1); });
     LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // C
     // Block b + 2's sources while the compute role accumulates O (the second tile,
     // if issued, stays in flight).
-    scf::YieldOp::create(b, loc, sourcesOf(pagesAfterNext, tileDmas));
+    scf::YieldOp::create(b, loc,
+                         sourcesOf(pagesAfterNext, 2 * tileDmas - dmasBeforeWait));
   }
   asmMarker(b, loc, "dma role end");
   LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // E

@@ -782,8 +782,8 @@ def MLA_WsDmaSourcesOp : MLA_Op<"ws_dma_sources"> {
 def MLA_WsKvDmaOp : MLA_Op<"ws_kv_dma"> {
   let summary = "DMA role: LDS DMA of one of the role wave's tiles of a K block (F5, F7, F14)";
   let description = [{
-    `mla.kv_dma` of the 9 DMAs of tile 2 r + `tile` into slot `slot`, from the
-    source pages of `mla.ws_dma_sources`.
+    `mla.kv_dma` of DMAs `first .. last - 1` of tile 2 r + `tile` into slot `slot`,
+    from the source pages of `mla.ws_dma_sources`.
   }];
   let arguments = (ins
     Arg<MLA_LdsPtr, "the CTA's LDS", [MemWrite]>:$lds,
@@ -791,10 +791,13 @@ def MLA_WsKvDmaOp : MLA_Op<"ws_kv_dma"> {
     Arg<MLA_GlobalPtr, "fp8 K pool", [MemRead]>:$kv,
     MLA_RoleDmaSources:$sources,
     I32Attr:$tile,
+    I32Attr:$first,
+    I32Attr:$last,
     UnitAttr:$wide_kv
   );
   let assemblyFormat = [{
-    $kv `[` $sources `]` `to` $lds `slot` $slot `tile` $tile attr-dict
+    $kv `[` $sources `]` `to` $lds `slot` $slot `tile` $tile `dmas` $first `to` $last
+    attr-dict
   }];
   let hasVerifier = 1;
 }
