@@ -37,6 +37,24 @@ gpu.module @m {
 
 // -----
 
+// With lds_pending (the warp-specialised build's DMA role) the barrier does not wait for
+// the wave's LDS accesses first: no s_waitcnt, only s_barrier between the fences.
+// CHECK-LABEL: gpu.func @barrier_lds_pending
+// CHECK-NOT: rocdl.s.waitcnt
+// CHECK: llvm.inline_asm has_side_effects "", "~{memory}"
+// CHECK-NEXT: rocdl.s.barrier
+// CHECK-NEXT: llvm.inline_asm has_side_effects "", "~{memory}"
+// CHECK-NOT: rocdl.s.waitcnt
+// CHECK: gpu.return
+gpu.module @m {
+  gpu.func @barrier_lds_pending() kernel {
+    mla.lds_barrier {lds_pending}
+    gpu.return
+  }
+}
+
+// -----
+
 // The source pages fetched beforehand: mla.kv_dma_pages is a scheduling barrier and the
 // 9 permutes, in DMA order, waited for together (lgkmcnt(0): 49279 = 0xC07F) before
 // another scheduling barrier, so no wait between the DMAs counts them; a kv_dma on its
