@@ -77,18 +77,13 @@ struct LowerKvDmaPages final : TilePattern<KvDmaPagesOp> {
     // The permutes only read registers, so the backend's scheduler would hoist them
     // above the wait that covers the indices' load, and the backend would then wait for
     // that load with vmcnt(0), draining the DMAs in flight. Nothing crosses this point.
-    e.schedBarrier();
     // The indices' load, when no earlier wait covered it: with a count, since the
     // backend's own wait for it would be vmcnt(0) (the counter then holds loads and LDS
     // DMAs, which it does not count in order).
-    if (std::optional<uint32_t> pending = op.getIndexPending()) {
-      e.compilerFence();
-      amdgpu::MemoryCounterWaitOp::create(rewriter, e.loc,
-                                          /*load=*/rewriter.getI32IntegerAttr(*pending),
-                                          /*store=*/IntegerAttr(), /*ds=*/IntegerAttr(),
-                                          /*exp=*/IntegerAttr(), /*tensor=*/IntegerAttr());
+    if (std::optional<uint32_t> pending = op.getIndexPending())
+      e.waitUntracked(*pending);
+    else
       e.schedBarrier();
-    }
     SmallVector<Value, layout::kDmasPerTile> pages;
     for (const Emitter::DmaSourceOffset &src :
          e.dmaSourcesOfTile(op.getPage(), 0, layout::kDmasPerTile, e.wrap(e.geo.wave)))

@@ -221,20 +221,10 @@ struct LowerWsDmaSources final : TilePattern<WsDmaSourcesOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(WsDmaSourcesOp op, PatternRewriter &rewriter) const override {
     Emitter e(rewriter, op, state);
-    // As mla.kv_dma_pages: the readlanes only read registers, so nothing may be
-    // scheduled across the wait for the untracked index loads.
-    e.schedBarrier();
-    e.compilerFence();
-    amdgpu::MemoryCounterWaitOp::create(rewriter, e.loc,
-                                        /*load=*/rewriter.getI32IntegerAttr(op.getIndexPending()),
-                                        /*store=*/IntegerAttr(), /*ds=*/IntegerAttr(),
-                                        /*exp=*/IntegerAttr(), /*tensor=*/IntegerAttr());
-    e.schedBarrier();
+    e.waitUntracked(op.getIndexPending());
     SmallVector<Value, 18> pages;
     for (unsigned t = 0; t < roles::kTilesPerDmaWave; ++t)
-      for (const Emitter::DmaSourceOffset &src :
-           e.dmaSourcesOfTileByReadlane(e.extract(op.getPagesOfTiles(), t), tileOf(e, t)))
-        pages.push_back(src.token);
+      llvm::append_range(pages, e.dmaPagesByReadlane(e.extract(op.getPagesOfTiles(), t)));
     e.schedBarrier();
     rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, op.getType(), pages);
     return success();

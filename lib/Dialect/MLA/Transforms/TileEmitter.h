@@ -168,6 +168,17 @@ public:
         amdgpu::sched_barrier_opt_enumAttr::get(b.getContext(),
                                                 amdgpu::sched_barrier_opt_enum::none));
   }
+  /// Waits for loads the backend's wait insertion does not see (`untracked`), with
+  /// `pending` later vector-memory operations left in flight. Register-only code that
+  /// uses them (permutes, readlanes) would otherwise be scheduled above the wait.
+  void waitUntracked(uint32_t pending) {
+    schedBarrier();
+    compilerFence();
+    amdgpu::MemoryCounterWaitOp::create(b, loc, /*load=*/b.getI32IntegerAttr(pending),
+                                        /*store=*/IntegerAttr(), /*ds=*/IntegerAttr(),
+                                        /*exp=*/IntegerAttr(), /*tensor=*/IntegerAttr());
+    schedBarrier();
+  }
   void barrier(bool waitLds = true) {
     if (waitLds)
       ROCDL::SWaitcntOp::create(b, loc, gfx950::waitcnt::encodeLgkmcnt(0));
@@ -300,27 +311,27 @@ public:
     }
     return sources;
   }
-  /// dmaSourcesOfTile without an LDS access: each latent DMA's two tokens' pages by
+  /// The source page of each of a tile's 9 DMAs for this lane, as dmaSourcesOfTile's
+  /// permutes give it, without an LDS access: each latent DMA's two tokens' pages by
   /// readlane from the lanes holding them (lane = token, pageIndexOfTile), the tail
   /// DMA's the lane's own. For a wave with LDS DMAs in flight: if those count on
   /// lgkmcnt, a permute's wait would also wait for them.
-  SmallVector<DmaSourceOffset, 9> dmaSourcesOfTileByReadlane(Value page, IRInt tile) {
+  SmallVector<Value, 9> dmaPagesByReadlane(Value page) {
     namespace layout = mla::kernel::layout;
-    SmallVector<DmaSourceOffset, 9> sources;
+    SmallVector<Value, 9> pages;
     Value upperHalf = cmp(arith::CmpIPredicate::uge, geo.lane, ci(gfx950::kWaveSize / 2));
     for (unsigned dma = 0; dma < layout::kDmasPerTile; ++dma) {
-      layout::DmaSource<IRInt> src = layout::dmaSourceOfLane(dma, wrap(geo.lane));
-      Value token = page;
-      if (dma < layout::kLatentDmasPerTile) {
-        Value lowerToken = ci(layout::latentDmaTokenOfHalf(dma, 0));
-        Value lower = ROCDL::ReadlaneOp::create(b, loc, b.getI32Type(), page, lowerToken);
-        Value upperToken = ci(layout::latentDmaTokenOfHalf(dma, 1));
-        Value upper = ROCDL::ReadlaneOp::create(b, loc, b.getI32Type(), page, upperToken);
-        token = arith::SelectOp::create(b, loc, upperHalf, upper, lower);
+      if (dma == layout::kLatentDmasPerTile) {
+        pages.push_back(page);
+        continue;
       }
-      sources.push_back({token, src.rowByte, dma * layout::kDmaBytes, tile});
+      Value lowerToken = ci(layout::latentDmaTokenOfHalf(dma, 0));
+      Value lower = ROCDL::ReadlaneOp::create(b, loc, b.getI32Type(), page, lowerToken);
+      Value upperToken = ci(layout::latentDmaTokenOfHalf(dma, 1));
+      Value upper = ROCDL::ReadlaneOp::create(b, loc, b.getI32Type(), page, upperToken);
+      pages.push_back(arith::SelectOp::create(b, loc, upperHalf, upper, lower));
     }
-    return sources;
+    return pages;
   }
   /// `rowProduct24`: the non-wide offset's row product as a 24-bit multiply (see below).
   void issueDmas(Value lds, Value slot, Value kv, bool wideKv,

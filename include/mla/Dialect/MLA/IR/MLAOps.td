@@ -613,9 +613,9 @@ def MLA_LdsBarrierOp : MLA_Op<"lds_barrier"> {
 
 // A compute role wave's two S^T accumulators, its two running row sums, its 8 V^T
 // operands, P's operands and its 8 output accumulators; a DMA role wave's page indices
-// of its two tiles and its lane's source page of each of their DMAs. The PV operands (32 E4M3 bytes each) are carried as 8 dwords: the
-// backend splits an fp8 (i8) vector that crosses a branch into bytes (hundreds of
-// VGPRs, spilled).
+// of its two tiles and its lane's source page of each of their DMAs. The PV operands
+// (32 E4M3 bytes each) are carried as 8 dwords: the backend splits an fp8 (i8) vector
+// that crosses a branch into bytes (hundreds of VGPRs, spilled).
 def MLA_RoleLogits : FixedVectorOfShapeAndType<[2, 4], F32>;
 def MLA_RoleRowSums : FixedVectorOfLengthAndType<[2], [F32]>,
     BuildableType<"::mlir::VectorType::get({2}, $_builder.getF32Type())">;
@@ -630,8 +630,8 @@ def MLA_RoleOutputAccumulators : FixedVectorOfShapeAndType<[8, 4], F32>;
 def MLA_WarpRolesOp : MLA_Op<"warp_roles", [NoTerminator, RecursiveMemoryEffects]> {
   let summary = "The CTA's waves split into a compute role and a DMA role (F15)";
   let description = [{
-    Waves `0 .. compute_waves - 1` run region `compute`, the others region `dma`. The roles share
-    data only through LDS; `mla.lds_barrier` is a workgroup barrier, so both regions
+    Waves `0 .. compute_waves - 1` run region `compute`, the others region `dma`. The
+    roles share data only through LDS; `mla.lds_barrier` is a workgroup barrier, so both regions
     must meet the same barriers in the same order: the verifier requires the same
     sequence of barriers and barrier-holding loops (with the same bounds) in both, and
     no barrier under a condition. The ops that assume all 8 waves run them
@@ -650,7 +650,8 @@ def MLA_WsQkTilesOp : MLA_Op<"ws_qk_tiles"> {
   let summary = "Compute role: S^T of the role wave's two tiles from a K slot (F9)";
   let description = [{
     `mla.qk_tile` for tiles 2 r and 2 r + 1 of the block in slot `slot` (r the compute
-    role wave): 18 MFMA 16x16x128, element [t][v] in the accumulator layout of tile 2 r + t.
+    role wave): 18 MFMA 16x16x128, element [t][v] in the accumulator layout of tile
+    2 r + t.
   }];
   let arguments = (ins
     Arg<MLA_LdsPtr, "the CTA's LDS", [MemRead]>:$lds,
@@ -703,7 +704,7 @@ def MLA_WsPublishMaxOp : MLA_Op<"ws_publish_max"> {
 }
 
 def MLA_WsSoftmaxOp : MLA_Op<"ws_softmax"> {
-  let summary = "Compute role: row max, P hi + lo into LDS, running l per tile, m to LDS";
+  let summary = "Compute role: row max, P hi + lo into LDS, running l per tile";
   let description = [{
     `m_new = max(m, the compute role waves' published maxima)`; `p = exp2(s - m_new) 2^PLOG`
     of both tiles split into E4M3 hi + lo and stored to P as `mla.softmax_update` does;
