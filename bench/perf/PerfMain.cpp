@@ -16,8 +16,10 @@
 // with a published measurement (Published.h; --published runs all of them) prints
 // modeled / measured, flagged beyond the 15 % rule. With both
 // builds (the default) each row also has the warp-specialised kernel's times (F15), and
-// a summary per qlen sums each build's totals: the comparison the Decoder's default
-// build choice (mla/Runtime/Decoder.h, preferredAttentionBuild) is taken from. A
+// a summary per qlen sums each build's totals under each answer and the slower of the
+// two: the comparison the Decoder's default build choice (mla/Runtime/Decoder.h,
+// preferredAttentionBuild) is taken from. The overview, the sanity rule and the
+// schedule table report the Decoder's build for each case (or the one --build names). A
 // mixed-length batch (lens=, PerfCase::parse) prints its lengths in the ISL column. A
 // case with sched=device models the device schedule's call (the attention over U units,
 // each CTA computing its own piece, then the combine; the table then has a schedule and
@@ -40,6 +42,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 #include <map>
@@ -52,6 +55,12 @@ using namespace mla;
 using namespace mla::perf;
 
 namespace {
+/// Whether the Decoder runs the warp-specialised build for this case's configuration
+/// by default (preferredAttentionBuild, runtime/decoder/BuildChoice.cpp).
+bool decoderRunsWspec(const PerfCase &c) {
+  return rt::preferredAttentionBuild(c.heads, c.qlen) == rt::AttentionBuild::Wspec;
+}
+
 [[noreturn]] void die(const Twine &msg) {
   errs() << "mla-perf: error: " << msg << "\n";
   std::exit(1);
@@ -304,19 +313,23 @@ int main(int argc, char **argv) {
       std::map<std::tuple<size_t, size_t, bool>, PerfResult> results;
       std::string table;
       raw_string_ostream os(table);
-      os << "| qlen | B | lengths | tokens | host NS | device schedule";
+      os << "| qlen | build | B | lengths | tokens | host NS | device schedule";
       for (int answer : answers)
         os << " | host us | host TB/s | planner us | device us | device TB/s (" << answerName(answer)
            << ") | device / host | mixed / uniform: host | mixed / uniform: device | mixed / "
               "uniform: the faster schedule of each";
-      os << " |\n|---|---|---|---|---|---";
+      os << " |\n|---|---|---|---|---|---|---";
       for (size_t i = 0; i < answers.size() * 9; ++i)
         os << "|---";
       os << "|\n";
       outs() << (si ? "\n" : "") << "parameter set '" << sets[si]
-             << "': the host and the device schedule (modeled, plain build)\n";
+             << "': the host and the device schedule (modeled, "
+             << (builds.size() == 2 ? std::string("the Decoder's build")
+                                    : std::string(builds[0] ? "wspec" : "plain") + " build")
+             << ")\n";
       for (size_t ri = 0; ri < rows.size(); ++ri) {
-        const PerfCase &c = rows[ri].c;
+        PerfCase c = rows[ri].c;
+        c.wspec = builds.size() == 2 ? decoderRunsWspec(c) : bool(builds[0]);
         int64_t tokens = 0;
         for (int64_t len : c.lengths())
           tokens += len;
@@ -335,8 +348,8 @@ int main(int argc, char **argv) {
             results[{ri, k, onDevice}] = std::move(*r);
           }
         const PerfResult &first = results[{ri, 0, true}];
-        rs << "| " << c.qlen << " | " << c.lengths().size() << " | " << c.lengthsText() << " | "
-           << tokens << " | " << results[{ri, 0, false}].splits << " | U " << first.units
+        rs << "| " << c.qlen << " | " << (c.wspec ? "wspec" : "plain") << " | "
+           << c.lengths().size() << " | " << c.lengthsText() << " | " << tokens << " | " << results[{ri, 0, false}].splits << " | U " << first.units
            << ", T " << first.blockBudget << ", pieces <= " << first.mostPieces;
         for (size_t k = 0; k < answers.size(); ++k) {
           const PerfResult &h = results[{ri, k, false}], &d = results[{ri, k, true}];
@@ -365,8 +378,10 @@ int main(int argc, char **argv) {
       raw_string_ostream ss(section);
       ss << begin << "\n"
          << "Produced by `" << command << " --update-doc " << docPath
-         << "` (all figures **modeled** by the emulator's timing mode, docs/timing-model.md, "
-            "plain build; the parameter set is named above each table, the two LDS-DMA "
+         << "` (all figures **modeled** by the emulator's timing mode, docs/timing-model.md; "
+            "the Decoder's attention build for the row's heads and qlen "
+            "(`rt::preferredAttentionBuild`, named in the build column) unless `--build` "
+            "names one; the parameter set is named above each table, the two LDS-DMA "
             "counter answers side by side). \"host\": one split count NS for the batch "
             "(`rt::chooseNumSplits`), two launches (one at NS = 1). \"device\": the "
             "device schedule of the Decoder's plan without lengths (U units, T blocks a "
@@ -409,8 +424,10 @@ int main(int argc, char **argv) {
     anyDevice |= c.deviceSchedule;
   // Per (set, qlen, answer, build): the sum of the cases' total times (the summary).
   std::map<std::tuple<size_t, int64_t, int, bool>, double> totals;
-  // TB/s of the plain build per (case index, set, answer): the overview table.
-  std::map<std::tuple<size_t, size_t, int>, double> plainTbps;
+  // TB/s of the reported build per (case index, set, answer): the overview table. The
+  // reported build is the Decoder's (decoderRunsWspec) when both builds run, else the
+  // one --build names.
+  std::map<std::tuple<size_t, size_t, int>, double> reportedTbps;
   std::string document, publishedText;
   raw_string_ostream doc(document), pub(publishedText);
   for (size_t si = 0; si < sets.size() && !paramsOnly; ++si) {
@@ -449,8 +466,10 @@ int main(int argc, char **argv) {
       double host = 0;
       int caseSplits = 0;
       const PublishedMeasurement *measured = publishedFor(c);
+      const bool reportedWspec = builds.size() == 2 ? decoderRunsWspec(c) : bool(builds[0]);
       for (size_t k = 0; k < answers.size(); ++k) {
         for (size_t w = 0; w < builds.size(); ++w) {
+          const bool reported = builds[w] == reportedWspec;
           PerfOptions o = options;
           o.params.ldsDmaCountsOnLgkmcnt = answers[k];
           PerfCase built = c;
@@ -476,13 +495,14 @@ int main(int argc, char **argv) {
           else
             rs << format(" | %.1f | %.1f", r->attentionUs, r->totalUs);
           totals[{si, c.qlen, answers[k], builds[w]}] += r->totalUs;
-          if (!builds[w])
-            plainTbps[{ci, si, answers[k]}] = r->tbps;
-          // The sanity rule: the project's kernel (the plain build, the Decoder's) on
-          // a shape with a published measurement.
-          if (measured && !builds[w]) {
+          if (reported)
+            reportedTbps[{ci, si, answers[k]}] = r->tbps;
+          // The sanity rule: the project's kernel (the Decoder's build) on a shape with
+          // a published measurement.
+          if (measured && reported) {
             const double ratio = r->totalUs / measured->us;
-            cs << "published measurement " << c.str() << ": " << measured->source
+            cs << "published measurement " << c.str() << " (" << (builds[w] ? "wspec" : "plain")
+               << " build): " << measured->source
                << format(", measured %.1f us; modeled %.1f us (set %s, %s): modeled / "
                          "measured %.2f",
                          measured->us, r->totalUs, sets[si].c_str(), answerName(answers[k]),
@@ -492,7 +512,8 @@ int main(int argc, char **argv) {
                            "%.0f %% rule (docs/timing-model.md, \"Published measurements\")",
                            100 * (1 - ratio), 100 * kPublishedFasterLimit);
             cs << "\n";
-            pub << "| " << sets[si] << " | " << answerName(answers[k]) << " | " << c.batch
+            pub << "| " << sets[si] << " | " << answerName(answers[k]) << " | "
+                << (builds[w] ? "wspec" : "plain") << " | " << c.batch
                 << " | " << c.lengthsText()
                 << format(" | %.1f | %.1f | %.2f | %s |\n", measured->us, r->totalUs, ratio,
                           1 - ratio > kPublishedFasterLimit ? "beyond the rule" : "within");
@@ -538,13 +559,22 @@ int main(int argc, char **argv) {
         if (seen[c.qlen])
           continue;
         seen[c.qlen] = true;
+        double worstPlain = 0, worstWspec = 0;
         for (int answer : answers) {
           double plain = totals[{si, c.qlen, answer, false}],
                  wspec = totals[{si, c.qlen, answer, true}];
+          worstPlain = std::max(worstPlain, plain);
+          worstWspec = std::max(worstWspec, wspec);
           ss << "| " << c.qlen << " | " << answerName(answer)
              << format(" | %.1f | %.1f | %.3f | ", plain, wspec, wspec / plain)
              << (wspec < plain ? "wspec" : "plain") << " |\n";
         }
+        // The Decoder's rule compares each build's slower answer (BuildChoice.cpp).
+        if (answers.size() == 2)
+          ss << "| " << c.qlen << " | the slower answer of each"
+             << format(" | %.1f | %.1f | %.3f | ", worstPlain, worstWspec,
+                       worstWspec / worstPlain)
+             << (worstWspec < worstPlain ? "wspec" : "plain") << " |\n";
       }
       outs() << "\nbuild comparison, parameter set '" << sets[si]
              << "' (sum of the total times of each qlen's cases):\n"
@@ -557,38 +587,40 @@ int main(int argc, char **argv) {
           << summary;
   }
 
-  // The overview: the plain build's TB/s under every set and answer.
+  // The overview: the reported build's TB/s under every set and answer.
   std::string overview;
-  if (!plainTbps.empty()) {
+  if (!reportedTbps.empty()) {
     raw_string_ostream ov(overview);
-    ov << "| qlen | B | ISL";
+    ov << "| qlen | build | B | ISL";
     for (const std::string &set : sets)
       for (int answer : answers)
         ov << " | " << set << ", " << answerName(answer);
-    ov << " |\n|---|---|---";
+    ov << " |\n|---|---|---|---";
     for (size_t i = 0; i < sets.size() * answers.size(); ++i)
       ov << "|---";
     ov << "|\n";
     for (size_t ci = 0; ci < cases.size(); ++ci) {
-      if (!plainTbps.count({ci, 0, answers[0]}))
+      if (!reportedTbps.count({ci, 0, answers[0]}))
         continue;
       const PerfCase &c = cases[ci];
-      ov << "| " << c.qlen << " | " << c.lengths().size() << " | " << c.lengthsText();
+      const bool wspec = builds.size() == 2 ? decoderRunsWspec(c) : bool(builds[0]);
+      ov << "| " << c.qlen << " | " << (wspec ? "wspec" : "plain") << " | "
+         << c.lengths().size() << " | " << c.lengthsText();
       if (c.heads != 12)
         ov << " (" << c.heads << " heads)";
       for (size_t si = 0; si < sets.size(); ++si)
         for (int answer : answers)
-          ov << format(" | %.2f", plainTbps[{ci, si, answer}]);
+          ov << format(" | %.2f", reportedTbps[{ci, si, answer}]);
       ov << " |\n";
     }
-    outs() << "\nTB/s of the plain build (the Decoder's), every parameter set and answer "
-              "(modeled):\n"
+    outs() << "\nTB/s of the Decoder's build (or the one --build names), every parameter "
+              "set and answer (modeled):\n"
            << overview;
   }
   if (!publishedText.empty())
-    outs() << "\npublished measurements against the modeled call (plain build):\n"
-           << "| parameter set | answer | B | ISL | measured us | modeled us | modeled / "
-              "measured | 15 % rule |\n|---|---|---|---|---|---|---|---|\n"
+    outs() << "\npublished measurements against the modeled call (the Decoder's build):\n"
+           << "| parameter set | answer | build | B | ISL | measured us | modeled us | modeled / "
+              "measured | 15 % rule |\n|---|---|---|---|---|---|---|---|---|\n"
            << publishedText;
 
   if (!docPath.empty()) {
@@ -618,15 +650,16 @@ int main(int argc, char **argv) {
           "needs for the bytes it reads a block (after the L2 sharing of the head-group "
           "CTAs) (their ratio).\n";
     if (!overview.empty())
-      ss << "\nTB/s of the plain build (the Decoder's) under every parameter set and "
-            "answer:\n\n"
+      ss << "\nTB/s of the Decoder's attention build (`rt::preferredAttentionBuild`: the "
+            "better worst case over the two answers, docs/decoder.md; named in the build "
+            "column) under every parameter set and answer:\n\n"
          << overview;
     if (!publishedText.empty())
       ss << "\nAgainst the published measurements (docs/timing-model.md, \"Published "
             "measurements\"; modeled / measured < "
          << format("%.2f", 1 - kPublishedFasterLimit) << " breaks the rule):\n\n"
-         << "| parameter set | answer | B | ISL | measured us | modeled us | modeled / "
-            "measured | 15 % rule |\n|---|---|---|---|---|---|---|---|\n"
+         << "| parameter set | answer | build | B | ISL | measured us | modeled us | modeled / "
+            "measured | 15 % rule |\n|---|---|---|---|---|---|---|---|---|\n"
          << publishedText;
     ss << document;
     ss << "\nParameters of the first set (docs/timing-model.md gives the sources):\n\n";

@@ -70,12 +70,12 @@ def test_matches_model(decoder, heads, qlen, lengths, splits):
 
 
 def test_attention_build_choice(device):
-    """build="auto" resolves to the modeled figures' choice (plain for Kimi-K3 TP8 at
-    qlen 2 today, docs/decoder.md); "plain"/"wspec" override; both builds give the same
-    bits."""
+    """build="auto" resolves to the modeled figures' choice (wspec for Kimi-K3 TP8 at
+    qlen 2 today: the better worst case over the LDS-DMA counter answers,
+    docs/decoder.md); "plain"/"wspec" override; both builds give the same bits."""
     p = mla.reference.make_problem(12, 2, [300, 0, 129], seed=5)
     auto = mla.Decoder(heads=12, qlen=2, device=device)
-    assert auto.build == "plain"
+    assert auto.build == "wspec"
     plain = mla.Decoder(heads=12, qlen=2, device=device, build="plain")
     wspec = mla.Decoder(heads=12, qlen=2, device=device, build="wspec")
     assert (plain.build, wspec.build) == ("plain", "wspec")

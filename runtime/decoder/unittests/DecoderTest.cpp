@@ -153,19 +153,19 @@ TEST(Decoder, SplitHeuristic) {
   EXPECT_LE(rt::chooseNumSplits(medium, 12, 4, cus), 8);
 }
 
-// The attention build (F15): Auto takes the modeled figures' choice (today plain for
-// Kimi-K3 TP8 at qlen 1, 2 and 4: wspec is faster only under one answer to the LDS-DMA
-// counter question, docs/decoder.md) unless config.wspec asks for wspec; Plain and
-// Wspec override. Both builds give the same bits.
+// The attention build (F15): Auto takes the modeled figures' choice (today wspec for
+// Kimi-K3 TP8 at qlen 1, 2 and 4: its slower answer to the LDS-DMA counter question is
+// faster than plain's slower answer in both parameter sets, docs/decoder.md) unless
+// config.wspec asks for wspec; Plain and Wspec override. Both builds give the same bits.
 TEST(Decoder, AttentionBuildChoice) {
   EXPECT_EQ(rt::parseAttentionBuild("auto"), rt::AttentionBuild::Auto);
   EXPECT_EQ(rt::parseAttentionBuild("plain"), rt::AttentionBuild::Plain);
   EXPECT_EQ(rt::parseAttentionBuild("wspec"), rt::AttentionBuild::Wspec);
   EXPECT_EQ(rt::parseAttentionBuild("fast"), std::nullopt);
   EXPECT_STREQ(rt::attentionBuildName(rt::AttentionBuild::Wspec), "wspec");
-  EXPECT_EQ(rt::preferredAttentionBuild(12, 1), rt::AttentionBuild::Plain);
-  EXPECT_EQ(rt::preferredAttentionBuild(12, 2), rt::AttentionBuild::Plain);
-  EXPECT_EQ(rt::preferredAttentionBuild(12, 4), rt::AttentionBuild::Plain);
+  EXPECT_EQ(rt::preferredAttentionBuild(12, 1), rt::AttentionBuild::Wspec);
+  EXPECT_EQ(rt::preferredAttentionBuild(12, 2), rt::AttentionBuild::Wspec);
+  EXPECT_EQ(rt::preferredAttentionBuild(12, 4), rt::AttentionBuild::Wspec);
   // No figures: no claim, the plain build.
   EXPECT_EQ(rt::preferredAttentionBuild(7, 5), rt::AttentionBuild::Plain);
 

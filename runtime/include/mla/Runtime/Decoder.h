@@ -238,9 +238,10 @@ enum class AttentionBuild {
 };
 
 /// The build the modeled MI355X figures (mla-perf, docs/performance.md) favour for
-/// (heads, qlen): Wspec only where its modeled total time is lower under both answers
-/// to the LDS-DMA counter question; Plain elsewhere, including every configuration
-/// without figures (docs/decoder.md). Defined in BuildChoice.cpp.
+/// (heads, qlen): Wspec where its modeled total time under its slower answer to the
+/// LDS-DMA counter question is lower than plain's under plain's slower answer, in both
+/// parameter sets (the better worst case); Plain elsewhere, including every
+/// configuration without figures (docs/decoder.md). Defined in BuildChoice.cpp.
 AttentionBuild preferredAttentionBuild(int64_t heads, int64_t qlen);
 /// "auto", "plain", "wspec".
 const char *attentionBuildName(AttentionBuild build);
