@@ -1,8 +1,9 @@
 // Kimi-K3 decode at TP8 (12 query heads per GPU, qlen 1, fp8 latent KV cache of 576 B a
 // token) with the warp-specialised attention kernel (F15, docs/warp-specialization.md):
-// waves 0-3 compute S and P, waves 4-7 issue the DMAs and accumulate O, a block behind.
-// Same results as kimi_k3_tp8_q1.mlir (the same numerics); which one is faster for a
-// configuration is docs/performance.md's modeled comparison.
+// waves 0-3 compute S, P and O, waves 4-7 issue every K DMA and execute no LDS
+// instruction. Same results as kimi_k3_tp8_q1.mlir (the same numerics); the Decoder's
+// choice between the two is docs/decoder.md's rule on docs/performance.md's modeled
+// comparison.
 //   S = B * 1 query rows, NS splits, all chosen at run time.
 
 func.func @kimi_k3_tp8_q1_wspec(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>,

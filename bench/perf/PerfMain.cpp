@@ -650,9 +650,12 @@ int main(int argc, char **argv) {
           "needs for the bytes it reads a block (after the L2 sharing of the head-group "
           "CTAs) (their ratio).\n";
     if (!overview.empty())
-      ss << "\nTB/s of the Decoder's attention build (`rt::preferredAttentionBuild`: the "
-            "better worst case over the two answers, docs/decoder.md; named in the build "
-            "column) under every parameter set and answer:\n\n"
+      ss << (builds.size() == 2
+                 ? "\nTB/s of the Decoder's attention build (`rt::preferredAttentionBuild`: "
+                   "the better worst case over the two answers, docs/decoder.md; named in "
+                   "the build column)"
+                 : "\nTB/s of the build `--build` names")
+         << " under every parameter set and answer:\n\n"
          << overview;
     if (!publishedText.empty())
       ss << "\nAgainst the published measurements (docs/timing-model.md, \"Published "
