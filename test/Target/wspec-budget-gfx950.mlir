@@ -9,8 +9,8 @@
 // mla-warp-specialize; the backend rotates both role loops (the compute loop opens
 // with the accumulate part, the DMA loop with block b + 2's sources). The DMA role's
 // sections: block 0's two tiles before the loop (9 + 9), then in the loop DMAs 0..3 of
-// the next block's first tile before the wait, 4..8 after barrier K and the second
-// tile after barrier B (4 + 5 + 9).
+// the next block's first tile before the wait, 4..8 after barrier K, the second
+// tile's 0..3 after barrier B and 4..8 after barrier C (4 + 5 + 4 + 5).
 // RUN: mla-compile %mla_src_root/examples/kimi_k3_tp8_q1_wspec.mlir -o %t.hsaco --dump-isa=%t.s --print-kernel-resources | FileCheck %s --check-prefix=RES
 // RUN: FileCheck %s --check-prefix=MFMA < %t.s
 // RUN: FileCheck %s --check-prefix=TR < %t.s
@@ -58,7 +58,11 @@
 // DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
 // DMA: ; mla: dma role tile
 // DMA-NOT: {{ds_|lgkmcnt}}
-// DMA-COUNT-9: global_load_lds_dwordx4
+// DMA-COUNT-4: global_load_lds_dwordx4
+// DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
+// DMA: ; mla: dma role tile
+// DMA-NOT: {{ds_|lgkmcnt}}
+// DMA-COUNT-5: global_load_lds_dwordx4
 // DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
 // DMA: ; mla: dma role end
 // DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}

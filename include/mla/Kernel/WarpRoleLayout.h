@@ -34,6 +34,15 @@ inline constexpr unsigned kLatentTilesPerComputeWave = kLatentTiles / kComputeWa
 inline constexpr unsigned kDmasBeforeBlockWait = 4;
 static_assert(kDmasBeforeBlockWait >= 1 && kDmasBeforeBlockWait <= layout::kDmasPerTile,
               "a non-empty part of the tile's DMAs");
+/// The DMAs of the next block's second tile a DMA role wave issues between barriers B
+/// and C (the rest after C). Barrier C is where the compute role waits to read P: a
+/// DMA wave that is still queueing its DMAs on the CU's vector-memory path holds every
+/// compute wave there (at qlen 4, 1.57 x the HBM share a block with all 9 before C).
+/// Issuing none before C delays the bytes, which the serial HBM rule exposes. Chosen
+/// with the timing model (docs/warp-specialization.md, "Schedule").
+inline constexpr unsigned kSecondTileDmasBeforeBarrierC = 4;
+static_assert(kSecondTileDmasBeforeBarrierC <= layout::kDmasPerTile,
+              "a part of the tile's DMAs");
 static_assert(kTilesPerComputeWave == 2 && kTilesPerDmaWave == 2 &&
                   kLatentTilesPerComputeWave == 8,
               "the role ops' operand shapes (vector<2x4xf32>, vector<8x8xi32>, ...) "

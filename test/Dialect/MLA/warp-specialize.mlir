@@ -44,8 +44,8 @@
 // flight). In block b: after A, DMAs 0..3 of block b + 1's first tile into the other
 // slot; block b + 2's indices; the wait for block b's DMAs, which leaves those 4 DMAs
 // and the 2 index loads in flight (pending 6; all of them after the last block); K;
-// DMAs 4..8 of the first tile; B; the second tile; C; block b + 2's sources (the 5 + 9
-// DMAs issued after its indices left in flight).
+// DMAs 4..8 of the first tile; B; DMAs 0..3 of the second tile; C; its DMAs 4..8;
+// block b + 2's sources (the 5 + 4 + 5 DMAs issued after its indices left in flight).
 // CHECK:   %[[ANY:.*]] = arith.cmpi slt, %[[C0]], %[[N]]
 // CHECK-NEXT: %[[FIRSTS:.*]] = scf.if %[[ANY]] -> (vector<18xi32>) {
 // CHECK:        %[[P0:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %[[C0]] of[%[[I]], %[[I]])
@@ -81,9 +81,13 @@
 // CHECK-NEXT: mla.lds_barrier {lds_pending}
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
 // CHECK-NEXT:   "; mla: dma role tile"
-// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[NS]]] to %[[LDS]] slot %[[OTHER]] tile 1 dmas 0 to 9 {wide_kv}
+// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[NS]]] to %[[LDS]] slot %[[OTHER]] tile 1 dmas 0 to 4 {wide_kv}
 // CHECK-NEXT: }
 // CHECK-NEXT: mla.lds_barrier {lds_pending}
+// CHECK-NEXT: scf.if %[[HASNEXT]] {
+// CHECK-NEXT:   "; mla: dma role tile"
+// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[NS]]] to %[[LDS]] slot %[[OTHER]] tile 1 dmas 4 to 9 {wide_kv}
+// CHECK-NEXT: }
 // CHECK-NEXT: %[[SN:.*]] = mla.ws_dma_sources %[[PN]] index_pending 14
 // CHECK-NEXT: scf.yield %[[SN]]
 // CHECK:   "; mla: dma role end"

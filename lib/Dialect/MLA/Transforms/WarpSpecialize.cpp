@@ -22,10 +22,10 @@
 //       S(b) of tiles 2r, 2r+1 from slot b%2,     [..] DMAs 4..8 of tile 2r
 //       masked; own row max -> exchange
 //       lds_barrier                 (B)           lds_barrier lds_pending     (B)
-//       m(b), P(b) -> LDS, l per tile             [..] DMAs of tile 2r+1
+//       m(b), P(b) -> LDS, l per tile             [..] DMAs 0..3 of tile 2r+1
 //       lds_barrier                 (C)           lds_barrier lds_pending     (C)
-//       O = alpha O + V^T P^T of latents          sources of block b+2's DMAs
-//       128r .. 128r+127 from slot b%2
+//       O = alpha O + V^T P^T of latents          [..] DMAs 4..8 of tile 2r+1
+//       128r .. 128r+127 from slot b%2            sources of block b+2's DMAs
 //     row sums -> LDS
 //     lds_barrier                   (E)         lds_barrier lds_pending       (E)
 //     epilogue (l over the tiles, o, LSE)     }
@@ -36,7 +36,9 @@
 // before it); B publishes the row maxima, C the block's P. Block b + 1's first DMAs
 // are issued before the wait for block b's, so the CU's DMA queue never drains (under
 // a rule where a load waits its latency before its bytes move, a drained queue costs
-// an HBM latency a block); the rest after K, so that K is not late. The DMA waves read
+// an HBM latency a block); the rest after K, B and C, a few at a time, so that no
+// barrier the compute role waits at is late behind DMAs still queueing for the CU's
+// vector-memory path (WarpRoleLayout.h has the counts). The DMA waves read
 // no LDS, so their barriers need not wait for their LDS accesses (the DMAs in flight,
 // if an LDS DMA counts on lgkmcnt), and the compute waves issue no DMA, so no LDS read
 // of theirs waits behind one.
@@ -271,6 +273,7 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
   const unsigned indexLoads = roles::kTilesPerDmaWave;
   const unsigned tileDmas = layout::kDmasPerTile;
   const unsigned dmasBeforeWait = roles::kDmasBeforeBlockWait;
+  const unsigned secondTileBeforeC = roles::kSecondTileDmasBeforeBarrierC;
   // Issue order, each block b: DMAs of b's first tile, b + 1's index loads, DMAs of b's
   // second tile; b + 1's sources are read out of the index registers after the
   // second tile. The index loads are untracked: their registers must not cross a
@@ -318,9 +321,10 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     // In flight here, in issue order: block b's first tile, block b + 1's index loads,
     // block b's second tile. The first DMAs of block b + 1 go before the wait for
     // block b, so the CU's DMA queue does not drain; the rest of its first tile after
-    // K and its second tile after B, so that neither the CU's vector-memory path (4
-    // waves x 18 DMAs of 1 KiB) nor, if an LDS DMA counts on lgkmcnt, the 15 a wave
-    // may have in flight hold the wave back from K.
+    // K and its second tile around C (part after B, part after C), so that neither
+    // the CU's vector-memory path (4 waves x 18 DMAs of 1 KiB) nor, if an LDS DMA
+    // counts on lgkmcnt, the 15 a wave may have in flight hold the wave back from K
+    // or C, where the compute role waits for it.
     ifNext([&] { dmaTile(nextSources, otherSlot, 0, 0, dmasBeforeWait); });
     // Block b + 2's indices (clamped into the split) in every block.
     Value pagesAfterNext = loadPages(wrap(nextBlock) + 1u);
@@ -337,8 +341,11 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // K: block b's K
     ifNext([&] { dmaTile(nextSources, otherSlot, 0, dmasBeforeWait, tileDmas); });
     LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // B
-    ifNext([&] { dmaTile(nextSources, otherSlot, 1); });
+    if (secondTileBeforeC > 0)
+      ifNext([&] { dmaTile(nextSources, otherSlot, 1, 0, secondTileBeforeC); });
     LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // C
+    if (secondTileBeforeC < tileDmas)
+      ifNext([&] { dmaTile(nextSources, otherSlot, 1, secondTileBeforeC, tileDmas); });
     // Block b + 2's sources while the compute role accumulates O (the second tile,
     // if issued, stays in flight).
     scf::YieldOp::create(b, loc,
