@@ -151,9 +151,10 @@ def candidates(case, choice):
     return sorted(n for n in ns if 1 <= n <= limit)
 
 
-def run(perf, cache, answer, specs):
-    """mla-perf over `specs` (case, NS or None); {(case, NS or None): row}."""
-    args = ["nice", perf, "--dma-lgkmcnt", str(answer), "--build", "plain", "--policy",
+def run(perf, cache, answer, specs, build):
+    """mla-perf over `specs` (case, NS or None) with the attention build `build`;
+    {(case, NS or None): row}."""
+    args = ["nice", perf, "--dma-lgkmcnt", str(answer), "--build", build, "--policy",
             "--params-set", "default"]
     for case, ns in specs:
         args += ["--case", case_arg(case) + (f",splits={ns}" if ns else "")]
@@ -181,10 +182,10 @@ def run(perf, cache, answer, specs):
     return out
 
 
-def sweep(perf, cache, answer, cases):
-    chosen = run(perf, cache, answer, [(c, None) for c in cases])
+def sweep(perf, cache, answer, cases, build):
+    chosen = run(perf, cache, answer, [(c, None) for c in cases], build)
     specs = [(c, ns) for c in cases for ns in candidates(c, chosen[(c, None)]["ns"])]
-    swept = run(perf, cache, answer, specs)
+    swept = run(perf, cache, answer, specs, build)
     result = {}
     for c in cases:
         mine = chosen[(c, None)]
@@ -201,13 +202,13 @@ def sweep(perf, cache, answer, cases):
     return result
 
 
-def table(results, answers, command, cases):
+def table(results, answers, command, cases, build):
     mixed = any(is_mixed(c) for c in cases)
     if mixed:
         lines = [
             f"Produced by `{command}` (every figure **modeled** by the emulator's timing "
             "mode, docs/timing-model.md, default parameters but the LDS-DMA counter answer; "
-            "mla-perf's whole-GPU estimate, plain build, each attention CTA simulated with "
+            f"mla-perf's whole-GPU estimate, {build} build, each attention CTA simulated with "
             "its own request's tokens). \"lengths\": mla-perf's `lens=` text (LO..HIxN: N "
             "lengths spread geometrically from LO to HI; shuffle=S: in a seeded random "
             "order). \"Decoder\": the split count `chooseNumSplits` picks, the call's total "
@@ -227,7 +228,7 @@ def table(results, answers, command, cases):
         lines = [
             f"Produced by `{command}` (every figure **modeled** by the emulator's timing "
             "mode, docs/timing-model.md, default parameters but the LDS-DMA counter answer; "
-            "mla-perf's whole-GPU estimate, plain build). \"Decoder\": the split count "
+            f"mla-perf's whole-GPU estimate, {build} build). \"Decoder\": the split count "
             "`chooseNumSplits` picks and the call's total us with it; \"best\": the fastest "
             "split count of the sweep (the powers of two up to the blocks of a request and "
             "256, the choice, half and twice it, and the largest NS whose attention grid "
@@ -278,6 +279,10 @@ def main():
                         "mixed batch (e.g. 1:128Kx1+2Kx63); repeatable")
     p.add_argument("--points", metavar="FILE",
                    help="also write every swept point (case, answer, NS, total us) as CSV")
+    p.add_argument("--build", choices=("plain", "wspec"), default="plain",
+                   help="the attention build (wspec: the warp-specialised kernel, whose "
+                        "times do not depend on the counter answer; its tables go between "
+                        "the markers with a -wspec suffix)")
     p.add_argument("--update-doc", metavar="FILE")
     a = p.parse_args()
     answers = ANSWERS if a.dma_lgkmcnt == "both" else (int(a.dma_lgkmcnt),)
@@ -299,12 +304,13 @@ def main():
         if unknown:
             sys.exit(f"split_sweep: {unknown} not in the default table")
     cache = a.cache or tempfile.mkdtemp(prefix="mla-split-sweep-")
-    results = {ans: sweep(a.perf, cache, ans, cases) for ans in answers}
+    results = {ans: sweep(a.perf, cache, ans, cases, a.build) for ans in answers}
     command = "python3 bench/perf/split_sweep.py --perf build/bin/mla-perf" + (
         " --mixed" if a.mixed else "") + (
+        f" --build {a.build}" if a.build != "plain" else "") + (
         f" --dma-lgkmcnt {a.dma_lgkmcnt}" if a.dma_lgkmcnt != "both" else "") + (
         f" --update-doc {a.update_doc}" if a.update_doc else "")
-    text = table(results, answers, command, cases)
+    text = table(results, answers, command, cases, a.build)
     print(text)
     if a.points:
         with open(a.points, "w", newline="") as f:
@@ -318,8 +324,9 @@ def main():
                         out.writerow([q, b, c[1] if is_mixed(c) else c[2], ans, ns,
                                       int(ns == r["ns"]), t, r["estimates"][ns]])
     if a.update_doc:
-        replace_between_markers(a.update_doc, "split-sweep-mixed" if a.mixed else "split-sweep",
-                                text, "split_sweep")
+        marker = ("split-sweep-mixed" if a.mixed else "split-sweep") + (
+            "-wspec" if a.build == "wspec" else "")
+        replace_between_markers(a.update_doc, marker, text, "split_sweep")
 
 
 if __name__ == "__main__":
