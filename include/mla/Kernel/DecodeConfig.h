@@ -29,7 +29,7 @@ namespace mla {
 /// next block's first DMAs issued before the wait for this block's (untracked page-index
 /// loads, explicit index waits); 0.11: the device schedule's merge table (the combine's
 /// merges argument); 0.12: both branches of 0.10-0.11 together.
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.16.0-gfx950";
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.17.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

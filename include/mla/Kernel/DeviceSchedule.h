@@ -68,8 +68,11 @@ constexpr int64_t scheduleFirstWaveUnits(int64_t heads, int64_t qlen, int64_t cu
 /// budgets T1 (the first wave) and T2 (all W waves), when W T2 + (W - 1)
 /// kSecondWaveBlocks < T1 (a CU would run W CTAs of at most T2 blocks one after the
 /// other, each further one with its own prologue and epilogue, about this many blocks'
-/// time; CTAs that overlap on a CU only do better).
-inline constexpr int64_t kSecondWaveBlocks = 2;
+/// time; CTAs that overlap on a CU only do better). Modeled at qlen 4 (generated code
+/// 0.16, `default` set), a CTA's fixed cost is 3.4 steady blocks with the
+/// warp-specialised build (the Decoder's), 3.0 and 1.8 with the plain build under the
+/// vmcnt and the lgkmcnt answer, plus the schedule prologue's 1.1 (docs/decoder.md).
+inline constexpr int64_t kSecondWaveBlocks = 4;
 
 /// The most pieces a request can get with `units` units and `requests` requests (every
 /// other request has at least one).

@@ -146,9 +146,9 @@ TEST(DeviceScheduleRule, UnitCountAndPieceBound) {
 // Two waves of 88 units (176 in all; the rule takes any unit counts). One 32K request (256
 // blocks) and 63 of one block: one wave leaves the long request 25 units, T1 =
 // ceil(256 / 25) = 11 (count(11) = 24 + 63 = 87 <= 88, count(10) = 26 + 63 = 89); two
-// waves leave it 113, T2 = 3 (86 + 63 = 149 <= 176; T = 2: 128 + 63 = 191). 2 * 3 + 2 = 8
-// < 11: the second wave is taken, T = 3. A uniform batch of 64 x 1K (8 blocks each): T1 =
-// 8 (64 pieces), T2 = 4 (128 pieces; T = 3: 192), 2 * 4 + 2 = 10 >= 8: one wave, T = 8.
+// waves leave it 113, T2 = 3 (86 + 63 = 149 <= 176; T = 2: 128 + 63 = 191). 2 * 3 + 4 =
+// 10 < 11: the second wave is taken, T = 3. A uniform batch of 64 x 1K (8 blocks each):
+// T1 = 8 (64 pieces), T2 = 4 (128 pieces; T = 3: 192), 2 * 4 + 4 = 12 >= 8: one wave.
 TEST(DeviceScheduleRule, SecondWaveOnlyWhereItShortensTheLongestPiece) {
   std::vector<int64_t> mixed(64, 128);
   mixed[0] = 32768;
@@ -167,8 +167,8 @@ TEST(DeviceScheduleRule, SecondWaveOnlyWhereItShortensTheLongestPiece) {
   EXPECT_EQ(planSchedule(uniform, 176).blockBudget, 4); // what both waves would give
   // 128 requests of 8K (64 blocks) on 264 units: with B > 88 the first wave's budget is
   // one piece each (T1 = 64, 128 units: already more CTAs than CUs at G = 3); all units
-  // give T2 = 32 (256 pieces; T = 31 would need 384). 2 * 32 + 2 >= 64, yet B > 88: T2.
-  // Requests of 2 blocks: T1 = 2, T2 = 1 (2 * 1 + 2 >= 2): with B = 88, not more than a
+  // give T2 = 32 (256 pieces; T = 31 would need 384). 2 * 32 + 4 >= 64, yet B > 88: T2.
+  // Requests of 2 blocks: T1 = 2, T2 = 1 (2 * 1 + 4 >= 2): with B = 88, not more than a
   // wave, T1 stands; with B = 89, all units.
   std::vector<int64_t> many(128, 8192);
   EXPECT_EQ(planSchedule(many, 88).blockBudget, 64);
@@ -181,10 +181,16 @@ TEST(DeviceScheduleRule, SecondWaveOnlyWhereItShortensTheLongestPiece) {
 // one after the other). 16 requests of 29475 tokens (231 blocks): the first wave gives
 // each 5 pieces, T1 = ceil(231 / 5) = 47 (80 pieces; T = 46 would need 6 a request, 96);
 // all 256 units give each 16, T2 = ceil(231 / 16) = 15 (T = 14: 17 each, 272). Three
-// CTAs of 15 blocks and two more fixed costs, 3 * 15 + 2 * 2 = 49 >= 47: one wave, T = 47
-// (a two-wave test, 2 * 15 + 2 = 32 < 47, would take T2 and run three CTAs a CU). One
+// CTAs of 15 blocks and two more fixed costs, 3 * 15 + 2 * 4 = 53 >= 47: one wave, T = 47
+// (a two-wave test, 2 * 15 + 4 = 34 < 47, would take T2 and run three CTAs a CU). One
 // request of 32K and 63 of one block: T1 = 16 (the long one gets 17 units; T = 15 needs
-// 18 + 63), T2 = 2 (193 units; T = 1 needs 256 + 63), 3 * 2 + 4 = 10 < 16: all units.
+// 18 + 63), T2 = 2 (193 units; T = 1 needs 256 + 63), 3 * 2 + 8 = 14 < 16: all units.
+// The fixed cost a further CTA is charged (kSecondWaveBlocks = 4 blocks): two requests of
+// 64K (512 blocks) and 30 of one block. The first wave leaves the long ones 25 units
+// each, T1 = ceil(512 / 25) = 21 (T = 20: 26 each, 82 units); all units leave them 113,
+// T2 = ceil(512 / 113) = 5 (103 each, 236 units; T = 4: 128 each, 286). 3 * 5 + 2 * 4 =
+// 23 >= 21: one wave, T = 21 (with a fixed cost of 2 blocks, 19 < 21 would take three
+// CTAs of 5 blocks a CU).
 TEST(DeviceScheduleRule, FurtherWavesCountEveryCtaOfACu) {
   const std::vector<int64_t> uniform(16, 29475);
   EXPECT_EQ(planSchedule(uniform, 80).blockBudget, 47);
@@ -195,6 +201,11 @@ TEST(DeviceScheduleRule, FurtherWavesCountEveryCtaOfACu) {
   mixed[0] = 32768;
   EXPECT_EQ(planSchedule(mixed, 80).blockBudget, 16);
   EXPECT_EQ(planSchedule(mixed, 256, 80, 3).blockBudget, 2);
+  std::vector<int64_t> twoLong(32, 128);
+  twoLong[0] = twoLong[1] = 65536;
+  EXPECT_EQ(planSchedule(twoLong, 80).blockBudget, 21);
+  EXPECT_EQ(planSchedule(twoLong, 256).blockBudget, 5);
+  EXPECT_EQ(planSchedule(twoLong, 256, 80, 3).blockBudget, 21);
 }
 
 // Every batch: each piece holds at most T blocks, the pieces cover the request, the
@@ -350,7 +361,7 @@ TEST(DeviceSchedule, TwoWavePlannerMatchesTheRule) {
   std::vector<std::pair<std::vector<int64_t>, int64_t>> cases = {
       {mixed, 176}, {std::vector<int64_t>(64, 1024), 176}, {spread, 176},
       {{100000, 3}, 176}, {std::vector<int64_t>(100, 5000), 176}, {{0, 0}, 176},
-      {std::vector<int64_t>(64, 9283), 256}, {spread, 256},
+      {std::vector<int64_t>(64, 9283), 256}, {spread, 256}, {mixed, 256},
       {std::vector<int64_t>(128, 8192), 256}, {std::vector<int64_t>(80, 256), 256},
       {std::vector<int64_t>(81, 256), 256}};
   for (const auto &[lengths, units] : cases) {
@@ -361,8 +372,10 @@ TEST(DeviceSchedule, TwoWavePlannerMatchesTheRule) {
     EXPECT_EQ(got.units, expected.units);
     EXPECT_EQ(got.merges, expected.merges);
   }
-  // Both branches of the test are taken.
-  EXPECT_EQ(planSchedule(mixed, 176, waveUnits, waves).blockBudget, 3);
+  // Both branches of the test are taken. The mixed batch on 176 units: T1 = 16, T2 = 3,
+  // 3 * 3 + 2 * 4 = 17 >= 16, one wave; on 256 units T2 = 2, 3 * 2 + 8 = 14 < 16.
+  EXPECT_EQ(planSchedule(mixed, 176, waveUnits, waves).blockBudget, 16);
+  EXPECT_EQ(planSchedule(mixed, 256, waveUnits, waves).blockBudget, 2);
   EXPECT_EQ(planSchedule(std::vector<int64_t>(64, 1024), 176, waveUnits, waves).blockBudget, 8);
 }
 

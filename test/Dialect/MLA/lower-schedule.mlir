@@ -192,8 +192,8 @@ gpu.module @plan {
 
 // With `wave_units` (several waves of units): the budget T2 for all U first, then, when
 // U is larger than the first wave's units and B is not, the budget T1 for the first
-// wave's units, its search capped at X + 1 with X = W T2 + (W - 1) 2 (W = `waves`, here
-// 3; kSecondWaveBlocks = 2): T2 is taken when X < T1 (or B > the first wave's units),
+// wave's units, its search capped at X + 1 with X = W T2 + (W - 1) 4 (W = `waves`, here
+// 3; kSecondWaveBlocks = 4): T2 is taken when X < T1 (or B > the first wave's units),
 // which the capped search decides without finding a T1 above X + 1.
 // CHECK-LABEL: gpu.module @plan_two_waves
 // CHECK: gpu.func @mla_schedule(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[B2:.*]]: i32, %[[U2:.*]]: i32)
@@ -201,7 +201,7 @@ gpu.module @plan {
 // CHECK: %[[T2:.*]] = scf.if
 // CHECK:   scf.while
 // CHECK: %[[CU:.*]] = arith.muli %[[T2]], %c3_i32
-// CHECK: %[[COST:.*]] = arith.addi %[[CU]], %c4_i32
+// CHECK: %[[COST:.*]] = arith.addi %[[CU]], %c8_i32
 // CHECK: %[[SECOND:.*]] = arith.cmpi ult, %[[WAVE]], %[[U2]]
 // CHECK: %[[FEW:.*]] = arith.cmpi ule, %[[B2]], %[[WAVE]]
 // CHECK: %[[TRY:.*]] = arith.andi %[[SECOND]], %[[FEW]]
