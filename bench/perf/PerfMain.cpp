@@ -538,7 +538,7 @@ int main(int argc, char **argv) {
           indptr.push_back(int32_t(indptr.back() + len));
         rt::SplitCost cost =
             rt::estimateSplitCost(indptr, c.heads, c.qlen, unsigned(options.params.numCUs),
-                                  caseSplits, rt::SplitCostModel::calibratedFor(builds[0]));
+                                  caseSplits, rt::SplitCostModel::calibrated());
         outs() << "policy estimate " << c.str() << " NS " << caseSplits
                << format(": attention %.1f us, combine %.1f us, total %.1f us\n",
                          cost.attention, cost.combine, cost.total());

@@ -340,7 +340,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   const int splits = deviceSchedule ? int(kernel::schedulePieceBound(batch, units))
                      : c.splits ? *c.splits
                               : rt::chooseNumSplits(indptr, c.heads, c.qlen,
-                                                    unsigned(P.numCUs), c.wspec);
+                                                    unsigned(P.numCUs));
   result.splits = splits;
   if (deviceSchedule) {
     result.units = units;

@@ -822,8 +822,7 @@ PYBIND11_MODULE(_mla, m) {
       .def("choose_num_splits", [](const PyDecoder &d, const Array<int32_t> &indptr) {
         check(rt::validateIndptr(view(indptr)), true);
         return rt::chooseNumSplits(view(indptr), d.decoder->config().heads,
-                                   d.decoder->config().qlen, gfx950::kNumCUs,
-                                   d.decoder->config().wspec);
+                                   d.decoder->config().qlen, gfx950::kNumCUs);
       })
       .def("plan",
            [](PyDecoder &d, const Array<int32_t> &indptr, uint64_t slots,

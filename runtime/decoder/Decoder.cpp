@@ -327,8 +327,7 @@ Expected<DecodePlan> Decoder::plan(Span<const int32_t> indptr, uint64_t slots,
   if (schedule == SplitSchedule::Auto) {
     // The host plan makePlan would make.
     const int ns = capAtLongest(
-        indptr,
-        chooseNumSplits(indptr, config_.heads, config_.qlen, gfx950::kNumCUs, config_.wspec));
+        indptr, chooseNumSplits(indptr, config_.heads, config_.qlen, gfx950::kNumCUs));
     if (!deviceScheduleIsFaster(indptr, ns))
       return makePlan(indptr, slots, ns, /*partialsOnly=*/false);
   }
@@ -348,7 +347,7 @@ bool Decoder::deviceScheduleIsFaster(Span<const int32_t> indptr, int ns) const {
   if (requests == 0)
     return false;
   const int64_t heads = config_.heads, qlen = config_.qlen;
-  const SplitCostModel model = SplitCostModel::calibratedFor(config_.wspec);
+  const SplitCostModel model = SplitCostModel::calibrated();
   const double host =
       estimateSplitCost(indptr, heads, qlen, gfx950::kNumCUs, ns, model).total();
   const double device =
@@ -374,8 +373,7 @@ Expected<DecodePlan> Decoder::makePlan(Span<const int32_t> indptr, uint64_t slot
   plan.owner = this;
   plan.partialsOnly = partialsOnly;
   // The one split-count choice (the heuristic lives with chooseNumSplits).
-  int ns = numSplits ? *numSplits
-                     : chooseNumSplits(indptr, heads, qlen, gfx950::kNumCUs, config_.wspec);
+  int ns = numSplits ? *numSplits : chooseNumSplits(indptr, heads, qlen, gfx950::kNumCUs);
   // Splits past the longest request's block count would see no token (a split covers
   // at least one 128-token block), so they change nothing but the cost. The partials
   // path keeps the count it was asked for: its caller sees every split.
@@ -415,8 +413,7 @@ Expected<DecodePlan> Decoder::plan(int64_t maxRequests, uint64_t slots,
   plan.owner = this;
   const int ns = numSplits ? *numSplits
                            : chooseLengthFreeNumSplits(maxRequests, slots, config_.heads,
-                                                       config_.qlen, gfx950::kNumCUs,
-                                                       config_.wspec);
+                                                       config_.qlen, gfx950::kNumCUs);
   if (Error e = completePlan(plan, ns))
     return std::move(e);
   return plan;

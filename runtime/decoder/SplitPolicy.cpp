@@ -185,24 +185,6 @@ SplitCostModel SplitCostModel::calibrated() {
   return model;
 }
 
-SplitCostModel SplitCostModel::calibratedWspec() {
-  // Fitted by `mla-split-calibrate --build wspec` on the emulator's timing mode (default
-  // timing parameters; the build's times do not depend on the LDS-DMA counter answer)
-  // on 2026-12-02, with the attention kernel of mla-0.16.0-gfx950; docs/decoder.md has
-  // the fit. All modeled us. The combine and the prologue are the plain build's.
-  SplitCostModel model = calibrated();
-  model.ctaFixed = 4.46;
-  model.ctaFixedShared = 2.14;
-  model.perBlock = 0.858;
-  model.perBlockShared = 1.815;
-  model.emptyCta = 2.34;
-  return model;
-}
-
-SplitCostModel SplitCostModel::calibratedFor(bool wspec) {
-  return wspec ? calibratedWspec() : calibrated();
-}
-
 SplitCost mla::rt::estimateSplitCost(Span<const int32_t> indptr, int64_t heads,
                                      int64_t qlen, unsigned numCUs, int numSplits,
                                      const SplitCostModel &model) {
@@ -319,13 +301,13 @@ int mla::rt::chooseSplitCount(Span<const int32_t> indptr, int64_t heads, int64_t
 }
 
 int mla::rt::chooseNumSplits(Span<const int32_t> indptr, int64_t heads, int64_t qlen,
-                             unsigned numCUs, bool wspec) {
-  return chooseSplitCount(indptr, heads, qlen, numCUs, SplitCostModel::calibratedFor(wspec),
+                             unsigned numCUs) {
+  return chooseSplitCount(indptr, heads, qlen, numCUs, SplitCostModel::calibrated(),
                           kMaxSplits);
 }
 
 int mla::rt::chooseLengthFreeNumSplits(int64_t requests, uint64_t slots, int64_t heads,
-                                       int64_t qlen, unsigned numCUs, bool wspec) {
+                                       int64_t qlen, unsigned numCUs) {
   if (requests <= 0)
     return 1;
   // The longest average length a pool of `slots` rows can hold, capped at a 128K
@@ -337,5 +319,5 @@ int mla::rt::chooseLengthFreeNumSplits(int64_t requests, uint64_t slots, int64_t
   std::vector<int32_t> indptr(size_t(requests) + 1);
   for (int64_t b = 0; b <= requests; ++b)
     indptr[size_t(b)] = int32_t(b * perRequest);
-  return chooseNumSplits(indptr, heads, qlen, numCUs, wspec);
+  return chooseNumSplits(indptr, heads, qlen, numCUs);
 }

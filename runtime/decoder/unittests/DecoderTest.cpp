@@ -139,18 +139,18 @@ TEST(Decoder, WideKvThreshold) {
 TEST(Decoder, SplitHeuristic) {
   const unsigned cus = gfx950::kNumCUs;
   std::vector<int32_t> one = {0, 100};
-  EXPECT_EQ(rt::chooseNumSplits(one, 12, 1, cus, /*wspec=*/false), 1);
+  EXPECT_EQ(rt::chooseNumSplits(one, 12, 1, cus), 1);
   std::vector<int32_t> longOne = {0, 8192};
-  int ns = rt::chooseNumSplits(longOne, 12, 1, cus, /*wspec=*/false);
+  int ns = rt::chooseNumSplits(longOne, 12, 1, cus);
   EXPECT_GT(ns, 4);
   EXPECT_LE(ns, 64);
   std::vector<int32_t> full;
   for (int b = 0; b <= 1024; ++b)
     full.push_back(b * 4096);
-  EXPECT_LE(rt::chooseNumSplits(full, 12, 1, cus, /*wspec=*/false), 2);
+  EXPECT_LE(rt::chooseNumSplits(full, 12, 1, cus), 2);
   // Never more splits than the longest request has 128-token blocks.
   std::vector<int32_t> medium = {0, 1000, 1300};
-  EXPECT_LE(rt::chooseNumSplits(medium, 12, 4, cus, /*wspec=*/false), 8);
+  EXPECT_LE(rt::chooseNumSplits(medium, 12, 4, cus), 8);
 }
 
 // The attention build (F15): Auto takes the modeled figures' choice (today wspec for

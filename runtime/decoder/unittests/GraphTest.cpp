@@ -107,8 +107,7 @@ TEST(LengthFreePlan, SplitCountComesFromThePoolNotTheLengths) {
     for (int64_t b = 0; b <= requests; ++b)
       even[size_t(b)] = int32_t(b * perRequest);
     EXPECT_EQ(plan.numSplits,
-              perRequest ? rt::chooseNumSplits(even, kHeads, 1, 256, decoder->config().wspec)
-                         : 1);
+              perRequest ? rt::chooseNumSplits(even, kHeads, 1, 256) : 1);
     EXPECT_TRUE(plan.anyLengths);
     EXPECT_EQ(plan.requests, requests);
     EXPECT_EQ(plan.totalTokens, 0);

@@ -226,23 +226,20 @@ TEST(SplitPolicy, ChoiceFollowsTheEstimate) {
 
 TEST(SplitPolicy, CalibratedChoices) {
   const unsigned cus = gfx950::kNumCUs;
-  for (bool wspec : {false, true}) {
-    SCOPED_TRACE(wspec ? "wspec constants" : "plain constants");
-    // One short request: a single block, nothing to split.
-    EXPECT_EQ(chooseNumSplits(lengths({100}), 12, 1, cus, wspec), 1);
-    // One long request on an idle GPU: split over most of the CUs.
-    EXPECT_GE(chooseNumSplits(lengths({131072}), 12, 1, cus, wspec), 128);
-    // A batch that fills the GPU many times over: no split.
-    std::vector<int32_t> full = {0};
-    for (int b = 0; b < 1024; ++b)
-      full.push_back(full.back() + 4096);
-    EXPECT_LE(chooseNumSplits(full, 12, 1, cus, wspec), 2);
-    // Never more splits than the longest request has blocks.
-    EXPECT_LE(chooseNumSplits(lengths({1000, 300}), 12, 4, cus, wspec), 8);
-    for (int ns : {chooseNumSplits(lengths({131072}), 12, 4, cus, wspec),
-                   chooseNumSplits(lengths({32768, 32768, 32768}), 12, 1, cus, wspec)})
-      EXPECT_LE(ns, kMaxSplits);
-  }
+  // One short request: a single block, nothing to split.
+  EXPECT_EQ(chooseNumSplits(lengths({100}), 12, 1, cus), 1);
+  // One long request on an idle GPU: split over most of the CUs.
+  EXPECT_GE(chooseNumSplits(lengths({131072}), 12, 1, cus), 128);
+  // A batch that fills the GPU many times over: no split.
+  std::vector<int32_t> full = {0};
+  for (int b = 0; b < 1024; ++b)
+    full.push_back(full.back() + 4096);
+  EXPECT_LE(chooseNumSplits(full, 12, 1, cus), 2);
+  // Never more splits than the longest request has blocks.
+  EXPECT_LE(chooseNumSplits(lengths({1000, 300}), 12, 4, cus), 8);
+  for (int ns : {chooseNumSplits(lengths({131072}), 12, 4, cus),
+                 chooseNumSplits(lengths({32768, 32768, 32768}), 12, 1, cus)})
+    EXPECT_LE(ns, kMaxSplits);
 }
 
 // The policy's cap on total CTAs (kMaxSplitGridWaves): NS > 1 launches at most
@@ -269,31 +266,7 @@ TEST(SplitPolicy, GridCapBoundsTheSplits) {
   // policy picks NS 102, 417,792 units whose partials would take 5.2 GB. The cap allows 2.
   std::vector<int32_t> indptr(4097, int32_t(1) << 24);
   indptr[0] = 0;
-  const int ns = chooseNumSplits(indptr, 12, 1, cus, /*wspec=*/false);
+  const int ns = chooseNumSplits(indptr, 12, 1, cus);
   EXPECT_GE(ns, 1);
   EXPECT_LE(ns, 2);
-}
-
-// Each attention build has its constants, and chooseNumSplits uses the build's: the
-// warp-specialised build's blocks are cheaper on a CU with HBM to itself and its fixed
-// part dearer (docs/decoder.md, "Calibration"), so on a batch where the fixed costs
-// decide the two choices differ. qlen 4, one 128K request and 63 of 2K: the plain
-// constants price the long request's blocks higher and split it more.
-TEST(SplitPolicy, EachBuildHasItsConstants) {
-  const SplitCostModel plain = SplitCostModel::calibrated();
-  const SplitCostModel wspec = SplitCostModel::calibratedWspec();
-  EXPECT_EQ(SplitCostModel::calibratedFor(false).perBlock, plain.perBlock);
-  EXPECT_EQ(SplitCostModel::calibratedFor(true).perBlock, wspec.perBlock);
-  EXPECT_LT(wspec.perBlock, plain.perBlock);
-  EXPECT_GT(wspec.emptyCta, plain.emptyCta);
-  EXPECT_EQ(wspec.combineWave, plain.combineWave); // the same combine kernel
-  std::vector<int32_t> indptr{0, 131072};
-  for (int b = 0; b < 63; ++b)
-    indptr.push_back(indptr.back() + 2048);
-  const unsigned cus = gfx950::kNumCUs;
-  const int forPlain = chooseNumSplits(indptr, 12, 4, cus, /*wspec=*/false);
-  const int forWspec = chooseNumSplits(indptr, 12, 4, cus, /*wspec=*/true);
-  EXPECT_EQ(forPlain, chooseSplitCount(indptr, 12, 4, cus, plain, kMaxSplits));
-  EXPECT_EQ(forWspec, chooseSplitCount(indptr, 12, 4, cus, wspec, kMaxSplits));
-  EXPECT_LT(forWspec, forPlain);
 }

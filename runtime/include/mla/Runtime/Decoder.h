@@ -212,11 +212,10 @@ Error validateDcp(Span<const int32_t> indptr, int dcpSize, int dcpRank,
                         Span<const int32_t> seqLens);
 
 /// The split count chosen when a run is given none: chooseSplitCount
-/// (mla/Runtime/SplitPolicy.h) with the cost constants calibrated on the attention
-/// build (`wspec`: the warp-specialised one; SplitCostModel::calibratedFor), up to
-/// kMaxSplits (docs/decoder.md). `indptr` must be valid. Defined in SplitPolicy.cpp.
+/// (mla/Runtime/SplitPolicy.h) with the calibrated cost constants, up to kMaxSplits
+/// (docs/decoder.md). `indptr` must be valid. Defined in SplitPolicy.cpp.
 int chooseNumSplits(Span<const int32_t> indptr, int64_t heads, int64_t qlen,
-                    unsigned numCUs, bool wspec);
+                    unsigned numCUs);
 
 /// The per-request length that chooseLengthFreeNumSplits assumes at most: 131072
 /// tokens (a 128K context).
@@ -227,7 +226,7 @@ inline constexpr uint64_t kLengthFreeTokensCap = 131072;
 /// each, the longest average a pool of `slots` rows can hold (1 when that is 0
 /// tokens or there is no request). Defined in SplitPolicy.cpp.
 int chooseLengthFreeNumSplits(int64_t requests, uint64_t slots, int64_t heads, int64_t qlen,
-                              unsigned numCUs, bool wspec);
+                              unsigned numCUs);
 
 /// Which attention kernel a Decoder runs: the plain build or the warp-specialised one
 /// (F15, docs/warp-specialization.md). Both compute the same bits; they differ in

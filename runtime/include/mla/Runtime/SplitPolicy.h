@@ -52,14 +52,8 @@ struct SplitCostModel {
   /// of up to 64 requests), once for each CTA a CU runs (ceil(CTAs / CUs)).
   double schedulePrologue = 0;
 
-  /// The constants calibrated on the plain attention build (docs/decoder.md).
+  /// The calibrated constants (docs/decoder.md).
   static SplitCostModel calibrated();
-  /// The constants calibrated on the warp-specialised attention build (F15), whose CTAs
-  /// have cheaper blocks and a dearer fixed part.
-  static SplitCostModel calibratedWspec();
-  /// calibratedWspec() when `wspec`, else calibrated(): the constants of the build a
-  /// Decoder runs (DecodeConfig::wspec).
-  static SplitCostModel calibratedFor(bool wspec);
 };
 
 /// The estimate for one split count, or for the device schedule.
