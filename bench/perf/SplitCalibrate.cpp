@@ -1,6 +1,6 @@
 //===- SplitCalibrate.cpp - fit the split policy's cost constants ---------===//
 //
-// mla-split-calibrate [--params NAME=V,...]
+// mla-split-calibrate [--params NAME=V,...] [--build plain|wspec]
 //
 // Fits rt::SplitCostModel (runtime/include/mla/Runtime/SplitPolicy.h) to the emulator's
 // timing mode through mla::perf::modelDecodeCall (the mla-perf estimate), Kimi-K3 TP8:
@@ -16,7 +16,9 @@
 //  - the launches: the timing parameters' launch overhead.
 //
 // Prints every point (modeled and fitted) and the constants as C++ for
-// SplitCostModel::calibrated(). All figures are modeled (docs/timing-model.md).
+// SplitCostModel::calibrated() (the plain build, the default) or calibratedWspec()
+// (--build wspec: the attention points with the warp-specialised kernel). All figures
+// are modeled (docs/timing-model.md).
 //
 //===----------------------------------------------------------------------===//
 #include "PerfModel.h"
@@ -88,14 +90,22 @@ std::array<double, N> leastSquares(const std::vector<std::array<double, N>> &x,
 int main(int argc, char **argv) {
   perf::PerfOptions options;
   std::string command = "mla-split-calibrate";
+  bool wspec = false;
   for (int i = 1; i < argc; ++i) {
     StringRef a = argv[i];
     if (a == "--params" && i + 1 < argc) {
       command += std::string(" --params ") + argv[i + 1];
       if (Error e = options.params.applyOverrides(argv[++i]))
         die(toString(std::move(e)));
+    } else if (a == "--build" && i + 1 < argc) {
+      StringRef build = argv[++i];
+      if (build != "plain" && build != "wspec")
+        die("--build '" + build + "': expected plain or wspec");
+      wspec = build == "wspec";
+      if (wspec)
+        command += " --build wspec";
     } else if (a == "--help" || a == "-h") {
-      outs() << "usage: mla-split-calibrate [--params NAME=V,...]\n"
+      outs() << "usage: mla-split-calibrate [--params NAME=V,...] [--build plain|wspec]\n"
                 "Fits the split policy's cost constants to the emulator's timing mode\n"
                 "(modeled MI355X, docs/decoder.md).\n";
       return 0;
@@ -123,6 +133,7 @@ int main(int argc, char **argv) {
         c.batch = 1;
         c.isl = splits * blocks * kernel::kBlockTokens;
         c.splits = int(splits);
+        c.wspec = wspec;
         perf::PerfResult r = run(c, options);
         const double ctas = double(r.attentionCtas);
         attention.push_back({qlen, splits, blocks, std::min(ctas, cus) / cus, r.attentionUs});
@@ -146,6 +157,7 @@ int main(int argc, char **argv) {
   emptyCase.batch = 1;
   emptyCase.isl = 1;
   emptyCase.splits = 2;
+  emptyCase.wspec = wspec;
   perf::PerfResult emptyRun = run(emptyCase, options);
   std::optional<uint64_t> emptyCycles;
   for (const rt::CuTiming &cu : emptyRun.attention.cus)
