@@ -39,7 +39,8 @@ struct ModeledComparison {
 
 // mla-perf (default cases: B 64..448 at ISL 8K, B 1, 4, 8 at ISL 32K and 128K), on the
 // tree of 2026-12-02 with generated code 0.16 (the warp-specialised build as a compute
-// role and a DMA role whose waves execute no LDS instruction). Wspec's time does not
+// role and a DMA role whose waves execute no LDS instruction; 0.17 changed only the
+// device schedule's prologue, and the table's figures with it not at all). Wspec's time does not
 // depend on the answer; plain is up to 19 % faster under the vmcnt answer (not at qlen
 // 4 under `default`) and 18-58 % slower under the lgkmcnt answer, so wspec has the
 // better worst case at qlen 1, 2 and 4 in both sets.
