@@ -55,10 +55,17 @@ using namespace mla;
 using namespace mla::perf;
 
 namespace {
-/// Whether the Decoder runs the warp-specialised build for this case's configuration
-/// by default (preferredAttentionBuild, runtime/decoder/BuildChoice.cpp).
-bool decoderRunsWspec(const PerfCase &c) {
+/// Whether the build a table reports for case `c` is the warp-specialised one: the
+/// Decoder's (preferredAttentionBuild, runtime/decoder/BuildChoice.cpp) when both
+/// builds run, else the one --build names.
+bool reportsWspec(const PerfCase &c, const std::vector<bool> &builds) {
+  if (builds.size() == 1)
+    return builds[0];
   return rt::preferredAttentionBuild(c.heads, c.qlen) == rt::AttentionBuild::Wspec;
+}
+
+const char *buildName(bool wspec) {
+  return rt::attentionBuildName(wspec ? rt::AttentionBuild::Wspec : rt::AttentionBuild::Plain);
 }
 
 [[noreturn]] void die(const Twine &msg) {
@@ -325,11 +332,11 @@ int main(int argc, char **argv) {
       outs() << (si ? "\n" : "") << "parameter set '" << sets[si]
              << "': the host and the device schedule (modeled, "
              << (builds.size() == 2 ? std::string("the Decoder's build")
-                                    : std::string(builds[0] ? "wspec" : "plain") + " build")
+                                    : std::string(buildName(builds[0])) + " build")
              << ")\n";
       for (size_t ri = 0; ri < rows.size(); ++ri) {
         PerfCase c = rows[ri].c;
-        c.wspec = builds.size() == 2 ? decoderRunsWspec(c) : bool(builds[0]);
+        c.wspec = reportsWspec(c, builds);
         int64_t tokens = 0;
         for (int64_t len : c.lengths())
           tokens += len;
@@ -348,8 +355,9 @@ int main(int argc, char **argv) {
             results[{ri, k, onDevice}] = std::move(*r);
           }
         const PerfResult &first = results[{ri, 0, true}];
-        rs << "| " << c.qlen << " | " << (c.wspec ? "wspec" : "plain") << " | "
-           << c.lengths().size() << " | " << c.lengthsText() << " | " << tokens << " | " << results[{ri, 0, false}].splits << " | U " << first.units
+        rs << "| " << c.qlen << " | " << buildName(c.wspec) << " | " << c.lengths().size()
+           << " | " << c.lengthsText() << " | " << tokens << " | "
+           << results[{ri, 0, false}].splits << " | U " << first.units
            << ", T " << first.blockBudget << ", pieces <= " << first.mostPieces;
         for (size_t k = 0; k < answers.size(); ++k) {
           const PerfResult &h = results[{ri, k, false}], &d = results[{ri, k, true}];
@@ -425,8 +433,7 @@ int main(int argc, char **argv) {
   // Per (set, qlen, answer, build): the sum of the cases' total times (the summary).
   std::map<std::tuple<size_t, int64_t, int, bool>, double> totals;
   // TB/s of the reported build per (case index, set, answer): the overview table. The
-  // reported build is the Decoder's (decoderRunsWspec) when both builds run, else the
-  // one --build names.
+  // reported build is reportsWspec's.
   std::map<std::tuple<size_t, size_t, int>, double> reportedTbps;
   std::string document, publishedText;
   raw_string_ostream doc(document), pub(publishedText);
@@ -466,7 +473,7 @@ int main(int argc, char **argv) {
       double host = 0;
       int caseSplits = 0;
       const PublishedMeasurement *measured = publishedFor(c);
-      const bool reportedWspec = builds.size() == 2 ? decoderRunsWspec(c) : bool(builds[0]);
+      const bool reportedWspec = reportsWspec(c, builds);
       for (size_t k = 0; k < answers.size(); ++k) {
         for (size_t w = 0; w < builds.size(); ++w) {
           const bool reported = builds[w] == reportedWspec;
@@ -501,7 +508,7 @@ int main(int argc, char **argv) {
           // a published measurement.
           if (measured && reported) {
             const double ratio = r->totalUs / measured->us;
-            cs << "published measurement " << c.str() << " (" << (builds[w] ? "wspec" : "plain")
+            cs << "published measurement " << c.str() << " (" << buildName(builds[w])
                << " build): " << measured->source
                << format(", measured %.1f us; modeled %.1f us (set %s, %s): modeled / "
                          "measured %.2f",
@@ -513,7 +520,7 @@ int main(int argc, char **argv) {
                            100 * (1 - ratio), 100 * kPublishedFasterLimit);
             cs << "\n";
             pub << "| " << sets[si] << " | " << answerName(answers[k]) << " | "
-                << (builds[w] ? "wspec" : "plain") << " | " << c.batch
+                << buildName(builds[w]) << " | " << c.batch
                 << " | " << c.lengthsText()
                 << format(" | %.1f | %.1f | %.2f | %s |\n", measured->us, r->totalUs, ratio,
                           1 - ratio > kPublishedFasterLimit ? "beyond the rule" : "within");
@@ -567,14 +574,14 @@ int main(int argc, char **argv) {
           worstWspec = std::max(worstWspec, wspec);
           ss << "| " << c.qlen << " | " << answerName(answer)
              << format(" | %.1f | %.1f | %.3f | ", plain, wspec, wspec / plain)
-             << (wspec < plain ? "wspec" : "plain") << " |\n";
+             << buildName(wspec < plain) << " |\n";
         }
         // The Decoder's rule compares each build's slower answer (BuildChoice.cpp).
         if (answers.size() == 2)
           ss << "| " << c.qlen << " | the slower answer of each"
              << format(" | %.1f | %.1f | %.3f | ", worstPlain, worstWspec,
                        worstWspec / worstPlain)
-             << (worstWspec < worstPlain ? "wspec" : "plain") << " |\n";
+             << buildName(worstWspec < worstPlain) << " |\n";
       }
       outs() << "\nbuild comparison, parameter set '" << sets[si]
              << "' (sum of the total times of each qlen's cases):\n"
@@ -603,8 +610,7 @@ int main(int argc, char **argv) {
       if (!reportedTbps.count({ci, 0, answers[0]}))
         continue;
       const PerfCase &c = cases[ci];
-      const bool wspec = builds.size() == 2 ? decoderRunsWspec(c) : bool(builds[0]);
-      ov << "| " << c.qlen << " | " << (wspec ? "wspec" : "plain") << " | "
+      ov << "| " << c.qlen << " | " << buildName(reportsWspec(c, builds)) << " | "
          << c.lengths().size() << " | " << c.lengthsText();
       if (c.heads != 12)
         ov << " (" << c.heads << " heads)";

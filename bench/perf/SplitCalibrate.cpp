@@ -16,9 +16,10 @@
 //  - the launches: the timing parameters' launch overhead.
 //
 // Prints every point (modeled and fitted) and the constants as C++ for
-// SplitCostModel::calibrated() (the plain build, the default) or calibratedWspec()
-// (--build wspec: the attention points with the warp-specialised kernel). All figures
-// are modeled (docs/timing-model.md).
+// SplitCostModel::calibrated(), fitted on the plain build by default; --build wspec
+// takes the attention points with the warp-specialised kernel (a fit docs/decoder.md
+// discusses and the policy does not use). All figures are modeled
+// (docs/timing-model.md).
 //
 //===----------------------------------------------------------------------===//
 #include "PerfModel.h"
