@@ -8,7 +8,8 @@
 // (the plain layout), within gfx950's 160 KiB. The markers come from
 // mla-warp-specialize; the backend rotates both role loops (the compute loop opens
 // with the accumulate part, the DMA loop with block b + 2's sources). The DMA role's
-// sections: block 0's two tiles before the loop (9 + 9), then in the loop DMAs 0..3 of
+// sections: block 0's two tiles before the loop (9 + 9; the compute role splits every
+// wave's share of Q meanwhile), then in the loop DMAs 0..3 of
 // the next block's first tile before the wait, 4..8 after barrier K, the second
 // tile's 0..3 after barrier B and 4..8 after barrier C (4 + 5 + 4 + 5).
 // RUN: mla-compile %mla_src_root/examples/kimi_k3_tp8_q1_wspec.mlir -o %t.hsaco --dump-isa=%t.s --print-kernel-resources | FileCheck %s --check-prefix=RES
@@ -47,6 +48,8 @@
 // DMA: ; mla: dma role tile
 // DMA-NOT: {{ds_|lgkmcnt}}
 // DMA-COUNT-9: global_load_lds_dwordx4
+// DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
+// DMA: ; mla: dma role loop
 // DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
 // DMA: ; mla: dma role tile
 // DMA-NOT: {{ds_|lgkmcnt}}

@@ -28,8 +28,11 @@ namespace mla {
 /// planner kernel mla_schedule, the attention kernel's units/out/lse arguments), and the
 /// next block's first DMAs issued before the wait for this block's (untracked page-index
 /// loads, explicit index waits); 0.11: the device schedule's merge table (the combine's
-/// merges argument); 0.12: both branches of 0.10-0.11 together.
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.17.0-gfx950";
+/// merges argument); 0.12: both branches of 0.10-0.11 together; 0.13-0.17: the wspec
+/// block schedule and the device schedule's constants (docs/warp-specialization.md,
+/// docs/decoder.md); 0.18: wspec's Q split inside the roles, the DMA role's block 0
+/// issued before it.
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.18.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

@@ -145,6 +145,23 @@ gpu.module @m {
 
 // -----
 
+// With wave_offset 4 (the warp-specialised compute role taking the shares of waves
+// 4..7) the wave is w + 4: rows 2 (w + 4) and 2 (w + 4) + 1 from those lanes.
+// CHECK-LABEL: gpu.func @load_other_shares
+// CHECK: %[[W:.*]] = arith.addi %{{.*}}, %c4_i32
+// CHECK: arith.muli %[[W]], %c64_i32
+// CHECK: %[[FIRST:.*]] = arith.muli %[[W]], %c2_i32
+// CHECK: rocdl.readlane %{{.*}}, %[[FIRST]]
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> vector<18xbf16>
+gpu.module @m {
+  gpu.func @load_other_shares(%g: !llvm.ptr<1>, %i: i32, %v: i1) kernel {
+    %share = mla.load_query %g[%i, %i] valid %v {heads = 12 : i64, wave_offset = 4 : i64}
+    gpu.return
+  }
+}
+
+// -----
+
 // The split: the row's max |q| over its 32 threads with DPP and one lane swap (no LDS
 // instruction before the writes), k from its exponent, 9 pairs of hi + lo codes written
 // as 16-bit words to the exchange (hi then lo of each pair), and the row's first

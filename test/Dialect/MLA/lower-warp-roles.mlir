@@ -75,6 +75,27 @@ gpu.module @m {
 
 // -----
 
+// The compute role's read of Q: mla.read_query's 18 operand reads and the row's k,
+// without its barrier (the roles meet barrier Q before it).
+// CHECK-LABEL: gpu.func @read_query
+// CHECK-NOT: rocdl.s.barrier
+// CHECK-COUNT-18: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK-NOT: llvm.load
+// CHECK-NOT: rocdl.s.barrier
+// CHECK: gpu.return
+gpu.module @m {
+  gpu.func @read_query(%lds: !llvm.ptr<3>, %f: f32) kernel {
+    mla.warp_roles compute_waves 4 compute {
+      %qh, %ql, %qr, %ls = mla.ws_read_query %lds scale %f
+    } dma {
+    }
+    gpu.return
+  }
+}
+
+// -----
+
 // F13 on both tiles: one uniform branch for the block crossing the split's end or the
 // first causal bound; inside, each of the 8 logits against its token
 // block_first + 16 (2 r + t) + accRow.

@@ -197,3 +197,87 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Inside the roles the compute role takes every wave's share of Q: its own and those of
+// waves 4..7 (wave_offset 4), each once.
+gpu.module @m {
+  gpu.func @k(%lds: !llvm.ptr<3>, %share: vector<18xbf16>) kernel {
+    // expected-error@+1 {{'mla.warp_roles' op the compute region takes only the shares of waves 0..3 in mla.split_query; it must take all 8 waves' (wave_offset 0 and 4)}}
+    mla.warp_roles compute_waves 4 compute {
+      mla.split_query %lds share %share
+    } dma {
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%lds: !llvm.ptr<3>, %share: vector<18xbf16>) kernel {
+    mla.warp_roles compute_waves 4 compute {
+    } dma {
+      // expected-error@+1 {{'mla.split_query' op inside mla.warp_roles must be in the compute region (its 4 waves take every wave's share of Q)}}
+      mla.split_query %lds share %share
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%lds: !llvm.ptr<3>, %share: vector<18xbf16>, %n: i32) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    mla.warp_roles compute_waves 4 compute {
+      mla.split_query %lds share %share
+      scf.for %b = %c0 to %n step %c1 : i32 {
+        // expected-error@+1 {{'mla.split_query' op inside mla.warp_roles must not be in a loop (every share of Q is taken once)}}
+        mla.split_query %lds share %share {wave_offset = 4 : i64}
+      }
+    } dma {
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%g: !llvm.ptr<1>, %i: i32, %v: i1) kernel {
+    mla.warp_roles compute_waves 4 compute {
+      %a = mla.load_query %g[%i, %i] valid %v {heads = 12 : i64}
+      // expected-error@+1 {{'mla.load_query' op 'wave_offset' 0: the compute role takes the shares of waves 0..3 (wave_offset 0) and 4..7 (wave_offset 4), each once}}
+      %b = mla.load_query %g[%i, %i] valid %v {heads = 12 : i64}
+    } dma {
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// A wave takes its own share or, in the warp-specialised compute role, that of wave + 4.
+gpu.module @m {
+  gpu.func @k(%lds: !llvm.ptr<3>, %share: vector<18xbf16>) kernel {
+    // expected-error@+1 {{'mla.split_query' op 'wave_offset' must be 0 (the wave's own share) or 4 (the share of wave + 4, for the warp-specialised compute role), got 2}}
+    mla.split_query %lds share %share {wave_offset = 2 : i64}
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%lds: !llvm.ptr<3>, %f: f32) kernel {
+    mla.warp_roles compute_waves 4 compute {
+    } dma {
+      // expected-error@+1 {{'mla.ws_read_query' op runs on the compute role's waves only, but is in the 'dma' region of its mla.warp_roles}}
+      %qh, %ql, %qr, %ls = mla.ws_read_query %lds scale %f
+    }
+    gpu.return
+  }
+}

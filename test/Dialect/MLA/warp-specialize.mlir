@@ -39,23 +39,24 @@
 // CHECK-NEXT: mla.ws_attend_epilogue %[[LDS]] state(%[[CR]]#0, %[[CR]]#2) vscale %[[F]] into %[[G]], %[[G]][%[[I]]] valid %[[V]]
 // CHECK-NEXT: } dma {
 //
-// DMA role: block 0's indices, sources and both tiles' DMAs, with block 1's indices
-// loaded between the tiles and read into sources after the second (9 DMAs left in
+// DMA role: block 0's and block 1's indices, block 0's sources (block 1's index loads
+// left in flight) and both tiles' DMAs, then block 1's sources (the 18 DMAs left in
 // flight). In block b: after A, DMAs 0..3 of block b + 1's first tile into the other
 // slot; block b + 2's indices; the wait for block b's DMAs, which leaves those 4 DMAs
-// and the 2 index loads in flight (pending 6; all of them after the last block); K;
-// DMAs 4..8 of the first tile; B; DMAs 0..3 of the second tile; C; its DMAs 4..8;
-// block b + 2's sources (the 5 + 4 + 5 DMAs issued after its indices left in flight).
+// and the 2 index loads in flight (pending 6; after the last block pending 2, the
+// index loads waited for after C instead); K; DMAs 4..8 of the first tile; B; DMAs
+// 0..3 of the second tile; C; its DMAs 4..8; block b + 2's sources (the 5 + 4 + 5 DMAs
+// issued after its indices left in flight).
 // CHECK:   %[[ANY:.*]] = arith.cmpi slt, %[[C0]], %[[N]]
 // CHECK-NEXT: %[[FIRSTS:.*]] = scf.if %[[ANY]] -> (vector<18xi32>) {
 // CHECK:        %[[P0:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %[[C0]] of[%[[I]], %[[I]])
-// CHECK-NEXT:   %[[S0:.*]] = mla.ws_dma_sources %[[P0]] index_pending 0
+// CHECK:        %[[P1:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %{{.*}} of[%[[I]], %[[I]])
+// CHECK-NEXT:   %[[S0:.*]] = mla.ws_dma_sources %[[P0]] index_pending 2
 // CHECK-NEXT:   "; mla: dma role tile"
 // CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[S0]]] to %[[LDS]] slot %[[SLOT0:.*]] tile 0 dmas 0 to 9 {wide_kv}
-// CHECK:        %[[P1:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %{{.*}} of[%[[I]], %[[I]])
 // CHECK-NEXT:   "; mla: dma role tile"
 // CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[S0]]] to %[[LDS]] slot %[[SLOT0]] tile 1 dmas 0 to 9 {wide_kv}
-// CHECK-NEXT:   %[[S1:.*]] = mla.ws_dma_sources %[[P1]] index_pending 9
+// CHECK-NEXT:   %[[S1:.*]] = mla.ws_dma_sources %[[P1]] index_pending 18
 // CHECK-NEXT:   scf.yield %[[S1]]
 // CHECK:   scf.for %[[T:.*]] = %[[C0]] to %[[N]] step %[[C1]] iter_args(%[[NS:.*]] = %[[FIRSTS]]) -> (vector<18xi32>)
 // CHECK:     %[[DSLOT:.*]] = arith.remui %[[T]], %c2_i32
@@ -71,7 +72,7 @@
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
 // CHECK-NEXT:   mla.kv_wait slot %[[DSLOT]] pending 6
 // CHECK-NEXT: } else {
-// CHECK-NEXT:   mla.kv_wait slot %[[DSLOT]] pending 0
+// CHECK-NEXT:   mla.kv_wait slot %[[DSLOT]] pending 2
 // CHECK-NEXT: }
 // CHECK-NEXT: mla.lds_barrier {lds_pending}
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
@@ -87,6 +88,10 @@
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
 // CHECK-NEXT:   "; mla: dma role tile"
 // CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[NS]]] to %[[LDS]] slot %[[OTHER]] tile 1 dmas 4 to 9 {wide_kv}
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[LAST:.*]] = arith.cmpi sge, %[[NEXTB]], %[[N]]
+// CHECK-NEXT: scf.if %[[LAST]] {
+// CHECK-NEXT:   mla.kv_wait slot %[[DSLOT]] pending 0
 // CHECK-NEXT: }
 // CHECK-NEXT: %[[SN:.*]] = mla.ws_dma_sources %[[PN]] index_pending 14
 // CHECK-NEXT: scf.yield %[[SN]]
@@ -302,6 +307,95 @@ gpu.module @m {
     } {mla.warp_specialize}
     %twice = arith.addf %r#0, %r#0 : f32
     mla.attend_epilogue %lds state(%r#0, %r#1, %r#2) vscale %twice into %g, %g[%i] valid %v
+    gpu.return
+  }
+}
+
+// -----
+
+// The CTA's Q split moves into the compute role, whose waves take the shares of all 8
+// (wave_offset 0 and 4: both loads, then both splits), meet barrier Q and read their
+// operands back (mla.ws_read_query, whose logit scale the mask now takes); the DMA role
+// touches no Q: block 0's DMAs, then barrier Q without an LDS wait.
+// CHECK-LABEL: gpu.func @with_query
+// CHECK-NOT: mla.load_query
+// CHECK-NOT: mla.split_query
+// CHECK-NOT: mla.read_query
+// CHECK: mla.warp_roles compute_waves 4 compute {
+// CHECK-NEXT: %[[OWN:.*]] = mla.load_query %{{.*}} {heads = 12 : i64}
+// CHECK-NEXT: %[[OTHER:.*]] = mla.load_query %{{.*}} {heads = 12 : i64, wave_offset = 4 : i64}
+// CHECK-NEXT: mla.split_query %[[QLDS:[^ ]*]] share %[[OWN]]{{$}}
+// CHECK-NEXT: mla.split_query %[[QLDS]] share %[[OTHER]] {wave_offset = 4 : i64}
+// CHECK-NEXT: mla.lds_barrier{{$}}
+// CHECK-NEXT: %[[QH:[^,]*]], %[[QL:[^,]*]], %[[QR:[^,]*]], %[[LS:[^ ]*]] = mla.ws_read_query %[[QLDS]] scale
+// CHECK: mla.ws_qk_tiles %{{.*}} slot %{{.*}} q(%[[QH]], %[[QL]], %[[QR]])
+// CHECK: mla.ws_mask_logits %{{.*}} scale %[[LS]]
+// CHECK: } dma {
+// CHECK-NOT: mla.load_query
+// CHECK-NOT: mla.split_query
+// CHECK: mla.ws_kv_dma {{.*}} tile 0 dmas 0 to 9
+// CHECK: mla.ws_kv_dma {{.*}} tile 1 dmas 0 to 9
+// CHECK-NEXT: %[[S1:.*]] = mla.ws_dma_sources %{{.*}} index_pending 18
+// CHECK-NEXT: scf.yield %[[S1]]
+// CHECK: mla.lds_barrier {lds_pending}
+// CHECK-NEXT: llvm.inline_asm {{.*}}"; mla: dma role loop"
+// CHECK-NEXT: scf.for
+// CHECK-NOT: mla.split_query
+// CHECK: gpu.return
+gpu.module @m {
+  gpu.func @with_query(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %n: i32, %i: i32, %f: f32,
+                       %v: i1) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %ninf = arith.constant 0xFF800000 : f32
+    %zeros = arith.constant dense<0.0> : vector<4x4xf32>
+    %share = mla.load_query %g[%i, %i] valid %v {heads = 12 : i64}
+    mla.split_query %lds share %share
+    %qh, %ql, %qr, %ls = mla.read_query %lds scale %f
+    %r:3 = scf.for %b = %c0 to %n step %c1 iter_args(%m = %ninf, %l = %f, %o = %zeros)
+        -> (f32, f32, vector<4x4xf32>) : i32 {
+      %slot = arith.constant 0 : i32
+      %page = mla.load_page_index %g[%i] block %b of [%i, %i)
+      mla.kv_dma %g[%page : i32] to %lds slot %slot dmas 0 to 9
+      mla.kv_wait slot %slot pending 0
+      mla.lds_barrier
+      %s = mla.qk_tile %lds slot %slot q(%qh, %ql, %qr)
+      %sm = mla.mask_logits %s scale %ls block %i end %i bounds(%i, %i)
+      %m2, %l2, %o2 = mla.softmax_update %lds logits %sm state(%m, %l, %o)
+      %o3 = mla.pv_tile %lds slot %slot acc %o2
+      mla.lds_barrier
+      scf.yield %m2, %l2, %o3 : f32, f32, vector<4x4xf32>
+    } {mla.warp_specialize}
+    mla.attend_epilogue %lds state(%r#0, %r#1, %r#2) vscale %f into %g, %g[%i] valid %v
+    gpu.return
+  }
+}
+
+// -----
+
+// The read must follow the split that writes the Q exchange.
+gpu.module @m {
+  gpu.func @read_without_split(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %n: i32, %i: i32,
+                               %f: f32, %v: i1) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zeros = arith.constant dense<0.0> : vector<4x4xf32>
+    // expected-error@+1 {{'mla.read_query' op mla-warp-specialize expects the mla.split_query that writes the Q exchange before the mla.read_query}}
+    %qh, %ql, %qr, %ls = mla.read_query %lds scale %f
+    %r:3 = scf.for %b = %c0 to %n step %c1 iter_args(%m = %f, %l = %f, %o = %zeros)
+        -> (f32, f32, vector<4x4xf32>) : i32 {
+      %page = mla.load_page_index %g[%i] block %b of [%i, %i)
+      mla.kv_dma %g[%page : i32] to %lds slot %c0 dmas 0 to 9
+      mla.kv_wait slot %c0 pending 0
+      mla.lds_barrier
+      %s = mla.qk_tile %lds slot %c0 q(%qh, %ql, %qr)
+      %sm = mla.mask_logits %s scale %ls block %i end %i bounds(%i, %i)
+      %m2, %l2, %o2 = mla.softmax_update %lds logits %sm state(%m, %l, %o)
+      %o3 = mla.pv_tile %lds slot %c0 acc %o2
+      mla.lds_barrier
+      scf.yield %m2, %l2, %o3 : f32, f32, vector<4x4xf32>
+    } {mla.warp_specialize}
+    mla.attend_epilogue %lds state(%r#0, %r#1, %r#2) vscale %f into %g, %g[%i] valid %v
     gpu.return
   }
 }

@@ -3,6 +3,7 @@
 #include "mla/Dialect/MLA/IR/MLADialect.h"
 #include "mla/Kernel/AttentionLayout.h"
 #include "mla/Kernel/LaunchGeometry.h"
+#include "mla/Kernel/WarpRoleLayout.h"
 #include "mla/Target/GFX950/GFX950.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -264,8 +265,23 @@ LogicalResult KvDmaPagesOp::verify() {
   return success();
 }
 LogicalResult LoadPageIndexOp::verify() { return verifyInsideKernel(getOperation()); }
-LogicalResult LoadQueryOp::verify() { return verifyInsideKernel(getOperation()); }
-LogicalResult SplitQueryOp::verify() { return verifyInsideKernel(getOperation()); }
+/// A Q-share op: `wave_offset` 0 (every wave its own share) or 4 (a wave of the
+/// warp-specialised compute role taking the share of wave + 4; mla.warp_roles checks
+/// that its compute role takes each share once).
+static LogicalResult verifyQueryShare(Operation *op, int64_t waveOffset) {
+  if (failed(verifyInsideKernel(op)))
+    return failure();
+  const int64_t roleWaves = kernel::warp_roles::kComputeWaves;
+  if (waveOffset != 0 && waveOffset != roleWaves)
+    return op->emitOpError() << "'wave_offset' must be 0 (the wave's own share) or "
+                             << roleWaves << " (the share of wave + " << roleWaves
+                             << ", for the warp-specialised compute role), got "
+                             << waveOffset;
+  return success();
+}
+
+LogicalResult LoadQueryOp::verify() { return verifyQueryShare(*this, getWaveOffset()); }
+LogicalResult SplitQueryOp::verify() { return verifyQueryShare(*this, getWaveOffset()); }
 LogicalResult ReadQueryOp::verify() { return verifyInsideKernel(getOperation()); }
 LogicalResult QkTileOp::verify() { return verifyInsideKernel(getOperation()); }
 LogicalResult MaskLogitsOp::verify() { return verifyInsideKernel(getOperation()); }

@@ -87,7 +87,7 @@ LogicalResult WarpRolesOp::verify() {
   // The ops that assume every wave of the CTA runs them have no place in a role.
   WalkResult allWave = walk([&](Operation *op) {
     if (isa<LoadPageIndexOp, KvDmaOp, QkTileOp, MaskLogitsOp, SoftmaxUpdateOp, PvTileOp,
-            AttendEpilogueOp, LoadQueryOp, SplitQueryOp, ReadQueryOp>(op)) {
+            AttendEpilogueOp, ReadQueryOp>(op)) {
       op->emitOpError() << "assumes all " << kernel::warp_roles::kWaves
                         << " waves run it; inside mla.warp_roles use the role ops";
       return WalkResult::interrupt();
@@ -95,6 +95,47 @@ LogicalResult WarpRolesOp::verify() {
     return WalkResult::advance();
   });
   if (allWave.wasInterrupted())
+    return failure();
+  // The Q split's shares: the compute role's 4 waves take the 8 waves' shares, once
+  // each (wave_offset 0 and 4), outside any loop; the DMA role takes none.
+  auto computeTakesEveryShare = [&](auto opType) -> LogicalResult {
+    using OpT = decltype(opType);
+    StringRef name = OpT::getOperationName();
+    WalkResult inDma = getDma().walk([&](OpT op) {
+      op.emitOpError() << "inside mla.warp_roles must be in the compute region (its 4 "
+                          "waves take every wave's share of Q)";
+      return WalkResult::interrupt();
+    });
+    if (inDma.wasInterrupted())
+      return failure();
+    SmallVector<OpT> found;
+    getCompute().walk([&](OpT op) { found.push_back(op); });
+    if (found.empty())
+      return success();
+    unsigned taken = 0;
+    for (OpT op : found) {
+      Operation *loop = op->template getParentOfType<scf::ForOp>();
+      if (loop && getOperation()->isProperAncestor(loop))
+        return op.emitOpError() << "inside mla.warp_roles must not be in a loop (every "
+                                   "share of Q is taken once)";
+      int64_t offset = op.getWaveOffset();
+      unsigned bit = offset == 0 ? 1u : offset == int64_t(kernel::warp_roles::kComputeWaves) ? 2u : 0u;
+      if (!bit || (taken & bit))
+        return op.emitOpError()
+               << "'wave_offset' " << offset << ": the compute role takes the shares of "
+               << "waves 0..3 (wave_offset 0) and 4..7 (wave_offset "
+               << kernel::warp_roles::kComputeWaves << "), each once";
+      taken |= bit;
+    }
+    if (taken != 3u)
+      return emitOpError() << "the compute region takes only the shares of waves "
+                           << (taken == 1u ? "0..3" : "4..7") << " in " << name
+                           << "; it must take all 8 waves' (wave_offset 0 and "
+                           << kernel::warp_roles::kComputeWaves << ")";
+    return success();
+  };
+  if (failed(computeTakesEveryShare(LoadQueryOp())) ||
+      failed(computeTakesEveryShare(SplitQueryOp())))
     return failure();
   BarrierSequence compute, dma;
   if (failed(collectBarriers(getCompute(), compute, *this)) ||
@@ -113,6 +154,7 @@ LogicalResult WarpRolesOp::verify() {
   return success();
 }
 
+LogicalResult WsReadQueryOp::verify() { return verifyInRole(*this, Role::Compute); }
 LogicalResult WsQkTilesOp::verify() { return verifyInRole(*this, Role::Compute); }
 LogicalResult WsMaskLogitsOp::verify() { return verifyInRole(*this, Role::Compute); }
 LogicalResult WsPublishMaxOp::verify() { return verifyInRole(*this, Role::Compute); }

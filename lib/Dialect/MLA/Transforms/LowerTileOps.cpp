@@ -153,6 +153,13 @@ struct LowerLdsBarrier final : TilePattern<LdsBarrierOp> {
 // Q split (F8) and QK (F9)
 //===----------------------------------------------------------------------===//
 
+/// The wave whose share of the Q split this wave takes: itself, or with `waveOffset` 4
+/// (the warp-specialised compute role) wave + 4.
+IRInt shareWave(Emitter &e, int64_t waveOffset) {
+  IRInt wave = e.wrap(e.geo.wave);
+  return waveOffset ? wave + unsigned(waveOffset) : wave;
+}
+
 /// The thread's share of the CTA's Q split: 18 bf16 values of row qSplitRow(tid). The
 /// wave's two rows are described by its lanes 2w and 2w + 1 (lane n < 16 holds row n).
 struct LowerLoadQuery final : TilePattern<LoadQueryOp> {
@@ -165,10 +172,11 @@ struct LowerLoadQuery final : TilePattern<LoadQueryOp> {
     IRInt rowElement =
         e.wrap(op.getQueryRow()) * unsigned(op.getHeads()) + e.wrap(op.getHead());
     Value valid = arith::ExtUIOp::create(b, loc, i32, op.getRowValid());
-    IRInt thread = e.wrap(e.geo.wave) * gfx950::kWaveSize + e.wrap(e.geo.lane);
+    IRInt wave = shareWave(e, op.getWaveOffset());
+    IRInt thread = wave * gfx950::kWaveSize + e.wrap(e.geo.lane);
     IRInt splitRow = layout::qSplitRow(thread);
-    // The wave's two rows come from its lanes 2w and 2w + 1 (uniform lane indices).
-    IRInt firstRow = e.wrap(e.geo.wave) * 2u;
+    // Wave w's two rows come from lanes 2w and 2w + 1 (uniform lane indices).
+    IRInt firstRow = wave * 2u;
     Value second = e.cmp(arith::CmpIPredicate::ne, splitRow, firstRow);
     auto fromLane = [&](Value v, IRInt lane) {
       return ROCDL::ReadlaneOp::create(b, loc, i32, v, lane).getResult();
@@ -240,7 +248,8 @@ struct LowerSplitQuery final : TilePattern<SplitQueryOp> {
     auto splat = [&](Value s) { return vector::BroadcastOp::create(b, loc, f32xn, s); };
     x = e.mulf(e.mulf(x, splat(e.pow2(kHalf))), splat(e.pow2(kRest)));
 
-    IRInt thread = e.wrap(e.geo.wave) * gfx950::kWaveSize + e.wrap(e.geo.lane);
+    IRInt wave = shareWave(e, op.getWaveOffset());
+    IRInt thread = wave * gfx950::kWaveSize + e.wrap(e.geo.lane);
     IRInt row = layout::qSplitRow(thread), firstDim = layout::qSplitFirstDim(thread);
     auto i16 = b.getI16Type();
     // Two codes at a time (18 = 9 x 2; the share's start is only 2-byte aligned).
@@ -282,49 +291,9 @@ struct LowerReadQuery final : TilePattern<ReadQueryOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(ReadQueryOp op, PatternRewriter &rewriter) const override {
     Emitter e(rewriter, op, state);
-    auto &b = rewriter;
-    Location loc = e.loc;
-    Type i32 = b.getI32Type();
-    Value lds = op.getLds();
-    auto halves = [&](Value k) {
-      Value kHalf = arith::ShRSIOp::create(b, loc, k, e.ci(1));
-      return std::pair<Value, Value>{kHalf, arith::SubIOp::create(b, loc, k, kHalf)};
-    };
     e.barrier();
-
-    // The lane's operands of row n = lane % 16.
-    auto i32x4 = VectorType::get({4}, i32);
-    auto read = [&](QPart part, unsigned step) {
-      IRInt at = layout::qExchangeOffset(part, e.wrap(e.geo.row),
-                                         layout::qkOperandFirstDim(step, e.wrap(e.geo.lane)));
-      return e.fp8Operand(
-          {e.ldsLoad(lds, i32x4, at, e.scopes.exchange, e.scopes.notExchange),
-           e.ldsLoad(lds, i32x4, at + 16u, e.scopes.exchange, e.scopes.notExchange)});
-    };
-    auto operands = VectorType::get({4, 32}, b.getType<Float8E4M3FNType>());
-    Value qHi = arith::ConstantOp::create(b, loc, operands, b.getZeroAttr(operands));
-    Value qLo = qHi;
-    for (unsigned step = 0; step < layout::kQkLatentSteps; ++step) {
-      qHi = vector::InsertOp::create(b, loc, read(QPart::Hi, step), qHi, int64_t(step));
-      qLo = vector::InsertOp::create(b, loc, read(QPart::Lo, step), qLo, int64_t(step));
-    }
-    // The rope step multiplies K's rope by q_hi in lanes g < 2 and q_lo in g >= 2.
-    unsigned rope = layout::kQkLatentSteps;
-    IRInt ropeAt = layout::qExchangeOffset(QPart::Hi, e.wrap(e.geo.row),
-                                           layout::qkOperandFirstDim(rope, e.wrap(e.geo.lane)));
-    Value loLanes = e.cmp(arith::CmpIPredicate::uge, e.geo.group, e.ci(2));
-    IRInt ropeOffset = e.wrap(e.select(loLanes, ropeAt + layout::kQExchangePartBytes, ropeAt));
-    Value qRope = e.fp8Operand(
-        {e.ldsLoad(lds, i32x4, ropeOffset, e.scopes.exchange, e.scopes.notExchange),
-         e.ldsLoad(lds, i32x4, ropeOffset + 16u, e.scopes.exchange, e.scopes.notExchange)});
-    Value rowShift = e.ldsLoad(lds, i32, e.wrap(e.geo.row) * 4u + layout::kQExchangeShiftOffset,
-                               e.scopes.exchange, e.scopes.notExchange);
-    auto [rowHalf, rowRest] = halves(rowShift);
-    Value negHalf = arith::SubIOp::create(b, loc, e.ci(0), rowHalf);
-    Value negRest = arith::SubIOp::create(b, loc, e.ci(0), rowRest);
-    Value c = e.mulf(op.getScale(), e.cf(M_LOG2E));
-    Value logitScale = e.mulf(e.mulf(c, e.pow2(negHalf)), e.pow2(negRest));
-    rewriter.replaceOp(op, ValueRange{qHi, qLo, qRope, logitScale});
+    QueryOperands q = e.readQuery(op.getLds(), op.getScale());
+    rewriter.replaceOp(op, ValueRange{q.qHi, q.qLo, q.qRope, q.logitScale});
     return success();
   }
 };

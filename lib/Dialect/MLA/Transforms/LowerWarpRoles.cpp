@@ -86,6 +86,16 @@ struct LowerWarpRolesOp final : TilePattern<WarpRolesOp> {
 // Compute role: S and P
 //===----------------------------------------------------------------------===//
 
+struct LowerWsReadQuery final : TilePattern<WsReadQueryOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(WsReadQueryOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    QueryOperands q = e.readQuery(op.getLds(), op.getScale());
+    rewriter.replaceOp(op, ValueRange{q.qHi, q.qLo, q.qRope, q.logitScale});
+    return success();
+  }
+};
+
 struct LowerWsQkTiles final : TilePattern<WsQkTilesOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(WsQkTilesOp op, PatternRewriter &rewriter) const override {
@@ -350,7 +360,7 @@ struct LowerWarpRolesPass final : mla::impl::MLALowerWarpRolesBase<LowerWarpRole
     if (state.geometry.empty())
       return;
     RewritePatternSet patterns(ctx);
-    patterns.add<LowerWsQkTiles, LowerWsMaskLogits, LowerWsPublishMax, LowerWsSoftmax,
+    patterns.add<LowerWsReadQuery, LowerWsQkTiles, LowerWsMaskLogits, LowerWsPublishMax, LowerWsSoftmax,
                  LowerWsPublishSums, LowerWsLoadPageIndices, LowerWsDmaSources, LowerWsKvDma,
                  LowerWsPvOperands,
                  LowerWsPvAccumulate, LowerWsAttendEpilogue>(ctx, state);

@@ -88,6 +88,11 @@ struct LoweringState {
   DenseMap<Operation *, LaneGeometry> geometry; // by gpu.func
 };
 
+/// A lane's QK operands of the split Q and its row's logit scale (mla.read_query).
+struct QueryOperands {
+  Value qHi, qLo, qRope, logitScale;
+};
+
 /// Builds the code of one tile op at the rewriter's insertion point.
 class Emitter {
 public:
@@ -367,6 +372,48 @@ public:
                                                   /*aux=*/0, nullptr, nullptr, nullptr);
       annotate(dmaOp, scopes.fill, scopes.notFill);
     }
+  }
+
+  /// The lane's QK operands of row lane % 16 from the Q exchange (mla.split_query's
+  /// writes, made visible by a barrier before) and the row's logit scale
+  /// `scale log2(e) 2^-k` from its k.
+  QueryOperands readQuery(Value lds, Value scale) {
+    namespace layout = mla::kernel::layout;
+    using layout::QPart;
+    Type i32 = b.getI32Type();
+    auto i32x4 = VectorType::get({4}, i32);
+    auto read = [&](IRInt at) {
+      return fp8Operand({ldsLoad(lds, i32x4, at, scopes.exchange, scopes.notExchange),
+                         ldsLoad(lds, i32x4, at + 16u, scopes.exchange, scopes.notExchange)});
+    };
+    auto operandAt = [&](QPart part, unsigned step) {
+      return layout::qExchangeOffset(part, wrap(geo.row),
+                                     layout::qkOperandFirstDim(step, wrap(geo.lane)));
+    };
+    auto operands = VectorType::get({4, 32}, b.getType<Float8E4M3FNType>());
+    QueryOperands q;
+    q.qHi = arith::ConstantOp::create(b, loc, operands, b.getZeroAttr(operands));
+    q.qLo = q.qHi;
+    for (unsigned step = 0; step < layout::kQkLatentSteps; ++step) {
+      q.qHi = vector::InsertOp::create(b, loc, read(operandAt(QPart::Hi, step)), q.qHi,
+                                       int64_t(step));
+      q.qLo = vector::InsertOp::create(b, loc, read(operandAt(QPart::Lo, step)), q.qLo,
+                                       int64_t(step));
+    }
+    // The rope step multiplies K's rope by q_hi in lanes g < 2 and q_lo in g >= 2.
+    IRInt ropeAt = operandAt(QPart::Hi, layout::kQkLatentSteps);
+    Value loLanes = cmp(arith::CmpIPredicate::uge, geo.group, ci(2));
+    q.qRope = read(wrap(select(loLanes, ropeAt + layout::kQExchangePartBytes, ropeAt)));
+    Value rowShift = ldsLoad(lds, i32, wrap(geo.row) * 4u + layout::kQExchangeShiftOffset,
+                             scopes.exchange, scopes.notExchange);
+    // 2^-k as two exact power-of-two factors (k may exceed 127).
+    Value kHalf = arith::ShRSIOp::create(b, loc, rowShift, ci(1));
+    Value kRest = arith::SubIOp::create(b, loc, rowShift, kHalf);
+    Value negHalf = arith::SubIOp::create(b, loc, ci(0), kHalf);
+    Value negRest = arith::SubIOp::create(b, loc, ci(0), kRest);
+    Value c = mulf(scale, cf(M_LOG2E));
+    q.logitScale = mulf(mulf(c, pow2(negHalf)), pow2(negRest));
+    return q;
   }
 
   /// S^T of tile `tile` (16 tokens x 16 rows) from slot `slot`: 4 latent steps x

@@ -11,7 +11,10 @@
 //
 //   mla.warp_roles compute_waves 4
 //   compute {                                 dma {
-//                                               [blocks > 0] block 0's DMAs -> slot 0
+//     load_query, split_query of every wave's   [blocks > 0] block 0's DMAs -> slot 0
+//       Q share (wave_offset 0 and 4)
+//     lds_barrier                   (Q)         lds_barrier lds_pending       (Q)
+//     ws_read_query
 //     for b:                                    for b:
 //       lds_barrier                 (A)           lds_barrier lds_pending     (A)
 //                                                 [b + 1 < blocks] DMAs 0..3 of block
@@ -30,6 +33,13 @@
 //     lds_barrier                   (E)         lds_barrier lds_pending       (E)
 //     epilogue (l over the tiles, o, LSE)     }
 //   }
+//
+// The CTA's Q split (mla.load_query, mla.split_query, mla.read_query) moves into the
+// compute role, whose 4 waves take the shares of all 8: the DMA role touches no Q and
+// issues block 0's DMAs as soon as its page indices are loaded, instead of after Q's
+// load, split and barrier (the split writes the Q exchange in slot 1; block 0 fills
+// slot 0, and block 1's DMAs into slot 1 wait for barrier A, after the compute role's
+// reads of Q). The compute role's split runs while block 0 is in flight.
 //
 // Barrier A says every compute wave is done with block b - 1, so its slot ((b + 1) % 2)
 // may be refilled; K publishes block b's K (the DMA waves waited for their own DMAs
@@ -175,6 +185,28 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     if (!isRematerializable(operand, loop.getBody(), loop.getInductionVar()))
       return ops.mask.emitOpError("mla-warp-specialize cannot recompute this operand "
                                   "of the mask outside the block loop");
+  // The CTA's Q split (mla-tile-attention's, before the loop): each role splits its
+  // threads' shares inside the roles, the DMA role after block 0's DMAs.
+  LoadQueryOp loadQuery;
+  SplitQueryOp splitQuery;
+  ReadQueryOp readQuery;
+  for (Operation &op : *loop->getBlock()) {
+    if (&op == loop.getOperation())
+      break;
+    if (auto load = dyn_cast<LoadQueryOp>(op))
+      loadQuery = load;
+    if (auto split = dyn_cast<SplitQueryOp>(op))
+      splitQuery = split;
+    if (auto read = dyn_cast<ReadQueryOp>(op))
+      readQuery = read;
+  }
+  if (readQuery && (!splitQuery || !splitQuery->isBeforeInBlock(readQuery)))
+    return readQuery.emitOpError("mla-warp-specialize expects the mla.split_query that "
+                                 "writes the Q exchange before the mla.read_query");
+  if (readQuery && (!loadQuery || splitQuery.getShare() != loadQuery.getResult() ||
+                    !loadQuery->hasOneUse()))
+    return splitQuery.emitOpError("mla-warp-specialize expects the split's share from an "
+                                  "mla.load_query used only by it");
   Location loc = loop.getLoc();
   OpBuilder b(ops.epilogue);
   auto ci = [&](int64_t v) { return IRInt::constant(b, loc, v); };
@@ -203,6 +235,28 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
 
   // ---- Compute role --------------------------------------------------------------
   b.setInsertionPointToStart(computeBody);
+  Value qHi = ops.qk.getQHi(), qLo = ops.qk.getQLo(), qRope = ops.qk.getQRope();
+  WsReadQueryOp query;
+  if (readQuery) {
+    // The compute role's 4 waves take the shares of all 8 (their own, then those of
+    // waves 4..7), both loads before either split.
+    const int64_t otherShares = roles::kComputeWaves;
+    loadQuery->moveBefore(computeBody, computeBody->end());
+    b.setInsertionPointAfter(loadQuery);
+    auto otherLoad = cast<LoadQueryOp>(b.clone(*loadQuery));
+    otherLoad.setWaveOffset(otherShares);
+    splitQuery->moveBefore(computeBody, computeBody->end());
+    b.setInsertionPointAfter(splitQuery);
+    IRMapping other;
+    other.map(loadQuery.getResult(), otherLoad.getResult());
+    cast<SplitQueryOp>(b.clone(*splitQuery, other)).setWaveOffset(otherShares);
+    LdsBarrierOp::create(b, loc); // Q: every share in the Q exchange
+    query = WsReadQueryOp::create(b, loc, readQuery.getResultTypes(), readQuery.getLds(),
+                                  readQuery.getScale());
+    qHi = query.getQHi();
+    qLo = query.getQLo();
+    qRope = query.getQRope();
+  }
   Value sumsInit = zerosOf(b, loc, sumsType);
   Value oInit = zerosOf(b, loc, outputType);
   auto computeLoop =
@@ -217,8 +271,7 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     LdsBarrierOp::create(b, loc); // A: every wave is done with block b - 1
     LdsBarrierOp::create(b, loc); // K: block b's K in its slot
     asmMarker(b, loc, "compute role block");
-    Value s = WsQkTilesOp::create(b, loc, logitsType, lds, slot, ops.qk.getQHi(),
-                                  ops.qk.getQLo(), ops.qk.getQRope());
+    Value s = WsQkTilesOp::create(b, loc, logitsType, lds, slot, qHi, qLo, qRope);
     IRMapping mapping;
     mapping.map(loop.getInductionVar(), block);
     SmallVector<Value> maskOperands;
@@ -274,11 +327,12 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
   const unsigned tileDmas = layout::kDmasPerTile;
   const unsigned dmasBeforeWait = roles::kDmasBeforeBlockWait;
   const unsigned secondTileBeforeC = roles::kSecondTileDmasBeforeBarrierC;
-  // Issue order, each block b: DMAs of b's first tile, b + 1's index loads, DMAs of b's
-  // second tile; b + 1's sources are read out of the index registers after the
-  // second tile. The index loads are untracked: their registers must not cross a
-  // branch or the loop's back edge while in flight (the backend might copy them), so
-  // the loop carries the sources, not the indices.
+  // Block 0: the index loads of blocks 0 and 1 together, block 0's DMAs once its own
+  // are in, and block 1's sources after them (its indices landed meanwhile), so that
+  // the role meets barrier Q without waiting for a load behind block 0's DMAs. The
+  // index loads are untracked: their registers must not cross a branch or the loop's
+  // back edge while in flight (the backend might copy them), so the loop carries the
+  // sources, not the indices.
   Value firstSources;
   {
     // Block 0's indices, DMAs and block 1's sources (indices clamped into the split:
@@ -292,15 +346,19 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     // order of evaluating arguments.
     Value slot0 = ci(0);
     Value pages0 = loadPages(lower);
-    Value sources0 = sourcesOf(pages0, 0);
-    dmaTile(sources0, slot0, 0);
     Value pages1 = loadPages(wrap(lower) + 1u);
+    Value sources0 = sourcesOf(pages0, indexLoads);
+    dmaTile(sources0, slot0, 0);
     dmaTile(sources0, slot0, 1);
-    scf::YieldOp::create(b, loc, sourcesOf(pages1, tileDmas));
+    scf::YieldOp::create(b, loc, sourcesOf(pages1, 2 * tileDmas));
     b.setInsertionPointToStart(prologue.elseBlock());
     scf::YieldOp::create(b, loc, zerosOf(b, loc, sourcesType));
     firstSources = prologue.getResult(0);
   }
+  // Q: the compute role's split of every share.
+  if (readQuery)
+    LdsBarrierOp::create(b, loc, /*lds_pending=*/true);
+  asmMarker(b, loc, "dma role loop");
   auto dmaLoop = scf::ForOp::create(b, loc, lower, blocks, one, ValueRange{firstSources});
   {
     OpBuilder::InsertionGuard guard(b);
@@ -333,8 +391,11 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(ifWait.thenBlock());
       KvWaitOp::create(b, loc, slot, dmasBeforeWait + indexLoads);
+      // The last block: its own DMAs only; block b + 2's index loads (clamped, never
+      // used) are waited for after C, where the compute role does not wait for this
+      // wave.
       b.setInsertionPointToStart(ifWait.elseBlock());
-      KvWaitOp::create(b, loc, slot, 0);
+      KvWaitOp::create(b, loc, slot, indexLoads);
     }
     // K and the barriers after it without the LDS wait: the only LDS accesses this
     // wave has in flight are the DMAs of block b + 1, waited for a block later.
@@ -346,6 +407,13 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // C
     if (secondTileBeforeC < tileDmas)
       ifNext([&] { dmaTile(nextSources, otherSlot, 1, secondTileBeforeC, tileDmas); });
+    {
+      Value isLast = cmp(arith::CmpIPredicate::sge, nextBlock, blocks);
+      auto ifLast = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(ifLast.thenBlock());
+      KvWaitOp::create(b, loc, slot, 0);
+    }
     // Block b + 2's sources while the compute role accumulates O (the second tile,
     // if issued, stays in flight).
     scf::YieldOp::create(b, loc,
@@ -356,6 +424,11 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
 
   epilogue.erase();
   loop.erase();
+  if (readQuery) {
+    // The mask's rematerialized logit scale still names the all-wave read.
+    readQuery->replaceAllUsesWith(query);
+    readQuery.erase();
+  }
   return success();
 }
 

@@ -413,14 +413,18 @@ def MLA_LoadQueryOp : MLA_Op<"load_query"> {
     `query_row * heads + head` of `q`, `row_valid` false for a padding row. Lanes 0..15
     of each wave hold rows 0..15, so the lowering takes the two rows its wave splits
     from them. Loads the 18 values of the thread's share (zeros for a padding row).
-    Issued before the block loop's first DMA; the split comes after it.
+    Issued before the block loop's first DMA; the split comes after it. With
+    `wave_offset` k the wave takes the share of wave `wave + k` instead: in the
+    warp-specialised build the compute role's 4 waves take all 8 waves' shares (k = 0
+    and 4), so the DMA role touches no Q.
   }];
   let arguments = (ins
     Arg<MLA_GlobalPtr, "q, bf16 [S, H, 576]", [MemRead]>:$q,
     I32:$query_row,
     I32:$head,
     I1:$row_valid,
-    ConfinedAttr<I64Attr, [IntMinValue<1>]>:$heads
+    ConfinedAttr<I64Attr, [IntMinValue<1>]>:$heads,
+    DefaultValuedAttr<ConfinedAttr<I64Attr, [IntMinValue<0>]>, "0">:$wave_offset
   );
   let results = (outs MLA_QSplitShare:$share);
   let assemblyFormat = [{
@@ -437,11 +441,12 @@ def MLA_SplitQueryOp : MLA_Op<"split_query"> {
     and a lane swap: no LDS instruction, so nothing waits for DMAs in flight), and
     `q 2^k` into E4M3 `hi` and `lo = e4m3(q 2^k - hi)`, written with k to the Q exchange
     in K slot 1 (AttentionLayout.h); `mla.read_query` reads them back after a barrier.
-    Slot 1 must not be in use.
+    Slot 1 must not be in use. `wave_offset` as for `mla.load_query` (the share's).
   }];
   let arguments = (ins
     Arg<MLA_LdsPtr, "the CTA's LDS", [MemWrite]>:$lds,
-    MLA_QSplitShare:$share
+    MLA_QSplitShare:$share,
+    DefaultValuedAttr<ConfinedAttr<I64Attr, [IntMinValue<0>]>, "0">:$wave_offset
   );
   let assemblyFormat = "$lds `share` $share attr-dict";
   let hasVerifier = 1;
@@ -636,13 +641,33 @@ def MLA_WarpRolesOp : MLA_Op<"warp_roles", [NoTerminator, RecursiveMemoryEffects
     sequence of barriers and barrier-holding loops (with the same bounds) in both, and
     no barrier under a condition. The ops that assume all 8 waves run them
     (`mla.qk_tile`, `mla.softmax_update`, `mla.pv_tile`, ...) are not allowed inside;
-    the role ops are.
+    the role ops are. The compute role may take every wave's share of the Q split:
+    `mla.load_query` and `mla.split_query` inside are the compute region's, each once
+    with `wave_offset` 0 and once with 4 (its 4 waves take the shares of all 8),
+    outside any loop.
   }];
   let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<1>]>:$compute_waves);
   let regions = (region MaxSizedRegion<1>:$compute, MaxSizedRegion<1>:$dma);
   let assemblyFormat = [{
     `compute_waves` $compute_waves `compute` $compute `dma` $dma attr-dict
   }];
+  let hasVerifier = 1;
+}
+
+def MLA_WsReadQueryOp : MLA_Op<"ws_read_query"> {
+  let summary = "Compute role: the lane's QK operands of the split Q (F8)";
+  let description = [{
+    `mla.read_query` without its barrier: the roles meet an `mla.lds_barrier` after
+    each ran its `mla.split_query` (the DMA role after block 0's DMAs), and then only
+    the compute role reads its operands back.
+  }];
+  let arguments = (ins
+    Arg<MLA_LdsPtr, "the CTA's LDS", [MemRead]>:$lds,
+    F32:$scale
+  );
+  let results = (outs MLA_QOperands:$q_hi, MLA_QOperands:$q_lo,
+                      MLA_QRopeOperand:$q_rope, F32:$logit_scale);
+  let assemblyFormat = "$lds `scale` $scale attr-dict";
   let hasVerifier = 1;
 }
 
