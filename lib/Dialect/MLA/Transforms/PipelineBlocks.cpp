@@ -47,6 +47,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "IRInt.h"
+#include "QuerySplit.h"
 
 #include "mla/Dialect/MLA/Transforms/Passes.h"
 #include "mla/Kernel/AttentionLayout.h"
@@ -211,23 +212,9 @@ LogicalResult pipeline(scf::ForOp loop) {
   // prologue) reads it back, and the first DMA into slot 1 (block 1's, after the
   // barrier that opens block 0) finds it free again. Without a block there is no split
   // (the operands are never used).
-  LoadQueryOp loadQuery;
-  SplitQueryOp splitQuery;
-  ReadQueryOp readQuery;
-  for (Operation &op : *loop->getBlock()) {
-    if (&op == loop.getOperation())
-      break;
-    if (auto load = dyn_cast<LoadQueryOp>(op))
-      loadQuery = load;
-    if (auto split = dyn_cast<SplitQueryOp>(op))
-      splitQuery = split;
-    if (auto read = dyn_cast<ReadQueryOp>(op))
-      readQuery = read;
-  }
-  if (splitQuery && (!loadQuery || splitQuery.getShare() != loadQuery.getResult() ||
-                     !loadQuery->hasOneUse()))
-    return splitQuery.emitOpError(
-        "mla-pipeline-blocks expects the split's share from an mla.load_query used only by it");
+  FailureOr<QuerySplitOps> query = findQuerySplit(loop, "mla-pipeline-blocks");
+  if (failed(query))
+    return failure();
   Value lower = loop.getLowerBound(), upper = loop.getUpperBound();
   Value hasBlocks = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lower, upper);
   auto prologue = scf::IfOp::create(b, loc, TypeRange{i32}, hasBlocks,
@@ -235,8 +222,8 @@ LogicalResult pipeline(scf::ForOp loop) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(prologue.thenBlock());
-    if (loadQuery)
-      loadQuery->moveBefore(prologue.thenBlock(), prologue.thenBlock()->end());
+    if (query->load)
+      query->load->moveBefore(prologue.thenBlock(), prologue.thenBlock()->end());
     IRMapping first;
     first.map(loop.getInductionVar(), lower);
     first.map(ops.dma.getSlot(), ci(0)); // block 0 goes to slot 0
@@ -251,14 +238,14 @@ LogicalResult pipeline(scf::ForOp loop) {
         b.getI32IntegerAttr(vectorMemoryOps(page1)));
     first.map(ops.page.getResult(), sources0);
     b.clone(*ops.dma, first);
-    if (splitQuery)
-      splitQuery->moveBefore(prologue.thenBlock(), prologue.thenBlock()->end());
+    if (query->split)
+      query->split->moveBefore(prologue.thenBlock(), prologue.thenBlock()->end());
     scf::YieldOp::create(b, loc, page1->getResult(0));
     b.setInsertionPointToStart(prologue.elseBlock());
     scf::YieldOp::create(b, loc, ValueRange{ci(0)});
   }
-  if (readQuery)
-    readQuery->moveAfter(prologue);
+  if (query->read)
+    query->read->moveAfter(prologue);
   // The loop's code follows in the disassembly (whatever order the backend lays its
   // blocks out in), up to the "last block" marker after it.
   asmMarker(b, loc, "block loop");

@@ -56,6 +56,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "IRInt.h"
+#include "QuerySplit.h"
 
 #include "mla/Dialect/MLA/Transforms/Passes.h"
 #include "mla/Kernel/AttentionLayout.h"
@@ -185,28 +186,14 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     if (!isRematerializable(operand, loop.getBody(), loop.getInductionVar()))
       return ops.mask.emitOpError("mla-warp-specialize cannot recompute this operand "
                                   "of the mask outside the block loop");
-  // The CTA's Q split (mla-tile-attention's, before the loop): each role splits its
-  // threads' shares inside the roles, the DMA role after block 0's DMAs.
-  LoadQueryOp loadQuery;
-  SplitQueryOp splitQuery;
-  ReadQueryOp readQuery;
-  for (Operation &op : *loop->getBlock()) {
-    if (&op == loop.getOperation())
-      break;
-    if (auto load = dyn_cast<LoadQueryOp>(op))
-      loadQuery = load;
-    if (auto split = dyn_cast<SplitQueryOp>(op))
-      splitQuery = split;
-    if (auto read = dyn_cast<ReadQueryOp>(op))
-      readQuery = read;
-  }
-  if (readQuery && (!splitQuery || !splitQuery->isBeforeInBlock(readQuery)))
-    return readQuery.emitOpError("mla-warp-specialize expects the mla.split_query that "
-                                 "writes the Q exchange before the mla.read_query");
-  if (readQuery && (!loadQuery || splitQuery.getShare() != loadQuery.getResult() ||
-                    !loadQuery->hasOneUse()))
-    return splitQuery.emitOpError("mla-warp-specialize expects the split's share from an "
-                                  "mla.load_query used only by it");
+  // The CTA's Q split (mla-tile-attention's, before the loop) moves into the compute
+  // role.
+  FailureOr<QuerySplitOps> querySplit = findQuerySplit(loop, "mla-warp-specialize");
+  if (failed(querySplit))
+    return failure();
+  LoadQueryOp loadQuery = querySplit->load;
+  SplitQueryOp splitQuery = querySplit->split;
+  ReadQueryOp readQuery = querySplit->read;
   Location loc = loop.getLoc();
   OpBuilder b(ops.epilogue);
   auto ci = [&](int64_t v) { return IRInt::constant(b, loc, v); };
