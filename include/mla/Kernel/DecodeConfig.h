@@ -30,9 +30,10 @@ namespace mla {
 /// loads, explicit index waits); 0.11: the device schedule's merge table (the combine's
 /// merges argument); 0.12: both branches of 0.10-0.11 together; 0.13-0.17: the wspec
 /// block schedule and the device schedule's constants (docs/warp-specialization.md,
-/// docs/decoder.md); 0.18: wspec's Q split inside the roles, the DMA role's block 0
-/// issued before it.
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.18.0-gfx950";
+/// docs/decoder.md); 0.18: wspec's Q split in the compute role, the DMA role's block 0
+/// issued before it; 0.19: wspec's DMAs before the block's wait by head groups (2 from
+/// 3 head groups).
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.19.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

@@ -32,8 +32,22 @@ inline constexpr unsigned kLatentTilesPerComputeWave = kLatentTiles / kComputeWa
 /// barrier K: 4 DMA waves x n DMAs of 1 KiB pass the CU's vector-memory path before
 /// K. Chosen with the timing model (docs/warp-specialization.md, "Schedule").
 inline constexpr unsigned kDmasBeforeBlockWait = 4;
-static_assert(kDmasBeforeBlockWait >= 1 && kDmasBeforeBlockWait <= layout::kDmasPerTile,
+/// The same where the compute role is the bound: from kComputeBoundHeadGroups
+/// head-group CTAs reading each block (Kimi-K3 TP8 at qlen 4), L2 serves all but one of
+/// them, a block's HBM share on a CU is short, and every DMA before K delays the
+/// compute role waiting there; 2 keep the queue from draining.
+inline constexpr unsigned kDmasBeforeBlockWaitComputeBound = 2;
+inline constexpr int64_t kComputeBoundHeadGroups = 3;
+static_assert(kDmasBeforeBlockWait >= 1 && kDmasBeforeBlockWait <= layout::kDmasPerTile &&
+                  kDmasBeforeBlockWaitComputeBound >= 1 &&
+                  kDmasBeforeBlockWaitComputeBound <= layout::kDmasPerTile,
               "a non-empty part of the tile's DMAs");
+
+/// The DMAs before the block's wait for a kernel of `headGroups` head groups.
+constexpr unsigned dmasBeforeBlockWait(int64_t headGroups) {
+  return headGroups >= kComputeBoundHeadGroups ? kDmasBeforeBlockWaitComputeBound
+                                               : kDmasBeforeBlockWait;
+}
 /// The DMAs of the next block's second tile a DMA role wave issues between barriers B
 /// and C (the rest after C). Barrier C is where the compute role waits to read P: a
 /// DMA wave that is still queueing its DMAs on the CU's vector-memory path holds every

@@ -399,3 +399,68 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// mla-tile-attention's choice of the DMAs before a block's wait: 2 of the first tile
+// before it, 7 after K, and the counts of the waits follow.
+// CHECK-LABEL: gpu.func @two_before_wait
+// CHECK: mla.lds_barrier {lds_pending}
+// CHECK-NEXT: scf.if
+// CHECK-NEXT:   "; mla: dma role tile"
+// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 0 dmas 0 to 2
+// CHECK: mla.kv_wait slot %{{.*}} pending 4
+// CHECK: mla.ws_kv_dma {{.*}} tile 0 dmas 2 to 9
+// CHECK: mla.ws_dma_sources %{{.*}} index_pending 16
+gpu.module @m {
+  gpu.func @two_before_wait(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %n: i32, %i: i32,
+                            %f: f32, %v: i1, %qh: vector<4x32xf8E4M3FN>,
+                            %ql: vector<4x32xf8E4M3FN>, %qr: vector<32xf8E4M3FN>) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zeros = arith.constant dense<0.0> : vector<4x4xf32>
+    %r:3 = scf.for %b = %c0 to %n step %c1 iter_args(%m = %f, %l = %f, %o = %zeros)
+        -> (f32, f32, vector<4x4xf32>) : i32 {
+      %page = mla.load_page_index %g[%i] block %b of [%i, %i)
+      mla.kv_dma %g[%page : i32] to %lds slot %c0 dmas 0 to 9
+      mla.kv_wait slot %c0 pending 0
+      mla.lds_barrier
+      %s = mla.qk_tile %lds slot %c0 q(%qh, %ql, %qr)
+      %sm = mla.mask_logits %s scale %f block %i end %i bounds(%i, %i)
+      %m2, %l2, %o2 = mla.softmax_update %lds logits %sm state(%m, %l, %o)
+      %o3 = mla.pv_tile %lds slot %c0 acc %o2
+      mla.lds_barrier
+      scf.yield %m2, %l2, %o3 : f32, f32, vector<4x4xf32>
+    } {mla.warp_specialize, mla.dmas_before_wait = 2 : i64}
+    mla.attend_epilogue %lds state(%r#0, %r#1, %r#2) vscale %f into %g, %g[%i] valid %v
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @bad_dmas_before_wait(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %n: i32, %i: i32,
+                                 %f: f32, %v: i1, %qh: vector<4x32xf8E4M3FN>,
+                                 %ql: vector<4x32xf8E4M3FN>, %qr: vector<32xf8E4M3FN>) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zeros = arith.constant dense<0.0> : vector<4x4xf32>
+    // expected-error@+1 {{'scf.for' op 'mla.dmas_before_wait' must be an integer in [1, 9] (DMAs of a tile), got 10 : i64}}
+    %r:3 = scf.for %b = %c0 to %n step %c1 iter_args(%m = %f, %l = %f, %o = %zeros)
+        -> (f32, f32, vector<4x4xf32>) : i32 {
+      %page = mla.load_page_index %g[%i] block %b of [%i, %i)
+      mla.kv_dma %g[%page : i32] to %lds slot %c0 dmas 0 to 9
+      mla.kv_wait slot %c0 pending 0
+      mla.lds_barrier
+      %s = mla.qk_tile %lds slot %c0 q(%qh, %ql, %qr)
+      %sm = mla.mask_logits %s scale %f block %i end %i bounds(%i, %i)
+      %m2, %l2, %o2 = mla.softmax_update %lds logits %sm state(%m, %l, %o)
+      %o3 = mla.pv_tile %lds slot %c0 acc %o2
+      mla.lds_barrier
+      scf.yield %m2, %l2, %o3 : f32, f32, vector<4x4xf32>
+    } {mla.warp_specialize, mla.dmas_before_wait = 10 : i64}
+    mla.attend_epilogue %lds state(%r#0, %r#1, %r#2) vscale %f into %g, %g[%i] valid %v
+    gpu.return
+  }
+}

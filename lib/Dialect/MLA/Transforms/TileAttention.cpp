@@ -20,6 +20,7 @@
 #include "mla/Dialect/MLA/Transforms/Passes.h"
 #include "mla/Kernel/AttentionLayout.h"
 #include "mla/Kernel/LaunchGeometry.h"
+#include "mla/Kernel/WarpRoleLayout.h"
 #include "mla/Target/GFX950/GFX950.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -192,8 +193,12 @@ void tileAttention(CtaAttendOp op, LLVM::GlobalOp ldsGlobal) {
   }
   // The warp-specialised build (F15): mla-warp-specialize turns this loop and the
   // epilogue into the compute and DMA roles.
-  if (config.getWspec())
+  if (config.getWspec()) {
     loop->setAttr(kWarpSpecializeMarker, b.getUnitAttr());
+    loop->setAttr(kDmasBeforeWaitAttr,
+                  b.getI64IntegerAttr(kernel::warp_roles::dmasBeforeBlockWait(
+                      kernel::headGroups(config.getHeads(), config.getQlen()))));
+  }
   asmMarker(b, loc, "block loop exit");
 
   // The partial of (position, head, split): the request's partials from first_partial

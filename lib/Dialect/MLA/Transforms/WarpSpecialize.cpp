@@ -176,10 +176,27 @@ Value zerosOf(OpBuilder &b, Location loc, Type type) {
   return arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
 }
 
+/// The DMAs before the block's wait (mla-tile-attention's choice for the kernel's head
+/// groups, kernel::warp_roles::dmasBeforeBlockWait), or the default without one.
+FailureOr<unsigned> dmasBeforeWaitOf(scf::ForOp loop) {
+  Attribute attr = loop->getAttr(kDmasBeforeWaitAttr);
+  if (!attr)
+    return roles::kDmasBeforeBlockWait;
+  auto count = dyn_cast<IntegerAttr>(attr);
+  if (!count || count.getInt() < 1 || count.getInt() > int64_t(layout::kDmasPerTile))
+    return loop.emitOpError() << "'" << kDmasBeforeWaitAttr << "' must be an integer in [1, "
+                              << layout::kDmasPerTile << "] (DMAs of a tile), got " << attr;
+  return unsigned(count.getInt());
+}
+
 LogicalResult warpSpecialize(scf::ForOp loop) {
   FailureOr<PlainBlock> found = matchPlainBlock(loop);
   if (failed(found))
     return failure();
+  FailureOr<unsigned> dmasBeforeWaitOr = dmasBeforeWaitOf(loop);
+  if (failed(dmasBeforeWaitOr))
+    return failure();
+  const unsigned dmasBeforeWait = *dmasBeforeWaitOr;
   PlainBlock ops = *found;
   // Checked before anything changes: the compute role recomputes the mask's bounds.
   for (Value operand : ops.mask->getOperands().drop_front())
@@ -312,7 +329,7 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
   // A role wave's index loads of a block (one a tile) and DMAs of one of its tiles.
   const unsigned indexLoads = roles::kTilesPerDmaWave;
   const unsigned tileDmas = layout::kDmasPerTile;
-  const unsigned dmasBeforeWait = roles::kDmasBeforeBlockWait;
+
   const unsigned secondTileBeforeC = roles::kSecondTileDmasBeforeBarrierC;
   // Block 0: the index loads of blocks 0 and 1 together, block 0's DMAs once its own
   // are in, and block 1's sources after them (its indices landed meanwhile), so that
