@@ -371,4 +371,42 @@ ModelOutput modelAttention(const ProblemView &problem, int numSplits) {
   return modelCombine(modelSplitAttention(problem, numSplits));
 }
 
+Problem requestProblem(const Problem &p, size_t b) {
+  Problem one;
+  const size_t rowValues = size_t(p.qlen) * p.numHeads * kHeadDim;
+  one.q.assign(p.q.begin() + b * rowValues, p.q.begin() + (b + 1) * rowValues);
+  one.kv = p.kv;
+  one.pages.assign(p.pages.begin() + p.indptr[b], p.pages.begin() + p.indptr[b + 1]);
+  one.indptr = {0, p.indptr[b + 1] - p.indptr[b]};
+  one.numHeads = p.numHeads;
+  one.qlen = p.qlen;
+  one.scale = p.scale;
+  one.vscale = p.vscale;
+  one.dcpSize = p.dcpSize;
+  one.dcpRank = p.dcpRank;
+  if (!p.seqLens.empty())
+    one.seqLens = {p.seqLens[b]};
+  return one;
+}
+
+ModelOutput modelAttentionByRequest(const Problem &problem,
+                                    const std::vector<int> &piecesPerRequest) {
+  if (piecesPerRequest.size() + 1 != problem.indptr.size())
+    throw std::invalid_argument("modelAttentionByRequest: " +
+                                std::to_string(piecesPerRequest.size()) +
+                                " split counts for " +
+                                std::to_string(problem.indptr.size() - 1) + " requests");
+  ModelOutput all;
+  for (size_t b = 0; b < piecesPerRequest.size(); ++b) {
+    Problem one = requestProblem(problem, b);
+    const int n = piecesPerRequest[b];
+    ModelPartials partials = modelSplitAttention(one.view(), n);
+    ModelOutput combined = modelCombine(partials);
+    all.out.insert(all.out.end(), combined.out.begin(), combined.out.end());
+    const std::vector<float> &lse = n == 1 ? partials.lse : combined.lse;
+    all.lse.insert(all.lse.end(), lse.begin(), lse.end());
+  }
+  return all;
+}
+
 } // namespace mla::ref

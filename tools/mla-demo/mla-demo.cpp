@@ -10,6 +10,7 @@
 #include "InstructionBudget.h"
 
 #include "mla/Kernel/DecodeConfig.h"
+#include "mla/Kernel/DeviceSchedule.h"
 #include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Reference/Accuracy.h"
 #include "mla/Reference/Codecs.h"
@@ -371,7 +372,32 @@ int main(int argc, char **argv) {
 
     progress.step(tag + "kernel model");
     start = std::chrono::steady_clock::now();
-    ref::ModelOutput model = ref::modelAttention(view, info.numSplits);
+    // The model of the split the call ran: one NS for the batch, or under the device
+    // schedule each request's own piece count (the rule the attention CTAs compute,
+    // kernel::planSchedule) and the longest piece for the error bounds.
+    ref::ModelOutput model;
+    int64_t longestSplit = ref::maxSplitTokens(view, info.numSplits);
+    if (info.deviceSchedule) {
+      std::vector<int64_t> requestLengths(lengths.begin(), lengths.end());
+      kernel::Schedule schedule = kernel::planSchedule(
+          requestLengths, info.units,
+          kernel::scheduleFirstWaveUnits(options.heads, qlen, gfx950::kNumCUs,
+                                         gfx950::kNumXcds),
+          kernel::scheduleWaves(options.heads, qlen));
+      std::vector<int> pieces;
+      longestSplit = 0;
+      for (size_t b = 0; b < requestLengths.size(); ++b) {
+        const int64_t n = schedule.pieces[b * kernel::kPieceEntryInts];
+        pieces.push_back(int(n));
+        const int64_t chunk = (requestLengths[b] + n - 1) / n;
+        const int64_t rounded =
+            (chunk + kernel::kBlockTokens - 1) / kernel::kBlockTokens * kernel::kBlockTokens;
+        longestSplit = std::max(longestSplit, std::min(rounded, requestLengths[b]));
+      }
+      model = ref::modelAttentionByRequest(problem, pieces);
+    } else {
+      model = ref::modelAttention(view, info.numSplits);
+    }
     double ulp = ref::maxBf16UlpDistance(out, model.out);
     // Where the worst element is: a tiny value from cancellation inside a large row
     // is where an elementwise ulp measure is most sensitive.
@@ -396,7 +422,7 @@ int main(int argc, char **argv) {
 
     ref::ErrorStats exactStats;
     ref::ModelErrorBounds bounds =
-        ref::modelErrorBounds(ref::maxSplitTokens(view, info.numSplits));
+        ref::modelErrorBounds(int(longestSplit));
     double exactSeconds = 0;
     if (options.exact) {
       progress.step(tag + "exact attention (f64)");
@@ -420,7 +446,11 @@ int main(int argc, char **argv) {
     c.push_back(fmt("%d x %d / %lld", options.heads, qlen,
                     (long long)kernel::headGroups(options.heads, qlen)));
     c.push_back(fmt("%zu / %zu / %lld", lengths.size(), rows, (long long)totalTokens));
-    c.push_back(fmt("%d (%s)", info.numSplits, splits ? "--splits" : "heuristic"));
+    if (info.deviceSchedule)
+      c.push_back(fmt("<= %d a request (device schedule, %u units)", info.numSplits,
+                      info.units));
+    else
+      c.push_back(fmt("%d (%s)", info.numSplits, splits ? "--splits" : "heuristic"));
     c.push_back(fmt("%s / %.1f MiB", info.wideKv ? "wide (64-bit)" : "32-bit",
                     double(problem.kv.size()) / (1 << 20)));
     c.push_back(fmt("%s (%s)", decoder.config().wspec ? "wspec" : "plain",

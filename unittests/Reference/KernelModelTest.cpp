@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 using namespace mla::ref;
@@ -539,4 +540,29 @@ TEST(ModelVsExactTest, CoherentTinyWeightsApproachTheFloorBound) {
   EXPECT_NEAR(out.maxAbsLse, std::log((256 + n * 0x1p-9) / (256 + 1.01 * n * 0x1p-10)),
               1e-4);
   EXPECT_GT(out.maxAbsLse, 0.75 * bounds.lse);
+}
+
+// The device schedule's model, request by request: with the same count for every
+// request it is the batch model (requests split independently), and a request's slice
+// is its own q rows, pages and length; a count list of the wrong size is named.
+TEST(KernelModelTest, ByRequestEqualsTheBatchModelAtOneCount) {
+  ProblemSpec spec;
+  spec.numHeads = 3;
+  spec.qlen = 2;
+  spec.seqLens = {300, 0, 129, 700};
+  spec.seed = 12;
+  Problem p = makeProblem(spec);
+  ModelOutput batch = modelAttention(p.view(), 3);
+  ModelOutput byRequest = modelAttentionByRequest(p, {3, 3, 3, 3});
+  EXPECT_EQ(batch.out, byRequest.out);
+  ASSERT_EQ(batch.lse.size(), byRequest.lse.size());
+  EXPECT_EQ(0, std::memcmp(batch.lse.data(), byRequest.lse.data(), batch.lse.size() * 4));
+
+  // Request 3 alone with 2 pieces is its slice of a by-request model.
+  ModelOutput mixed = modelAttentionByRequest(p, {1, 1, 1, 2});
+  ModelOutput last = modelAttention(requestProblem(p, 3).view(), 2);
+  const size_t rowOut = size_t(2) * 3 * kValueDim;
+  EXPECT_TRUE(std::equal(last.out.begin(), last.out.end(), mixed.out.end() - rowOut));
+
+  EXPECT_THROW(modelAttentionByRequest(p, {3, 3}), std::invalid_argument);
 }

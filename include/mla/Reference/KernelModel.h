@@ -111,6 +111,17 @@ inline ModelOutput modelCombine(const ModelPartials &partials) {
 /// The decode entry point: modelSplitAttention then modelCombine.
 ModelOutput modelAttention(const ProblemView &problem, int numSplits);
 
+/// Request `request` of `problem` alone: its q rows, pages and length (and its global
+/// length under decode context parallelism), the whole KV pool.
+Problem requestProblem(const Problem &problem, size_t request);
+
+/// The decode with each request's own split count (the device schedule: request b cut
+/// into piecesPerRequest[b] pieces by the kernel's split rule), request by request. A
+/// request of one piece keeps its split's lse, as the attention kernel writes it.
+/// Throws std::invalid_argument if piecesPerRequest has not one count a request.
+ModelOutput modelAttentionByRequest(const Problem &problem,
+                                    const std::vector<int> &piecesPerRequest);
+
 } // namespace mla::ref
 
 #endif // MLA_REFERENCE_KERNELMODEL_H

@@ -382,24 +382,6 @@ TEST(DeviceSchedule, TwoWavePlannerMatchesTheRule) {
 namespace {
 
 /// Request `b` of `p` alone (its q rows, its pages), as a problem of one request.
-ref::Problem requestOf(const ref::Problem &p, size_t b) {
-  ref::Problem one;
-  const size_t rowValues = size_t(p.qlen) * p.numHeads * 576;
-  one.q.assign(p.q.begin() + b * rowValues, p.q.begin() + (b + 1) * rowValues);
-  one.kv = p.kv;
-  one.pages.assign(p.pages.begin() + p.indptr[b], p.pages.begin() + p.indptr[b + 1]);
-  one.indptr = {0, p.indptr[b + 1] - p.indptr[b]};
-  one.numHeads = p.numHeads;
-  one.qlen = p.qlen;
-  one.scale = p.scale;
-  one.vscale = p.vscale;
-  one.dcpSize = p.dcpSize;
-  one.dcpRank = p.dcpRank;
-  if (!p.seqLens.empty())
-    one.seqLens = {p.seqLens[b]};
-  return one;
-}
-
 /// Runs `p` through `decoder` with a device-schedule plan made from its lengths (with
 /// its decode context parallelism arguments, if any) and returns out and lse.
 ref::ModelOutput runDeviceSchedule(rt::Device &device, rt::Decoder &decoder,
@@ -481,17 +463,10 @@ ref::ModelOutput expectedOutput(const ref::Problem &p, int64_t units) {
       lengths, units,
       kernel::scheduleFirstWaveUnits(p.numHeads, p.qlen, gfx950::kNumCUs, gfx950::kNumXcds),
       kernel::scheduleWaves(p.numHeads, p.qlen));
-  ref::ModelOutput all;
-  for (size_t b = 0; b < lengths.size(); ++b) {
-    ref::Problem one = requestOf(p, b);
-    const int n = s.pieces[b * 2];
-    ref::ModelPartials partials = ref::modelSplitAttention(one.view(), n);
-    ref::ModelOutput combined = ref::modelCombine(partials);
-    all.out.insert(all.out.end(), combined.out.begin(), combined.out.end());
-    const std::vector<float> &lse = n == 1 ? partials.lse : combined.lse;
-    all.lse.insert(all.lse.end(), lse.begin(), lse.end());
-  }
-  return all;
+  std::vector<int> pieces;
+  for (size_t b = 0; b < lengths.size(); ++b)
+    pieces.push_back(s.pieces[b * 2]);
+  return ref::modelAttentionByRequest(p, pieces);
 }
 
 struct ScheduleCase {
