@@ -386,13 +386,11 @@ int main(int argc, char **argv) {
           kernel::scheduleWaves(options.heads, qlen));
       std::vector<int> pieces;
       longestSplit = 0;
-      for (size_t b = 0; b < requestLengths.size(); ++b) {
-        const int64_t n = schedule.pieces[b * kernel::kPieceEntryInts];
-        pieces.push_back(int(n));
-        const int64_t chunk = (requestLengths[b] + n - 1) / n;
-        const int64_t rounded =
-            (chunk + kernel::kBlockTokens - 1) / kernel::kBlockTokens * kernel::kBlockTokens;
-        longestSplit = std::max(longestSplit, std::min(rounded, requestLengths[b]));
+      for (size_t b = 0; b < lengths.size(); ++b) {
+        const int n = schedule.pieces[b * kernel::kPieceEntryInts];
+        pieces.push_back(n);
+        longestSplit = std::max<int64_t>(
+            longestSplit, std::min(lengths[b], ref::splitChunk(lengths[b], n)));
       }
       model = ref::modelAttentionByRequest(problem, pieces);
     } else {

@@ -119,7 +119,8 @@ LogicalResult WarpRolesOp::verify() {
         return op.emitOpError() << "inside mla.warp_roles must not be in a loop (every "
                                    "share of Q is taken once)";
       int64_t offset = op.getWaveOffset();
-      unsigned bit = offset == 0 ? 1u : offset == int64_t(kernel::warp_roles::kComputeWaves) ? 2u : 0u;
+      const int64_t other = kernel::warp_roles::kComputeWaves;
+      unsigned bit = offset == 0 ? 1u : offset == other ? 2u : 0u;
       if (!bit || (taken & bit))
         return op.emitOpError()
                << "'wave_offset' " << offset << ": the compute role takes the shares of "

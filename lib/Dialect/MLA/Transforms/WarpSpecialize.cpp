@@ -329,7 +329,6 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
   // A role wave's index loads of a block (one a tile) and DMAs of one of its tiles.
   const unsigned indexLoads = roles::kTilesPerDmaWave;
   const unsigned tileDmas = layout::kDmasPerTile;
-
   const unsigned secondTileBeforeC = roles::kSecondTileDmasBeforeBarrierC;
   // Block 0: the index loads of blocks 0 and 1 together, block 0's DMAs once its own
   // are in, and block 1's sources after them (its indices landed meanwhile), so that
