@@ -7,11 +7,12 @@
 // either answer to the LDS-DMA counter question. No scratch, no spills; LDS 153,088 B
 // (the plain layout), within gfx950's 160 KiB. The markers come from
 // mla-warp-specialize; the backend rotates both role loops (the compute loop opens
-// with the accumulate part, the DMA loop with block b + 2's sources). The DMA role's
-// sections: block 0's two tiles before the loop (9 + 9; the compute role splits every
-// wave's share of Q meanwhile), then in the loop DMAs 0..3 of
-// the next block's first tile before the wait, 4..8 after barrier K, the second
-// tile's 0..3 after barrier B and 4..8 after barrier C (4 + 5 + 4 + 5).
+// with the accumulate part, the DMA loop after barrier K). The DMA role's sections
+// (the bytes-bound plan of 1 and 2 head groups): block 0's two tiles before the loop
+// (9 + 9; the compute role splits every wave's share of Q meanwhile) and, after
+// barrier A of block 0, block 1's first tile (9); in the loop the next block's second
+// tile after barrier K and, after barrier A (before the compute role's PV MFMAs), the
+// first tile of the block after it (9 + 9).
 // RUN: mla-compile %mla_src_root/examples/kimi_k3_tp8_q1_wspec.mlir -o %t.hsaco --dump-isa=%t.s --print-kernel-resources | FileCheck %s --check-prefix=RES
 // RUN: FileCheck %s --check-prefix=MFMA < %t.s
 // RUN: FileCheck %s --check-prefix=TR < %t.s
@@ -49,23 +50,19 @@
 // DMA-NOT: {{ds_|lgkmcnt}}
 // DMA-COUNT-9: global_load_lds_dwordx4
 // DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
+// DMA: ; mla: dma role tile
+// DMA-NOT: {{ds_|lgkmcnt}}
+// DMA-COUNT-9: global_load_lds_dwordx4
+// DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
 // DMA: ; mla: dma role loop
 // DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
 // DMA: ; mla: dma role tile
 // DMA-NOT: {{ds_|lgkmcnt}}
-// DMA-COUNT-4: global_load_lds_dwordx4
+// DMA-COUNT-9: global_load_lds_dwordx4
 // DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
 // DMA: ; mla: dma role tile
 // DMA-NOT: {{ds_|lgkmcnt}}
-// DMA-COUNT-5: global_load_lds_dwordx4
-// DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
-// DMA: ; mla: dma role tile
-// DMA-NOT: {{ds_|lgkmcnt}}
-// DMA-COUNT-4: global_load_lds_dwordx4
-// DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
-// DMA: ; mla: dma role tile
-// DMA-NOT: {{ds_|lgkmcnt}}
-// DMA-COUNT-5: global_load_lds_dwordx4
+// DMA-COUNT-9: global_load_lds_dwordx4
 // DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
 // DMA: ; mla: dma role end
 // DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}

@@ -32,8 +32,9 @@ namespace mla {
 /// block schedule and the device schedule's constants (docs/warp-specialization.md,
 /// docs/decoder.md); 0.18: wspec's Q split in the compute role, the DMA role's block 0
 /// issued before it; 0.19: wspec's DMAs before the block's wait by head groups (2 from
-/// 3 head groups).
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.19.0-gfx950";
+/// 3 head groups); 0.20: wspec's barrier A before the compute role's PV MFMAs (a
+/// block's slot refilled while they run).
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.20.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

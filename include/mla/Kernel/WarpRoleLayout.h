@@ -26,37 +26,52 @@ inline constexpr unsigned kTilesPerComputeWave = layout::kTilesPerBlock / kCompu
 inline constexpr unsigned kTilesPerDmaWave = layout::kTilesPerBlock / kDmaWaves;
 inline constexpr unsigned kLatentTiles = layout::kLatentBytes / 16;
 inline constexpr unsigned kLatentTilesPerComputeWave = kLatentTiles / kComputeWaves;
-/// The DMAs of the next block's first tile a DMA role wave issues before it waits for
-/// this block's (the rest after barrier K, the second tile after barrier B). Enough to
-/// keep the CU's DMA queue from draining at the block top, few enough not to delay
-/// barrier K: 4 DMA waves x n DMAs of 1 KiB pass the CU's vector-memory path before
-/// K. Chosen with the timing model (docs/warp-specialization.md, "Schedule").
-inline constexpr unsigned kDmasBeforeBlockWait = 4;
-/// The same where the compute role is the bound: from kComputeBoundHeadGroups
-/// head-group CTAs reading each block (Kimi-K3 TP8 at qlen 4), L2 serves all but one of
-/// them, a block's HBM share on a CU is short, and every DMA before K delays the
-/// compute role waiting there; 2 keep the queue from draining.
-inline constexpr unsigned kDmasBeforeBlockWaitComputeBound = 2;
+/// Where in a block's step the compute role frees a slot (barrier A) and a DMA role
+/// wave issues its 18 DMAs of the next block (9 of each of its two tiles) between the
+/// barriers: A, the wait for this block's DMAs, K (this block's K), B (row maxima), C
+/// (P). Chosen with the timing model (docs/warp-specialization.md, "Schedule").
+struct BlockDmaPlan {
+  /// Barrier A right after the compute role's reads of the block's V^T and P, before
+  /// its PV MFMAs (the slot refills while they run); otherwise at the top of the next
+  /// block, after them.
+  bool barrierABeforeMfmas;
+  /// The first tile's DMAs after A, before the wait for this block's (the rest after
+  /// K): enough to keep the CU's DMA queue from draining at the block top.
+  unsigned firstTileBeforeWait;
+  /// The second tile's DMAs issued by barrier B (after K) and by barrier C (after K
+  /// or B); the rest after C.
+  unsigned secondTileBeforeB;
+  unsigned secondTileBeforeC;
+};
+/// Where the bytes are the bound (1 or 2 head-group CTAs reading each block: Kimi-K3
+/// TP8 at qlen 1 and 2): the next block's bytes as early as the slot allows, the
+/// whole block in flight by K. Under the serial HBM rule a block's bytes queue only
+/// after their issue plus a latency, so each DMA issued after C adds to the time a
+/// block's data takes (pessimistic qlen 2, B = 256: 4.61 TB/s with the compute-bound
+/// plan, 5.17 with this).
+inline constexpr BlockDmaPlan kBytesBoundPlan = {true, 9, 9, 9};
+/// Where the compute role is the bound: from kComputeBoundHeadGroups head-group CTAs
+/// reading each block (Kimi-K3 TP8 at qlen 4), L2 serves all but one of them, a
+/// block's HBM share on a CU is short, and every DMA before K or C delays the compute
+/// role waiting there (a DMA wave still queueing its DMAs on the CU's vector-memory
+/// path holds every compute wave at C; 1.57 x the HBM share a block with all 9 before
+/// C); the MFMAs start on the first V^T read, which barrier A before them would
+/// prevent.
+inline constexpr BlockDmaPlan kComputeBoundPlan = {false, 2, 0, 4};
 inline constexpr int64_t kComputeBoundHeadGroups = 3;
-static_assert(kDmasBeforeBlockWait >= 1 && kDmasBeforeBlockWait <= layout::kDmasPerTile &&
-                  kDmasBeforeBlockWaitComputeBound >= 1 &&
-                  kDmasBeforeBlockWaitComputeBound <= layout::kDmasPerTile,
-              "a non-empty part of the tile's DMAs");
 
-/// The DMAs before the block's wait for a kernel of `headGroups` head groups.
-constexpr unsigned dmasBeforeBlockWait(int64_t headGroups) {
-  return headGroups >= kComputeBoundHeadGroups ? kDmasBeforeBlockWaitComputeBound
-                                               : kDmasBeforeBlockWait;
+/// Whether a plan's counts are parts of a tile's DMAs in issue order.
+constexpr bool isValid(const BlockDmaPlan &plan) {
+  return plan.firstTileBeforeWait >= 1 && plan.firstTileBeforeWait <= layout::kDmasPerTile &&
+         plan.secondTileBeforeB <= plan.secondTileBeforeC &&
+         plan.secondTileBeforeC <= layout::kDmasPerTile;
 }
-/// The DMAs of the next block's second tile a DMA role wave issues between barriers B
-/// and C (the rest after C). Barrier C is where the compute role waits to read P: a
-/// DMA wave that is still queueing its DMAs on the CU's vector-memory path holds every
-/// compute wave there (at qlen 4, 1.57 x the HBM share a block with all 9 before C).
-/// Issuing none before C delays the bytes, which the serial HBM rule exposes. Chosen
-/// with the timing model (docs/warp-specialization.md, "Schedule").
-inline constexpr unsigned kSecondTileDmasBeforeBarrierC = 4;
-static_assert(kSecondTileDmasBeforeBarrierC <= layout::kDmasPerTile,
-              "a part of the tile's DMAs");
+static_assert(isValid(kBytesBoundPlan) && isValid(kComputeBoundPlan));
+
+/// Whether a kernel of `headGroups` head groups takes kComputeBoundPlan.
+constexpr bool isComputeBound(int64_t headGroups) {
+  return headGroups >= kComputeBoundHeadGroups;
+}
 static_assert(kTilesPerComputeWave == 2 && kTilesPerDmaWave == 2 &&
                   kLatentTilesPerComputeWave == 8,
               "the role ops' operand shapes (vector<2x4xf32>, vector<8x8xi32>, ...) "

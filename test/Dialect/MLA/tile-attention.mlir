@@ -144,12 +144,12 @@ gpu.module @m {
 // -----
 
 // F15: the warp-specialised build marks the block loop for mla-warp-specialize, with
-// the DMAs its DMA role issues before a block's wait (4 below 3 head groups); the
-// plain build leaves it unmarked (the first case's CHECK-NOT).
+// its block DMA plan (bytes-bound below 3 head groups); the plain build leaves it
+// unmarked (the first case's CHECK-NOT).
 // CHECK-LABEL: gpu.func @wspec
 // CHECK: scf.for
 // CHECK: mla.qk_tile
-// CHECK: } {mla.dmas_before_wait = 4 : i64, mla.warp_specialize}
+// CHECK: } {mla.dma_plan = "bytes_bound", mla.warp_specialize}
 // CHECK-NEXT: "; mla: block loop exit"
 // CHECK: mla.attend_epilogue
 gpu.module @m {
@@ -165,10 +165,9 @@ gpu.module @m {
 
 // -----
 
-// From 3 head groups (12 heads at qlen 4) the compute role is the bound: 2 DMAs before
-// a block's wait.
+// From 3 head groups (12 heads at qlen 4) the compute role is the bound.
 // CHECK-LABEL: gpu.func @wspec_qlen4
-// CHECK: } {mla.dmas_before_wait = 2 : i64, mla.warp_specialize}
+// CHECK: } {mla.dma_plan = "compute_bound", mla.warp_specialize}
 gpu.module @m {
   gpu.func @wspec_qlen4(%p: !llvm.ptr<1>, %s: f32, %i: index) kernel {
     mla.cta_attend request(%i) head_group(%i) split(%i) of %i first_partial(%i) q(%p) kv(%p) pages(%p)

@@ -2,22 +2,23 @@
 // (F15).
 // RUN: mla-opt %s -split-input-file -verify-diagnostics -pass-pipeline='builtin.module(gpu.module(mla-warp-specialize))' | FileCheck %s
 
-// Both roles run one step a block and meet barriers A, K, B and C in every step and E
-// after; the DMA role's barriers do not wait for its LDS accesses (lds_pending).
+// Both roles run one step a block and meet barriers K, B, C and A in every step, A of
+// block 0 before the loop and E after; the DMA role's barriers do not wait for its LDS
+// accesses (lds_pending). Without mla.dma_plan: the bytes-bound plan.
 // CHECK-LABEL: gpu.func @attend
 // CHECK-SAME: (%[[G:[^:]*]]: !llvm.ptr<1>, %[[LDS:[^:]*]]: !llvm.ptr<3>, %[[N:[^:]*]]: i32, %[[I:[^:]*]]: i32, %[[F:[^:]*]]: f32, %[[V:[^:]*]]: i1, %[[QH:[^:]*]]: vector<4x32xf8E4M3FN>, %[[QL:[^:]*]]: vector<4x32xf8E4M3FN>, %[[QR:[^:]*]]: vector<32xf8E4M3FN>)
 // CHECK-NOT: scf.for
 // CHECK: mla.warp_roles compute_waves 4 compute {
 //
-// Compute role: after A (the slot of block b - 1 is free) and K (block b's K landed),
-// S of block b (tiles 2r, 2r + 1) from slot b % 2, the row max published; after B, P,
-// m(b) and the per-tile row sums; after C, V^T and P of block b into registers and
-// O += V^T P^T with alpha from m(b - 1) and m(b).
+// Compute role: after K (block b's K landed), S of block b (tiles 2r, 2r + 1) from
+// slot b % 2, the row max published; after B, P, m(b) and the per-tile row sums;
+// after C, V^T and P of block b into registers; after A (every compute wave holds
+// them: slot b % 2 may be refilled), O += V^T P^T with alpha from m(b - 1) and m(b).
 // CHECK:   %[[SUMS0:.*]] = arith.constant dense<0.000000e+00> : vector<2xf32>
 // CHECK:   %[[O0:.*]] = arith.constant dense<0.000000e+00> : vector<8x4xf32>
-// CHECK:   %[[CR:.*]]:3 = scf.for %[[B:.*]] = %[[C0:.*]] to %[[N]] step %[[C1:.*]] iter_args(%[[M:.*]] = %[[MI:[^,]*]], %[[L:.*]] = %[[SUMS0]], %[[O:.*]] = %[[O0]]) -> (f32, vector<2xf32>, vector<8x4xf32>)
-// CHECK:     %[[SLOT:.*]] = arith.remui %[[B]], %c2_i32
 // CHECK-NEXT: mla.lds_barrier
+// CHECK-NEXT: %[[CR:.*]]:3 = scf.for %[[B:.*]] = %[[C0:.*]] to %[[N]] step %[[C1:.*]] iter_args(%[[M:.*]] = %[[MI:[^,]*]], %[[L:.*]] = %[[SUMS0]], %[[O:.*]] = %[[O0]]) -> (f32, vector<2xf32>, vector<8x4xf32>)
+// CHECK:     %[[SLOT:.*]] = arith.remui %[[B]], %c2_i32
 // CHECK-NEXT: mla.lds_barrier
 // CHECK-NEXT: "; mla: compute role block"
 // CHECK-NEXT: %[[RAW:.*]] = mla.ws_qk_tiles %[[LDS]] slot %[[SLOT]] q(%[[QH]], %[[QL]], %[[QR]])
@@ -31,6 +32,7 @@
 // CHECK-NEXT: mla.lds_barrier
 // CHECK-NEXT: "; mla: compute role accumulate"
 // CHECK-NEXT: %[[VT:.*]], %[[PH:.*]], %[[PL:.*]] = mla.ws_pv_operands %[[LDS]] slot %[[SLOT]]
+// CHECK-NEXT: mla.lds_barrier
 // CHECK-NEXT: %[[ON:.*]] = mla.ws_pv_accumulate %[[VT]] p(%[[PH]], %[[PL]]) max %[[MN]] state(%[[M]], %[[O]])
 // CHECK-NEXT: scf.yield %[[MN]], %[[LN]], %[[ON]]
 // CHECK:   "; mla: compute role end"
@@ -41,12 +43,12 @@
 //
 // DMA role: block 0's and block 1's indices, block 0's sources (block 1's index loads
 // left in flight) and both tiles' DMAs, then block 1's sources (the 18 DMAs left in
-// flight). In block b: after A, DMAs 0..3 of block b + 1's first tile into the other
-// slot; block b + 2's indices; the wait for block b's DMAs, which leaves those 4 DMAs
-// and the 2 index loads in flight (pending 6; after the last block pending 2, the
-// index loads waited for after C instead); K; DMAs 4..8 of the first tile; B; DMAs
-// 0..3 of the second tile; C; its DMAs 4..8; block b + 2's sources (the 5 + 4 + 5 DMAs
-// issued after its indices left in flight).
+// flight); A of block 0 and block 1's first tile into slot 1. In block b: block b + 2's
+// indices; the wait for block b's DMAs, which leaves block b + 1's first tile and the
+// 2 index loads in flight (pending 11; after the last block pending 2, the index loads
+// waited for after C instead); K; block b + 1's second tile; B; C; block b + 2's
+// sources (the second tile's 9 DMAs left in flight); A (slot b % 2 is free) and block
+// b + 2's first tile into it.
 // CHECK:   %[[ANY:.*]] = arith.cmpi slt, %[[C0]], %[[N]]
 // CHECK-NEXT: %[[FIRSTS:.*]] = scf.if %[[ANY]] -> (vector<18xi32>) {
 // CHECK:        %[[P0:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %[[C0]] of[%[[I]], %[[I]])
@@ -58,42 +60,43 @@
 // CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[S0]]] to %[[LDS]] slot %[[SLOT0]] tile 1 dmas 0 to 9 {wide_kv}
 // CHECK-NEXT:   %[[S1:.*]] = mla.ws_dma_sources %[[P1]] index_pending 18
 // CHECK-NEXT:   scf.yield %[[S1]]
-// CHECK:   scf.for %[[T:.*]] = %[[C0]] to %[[N]] step %[[C1]] iter_args(%[[NS:.*]] = %[[FIRSTS]]) -> (vector<18xi32>)
+// CHECK:   mla.lds_barrier {lds_pending}
+// CHECK-NEXT: %[[HASONE:.*]] = arith.cmpi slt, %{{.*}}, %[[N]]
+// CHECK-NEXT: scf.if %[[HASONE]] {
+// CHECK-NEXT:   "; mla: dma role tile"
+// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[FIRSTS]]] to %[[LDS]] slot %{{.*}} tile 0 dmas 0 to 9 {wide_kv}
+// CHECK-NEXT: }
+// CHECK-NEXT: "; mla: dma role loop"
+// CHECK-NEXT: scf.for %[[T:.*]] = %[[C0]] to %[[N]] step %[[C1]] iter_args(%[[NS:.*]] = %[[FIRSTS]]) -> (vector<18xi32>)
 // CHECK:     %[[DSLOT:.*]] = arith.remui %[[T]], %c2_i32
 // CHECK:     %[[OTHER:.*]] = arith.xori %[[DSLOT]], %c1_i32
 // CHECK:     %[[NEXTB:.*]] = arith.addi %[[T]], %c1_i32
 // CHECK:     %[[HASNEXT:.*]] = arith.cmpi slt, %[[NEXTB]], %[[N]]
-// CHECK-NEXT: mla.lds_barrier {lds_pending}
-// CHECK-NEXT: scf.if %[[HASNEXT]] {
-// CHECK-NEXT:   "; mla: dma role tile"
-// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[NS]]] to %[[LDS]] slot %[[OTHER]] tile 0 dmas 0 to 4 {wide_kv}
 // CHECK:     %[[AFTER:.*]] = arith.addi %[[NEXTB]], %c1_i32
 // CHECK-NEXT: %[[PN:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %[[AFTER]] of[%[[I]], %[[I]])
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
-// CHECK-NEXT:   mla.kv_wait slot %[[DSLOT]] pending 6
+// CHECK-NEXT:   mla.kv_wait slot %[[DSLOT]] pending 11
 // CHECK-NEXT: } else {
 // CHECK-NEXT:   mla.kv_wait slot %[[DSLOT]] pending 2
 // CHECK-NEXT: }
 // CHECK-NEXT: mla.lds_barrier {lds_pending}
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
 // CHECK-NEXT:   "; mla: dma role tile"
-// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[NS]]] to %[[LDS]] slot %[[OTHER]] tile 0 dmas 4 to 9 {wide_kv}
+// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[NS]]] to %[[LDS]] slot %[[OTHER]] tile 1 dmas 0 to 9 {wide_kv}
 // CHECK-NEXT: }
 // CHECK-NEXT: mla.lds_barrier {lds_pending}
-// CHECK-NEXT: scf.if %[[HASNEXT]] {
-// CHECK-NEXT:   "; mla: dma role tile"
-// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[NS]]] to %[[LDS]] slot %[[OTHER]] tile 1 dmas 0 to 4 {wide_kv}
-// CHECK-NEXT: }
 // CHECK-NEXT: mla.lds_barrier {lds_pending}
-// CHECK-NEXT: scf.if %[[HASNEXT]] {
-// CHECK-NEXT:   "; mla: dma role tile"
-// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[NS]]] to %[[LDS]] slot %[[OTHER]] tile 1 dmas 4 to 9 {wide_kv}
-// CHECK-NEXT: }
 // CHECK-NEXT: %[[LAST:.*]] = arith.cmpi sge, %[[NEXTB]], %[[N]]
 // CHECK-NEXT: scf.if %[[LAST]] {
 // CHECK-NEXT:   mla.kv_wait slot %[[DSLOT]] pending 0
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[SN:.*]] = mla.ws_dma_sources %[[PN]] index_pending 14
+// CHECK-NEXT: %[[SN:.*]] = mla.ws_dma_sources %[[PN]] index_pending 9
+// CHECK:      mla.lds_barrier {lds_pending}
+// CHECK-NEXT: %[[HASAFTER:.*]] = arith.cmpi slt, %{{.*}}, %[[N]]
+// CHECK-NEXT: scf.if %[[HASAFTER]] {
+// CHECK-NEXT:   "; mla: dma role tile"
+// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[SN]]] to %[[LDS]] slot %[[DSLOT]] tile 0 dmas 0 to 9 {wide_kv}
+// CHECK-NEXT: }
 // CHECK-NEXT: scf.yield %[[SN]]
 // CHECK:   "; mla: dma role end"
 // CHECK-NEXT: mla.lds_barrier {lds_pending}
@@ -337,7 +340,15 @@ gpu.module @m {
 // CHECK: mla.ws_kv_dma {{.*}} tile 1 dmas 0 to 9
 // CHECK-NEXT: %[[S1:.*]] = mla.ws_dma_sources %{{.*}} index_pending 18
 // CHECK-NEXT: scf.yield %[[S1]]
+// Q, then A of block 0 and block 1's first tile.
 // CHECK: mla.lds_barrier {lds_pending}
+// CHECK-NOT: mla.ws_kv_dma
+// CHECK: mla.lds_barrier {lds_pending}
+// CHECK-NEXT: arith.cmpi
+// CHECK-NEXT: scf.if
+// CHECK-NEXT:   "; mla: dma role tile"
+// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 0 dmas 0 to 9
+// CHECK-NEXT: }
 // CHECK-NEXT: llvm.inline_asm {{.*}}"; mla: dma role loop"
 // CHECK-NEXT: scf.for
 // CHECK-NOT: mla.split_query
@@ -402,18 +413,48 @@ gpu.module @m {
 
 // -----
 
-// mla-tile-attention's choice of the DMAs before a block's wait: 2 of the first tile
-// before it, 7 after K, and the counts of the waits follow.
-// CHECK-LABEL: gpu.func @two_before_wait
+// The compute-bound plan (mla-tile-attention's from 3 head groups): barrier A at the
+// top of each block, after the compute role's MFMAs; 2 DMAs of block b + 1's first
+// tile after it and before the wait for block b's, its other 7 after K, 4 of its
+// second tile after B and 5 after C; the counts of the waits follow.
+// CHECK-LABEL: gpu.func @compute_bound
+// CHECK: mla.warp_roles
+// CHECK: scf.for
+// CHECK-NEXT: arith.constant 2
+// CHECK-NEXT: arith.remui
+// CHECK-NEXT: mla.lds_barrier
+// CHECK-NEXT: mla.lds_barrier
+// CHECK-NEXT: "; mla: compute role block"
+// CHECK: mla.ws_pv_operands
+// CHECK-NEXT: mla.ws_pv_accumulate
+// CHECK: "; mla: compute role end"
+// CHECK: } dma {
+// CHECK: "; mla: dma role loop"
+// CHECK-NEXT: scf.for
 // CHECK: mla.lds_barrier {lds_pending}
+// CHECK-NEXT: arith.cmpi
 // CHECK-NEXT: scf.if
 // CHECK-NEXT:   "; mla: dma role tile"
 // CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 0 dmas 0 to 2
 // CHECK: mla.kv_wait slot %{{.*}} pending 4
-// CHECK: mla.ws_kv_dma {{.*}} tile 0 dmas 2 to 9
+// CHECK: mla.lds_barrier {lds_pending}
+// CHECK-NEXT: scf.if
+// CHECK-NEXT:   "; mla: dma role tile"
+// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 0 dmas 2 to 9
+// CHECK-NEXT: }
+// CHECK-NEXT: mla.lds_barrier {lds_pending}
+// CHECK-NEXT: scf.if
+// CHECK-NEXT:   "; mla: dma role tile"
+// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 1 dmas 0 to 4
+// CHECK-NEXT: }
+// CHECK-NEXT: mla.lds_barrier {lds_pending}
+// CHECK-NEXT: scf.if
+// CHECK-NEXT:   "; mla: dma role tile"
+// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 1 dmas 4 to 9
 // CHECK: mla.ws_dma_sources %{{.*}} index_pending 16
+// CHECK-NEXT: scf.yield
 gpu.module @m {
-  gpu.func @two_before_wait(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %n: i32, %i: i32,
+  gpu.func @compute_bound(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %n: i32, %i: i32,
                             %f: f32, %v: i1, %qh: vector<4x32xf8E4M3FN>,
                             %ql: vector<4x32xf8E4M3FN>, %qr: vector<32xf8E4M3FN>) kernel {
     %c0 = arith.constant 0 : i32
@@ -431,7 +472,7 @@ gpu.module @m {
       %o3 = mla.pv_tile %lds slot %c0 acc %o2
       mla.lds_barrier
       scf.yield %m2, %l2, %o3 : f32, f32, vector<4x4xf32>
-    } {mla.warp_specialize, mla.dmas_before_wait = 2 : i64}
+    } {mla.warp_specialize, mla.dma_plan = "compute_bound"}
     mla.attend_epilogue %lds state(%r#0, %r#1, %r#2) vscale %f into %g, %g[%i] valid %v
     gpu.return
   }
@@ -440,13 +481,13 @@ gpu.module @m {
 // -----
 
 gpu.module @m {
-  gpu.func @bad_dmas_before_wait(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %n: i32, %i: i32,
+  gpu.func @bad_dma_plan(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %n: i32, %i: i32,
                                  %f: f32, %v: i1, %qh: vector<4x32xf8E4M3FN>,
                                  %ql: vector<4x32xf8E4M3FN>, %qr: vector<32xf8E4M3FN>) kernel {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
     %zeros = arith.constant dense<0.0> : vector<4x4xf32>
-    // expected-error@+1 {{'scf.for' op 'mla.dmas_before_wait' must be an integer in [1, 9] (DMAs of a tile), got 10 : i64}}
+    // expected-error@+1 {{'scf.for' op 'mla.dma_plan' must be "bytes_bound" or "compute_bound", got "fastest"}}
     %r:3 = scf.for %b = %c0 to %n step %c1 iter_args(%m = %f, %l = %f, %o = %zeros)
         -> (f32, f32, vector<4x4xf32>) : i32 {
       %page = mla.load_page_index %g[%i] block %b of [%i, %i)
@@ -459,7 +500,7 @@ gpu.module @m {
       %o3 = mla.pv_tile %lds slot %c0 acc %o2
       mla.lds_barrier
       scf.yield %m2, %l2, %o3 : f32, f32, vector<4x4xf32>
-    } {mla.warp_specialize, mla.dmas_before_wait = 10 : i64}
+    } {mla.warp_specialize, mla.dma_plan = "fastest"}
     mla.attend_epilogue %lds state(%r#0, %r#1, %r#2) vscale %f into %g, %g[%i] valid %v
     gpu.return
   }

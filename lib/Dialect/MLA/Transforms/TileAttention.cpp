@@ -195,9 +195,10 @@ void tileAttention(CtaAttendOp op, LLVM::GlobalOp ldsGlobal) {
   // epilogue into the compute and DMA roles.
   if (config.getWspec()) {
     loop->setAttr(kWarpSpecializeMarker, b.getUnitAttr());
-    loop->setAttr(kDmasBeforeWaitAttr,
-                  b.getI64IntegerAttr(kernel::warp_roles::dmasBeforeBlockWait(
-                      kernel::headGroups(config.getHeads(), config.getQlen()))));
+    const bool computeBound = kernel::warp_roles::isComputeBound(
+        kernel::headGroups(config.getHeads(), config.getQlen()));
+    loop->setAttr(kDmaPlanAttr, b.getStringAttr(computeBound ? kComputeBoundPlanName
+                                                             : kBytesBoundPlanName));
   }
   asmMarker(b, loc, "block loop exit");
 

@@ -176,27 +176,29 @@ Value zerosOf(OpBuilder &b, Location loc, Type type) {
   return arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
 }
 
-/// The DMAs before the block's wait (mla-tile-attention's choice for the kernel's head
-/// groups, kernel::warp_roles::dmasBeforeBlockWait), or the default without one.
-FailureOr<unsigned> dmasBeforeWaitOf(scf::ForOp loop) {
-  Attribute attr = loop->getAttr(kDmasBeforeWaitAttr);
+/// The loop's block DMA plan (mla-tile-attention's choice for the kernel's head
+/// groups), or the bytes-bound plan without one.
+FailureOr<roles::BlockDmaPlan> dmaPlanOf(scf::ForOp loop) {
+  Attribute attr = loop->getAttr(kDmaPlanAttr);
   if (!attr)
-    return roles::kDmasBeforeBlockWait;
-  auto count = dyn_cast<IntegerAttr>(attr);
-  if (!count || count.getInt() < 1 || count.getInt() > int64_t(layout::kDmasPerTile))
-    return loop.emitOpError() << "'" << kDmasBeforeWaitAttr << "' must be an integer in [1, "
-                              << layout::kDmasPerTile << "] (DMAs of a tile), got " << attr;
-  return unsigned(count.getInt());
+    return roles::kBytesBoundPlan;
+  auto name = dyn_cast<StringAttr>(attr);
+  if (name && name.getValue() == kBytesBoundPlanName)
+    return roles::kBytesBoundPlan;
+  if (name && name.getValue() == kComputeBoundPlanName)
+    return roles::kComputeBoundPlan;
+  return loop.emitOpError() << "'" << kDmaPlanAttr << "' must be \"" << kBytesBoundPlanName
+                            << "\" or \"" << kComputeBoundPlanName << "\", got " << attr;
 }
 
 LogicalResult warpSpecialize(scf::ForOp loop) {
   FailureOr<PlainBlock> found = matchPlainBlock(loop);
   if (failed(found))
     return failure();
-  FailureOr<unsigned> dmasBeforeWaitOr = dmasBeforeWaitOf(loop);
-  if (failed(dmasBeforeWaitOr))
+  FailureOr<roles::BlockDmaPlan> planOr = dmaPlanOf(loop);
+  if (failed(planOr))
     return failure();
-  const unsigned dmasBeforeWait = *dmasBeforeWaitOr;
+  const roles::BlockDmaPlan plan = *planOr;
   PlainBlock ops = *found;
   // Checked before anything changes: the compute role recomputes the mask's bounds.
   for (Value operand : ops.mask->getOperands().drop_front())
@@ -263,6 +265,8 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
   }
   Value sumsInit = zerosOf(b, loc, sumsType);
   Value oInit = zerosOf(b, loc, outputType);
+  if (plan.barrierABeforeMfmas)
+    LdsBarrierOp::create(b, loc); // A of block 0 (no slot to free yet)
   auto computeLoop =
       scf::ForOp::create(b, loc, lower, blocks, one, ValueRange{mInit, sumsInit, oInit});
   {
@@ -272,7 +276,8 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     Value m = computeLoop.getRegionIterArgs()[0], l = computeLoop.getRegionIterArgs()[1];
     Value o = computeLoop.getRegionIterArgs()[2];
     Value slot = wrap(block) % 2u;
-    LdsBarrierOp::create(b, loc); // A: every wave is done with block b - 1
+    if (!plan.barrierABeforeMfmas)
+      LdsBarrierOp::create(b, loc); // A: every wave is done with block b - 1
     LdsBarrierOp::create(b, loc); // K: block b's K in its slot
     asmMarker(b, loc, "compute role block");
     Value s = WsQkTilesOp::create(b, loc, logitsType, lds, slot, qHi, qLo, qRope);
@@ -293,6 +298,10 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     asmMarker(b, loc, "compute role accumulate");
     auto read =
         WsPvOperandsOp::create(b, loc, vOperandsType, pOperandType, pOperandType, lds, slot);
+    // A of block b + 1: every compute wave has block b's V^T and P in registers, so its
+    // slot may be refilled while the MFMAs run.
+    if (plan.barrierABeforeMfmas)
+      LdsBarrierOp::create(b, loc);
     Value oNew = WsPvAccumulateOp::create(b, loc, outputType, read.getVT(), read.getPHi(),
                                           read.getPLo(), softmax.getMNew(), m, o);
     scf::YieldOp::create(b, loc, ValueRange{softmax.getMNew(), softmax.getLNew(), oNew});
@@ -329,7 +338,6 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
   // A role wave's index loads of a block (one a tile) and DMAs of one of its tiles.
   const unsigned indexLoads = roles::kTilesPerDmaWave;
   const unsigned tileDmas = layout::kDmasPerTile;
-  const unsigned secondTileBeforeC = roles::kSecondTileDmasBeforeBarrierC;
   // Block 0: the index loads of blocks 0 and 1 together, block 0's DMAs once its own
   // are in, and block 1's sources after them (its indices landed meanwhile), so that
   // the role meets barrier Q without waiting for a load behind block 0's DMAs. The
@@ -361,6 +369,20 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
   // Q: the compute role's split of every share.
   if (readQuery)
     LdsBarrierOp::create(b, loc, /*lds_pending=*/true);
+  // Barrier A and the first DMAs of the block after it (`issued`) into `slot`, freed
+  // by A: at the top of block b (block b + 1's), or with A before the compute role's
+  // MFMAs at the end of block b (block b + 2's; block 1's after A of block 0, before
+  // the loop).
+  auto barrierA = [&](Value issued, Value sources, Value slot) {
+    LdsBarrierOp::create(b, loc, /*lds_pending=*/true);
+    Value exists = cmp(arith::CmpIPredicate::slt, issued, blocks);
+    auto ifExists = scf::IfOp::create(b, loc, exists, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(ifExists.thenBlock());
+    dmaTile(sources, slot, 0, 0, plan.firstTileBeforeWait);
+  };
+  if (plan.barrierABeforeMfmas)
+    barrierA(wrap(lower) + 1u, firstSources, ci(1));
   asmMarker(b, loc, "dma role loop");
   auto dmaLoop = scf::ForOp::create(b, loc, lower, blocks, one, ValueRange{firstSources});
   {
@@ -372,28 +394,31 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     Value otherSlot = wrap(slot) ^ 1u;
     Value nextBlock = wrap(block) + 1u;
     Value hasNext = cmp(arith::CmpIPredicate::slt, nextBlock, blocks);
-    auto ifNext = [&](llvm::function_ref<void()> then) {
+    auto ifNext = [&](unsigned tile, unsigned first, unsigned last) {
+      if (first == last)
+        return;
       auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
-      then();
+      dmaTile(nextSources, otherSlot, tile, first, last);
     };
-    LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // A: slot (b + 1) % 2 is free
-    // In flight here, in issue order: block b's first tile, block b + 1's index loads,
-    // block b's second tile. The first DMAs of block b + 1 go before the wait for
-    // block b, so the CU's DMA queue does not drain; the rest of its first tile after
-    // K and its second tile around C (part after B, part after C), so that neither
-    // the CU's vector-memory path (4 waves x 18 DMAs of 1 KiB) nor, if an LDS DMA
-    // counts on lgkmcnt, the 15 a wave may have in flight hold the wave back from K
-    // or C, where the compute role waits for it.
-    ifNext([&] { dmaTile(nextSources, otherSlot, 0, 0, dmasBeforeWait); });
-    // Block b + 2's indices (clamped into the split) in every block.
+    if (!plan.barrierABeforeMfmas)
+      barrierA(nextBlock, nextSources, otherSlot);
+    // In flight here, in issue order: block b's DMAs, then the first DMAs of block
+    // b + 1, issued after barrier A let go of its slot and before the wait for block
+    // b's, so the CU's DMA queue does not drain; the rest by the plan, between K, B
+    // and C, so that neither the CU's vector-memory path (4 waves x 18 DMAs of 1 KiB)
+    // nor, if an LDS DMA counts on lgkmcnt, the 15 a wave may have in flight hold the
+    // wave back from a barrier the compute role waits at for longer than the plan
+    // allows.
+    // Block b + 2's indices (clamped into the split) in every block, left in flight
+    // by the wait.
     Value pagesAfterNext = loadPages(wrap(nextBlock) + 1u);
     {
       auto ifWait = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/true);
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(ifWait.thenBlock());
-      KvWaitOp::create(b, loc, slot, dmasBeforeWait + indexLoads);
+      KvWaitOp::create(b, loc, slot, plan.firstTileBeforeWait + indexLoads);
       // The last block: its own DMAs only; block b + 2's index loads (clamped, never
       // used) are waited for after C, where the compute role does not wait for this
       // wave.
@@ -403,13 +428,12 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     // K and the barriers after it without the LDS wait: the only LDS accesses this
     // wave has in flight are the DMAs of block b + 1, waited for a block later.
     LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // K: block b's K
-    ifNext([&] { dmaTile(nextSources, otherSlot, 0, dmasBeforeWait, tileDmas); });
+    ifNext(0, plan.firstTileBeforeWait, tileDmas);
+    ifNext(1, 0, plan.secondTileBeforeB);
     LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // B
-    if (secondTileBeforeC > 0)
-      ifNext([&] { dmaTile(nextSources, otherSlot, 1, 0, secondTileBeforeC); });
+    ifNext(1, plan.secondTileBeforeB, plan.secondTileBeforeC);
     LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // C
-    if (secondTileBeforeC < tileDmas)
-      ifNext([&] { dmaTile(nextSources, otherSlot, 1, secondTileBeforeC, tileDmas); });
+    ifNext(1, plan.secondTileBeforeC, tileDmas);
     {
       Value isLast = cmp(arith::CmpIPredicate::sge, nextBlock, blocks);
       auto ifLast = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/false);
@@ -417,10 +441,13 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
       b.setInsertionPointToStart(ifLast.thenBlock());
       KvWaitOp::create(b, loc, slot, 0);
     }
-    // Block b + 2's sources while the compute role accumulates O (the second tile,
-    // if issued, stays in flight).
-    scf::YieldOp::create(b, loc,
-                         sourcesOf(pagesAfterNext, 2 * tileDmas - dmasBeforeWait));
+    // Block b + 2's sources while the compute role reads V^T and P (block b + 1's
+    // DMAs issued after the index loads stay in flight).
+    Value afterNextSources =
+        sourcesOf(pagesAfterNext, 2 * tileDmas - plan.firstTileBeforeWait);
+    if (plan.barrierABeforeMfmas)
+      barrierA(wrap(nextBlock) + 1u, afterNextSources, slot);
+    scf::YieldOp::create(b, loc, afterNextSources);
   }
   asmMarker(b, loc, "dma role end");
   LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // E

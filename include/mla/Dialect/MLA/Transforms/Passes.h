@@ -21,10 +21,11 @@ namespace mla {
 /// The unit attribute mla-tile-attention puts on the block loop of a `wspec = true`
 /// CTA, for mla-warp-specialize.
 inline constexpr llvm::StringLiteral kWarpSpecializeMarker = "mla.warp_specialize";
-/// On a loop marked for mla-warp-specialize: the DMAs of the next block's first tile a
-/// DMA role wave issues before it waits for this block's (i64; without it
-/// kernel::warp_roles::kDmasBeforeBlockWait).
-inline constexpr llvm::StringLiteral kDmasBeforeWaitAttr = "mla.dmas_before_wait";
+/// On a loop marked for mla-warp-specialize: the kernel::warp_roles::BlockDmaPlan of
+/// its block schedule, by name (without it, the bytes-bound plan).
+inline constexpr llvm::StringLiteral kDmaPlanAttr = "mla.dma_plan";
+inline constexpr llvm::StringLiteral kBytesBoundPlanName = "bytes_bound";
+inline constexpr llvm::StringLiteral kComputeBoundPlanName = "compute_bound";
 
 #define GEN_PASS_DECL
 #include "mla/Dialect/MLA/Transforms/Passes.h.inc"
