@@ -51,13 +51,14 @@ struct BlockDmaPlan {
 /// plan, 5.17 with this).
 inline constexpr BlockDmaPlan kBytesBoundPlan = {true, 9, 9, 9};
 /// Where the compute role is the bound: from kComputeBoundHeadGroups head-group CTAs
-/// reading each block (Kimi-K3 TP8 at qlen 4), L2 serves all but one of them, a
-/// block's HBM share on a CU is short, and every DMA before K or C delays the compute
-/// role waiting there (a DMA wave still queueing its DMAs on the CU's vector-memory
-/// path holds every compute wave at C; 1.57 x the HBM share a block with all 9 before
-/// C); the MFMAs start on the first V^T read, which barrier A before them would
-/// prevent.
-inline constexpr BlockDmaPlan kComputeBoundPlan = {false, 2, 0, 4};
+/// reading each block (Kimi-K3 TP8 at qlen 4), L2 serves all but one of them and a
+/// block's HBM share on a CU is short. Barrier A before the MFMAs would cost there: the
+/// compute role would wait for all its V^T reads before A instead of starting the
+/// MFMAs on the first. 3 DMAs before the wait keep the queue from draining; the rest of
+/// the block by B, none after C, where the compute role waits to read P (qlen 4,
+/// B = 64 / 256: 4.38 / 5.43 and 3.03 / 3.82 TB/s under `default` / `pessimistic`,
+/// against 4.32 / 5.33 and 2.87 / 3.55 with 0.19's 2 / 0 / 4).
+inline constexpr BlockDmaPlan kComputeBoundPlan = {false, 3, 5, 9};
 inline constexpr int64_t kComputeBoundHeadGroups = 3;
 
 /// Whether a plan's counts are parts of a tile's DMAs in issue order.

@@ -414,9 +414,10 @@ gpu.module @m {
 // -----
 
 // The compute-bound plan (mla-tile-attention's from 3 head groups): barrier A at the
-// top of each block, after the compute role's MFMAs; 2 DMAs of block b + 1's first
-// tile after it and before the wait for block b's, its other 7 after K, 4 of its
-// second tile after B and 5 after C; the counts of the waits follow.
+// top of each block, after the compute role's MFMAs; 3 DMAs of block b + 1's first
+// tile after it and before the wait for block b's, its other 6 and 5 of its second
+// tile after K, the second tile's other 4 after B, none after C; the counts of the
+// waits follow.
 // CHECK-LABEL: gpu.func @compute_bound
 // CHECK: mla.warp_roles
 // CHECK: scf.for
@@ -435,23 +436,25 @@ gpu.module @m {
 // CHECK-NEXT: arith.cmpi
 // CHECK-NEXT: scf.if
 // CHECK-NEXT:   "; mla: dma role tile"
-// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 0 dmas 0 to 2
-// CHECK: mla.kv_wait slot %{{.*}} pending 4
+// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 0 dmas 0 to 3
+// CHECK: mla.kv_wait slot %{{.*}} pending 5
 // CHECK: mla.lds_barrier {lds_pending}
 // CHECK-NEXT: scf.if
 // CHECK-NEXT:   "; mla: dma role tile"
-// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 0 dmas 2 to 9
+// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 0 dmas 3 to 9
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.if
+// CHECK-NEXT:   "; mla: dma role tile"
+// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 1 dmas 0 to 5
 // CHECK-NEXT: }
 // CHECK-NEXT: mla.lds_barrier {lds_pending}
 // CHECK-NEXT: scf.if
 // CHECK-NEXT:   "; mla: dma role tile"
-// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 1 dmas 0 to 4
+// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 1 dmas 5 to 9
 // CHECK-NEXT: }
 // CHECK-NEXT: mla.lds_barrier {lds_pending}
-// CHECK-NEXT: scf.if
-// CHECK-NEXT:   "; mla: dma role tile"
-// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 1 dmas 4 to 9
-// CHECK: mla.ws_dma_sources %{{.*}} index_pending 16
+// CHECK-NEXT: arith.cmpi sge
+// CHECK: mla.ws_dma_sources %{{.*}} index_pending 15
 // CHECK-NEXT: scf.yield
 gpu.module @m {
   gpu.func @compute_bound(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %n: i32, %i: i32,
