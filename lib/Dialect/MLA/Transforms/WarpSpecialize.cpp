@@ -7,7 +7,8 @@
 //           softmax_update; pv_tile; lds_barrier
 //   attend_epilogue
 //
-// becomes
+// becomes, with the loop's block DMA plan (`mla.dma_plan`, kernel::warp_roles::
+// BlockDmaPlan; below: the bytes-bound plan of 1 and 2 head groups)
 //
 //   mla.warp_roles compute_waves 4
 //   compute {                                 dma {
@@ -15,24 +16,30 @@
 //       Q share (wave_offset 0 and 4)
 //     lds_barrier                   (Q)         lds_barrier lds_pending       (Q)
 //     ws_read_query
+//     lds_barrier                   (A)         lds_barrier lds_pending       (A)
+//                                               [1 < blocks] block 1's tile 2r -> slot 1
 //     for b:                                    for b:
-//       lds_barrier                 (A)           lds_barrier lds_pending     (A)
-//                                                 [b + 1 < blocks] DMAs 0..3 of block
-//                                                   b+1's tile 2r -> slot (b+1)%2
 //                                                 indices of block b + 2
 //                                                 kv_wait (own DMAs of block b)
 //       lds_barrier                 (K)           lds_barrier lds_pending     (K)
-//       S(b) of tiles 2r, 2r+1 from slot b%2,     [..] DMAs 4..8 of tile 2r
-//       masked; own row max -> exchange
+//       S(b) of tiles 2r, 2r+1 from slot b%2,     [b + 1 < blocks] block b+1's
+//       masked; own row max -> exchange             tile 2r+1 -> slot (b+1)%2
 //       lds_barrier                 (B)           lds_barrier lds_pending     (B)
-//       m(b), P(b) -> LDS, l per tile             [..] DMAs 0..3 of tile 2r+1
+//       m(b), P(b) -> LDS, l per tile
 //       lds_barrier                 (C)           lds_barrier lds_pending     (C)
-//       O = alpha O + V^T P^T of latents          [..] DMAs 4..8 of tile 2r+1
-//       128r .. 128r+127 from slot b%2            sources of block b+2's DMAs
+//       V^T of latents 128r .. 128r+127 and       sources of block b+2's DMAs
+//       P(b) into registers
+//       lds_barrier                 (A)           lds_barrier lds_pending     (A)
+//       O = alpha O + V^T P^T                     [b + 2 < blocks] block b+2's tile
+//                                                   2r -> slot b%2
 //     row sums -> LDS
 //     lds_barrier                   (E)         lds_barrier lds_pending       (E)
 //     epilogue (l over the tiles, o, LSE)     }
 //   }
+//
+// The compute-bound plan (3 head groups and more) has barrier A at the top of each
+// block instead, after the MFMAs, and spreads block b + 1's DMAs between A (before the
+// wait for block b's), K and B.
 //
 // The CTA's Q split (mla.load_query, mla.split_query, mla.read_query) moves into the
 // compute role, whose 4 waves take the shares of all 8: the DMA role touches no Q and
@@ -41,14 +48,15 @@
 // slot 0, and block 1's DMAs into slot 1 wait for barrier A, after the compute role's
 // reads of Q). The compute role's split runs while block 0 is in flight.
 //
-// Barrier A says every compute wave is done with block b - 1, so its slot ((b + 1) % 2)
-// may be refilled; K publishes block b's K (the DMA waves waited for their own DMAs
-// before it); B publishes the row maxima, C the block's P. Block b + 1's first DMAs
-// are issued before the wait for block b's, so the CU's DMA queue never drains (under
-// a rule where a load waits its latency before its bytes move, a drained queue costs
-// an HBM latency a block); the rest after K, B and C, a few at a time, so that no
-// barrier the compute role waits at is late behind DMAs still queueing for the CU's
-// vector-memory path (WarpRoleLayout.h has the counts). The DMA waves read
+// Barrier A says every compute wave is done reading a block's slot, so it may be
+// refilled; K publishes block b's K (the DMA waves waited for their own DMAs before
+// it); B publishes the row maxima, C the block's P. The next block's first DMAs are
+// issued before the wait for block b's, so the CU's DMA queue never drains (under a
+// rule where a load waits its latency before its bytes move, a drained queue costs an
+// HBM latency a block); the rest where the plan puts them: as early as the slot
+// allows where the bytes are the bound, a few at a time where the compute role is,
+// so that no barrier it waits at is late behind DMAs still queueing for the CU's
+// vector-memory path (WarpRoleLayout.h has the plans). The DMA waves read
 // no LDS, so their barriers need not wait for their LDS accesses (the DMAs in flight,
 // if an LDS DMA counts on lgkmcnt), and the compute waves issue no DMA, so no LDS read
 // of theirs waits behind one.
