@@ -43,8 +43,8 @@ struct ModeledComparison {
 // the compute role and the DMA role's block 0 no wait for it: +0.3..+10.6 % on the
 // table's wspec rows; 0.19 issues 2 DMAs before a block's wait from 3 head groups:
 // qlen 4 +1.4..+5.9 %; 0.20's bytes-bound plan below 3 head groups: qlen 2
-// `pessimistic` +5..+12 %; 0.21's compute-bound plan: qlen 4 +0.7..+2.1 % under
-// `default`, +3.4..+7.6 % under `pessimistic`). Wspec's time depends on the answer by
+// `pessimistic` +5..+12 %; 0.21's compute-bound plan: qlen 4 +0.7..+1.9 % under
+// `default`, +3.4..+9.0 % under `pessimistic`). Wspec's time depends on the answer by
 // at most 1.0 %; plain is up to 8 % faster under the vmcnt answer at qlen 4 under
 // `pessimistic` (0.2-2.7 % elsewhere, and 10 % slower at qlen 4 under `default`) and
 // 18-42 % slower under the lgkmcnt answer, so wspec has the better worst case at qlen
