@@ -343,6 +343,16 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     asmMarker(b, loc, "dma role tile");
     WsKvDmaOp::create(b, loc, lds, slot, kv, sources, tile, first, last, wideKv);
   };
+  // dmaTile under `condition` (the block exists); nothing for an empty range.
+  auto dmaTileIf = [&](Value condition, Value sources, Value slot, unsigned tile,
+                       unsigned first, unsigned last) {
+    if (first == last)
+      return;
+    auto ifOp = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    dmaTile(sources, slot, tile, first, last);
+  };
   // A role wave's index loads of a block (one a tile) and DMAs of one of its tiles.
   const unsigned indexLoads = roles::kTilesPerDmaWave;
   const unsigned tileDmas = layout::kDmasPerTile;
@@ -383,11 +393,8 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
   // the loop).
   auto barrierA = [&](Value issued, Value sources, Value slot) {
     LdsBarrierOp::create(b, loc, /*lds_pending=*/true);
-    Value exists = cmp(arith::CmpIPredicate::slt, issued, blocks);
-    auto ifExists = scf::IfOp::create(b, loc, exists, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(ifExists.thenBlock());
-    dmaTile(sources, slot, 0, 0, plan.firstTileBeforeWait);
+    dmaTileIf(cmp(arith::CmpIPredicate::slt, issued, blocks), sources, slot, 0, 0,
+              plan.firstTileBeforeWait);
   };
   if (plan.barrierABeforeMfmas)
     barrierA(wrap(lower) + 1u, firstSources, ci(1));
@@ -403,12 +410,7 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     Value nextBlock = wrap(block) + 1u;
     Value hasNext = cmp(arith::CmpIPredicate::slt, nextBlock, blocks);
     auto ifNext = [&](unsigned tile, unsigned first, unsigned last) {
-      if (first == last)
-        return;
-      auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      dmaTile(nextSources, otherSlot, tile, first, last);
+      dmaTileIf(hasNext, nextSources, otherSlot, tile, first, last);
     };
     if (!plan.barrierABeforeMfmas)
       barrierA(nextBlock, nextSources, otherSlot);
@@ -449,8 +451,9 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
       b.setInsertionPointToStart(ifLast.thenBlock());
       KvWaitOp::create(b, loc, slot, 0);
     }
-    // Block b + 2's sources while the compute role reads V^T and P (block b + 1's
-    // DMAs issued after the index loads stay in flight).
+    // Block b + 2's sources while the compute role reads V^T and P (bytes-bound plan)
+    // or accumulates O (block b + 1's DMAs issued after the index loads stay in
+    // flight).
     Value afterNextSources =
         sourcesOf(pagesAfterNext, 2 * tileDmas - plan.firstTileBeforeWait);
     if (plan.barrierABeforeMfmas)
