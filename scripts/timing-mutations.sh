@@ -35,6 +35,7 @@ MUTATIONS=(
   "vector memory path without occupancy|$CU|s/  vmemFree_ = start + ta;/  vmemFree_ = start;/"
   "lgkmcnt slot of an LDS DMA not waited for|$CU|s/uint64_t lready = std::max(ready, s.lastLgkmReady);/uint64_t lready = std::max(now_, s.lastLgkmReady);/"
   "hbmQueue=serial ignored|$CU|s/if (charged > 0 \&\& p_.hbmQueueSerial()) {/if (false) {/"
+  "s_setprio ignored (oldest first always)|$CU|s/      if (topPriority_ > 0)$/      if (false)/"
 )
 
 if ! git diff --quiet -- "$EMU" "$DEVICE"; then

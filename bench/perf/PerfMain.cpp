@@ -80,7 +80,7 @@ void usage(raw_ostream &os) {
         "                [--params NAME=V,...] [--params-file FILE] [--dma-lgkmcnt 0|1|both]\n"
         "                [--published]\n"
         "                [--build plain|wspec|both] [--threads N] [--report] [--policy]\n"
-        "                [--stall-pcs N]\n"
+        "                [--stall-pcs N] [--trace FILE]\n"
         "                [--update-doc FILE]\n"
         "                [--update-param-doc FILE]\n"
         "       mla-perf --schedule-table [--params-set ...] [--dma-lgkmcnt ...]\n"
@@ -101,7 +101,9 @@ void usage(raw_ostream &os) {
         "--schedule-table: issue 20's batches under both schedules, mixed / uniform.\n"
         "TB/s = the sum of the lengths x 576 B over the call's modeled time.\n"
         "--policy prints, after each row, the split policy's estimate of the call with\n"
-        "the row's NS (rt::estimateSplitCost, the calibrated constants).\n";
+        "the row's NS (rt::estimateSplitCost, the calibrated constants).\n"
+        "--trace FILE writes the attention launch's issue timeline (its first simulated\n"
+        "CTA: cycle, workgroup, wave, pc, stall before it, instruction); one case, set, answer and build.\n";
 }
 
 std::vector<PerfCase> defaultCases() {
@@ -140,6 +142,26 @@ void replaceSection(const std::string &path, const std::string &begin, const std
   if (Error e = writeFileAtomically(path, doc))
     die(toString(std::move(e)));
 }
+/// Writes the issue timeline of \p report (its first simulated CU) to \p path: a
+/// comment line naming the command, then one line an instruction, "cycle workgroup
+/// wave pc stalled cause text" (the cycles the wave stalled since its previous
+/// instruction and their main cause), in issue order.
+void writeIssueTrace(const std::string &path, const std::string &command,
+                     const rt::TimingReport &report) {
+  std::string text;
+  raw_string_ostream os(text);
+  os << "# " << command << ": kernel '" << report.kernel
+     << "', issue timeline of the first simulated CU (modeled cycles)\n"
+     << "# cycle workgroup wave pc stalled cause instruction\n";
+  for (const rt::IssueEvent &e : report.issueTrace) {
+    auto t = report.textByPc.find(e.pc);
+    os << e.cycle << ' ' << e.workgroup << ' ' << e.wave << ' ' << format_hex(e.pc, 2) << ' '
+       << e.stalled << ' ' << (e.stalled ? rt::stallCauseName(e.cause) : "-") << ' ' << (t == report.textByPc.end() ? StringRef("?") : StringRef(t->second)) << '\n';
+  }
+  if (Error e = writeFileAtomically(path, text))
+    die(toString(std::move(e)));
+}
+
 /// The answers' names in the table.
 const char *answerName(int answer) { return answer ? "DMA on lgkmcnt" : "DMA on vmcnt only"; }
 
@@ -216,6 +238,7 @@ int main(int argc, char **argv) {
   bool published = false;   // --published: the shapes of kPublished
   bool scheduleTable = false; // --schedule-table: issue 20's batches, both schedules
   size_t stallPcs = 12; // with --report: the attention instructions with the most stalls
+  std::string tracePath; // --trace: the first simulated attention CTA's issue timeline
   std::string command = "mla-perf";
   for (int i = 1; i < argc; ++i) {
     StringRef a = argv[i];
@@ -285,6 +308,9 @@ int main(int argc, char **argv) {
       StringRef v = value();
       if (v.getAsInteger(10, stallPcs))
         die("--stall-pcs '" + v + "': expected a number of instructions");
+    } else if (a == "--trace") {
+      tracePath = value().str();
+      options.traceIssues = true;
     } else if (a == "--update-doc") {
       docPath = value().str();
     } else if (a == "--update-param-doc") {
@@ -297,6 +323,10 @@ int main(int argc, char **argv) {
       die("unknown option '" + a + "'");
     }
   }
+  if (!tracePath.empty() && (scheduleTable || cases.size() != 1 || sets.size() != 1 ||
+                             answers.size() != 1 || builds.size() != 1))
+    die("--trace needs one --case, one --params-set, one --dma-lgkmcnt answer and one "
+        "--build");
   // Each set's parameters: the set, then --params-file / --params in order. Every
   // value is checked against its range before anything is simulated.
   std::vector<rt::TimingParams> setParams;
@@ -525,6 +555,8 @@ int main(int argc, char **argv) {
                 << format(" | %.1f | %.1f | %.2f | %s |\n", measured->us, r->totalUs, ratio,
                           1 - ratio > kPublishedFasterLimit ? "beyond the rule" : "within");
           }
+          if (!tracePath.empty())
+            writeIssueTrace(tracePath, command, r->attention);
           if (printReports) {
             errs() << "case " << built.str() << ", parameter set " << sets[si]
                    << ", ldsDmaCountsOnLgkmcnt=" << answers[k] << ":\n";

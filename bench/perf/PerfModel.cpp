@@ -518,6 +518,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     return line >= kvBegin && line < kvEnd ? double(groups) : 1.0;
   };
   emu.threads = std::max(1u, options.threads);
+  emu.traceIssues = options.traceIssues;
   // The attention kernel's arguments on this case's buffers.
   auto attentionArgs = [&](int32_t numRequests, int32_t numSplits, const rt::Buffer &table,
                            bool scheduled) {
@@ -642,6 +643,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   // CTA simulated with the same HBM share and L2 sharing as the case's CTAs.
   {
     rt::EmulatorOptions steady = emu;
+    steady.traceIssues = false;
     steady.params.activeCUs = std::min<double>(P.numCUs, double(grid));
     std::vector<uint32_t> first{0};
     steady.sample = [&](StringRef, uint64_t) { return first; };
@@ -687,6 +689,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   // case here fit).
   auto combineEmulation = [&]() {
     rt::EmulatorOptions combineEmu = emu;
+    combineEmu.traceIssues = false;
     combineEmu.l2Sharers = nullptr;
     const uint64_t partBegin = oPart->address, partEnd = oPart->address + oPart->size,
                    lseBegin = lsePart->address, lseEnd = lsePart->address + lsePart->size;

@@ -90,6 +90,9 @@ struct PerfOptions {
   unsigned threads = 1;
   /// Kernel cache directory (rt::cacheDirectory() when unset).
   std::optional<std::string> cacheDir;
+  /// Record the issue timeline of the attention launch's first simulated CTA
+  /// (PerfResult::attention.issueTrace).
+  bool traceIssues = false;
 };
 
 struct PerfResult {

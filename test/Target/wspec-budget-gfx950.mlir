@@ -12,11 +12,13 @@
 // (9 + 9; the compute role splits every wave's share of Q meanwhile) and, after
 // barrier A of block 0, block 1's first tile (9); in the loop the next block's second
 // tile after barrier K and, after barrier A (before the compute role's PV MFMAs), the
-// first tile of the block after it (9 + 9).
+// first tile of the block after it (9 + 9). The DMA role runs at s_setprio 3 until
+// its loop, at 0 in it; the compute role never sets it.
 // RUN: mla-compile %mla_src_root/examples/kimi_k3_tp8_q1_wspec.mlir -o %t.hsaco --dump-isa=%t.s --print-kernel-resources | FileCheck %s --check-prefix=RES
 // RUN: FileCheck %s --check-prefix=MFMA < %t.s
 // RUN: FileCheck %s --check-prefix=TR < %t.s
 // RUN: FileCheck %s --check-prefix=DMA < %t.s
+// RUN: FileCheck %s --check-prefix=PRIO < %t.s
 
 // RES: kernel @mla_attn: {{.*}} sgpr_spill_count=0 vgpr_spill_count=0 group_segment_fixed_size=153088 private_segment_fixed_size=0 wavefront_size=64 max_flat_workgroup_size=512
 
@@ -67,3 +69,21 @@
 // DMA: ; mla: dma role end
 // DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
 // DMA: s_endpgm
+
+// PRIO-LABEL: mla_attn:
+// PRIO-NOT: s_setprio
+// PRIO: ; mla: compute role end
+// PRIO-NOT: {{s_setprio|global_load_lds}}
+// PRIO: s_setprio 3
+// PRIO-NOT: s_setprio
+// PRIO: ; mla: dma role tile
+// PRIO-NOT: s_setprio
+// PRIO: ; mla: dma role tile
+// PRIO-NOT: s_setprio
+// PRIO: ; mla: dma role tile
+// PRIO-NOT: s_setprio
+// PRIO: s_setprio 0
+// PRIO-NOT: {{s_setprio|global_load_lds}}
+// PRIO: ; mla: dma role loop
+// PRIO-NOT: s_setprio
+// PRIO: s_endpgm

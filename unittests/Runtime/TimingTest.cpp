@@ -121,11 +121,12 @@ struct TimedRun {
 };
 
 TimedRun run(const std::string &body, unsigned threads, EmulatorMode mode,
-        const std::string &overrides = "") {
+        const std::string &overrides = "", bool traceIssues = false) {
   const CodeObject &code = assemble(std::string(kPrologue) + body + kEpilogue);
   std::unique_ptr<Device> device = Device::openEmulator();
   EmulatorOptions options;
   options.mode = mode;
+  options.traceIssues = traceIssues;
   EXPECT_FALSE(bool(options.params.applyOverrides(overrides)));
   EXPECT_FALSE(bool(device->setEmulatorOptions(options)));
   TimedRun r;
@@ -356,6 +357,82 @@ TEST(TimingReport, StallsByInstruction) {
   EXPECT_EQ(sum, r.report.totalStalls());
   ASSERT_FALSE(r.report.topStallPcs(1).empty());
   EXPECT_EQ(r.report.textByPc.at(r.report.topStallPcs(1)[0]), "s_waitcnt vmcnt(0)");
+}
+
+// The issue timeline (EmulatorOptions::traceIssues): one event per instruction issued,
+// in issue order, each with the stall since the wave's previous instruction. Without
+// the option there is none.
+TEST(TimingReport, IssueTrace) {
+  const std::string body = R"(
+  global_load_dword v2, v1, s[10:11]
+  s_waitcnt vmcnt(0)
+  v_add_u32_e32 v2, 1, v2
+  global_store_dword v1, v2, s[10:11] offset:512
+)";
+  TimedRun plain = run(body, 64, EmulatorMode::Timing, "hbmLatency=1000");
+  ASSERT_EQ(plain.error, "");
+  EXPECT_TRUE(plain.report.issueTrace.empty());
+  TimedRun r = run(body, 64, EmulatorMode::Timing, "hbmLatency=1000", /*traceIssues=*/true);
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.report.waves.size(), 1u);
+  const auto &trace = r.report.issueTrace;
+  ASSERT_EQ(trace.size(), r.report.waves[0].issued);
+  // Prologue (4) + body (4) + epilogue (2).
+  EXPECT_EQ(trace.size(), 10u);
+  uint64_t stalled = 0;
+  for (size_t i = 0; i < trace.size(); ++i) {
+    if (i) {
+      EXPECT_GT(trace[i].cycle, trace[i - 1].cycle);
+    }
+    EXPECT_TRUE(r.report.textByPc.count(trace[i].pc));
+    stalled += trace[i].stalled;
+  }
+  EXPECT_EQ(stalled, r.report.totalStalls()[unsigned(StallCause::Vmcnt)] +
+                         r.report.totalStalls()[unsigned(StallCause::Lgkmcnt)] +
+                         r.report.totalStalls()[unsigned(StallCause::Nop)] +
+                         r.report.totalStalls()[unsigned(StallCause::Unit)]);
+  // The wait behind the load: at least the load's latency, charged to vmcnt, and the
+  // cycle it issues at least that after the load's.
+  ASSERT_EQ(r.report.textByPc.at(trace[5].pc), "s_waitcnt vmcnt(0)");
+  EXPECT_EQ(r.report.textByPc.at(trace[4].pc), "global_load_dword v2, v1, s[10:11]");
+  EXPECT_GE(trace[5].stalled, 1000u - 8);
+  EXPECT_EQ(trace[5].cause, StallCause::Vmcnt);
+  EXPECT_GE(trace[5].cycle - trace[4].cycle, 1000u);
+}
+
+// s_setprio: a SIMD considers its waves highest priority first, then oldest first.
+// Five waves: waves 0 and 4 share SIMD 0. Each issues 64 independent VALU ops, which
+// hold the VALU for one issue period each, so one wave of the pair runs its 64 while
+// the other waits: the later wave ends 64 x 4 = 256 cycles after the earlier. Oldest
+// first, that is wave 4; with s_setprio 3 in wave 4, wave 0. s_setprio 0 in wave 4
+// changes nothing.
+TEST(TimingIssue, SetPrioOrdersTheWavesOfASimd) {
+  auto body = [](unsigned priority) {
+    return R"(
+  v_readfirstlane_b32 s12, v0
+  s_cmpk_lt_u32 s12, 256
+  s_cbranch_scc1 .Lwork
+  s_setprio )" + std::to_string(priority) + R"(
+  s_nop 0
+.Lwork:
+)" + repeat("v_add_f32_e32 v2, 1.0, v2", 64);
+  };
+  auto endOf = [](const TimedRun &r, unsigned wave) -> int64_t {
+    for (const WaveTiming &w : r.report.waves)
+      if (w.wave == wave)
+        return int64_t(w.endCycle);
+    ADD_FAILURE() << "no wave " << wave;
+    return 0;
+  };
+  for (unsigned priority : {0u, 3u}) {
+    SCOPED_TRACE("s_setprio " + std::to_string(priority));
+    TimedRun r = run(body(priority), 320, EmulatorMode::Timing);
+    ASSERT_EQ(r.error, "");
+    ASSERT_EQ(r.report.waves.size(), 5u);
+    const int64_t later = priority ? endOf(r, 0) - endOf(r, 4) : endOf(r, 4) - endOf(r, 0);
+    EXPECT_GE(later, 256 - 16);
+    EXPECT_LE(later, 256 + 16);
+  }
 }
 
 // Two, three and five waves contending for the CU's vector memory path: each store of

@@ -44,7 +44,7 @@ constexpr unsigned kNumSimds = 4;
 
 enum class Unit : uint8_t { Valu, Mfma, Salu, Smem, Vmem, Lds, Branch, Internal };
 enum : uint8_t { SlotVector = 1, SlotScalar = 2, SlotVmem = 4, SlotLds = 8, SlotBranch = 16 };
-enum class Special : uint8_t { None, Wait, Barrier, Nop, Sleep, End };
+enum class Special : uint8_t { None, Wait, Barrier, Nop, Sleep, SetPrio, End };
 
 /// What the timing model needs to know about one instruction of the program.
 struct InstInfo {
@@ -129,6 +129,8 @@ std::vector<InstInfo> classify(const Program &program, const emu::TimingParams &
         info.special = Special::Nop;
       else if (name.starts_with("S_SLEEP"))
         info.special = Special::Sleep;
+      else if (name.starts_with("S_SETPRIO"))
+        info.special = Special::SetPrio;
       break;
     }
   }
@@ -142,6 +144,8 @@ struct SimWave {
   unsigned simd = 0;
   uint64_t readyAt = 0;
   bool ended = false;
+  /// s_setprio's user priority (0-3): a SIMD considers its waves highest first.
+  uint8_t priority = 0;
   emu::StallCause lastCause = emu::StallCause::Nop;
   std::unique_ptr<uint64_t[]> mfmaReady; ///< Per VGPR row: cycle an MFMA result is readable.
   uint64_t maxMfmaReady = 0;
@@ -154,6 +158,8 @@ struct SimWave {
   /// sits at a barrier, s_nop or taken branch, the one that put it there.
   uint32_t stallIp = 0;
   std::deque<std::pair<uint64_t, uint32_t>> inflight; ///< (ready, bytes) of loads.
+  /// Stall cycles by cause since the wave's last issue (EmulatorOptions::traceIssues).
+  std::array<uint32_t, emu::kNumStallCauses> stallsSinceIssue{};
   emu::WaveTiming t;
 };
 
@@ -188,6 +194,7 @@ struct CuResult {
   /// Stall cycles by instruction index and cause, summed over the CU's waves.
   std::vector<std::array<uint64_t, emu::kNumStallCauses>> stallsByInst;
   std::vector<uint64_t> bytesInFlight;
+  std::vector<emu::IssueEvent> issueTrace;
 };
 
 /// True when one of the rows [reg, reg+count) holds an MFMA result not yet readable.
@@ -218,6 +225,7 @@ private:
   void timeLds(SimWave &s, const DecodedInst &in, unsigned lgkmBefore);
   void chargeStall(SimWave &s, emu::StallCause cause, uint64_t cycles) {
     s.t.stallCycles[unsigned(cause)] += cycles;
+    s.stallsSinceIssue[unsigned(cause)] += uint32_t(cycles);
     if (result_.stallsByInst.size() <= s.stallIp)
       result_.stallsByInst.resize(L_.program->insts.size());
     result_.stallsByInst[s.stallIp][unsigned(cause)] += cycles;
@@ -238,6 +246,10 @@ private:
   uint64_t lastEvent_ = 0;
   uint64_t valuFree_[kNumSimds] = {}, mfmaFree_[kNumSimds] = {};
   uint64_t ldsFree_ = 0, vmemFree_ = 0;
+  /// The highest priority any wave has set (0 until a wave executes s_setprio).
+  uint8_t topPriority_ = 0;
+  /// The waves of the SIMD whose issue opportunity it is, in the order it considers them.
+  std::vector<SimWave *> order_;
   double hbmFree_ = 0;
   std::unordered_set<uint64_t> seenLines_;
   std::vector<unsigned> arrived_, liveWaves_;
@@ -462,6 +474,16 @@ std::string CuSim::issue(SimWave &s, const DecodedInst &in, const InstInfo &info
   ++w.counts[unsigned(in.cls)];
   ++s.t.issued;
   lastEvent_ = now_;
+  if (sampleInFlight_ && ctx_.options->traceIssues) {
+    auto &since = s.stallsSinceIssue;
+    const auto most = std::max_element(since.begin(), since.end());
+    uint32_t stalled = 0;
+    for (uint32_t c : since)
+      stalled += c;
+    result_.issueTrace.push_back({now_, s.t.workgroup, s.t.wave, in.address, stalled,
+                                  emu::StallCause(most - since.begin())});
+    since.fill(0);
+  }
   if (w.status == WaveStatus::Faulted)
     return describeFault(L_, *w.workgroup, w);
   const uint64_t limit = L_.instructionLimitPerWave;
@@ -521,6 +543,10 @@ std::string CuSim::issue(SimWave &s, const DecodedInst &in, const InstInfo &info
                            uint64_t(p_.nopCyclesPerWaitState);
   else if (info.special == Special::Sleep)
     s.readyAt = now_ + 64 * uint64_t((in.numImms ? in.imms[0] : 0) & 0x7f);
+  else if (info.special == Special::SetPrio) {
+    s.priority = uint8_t((in.numImms ? in.imms[0] : 0) & 3);
+    topPriority_ = std::max(topPriority_, s.priority);
+  }
 
   s.stallIp = w.ip;
   w.ip = w.nextIp;
@@ -567,6 +593,7 @@ std::string CuSim::run(ArrayRef<uint32_t> ids) {
       s.simd = (g * wavesPerGroup + i) % kNumSimds;
       s.readyAt = 0;
       s.ended = false;
+      s.priority = 0;
       if (!s.mfmaReady)
         s.mfmaReady.reset(new uint64_t[kNumVgprs]);
       std::fill(s.mfmaReady.get(), s.mfmaReady.get() + kNumVgprs, 0);
@@ -623,9 +650,18 @@ std::string CuSim::run(ArrayRef<uint32_t> ids) {
       if (now_ % period != simd % period)
         continue;
       uint8_t used = 0;
-      for (SimWave &s : sims) {
-        if (s.simd != simd || s.ended)
-          continue;
+      // Oldest first; once a wave has raised its priority (s_setprio), highest priority
+      // first and oldest first within a priority.
+      order_.clear();
+      for (SimWave &s : sims)
+        if (s.simd == simd && !s.ended)
+          order_.push_back(&s);
+      if (topPriority_ > 0)
+        std::stable_sort(order_.begin(), order_.end(), [](const SimWave *a, const SimWave *b) {
+          return a->priority > b->priority;
+        });
+      for (SimWave *wave : order_) {
+        SimWave &s = *wave;
         Wave &w = *s.w;
         emu::StallCause cause;
         if (w.status == WaveStatus::AtBarrier) {
@@ -876,10 +912,15 @@ Error mla::emu::timing::dispatchTimed(const LaunchState &launch, const DispatchO
       }
       if (report->bytesInFlight.empty())
         report->bytesInFlight = std::move(r.bytesInFlight);
+      if (report->issueTrace.empty())
+        report->issueTrace = std::move(r.issueTrace);
     }
+    std::unordered_set<uint64_t> traced;
+    for (const emu::IssueEvent &e : report->issueTrace)
+      traced.insert(e.pc);
     for (const DecodedInst &in : L.program->insts)
       if (report->ldsConflictCyclesByPc.count(in.address) ||
-          report->stallCyclesByPc.count(in.address))
+          report->stallCyclesByPc.count(in.address) || traced.count(in.address))
         report->textByPc[in.address] = L.program->text[in.index];
   }
   return Error::success();

@@ -34,8 +34,9 @@ namespace mla {
 /// issued before it; 0.19: wspec's DMAs before the block's wait by head groups (2 from
 /// 3 head groups); 0.20: wspec's barrier A before the compute role's PV MFMAs (a
 /// block's slot refilled while they run) below 3 head groups; 0.21: from 3 head groups the
-/// next block's DMAs 3 / 5 / 9 (after A / of the second tile after K / by C).
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.21.0-gfx950";
+/// next block's DMAs 3 / 5 / 9 (after A / of the second tile after K / by C); 0.22:
+/// wspec's DMA role at s_setprio 3 (kDmaRolePriority).
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.22.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

@@ -20,6 +20,12 @@ namespace mla::kernel::warp_roles {
 inline constexpr unsigned kWaves = layout::kTilesPerBlock;
 inline constexpr unsigned kComputeWaves = 4;
 inline constexpr unsigned kDmaWaves = kWaves - kComputeWaves;
+/// The DMA role's waves run at this s_setprio priority (0-3; the compute role's stay
+/// at 0) until their block loop: a SIMD issues for its highest-priority wave first, so
+/// block 0's index loads, source addresses and DMAs are not queued behind the compute
+/// waves' Q split on the same SIMDs. In the loop the DMA role drops to 0
+/// (mla-warp-specialize).
+inline constexpr unsigned kDmaRolePriority = 3;
 inline constexpr unsigned kTilesPerComputeWave = layout::kTilesPerBlock / kComputeWaves;
 /// DMA role wave r fills the tiles compute role wave r computes S of (2 r, 2 r + 1):
 /// 18 DMAs a block.

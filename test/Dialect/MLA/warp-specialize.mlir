@@ -40,6 +40,7 @@
 // CHECK-NEXT: mla.lds_barrier
 // CHECK-NEXT: mla.ws_attend_epilogue %[[LDS]] state(%[[CR]]#0, %[[CR]]#2) vscale %[[F]] into %[[G]], %[[G]][%[[I]]] valid %[[V]]
 // CHECK-NEXT: } dma {
+// CHECK-NEXT: rocdl.s.setprio 3
 //
 // DMA role: block 0's and block 1's indices, block 0's sources (block 1's index loads
 // left in flight) and both tiles' DMAs, then block 1's sources (the 18 DMAs left in
@@ -66,6 +67,7 @@
 // CHECK-NEXT:   "; mla: dma role tile"
 // CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[FIRSTS]]] to %[[LDS]] slot %{{.*}} tile 0 dmas 0 to 9 {wide_kv}
 // CHECK-NEXT: }
+// CHECK-NEXT: rocdl.s.setprio 0
 // CHECK-NEXT: "; mla: dma role loop"
 // CHECK-NEXT: scf.for %[[T:.*]] = %[[C0]] to %[[N]] step %[[C1]] iter_args(%[[NS:.*]] = %[[FIRSTS]]) -> (vector<18xi32>)
 // CHECK:     %[[DSLOT:.*]] = arith.remui %[[T]], %c2_i32
@@ -334,6 +336,7 @@ gpu.module @m {
 // CHECK: mla.ws_qk_tiles %{{.*}} slot %{{.*}} q(%[[QH]], %[[QL]], %[[QR]])
 // CHECK: mla.ws_mask_logits %{{.*}} scale %[[LS]]
 // CHECK: } dma {
+// CHECK-NEXT: rocdl.s.setprio 3
 // CHECK-NOT: mla.load_query
 // CHECK-NOT: mla.split_query
 // CHECK: mla.ws_kv_dma {{.*}} tile 0 dmas 0 to 9
@@ -349,6 +352,7 @@ gpu.module @m {
 // CHECK-NEXT:   "; mla: dma role tile"
 // CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 0 dmas 0 to 9
 // CHECK-NEXT: }
+// CHECK-NEXT: rocdl.s.setprio 0
 // CHECK-NEXT: llvm.inline_asm {{.*}}"; mla: dma role loop"
 // CHECK-NEXT: scf.for
 // CHECK-NOT: mla.split_query
@@ -430,7 +434,9 @@ gpu.module @m {
 // CHECK-NEXT: mla.ws_pv_accumulate
 // CHECK: "; mla: compute role end"
 // CHECK: } dma {
-// CHECK: "; mla: dma role loop"
+// CHECK-NEXT: rocdl.s.setprio 3
+// CHECK: rocdl.s.setprio 0
+// CHECK-NEXT: "; mla: dma role loop"
 // CHECK-NEXT: scf.for
 // CHECK: mla.lds_barrier {lds_pending}
 // CHECK-NEXT: arith.cmpi

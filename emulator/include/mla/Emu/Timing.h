@@ -160,6 +160,17 @@ struct WaveTiming {
   uint64_t ldsConflictCycles = 0; ///< Extra LDS cycles its DS instructions caused.
 };
 
+/// One instruction a wave issued (EmulatorOptions::traceIssues).
+struct IssueEvent {
+  uint64_t cycle = 0;
+  uint32_t workgroup = 0; ///< Flat workgroup id.
+  uint32_t wave = 0;      ///< Wave within the workgroup.
+  uint64_t pc = 0;        ///< Instruction address.
+  /// Cycles the wave stalled since its previous instruction, and their main cause.
+  uint32_t stalled = 0;
+  StallCause cause = StallCause::Nop;
+};
+
 /// One CU's simulation (a set of co-resident workgroups).
 struct CuTiming {
   std::vector<uint32_t> workgroups;
@@ -191,6 +202,9 @@ struct TimingReport {
   std::map<uint64_t, std::string> textByPc;
   /// Bytes of global loads in flight, sampled every 256 cycles of the first CU.
   std::vector<uint64_t> bytesInFlight;
+  /// With EmulatorOptions::traceIssues: every instruction the first simulated CU's waves
+  /// issued, in issue order (textByPc names each address).
+  std::vector<IssueEvent> issueTrace;
 
   uint64_t maxCuCycles() const;
   /// Stall cycles summed over waves, by cause.
@@ -219,6 +233,9 @@ struct EmulatorOptions {
   /// (e.g. written by the previous kernel of the same call): mallHitLatency, no HBM
   /// bandwidth. Null: never.
   std::function<bool(uint64_t line)> infinityCacheHit;
+  /// Timing mode: record every instruction the first simulated CU issues
+  /// (TimingReport::issueTrace), a per-instruction timeline for tools.
+  bool traceIssues = false;
   /// Workgroups per CU (0: as many as LDS, waves and registers allow).
   unsigned workgroupsPerCu = 0;
   /// Host threads of a launch, both modes (0: MLA_EMU_THREADS or the number of cores).

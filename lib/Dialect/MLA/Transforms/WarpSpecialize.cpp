@@ -12,12 +12,14 @@
 //
 //   mla.warp_roles compute_waves 4
 //   compute {                                 dma {
+//                                               s_setprio 3
 //     load_query, split_query of every wave's   [blocks > 0] block 0's DMAs -> slot 0
 //       Q share (wave_offset 0 and 4)
 //     lds_barrier                   (Q)         lds_barrier lds_pending       (Q)
 //     ws_read_query
 //     lds_barrier                   (A)         lds_barrier lds_pending       (A)
 //                                               [1 < blocks] block 1's tile 2r -> slot 1
+//                                               s_setprio 0
 //     for b:                                    for b:
 //                                                 indices of block b + 2
 //                                                 kv_wait (own DMAs of block b)
@@ -36,6 +38,13 @@
 //     lds_barrier                   (E)         lds_barrier lds_pending       (E)
 //     epilogue (l over the tiles, o, LSE)     }
 //   }
+//
+// Until its loop the DMA role runs at s_setprio kDmaRolePriority: its SIMDs issue its
+// index loads, source addresses and block 0's DMAs ahead of the compute waves' Q split
+// (modeled: a one-block CTA, qlen 1, lasts 12.3 K cycles instead of 14.2 K). In the
+// loop it runs at 0 like the compute role: there the compute role is the bound at 3
+// head groups and more, and the DMA role's raised priority cost qlen 4 up to 11 %
+// (docs/warp-specialization.md, "Wave priority").
 //
 // The compute-bound plan (3 head groups and more) has barrier A at the top of each
 // block instead, after the MFMAs, and spreads block b + 1's DMAs between A (before the
@@ -71,6 +80,7 @@
 #include "mla/Kernel/WarpRoleLayout.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -325,6 +335,7 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
 
   // ---- DMA role ------------------------------------------------------------------
   b.setInsertionPointToStart(dmaBody);
+  ROCDL::SetPrioOp::create(b, loc, int16_t(roles::kDmaRolePriority)); // until the loop
   Value kv = ops.dma.getKv();
   bool wideKv = ops.dma.getWideKv();
   // The page indices are loaded a block ahead of their DMAs and after the DMAs before
@@ -398,6 +409,7 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
   };
   if (plan.barrierABeforeMfmas)
     barrierA(wrap(lower) + 1u, firstSources, ci(1));
+  ROCDL::SetPrioOp::create(b, loc, int16_t(0)); // the compute role's priority
   asmMarker(b, loc, "dma role loop");
   auto dmaLoop = scf::ForOp::create(b, loc, lower, blocks, one, ValueRange{firstSources});
   {

@@ -27,6 +27,7 @@ using emu::CuTiming;
 using emu::EmulatorMode;
 using emu::EmulatorOptions;
 using emu::emulatorModeFromEnvironment;
+using emu::IssueEvent;
 using emu::kNumStallCauses;
 using emu::printTimingParamTable;
 using emu::StallCause;

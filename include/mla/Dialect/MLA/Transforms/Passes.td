@@ -124,22 +124,24 @@ def MLALowerTileOps : Pass<"mla-lower-tile-ops", "::mlir::gpu::GPUModuleOp"> {
 
 
 def MLAWarpSpecialize : Pass<"mla-warp-specialize", "::mlir::gpu::GPUModuleOp"> {
-  let summary = "Split the attention block loop into a QK role and a PV role (F15)";
+  let summary = "Split the attention block loop into a compute role and a DMA role (F15)";
   let description = [{
     Rewrites each block loop of `mla-tile-attention` marked `mla.warp_specialize`
     (the warp-specialised build, `#mla.config<wspec = true>`) and its
-    `mla.attend_epilogue` into an `mla.warp_roles`: the QK role (waves 0..3) computes
-    S, the row max, P hi + lo and the running row sums of block s while the PV role
-    (waves 4..7) accumulates O from block s - 1 and DMAs block s + 1 into the slot
-    that block s - 1 leaves. Both run blocks + 1 steps of two barriers each: after the
-    first, the QK role reads K(s) and the PV role reads V^T(s - 1), P(s - 1) and the
-    handed-over row max into registers; after the second, the QK role writes P(s) and
-    m(s) and the PV role issues block s + 1's DMAs and its 16 MFMAs. The numerics are
-    the plain build's (docs/warp-specialization.md). Runs before `mla-pipeline-blocks`,
-    which leaves the role loops alone.
+    `mla.attend_epilogue` into an `mla.warp_roles`: the compute role (waves 0..3)
+    splits Q and, a block at a time, computes S, P and the running row sums of its two
+    tiles and accumulates O over its 128 latents; the DMA role (waves 4..7) loads the
+    page indices and issues every block's DMAs into the slot the compute role frees.
+    Both roles meet the same barriers (K, B, C and A a block). Where barrier A sits and
+    when the next block's DMAs go out is the loop's block DMA plan (`mla.dma_plan`,
+    kernel::warp_roles::BlockDmaPlan); the DMA role runs at s_setprio
+    kDmaRolePriority until its loop. The numerics are the plain build's
+    (docs/warp-specialization.md). Runs before `mla-pipeline-blocks`, which leaves
+    the role loops alone.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
-                           "::mlir::LLVM::LLVMDialect", "::mlir::vector::VectorDialect"];
+                           "::mlir::LLVM::LLVMDialect", "::mlir::ROCDL::ROCDLDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def MLALowerWarpRoles : Pass<"mla-lower-warp-roles", "::mlir::gpu::GPUModuleOp"> {
