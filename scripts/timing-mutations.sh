@@ -6,6 +6,7 @@
 # the file. A mutation is "killed" when at least one test fails. Prints a markdown table.
 #
 #   scripts/timing-mutations.sh [build-dir]   (default: build; needs a configured build)
+#   MUTATION_FILTER=setprio scripts/timing-mutations.sh   (only the mutations so named)
 #
 # The source files must be unmodified (the script restores them with git checkout).
 set -u
@@ -66,6 +67,7 @@ echo "| mutation | file | result | failing tests |"
 echo "|---|---|---|---|"
 for m in "${MUTATIONS[@]}"; do
   IFS='|' read -r name file expr <<<"$m"
+  [[ -z "${MUTATION_FILTER:-}" || "$name" == *"$MUTATION_FILTER"* ]] || continue
   sed -i "$expr" "$file"
   if git diff --quiet -- "$file"; then
     echo "| $name | \`$file\` | NOT APPLIED (pattern not found) | |"
