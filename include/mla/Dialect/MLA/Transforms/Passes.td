@@ -80,7 +80,10 @@ def MLATileAttention : Pass<"mla-tile-attention", "::mlir::gpu::GPUModuleOp"> {
     128-token blocks, each loading its page indices, DMA'ing its K into slot 0, waiting,
     `mla.qk_tile`, `mla.mask_logits`, `mla.softmax_update`, `mla.pv_tile` and a closing
     barrier, then `mla.attend_epilogue`. The loop is correct but not overlapped:
-    `mla-pipeline-blocks` schedules it.
+    `mla-pipeline-blocks` schedules it. In the warp-specialised build
+    (`#mla.config<wspec = true>`) the loop is marked `mla.warp_specialize` for
+    `mla-warp-specialize` instead, with its block DMA plan (`mla.dma_plan`, by the
+    kernel's head groups: kernel::warp_roles::isComputeBound).
   }];
   let dependentDialects = ["::mlir::ROCDL::ROCDLDialect", "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
@@ -147,12 +150,13 @@ def MLAWarpSpecialize : Pass<"mla-warp-specialize", "::mlir::gpu::GPUModuleOp"> 
 def MLALowerWarpRoles : Pass<"mla-lower-warp-roles", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Lower mla.warp_roles and the role ops to amdgpu/rocdl (F15)";
   let description = [{
-    `mla.warp_roles` becomes a branch on the wave index (uniform in the wave:
-    readfirstlane of tid / 64), the QK region for waves 0..3 and the PV region for
-    waves 4..7; both regions meet the same barriers (the op's verifier). Each role op
-    becomes the code of the plain tile op it stands for, with the role wave
-    r = wave % 4 choosing its tiles: the QK role's tiles 2 r and 2 r + 1, the PV role's
-    DMAs of those tiles and latent tiles 8 r .. 8 r + 7 (docs/warp-specialization.md).
+    `mla.warp_roles` becomes two branches on the wave index (uniform in the wave:
+    readfirstlane of tid / 64), the compute region for waves 0..3 and the DMA region
+    for waves 4..7; both regions meet the same barriers (the op's verifier). Each role
+    op becomes the code of the plain tile op it stands for, with the role wave
+    r = wave % 4 choosing its tiles: the compute role's tiles 2 r and 2 r + 1 (S and P)
+    and latent tiles 8 r .. 8 r + 7 (O), the DMA role's page indices and DMAs of tiles
+    2 r and 2 r + 1 (docs/warp-specialization.md).
     The `mla.lds_barrier` and `mla.kv_wait` inside the roles are left to
     `mla-lower-tile-ops`, which runs after it.
   }];
