@@ -16,7 +16,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [os.path.join(config.mla_obj_root, "bin"), config.llvm_tools_dir]
-tools = ["mla-opt", "mla-compile", "mla-run", "mlir-opt", "llc", "llvm-mc",
+tools = ["mla-opt", "mla-compile", "mla-run", "mla-perf", "mlir-opt", "llc", "llvm-mc",
          "llvm-readelf", "llvm-objdump"]
 llvm_config.add_tool_substitutions(
     [t for t in tools if any(os.path.exists(os.path.join(d, t)) for d in tool_dirs)],
