@@ -211,7 +211,8 @@ class CuSim {
 public:
   CuSim(const Context &ctx, CuWorker &worker, CuResult &result, bool sampleInFlight)
       : ctx_(ctx), p_(*ctx.p), L_(*ctx.L), worker_(worker), result_(result),
-        sampleInFlight_(sampleInFlight) {}
+        sampleInFlight_(sampleInFlight),
+        traceIssues_(sampleInFlight && ctx.options->traceIssues) {}
 
   /// Runs workgroups \p ids together on one CU. Returns a fault description or "".
   std::string run(ArrayRef<uint32_t> ids);
@@ -225,7 +226,8 @@ private:
   void timeLds(SimWave &s, const DecodedInst &in, unsigned lgkmBefore);
   void chargeStall(SimWave &s, emu::StallCause cause, uint64_t cycles) {
     s.t.stallCycles[unsigned(cause)] += cycles;
-    s.stallsSinceIssue[unsigned(cause)] += uint32_t(cycles);
+    if (traceIssues_)
+      s.stallsSinceIssue[unsigned(cause)] += uint32_t(cycles);
     if (result_.stallsByInst.size() <= s.stallIp)
       result_.stallsByInst.resize(L_.program->insts.size());
     result_.stallsByInst[s.stallIp][unsigned(cause)] += cycles;
@@ -241,6 +243,8 @@ private:
   CuWorker &worker_;
   CuResult &result_;
   bool sampleInFlight_;
+  /// The first CU with EmulatorOptions::traceIssues: record the issue timeline.
+  bool traceIssues_;
 
   uint64_t now_ = 0;
   uint64_t lastEvent_ = 0;
@@ -474,7 +478,7 @@ std::string CuSim::issue(SimWave &s, const DecodedInst &in, const InstInfo &info
   ++w.counts[unsigned(in.cls)];
   ++s.t.issued;
   lastEvent_ = now_;
-  if (sampleInFlight_ && ctx_.options->traceIssues) {
+  if (traceIssues_) {
     auto &since = s.stallsSinceIssue;
     const auto most = std::max_element(since.begin(), since.end());
     uint32_t stalled = 0;
@@ -594,6 +598,7 @@ std::string CuSim::run(ArrayRef<uint32_t> ids) {
       s.readyAt = 0;
       s.ended = false;
       s.priority = 0;
+      s.stallsSinceIssue.fill(0);
       if (!s.mfmaReady)
         s.mfmaReady.reset(new uint64_t[kNumVgprs]);
       std::fill(s.mfmaReady.get(), s.mfmaReady.get() + kNumVgprs, 0);
