@@ -103,7 +103,8 @@ void usage(raw_ostream &os) {
         "--policy prints, after each row, the split policy's estimate of the call with\n"
         "the row's NS (rt::estimateSplitCost, the calibrated constants).\n"
         "--trace FILE writes the attention launch's issue timeline (its first simulated\n"
-        "CTA: cycle, workgroup, wave, pc, stall before it, instruction); one case, set, answer and build.\n";
+        "CTA: cycle, workgroup, wave, pc, stall before it, instruction); one case, set,\n"
+        "answer and build.\n";
 }
 
 std::vector<PerfCase> defaultCases() {
@@ -154,9 +155,10 @@ void writeIssueTrace(const std::string &path, const std::string &command,
      << "', issue timeline of the first simulated CU (modeled cycles)\n"
      << "# cycle workgroup wave pc stalled cause instruction\n";
   for (const rt::IssueEvent &e : report.issueTrace) {
-    auto t = report.textByPc.find(e.pc);
+    auto text = report.textByPc.find(e.pc);
     os << e.cycle << ' ' << e.workgroup << ' ' << e.wave << ' ' << format_hex(e.pc, 2) << ' '
-       << e.stalled << ' ' << (e.stalled ? rt::stallCauseName(e.cause) : "-") << ' ' << (t == report.textByPc.end() ? StringRef("?") : StringRef(t->second)) << '\n';
+       << e.stalled << ' ' << (e.stalled ? rt::stallCauseName(e.cause) : "-") << ' '
+       << (text == report.textByPc.end() ? StringRef("?") : StringRef(text->second)) << '\n';
   }
   if (Error e = writeFileAtomically(path, text))
     die(toString(std::move(e)));

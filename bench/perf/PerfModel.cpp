@@ -518,7 +518,6 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     return line >= kvBegin && line < kvEnd ? double(groups) : 1.0;
   };
   emu.threads = std::max(1u, options.threads);
-  emu.traceIssues = options.traceIssues;
   // The attention kernel's arguments on this case's buffers.
   auto attentionArgs = [&](int32_t numRequests, int32_t numSplits, const rt::Buffer &table,
                            bool scheduled) {
@@ -547,10 +546,13 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     return rt::attentionArgList(a);
   };
   // Simulates the representatives with `activeCUs` CUs sharing HBM; cycles per class.
-  auto simulateAttention =
-      [&](double activeCUs, rt::TimingReport &report) -> Expected<std::map<Key, uint64_t>> {
-    emu.params.activeCUs = activeCUs;
-    if (Error e = device->setEmulatorOptions(emu))
+  // `trace`: record the issue timeline (options.traceIssues, the full launch only).
+  auto simulateAttention = [&](double activeCUs, rt::TimingReport &report,
+                               bool trace) -> Expected<std::map<Key, uint64_t>> {
+    rt::EmulatorOptions launch = emu;
+    launch.params.activeCUs = activeCUs;
+    launch.traceIssues = trace;
+    if (Error e = device->setEmulatorOptions(launch))
       return std::move(e);
     if (Error e = device->launch(code, kernel::kAttentionKernelName, {uint32_t(grid), 1, 1},
                                  {uint32_t(kernel::kAttentionThreads), 1, 1},
@@ -582,7 +584,8 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     if (Error e = device->copyTo(*mergeTable, poison.data(), poison.size() * 4))
       return std::move(e);
   }
-  auto full = simulateAttention(std::min<double>(P.numCUs, double(grid)), result.attention);
+  auto full = simulateAttention(std::min<double>(P.numCUs, double(grid)), result.attention,
+                                options.traceIssues);
   if (!full)
     return full.takeError();
   if (deviceSchedule) {
@@ -617,7 +620,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   std::map<Key, uint64_t> tailCycles = classCycles;
   if (tailCtas) {
     rt::TimingReport tailReport;
-    auto tail = simulateAttention(double(tailCtas), tailReport);
+    auto tail = simulateAttention(double(tailCtas), tailReport, /*trace=*/false);
     if (!tail)
       return tail.takeError();
     tailCycles = std::move(*tail);
@@ -643,7 +646,6 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   // CTA simulated with the same HBM share and L2 sharing as the case's CTAs.
   {
     rt::EmulatorOptions steady = emu;
-    steady.traceIssues = false;
     steady.params.activeCUs = std::min<double>(P.numCUs, double(grid));
     std::vector<uint32_t> first{0};
     steady.sample = [&](StringRef, uint64_t) { return first; };
@@ -689,7 +691,6 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   // case here fit).
   auto combineEmulation = [&]() {
     rt::EmulatorOptions combineEmu = emu;
-    combineEmu.traceIssues = false;
     combineEmu.l2Sharers = nullptr;
     const uint64_t partBegin = oPart->address, partEnd = oPart->address + oPart->size,
                    lseBegin = lsePart->address, lseEnd = lsePart->address + lsePart->size;
