@@ -20,7 +20,9 @@
 // RUN: FileCheck %s --check-prefix=DMA < %t.s
 // RUN: FileCheck %s --check-prefix=PRIO < %t.s
 
-// RES: kernel @mla_attn: {{.*}} sgpr_spill_count=0 vgpr_spill_count=0 group_segment_fixed_size=153088 private_segment_fixed_size=0 wavefront_size=64 max_flat_workgroup_size=512
+// The LDS: the layout's 153088 bytes and the device schedule's 24 (the unit's entry and
+// its request's tokens).
+// RES: kernel @mla_attn: {{.*}} sgpr_spill_count=0 vgpr_spill_count=0 group_segment_fixed_size=153112 private_segment_fixed_size=0 wavefront_size=64 max_flat_workgroup_size=512
 
 // MFMA-LABEL: mla_attn:
 // MFMA: ; mla: compute role accumulate
@@ -71,6 +73,13 @@
 // DMA: s_endpgm
 
 // PRIO-LABEL: mla_attn:
+// PRIO-NOT: s_setprio
+// The DMA waves (threads 256..511) raise theirs before the device schedule's barrier.
+// PRIO: s_cmpk_lt_u32 s{{[0-9]+}}, 0x100
+// PRIO-NEXT: s_cbranch_scc1
+// PRIO-NEXT: s_setprio 3
+// PRIO-NOT: s_setprio
+// PRIO: s_barrier
 // PRIO-NOT: s_setprio
 // PRIO: ; mla: compute role end
 // PRIO-NOT: {{s_setprio|global_load_lds}}

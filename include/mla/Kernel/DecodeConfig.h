@@ -35,8 +35,10 @@ namespace mla {
 /// 3 head groups); 0.20: wspec's barrier A before the compute role's PV MFMAs (a
 /// block's slot refilled while they run) below 3 head groups; 0.21: from 3 head groups the
 /// next block's DMAs 3 / 5 / 9 (after A / of the second tile after K / by C); 0.22:
-/// wspec's DMA role at s_setprio 3 (kDmaRolePriority).
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.22.0-gfx950";
+/// wspec's DMA role at s_setprio 3 (kDmaRolePriority); 0.23: the device schedule's unit
+/// entry computed by wave 0 alone and shared through LDS with its request's tokens (no
+/// second indptr read), wspec's DMA role at priority 3 from before that barrier.
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.23.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

@@ -280,12 +280,12 @@ func.func @f(%o: !llvm.ptr<1>, %row: index) {
 // -----
 
 gpu.module @m {
-  gpu.func @not_a_kernel(%p: !llvm.ptr<1>, %s: f32, %i: index) {
+  gpu.func @not_a_kernel(%p: !llvm.ptr<1>, %s: f32, %i: index, %t: i32) {
     // expected-error@+1 {{'mla.cta_attend' op must be inside a gpu.func kernel (it is one CTA's work)}}
     mla.cta_attend request(%i) head_group(%i) split(%i) of %i first_partial(%i) q(%p) kv(%p) pages(%p)
-        indptr(%p) seq_lens(%p) dcp(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p) {config = #mla.config<>}
+        tokens(%t, %t) seq_lens(%p) dcp(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p) {config = #mla.config<>}
         : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>,
-          !llvm.ptr<1>, !llvm.ptr<1>
+          !llvm.ptr<1>
     gpu.return
   }
 }
@@ -427,7 +427,7 @@ func.func @f(%p: !llvm.ptr<1>, %n: i32) {
 
 func.func @f(%p: !llvm.ptr<1>, %n: i32, %w: i1) {
   // expected-error@+1 {{'mla.cta_unit' op must be inside a gpu.func kernel (it is one CTA's work)}}
-  %e:4 = mla.cta_unit %n of requests(%n) units(%n) indptr(%p) tables(%p, %p, %p) if %w
+  %e:6 = mla.cta_unit %n of requests(%n) units(%n) indptr(%p) tables(%p, %p, %p) if %w
       : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
   return
 }

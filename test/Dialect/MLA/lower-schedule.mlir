@@ -11,14 +11,15 @@
 // CHECK: %[[TID:.*]] = gpu.thread_id x
 // CHECK: %[[LANE:.*]] = arith.index_castui %[[TID]] : index to i32
 // 1. Lane l sums blocks_b = ceil(max(indptr[b+1] - indptr[b], 0) / 128) over b = l, l + 64, ...;
-// request l's blocks (0 past the last request) stay in the lane for the later passes.
+// request l's span (its tokens and blocks; 0 past the last request) stays in the lane
+// for the later passes.
 // CHECK: %[[HAS:.*]] = arith.cmpi ult, %[[LANE]], %[[B]]
-// CHECK: %[[FIRSTBLOCKS:.*]] = scf.if %[[HAS]] -> (i32) {
+// CHECK: %[[FIRSTSPAN:.*]]:3 = scf.if %[[HAS]] -> (i32, i32, i32) {
 // CHECK:   llvm.getelementptr %[[INDPTR]][%[[LANE]]]
 // CHECK: } else {
-// CHECK:   scf.yield %c0_i32
+// CHECK:   scf.yield %c0_i32, %c0_i32, %c0_i32
 // CHECK: %[[NEXT:.*]] = arith.addi %[[LANE]], %c64_i32
-// CHECK: %[[SUMS:.*]]:2 = scf.for %[[R:.*]] = %[[NEXT]] to %[[B]] step %c64_i32 iter_args(%{{.*}} = %[[FIRSTBLOCKS]], %{{.*}} = %[[FIRSTBLOCKS]])
+// CHECK: %[[SUMS:.*]]:2 = scf.for %[[R:.*]] = %[[NEXT]] to %[[B]] step %c64_i32 iter_args(%{{.*}} = %[[FIRSTSPAN]]#2, %{{.*}} = %[[FIRSTSPAN]]#2)
 // CHECK:   llvm.getelementptr %[[INDPTR]][%[[R]]]
 // CHECK:   %[[LEN:.*]] = arith.subi
 // CHECK:   %[[NONNEG:.*]] = arith.maxsi %[[LEN]], %c0_i32
@@ -83,10 +84,10 @@
 // CHECK:   %[[VALID:.*]] = arith.cmpi ult, %[[REQ]], %[[B]]
 // The first chunk's blocks from the lanes, a later chunk's loaded.
 // CHECK:   %[[LATER:.*]] = arith.cmpi ugt, %[[BASE]], %c0_i32
-// CHECK:   scf.if %[[LATER]] -> (i32) {
+// CHECK:   scf.if %[[LATER]] -> (i32, i32, i32) {
 // CHECK:     llvm.getelementptr %[[INDPTR]]
 // CHECK:   } else {
-// CHECK:     scf.yield %[[FIRSTBLOCKS]]
+// CHECK:     scf.yield %[[FIRSTSPAN]]#0, %[[FIRSTSPAN]]#1, %[[FIRSTSPAN]]#2
 // CHECK:   arith.divui %{{.*}}, %[[BUDGET]]
 // CHECK:   %[[N:.*]] = arith.select %[[VALID]], %{{.*}}, %c0_i32
 // CHECK:   amdgpu.dpp %c0_i32 %[[N]] row_shr(1 : i32) : i32
@@ -227,24 +228,39 @@ gpu.module @plan_two_waves {
   }
 }
 
-// mla.cta_unit: the attention CTA's own entry. Every wave computes the same block budget
-// (lanes by gpu.lane_id), then, 64 requests at a time, the lane whose pieces
-// [first, first + n) hold the unit and the lane whose merge entries hold entry `unit`
-// (unsigned unit - first < n), each read with readlane from the ballot's lowest set bit
-// (bit 63 forced, so that no hit reads lane 63 and keeps the carried idle entry);
-// wave 0 of a writing CTA stores pieces[b] for the request whose first piece is the
-// unit, and lane 0 of wave 0 the unit's unit and merge entries.
+// mla.cta_unit: the attention CTA's own entry, computed by wave 0 alone (threads 0..63)
+// and shared through a 16-byte workgroup buffer of its own: the block budget (lanes by
+// gpu.lane_id), then, 64 requests at a time, the lane whose pieces [first, first + n)
+// hold the unit and the lane whose merge entries hold entry `unit` (unsigned unit -
+// first < n), each read with readlane from the ballot's lowest set bit (bit 63 forced,
+// so that no hit reads lane 63 and keeps the carried idle entry); a writing CTA stores
+// pieces[b] for the request whose first piece is the unit; lane 0 stores the entry and
+// its request's tokens (read by the hit lane for its blocks) in LDS and, in a writing
+// CTA, the unit's unit and merge entries. After a barrier every wave reads the six
+// values back as uniform values.
 // CHECK-LABEL: gpu.module @unit
+// CHECK: llvm.mlir.global internal @__mla_unit_entry_attn() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<6 x i32>
 // CHECK: gpu.func @attn(%[[UI:.*]]: !llvm.ptr<1>, %[[UU:.*]]: !llvm.ptr<1>, %[[UP:.*]]: !llvm.ptr<1>, %[[UM:.*]]: !llvm.ptr<1>, %[[UB:.*]]: i32, %[[UN:.*]]: i32, %[[UNIT:.*]]: i32, %[[W:.*]]: i1)
 // CHECK-NOT: mla.cta_unit
 // CHECK: %[[ULANEID:.*]] = gpu.lane_id
 // CHECK: %[[ULANE:.*]] = arith.index_castui %[[ULANEID]] : index to i32
 // CHECK: %[[UTID:.*]] = gpu.thread_id x
 // CHECK: %[[TIDI:.*]] = arith.index_castui %[[UTID]] : index to i32
-// CHECK: scf.while
+// CHECK: %[[ENTRYLDS:.*]] = llvm.mlir.addressof @__mla_unit_entry_attn : !llvm.ptr<3>
 // CHECK: %[[WAVE0:.*]] = arith.cmpi ult, %[[TIDI]], %c64_i32
-// CHECK: %[[WRITER:.*]] = arith.andi %[[W]], %[[WAVE0]]
-// CHECK: %[[FOUND:.*]]:10 = scf.for %{{.*}} = %c0_i32 to %[[UB]] step %c64_i32 iter_args(%[[UACC:.*]] = %c0_i32, %{{.*}} = %c0_i32, %[[R0:.*]] = %c-1_i32, %{{.*}} = %c0_i32, %{{.*}} = %c0_i32, %{{.*}} = %c0_i32, %[[MR0:.*]] = %c-1_i32, %{{.*}} = %c0_i32, %{{.*}} = %c0_i32, %{{.*}} = %c0_i32)
+// CHECK: scf.if %[[WAVE0]] {
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.while
+// CHECK-NOT: gpu.barrier
+// CHECK: %[[FOUND:.*]]:12 = scf.for %{{.*}} = %c0_i32 to %[[UB]] step %c64_i32 iter_args(%[[UACC:.*]] = %c0_i32, %{{.*}} = %c0_i32, %[[R0:.*]] = %c-1_i32, %{{.*}} = %c0_i32, %{{.*}} = %c0_i32, %{{.*}} = %c0_i32, %[[TB0:.*]] = %c0_i32, %[[TE0:.*]] = %c0_i32, %[[MR0:.*]] = %c-1_i32, %{{.*}} = %c0_i32, %{{.*}} = %c0_i32, %{{.*}} = %c0_i32)
+// The chunk's spans: lane l's request tokens, loaded for its blocks (request 0 past the
+// last request), or those of the first chunk.
+// CHECK:   %[[SPAN:.*]]:3 = scf.if %{{.*}} -> (i32, i32, i32) {
+// CHECK:     %[[BEGINAT:.*]] = llvm.getelementptr %[[UI]]
+// CHECK:     %[[LBEGIN:.*]] = llvm.load %[[BEGINAT]]
+// CHECK:     %[[ENDAT:.*]] = llvm.getelementptr %[[UI]]
+// CHECK:     %[[LEND:.*]] = llvm.load %[[ENDAT]]
+// CHECK:     scf.yield %[[LBEGIN]], %[[LEND]], %{{.*}} : i32, i32, i32
 // CHECK:   %[[UEND:.*]] = arith.addi %[[UACC]], %{{.*}} : i32
 // CHECK-NEXT:   %[[FIRST:.*]] = arith.subi %[[UEND]], %[[UN:.*]] : i32
 // CHECK-NEXT:   %[[PIECE:.*]] = arith.subi %[[UNIT]], %[[FIRST]]
@@ -256,30 +272,82 @@ gpu.module @plan_two_waves {
 // CHECK:   %[[K:.*]] = arith.trunci %[[BIT]] : i64 to i32
 // CHECK:   %[[RK:.*]] = rocdl.readlane %{{.*}}, %[[K]]
 // CHECK:   arith.select %[[ANY]], %[[RK]], %[[R0]]
+// CHECK:   %[[BK:.*]] = rocdl.readlane %[[SPAN]]#0, %[[K]]
+// CHECK:   arith.select %[[ANY]], %[[BK]], %[[TB0]]
+// CHECK:   %[[EK:.*]] = rocdl.readlane %[[SPAN]]#1, %[[K]]
+// CHECK:   arith.select %[[ANY]], %[[EK]], %[[TE0]]
 // CHECK:   %[[SLICE:.*]] = arith.subi %[[UNIT]], %{{.*}}
 // CHECK:   arith.cmpi ult, %[[SLICE]], %{{.*}}
 // CHECK:   rocdl.ballot
 // CHECK:   %[[OPENS0:.*]] = arith.cmpi eq, %[[FIRST]], %[[UNIT]]
 // CHECK:   %[[OPENS:.*]] = arith.andi %{{.*}}, %[[OPENS0]]
-// CHECK:   %[[WRITEP:.*]] = arith.andi %[[OPENS]], %[[WRITER]]
+// CHECK:   %[[WRITEP:.*]] = arith.andi %[[OPENS]], %[[W]]
 // CHECK:   scf.if %[[WRITEP]] {
 // CHECK:     llvm.getelementptr %[[UP]]
-// CHECK: %[[LANE0:.*]] = arith.cmpi eq, %[[TIDI]], %c0_i32
-// CHECK: %[[WRITE0:.*]] = arith.andi %[[W]], %[[LANE0]]
-// CHECK: scf.if %[[WRITE0]] {
-// CHECK:   %[[USLOT:.*]] = arith.muli %[[UNIT]], %c4_i32
-// CHECK:   %[[UAT:.*]] = llvm.getelementptr %[[UU]][%[[USLOT]]]
-// CHECK:   llvm.store %[[FOUND]]#2, %[[UAT]]
-// CHECK:   llvm.getelementptr %[[UM]]
-// CHECK:   llvm.store %[[FOUND]]#6
-// CHECK: "test.use"(%[[FOUND]]#2, %[[FOUND]]#3, %[[FOUND]]#4, %[[FOUND]]#5)
+// CHECK: %[[LANE0:.*]] = arith.cmpi eq, %[[ULANE]], %c0_i32
+// CHECK: scf.if %[[LANE0]] {
+// CHECK:   %[[E0:.*]] = llvm.getelementptr %[[ENTRYLDS]][%c0_i32] : (!llvm.ptr<3>, i32)
+// CHECK:   llvm.store %[[FOUND]]#2, %[[E0]] : i32, !llvm.ptr<3>
+// CHECK:   llvm.store %[[FOUND]]#3, %{{.*}} : i32, !llvm.ptr<3>
+// CHECK:   llvm.store %[[FOUND]]#4, %{{.*}} : i32, !llvm.ptr<3>
+// CHECK:   %[[E3:.*]] = llvm.getelementptr %[[ENTRYLDS]][%c3_i32] : (!llvm.ptr<3>, i32)
+// CHECK:   llvm.store %[[FOUND]]#5, %[[E3]] : i32, !llvm.ptr<3>
+// CHECK:   llvm.store %[[FOUND]]#6, %{{.*}} : i32, !llvm.ptr<3>
+// CHECK:   %[[E5:.*]] = llvm.getelementptr %[[ENTRYLDS]][%c5_i32] : (!llvm.ptr<3>, i32)
+// CHECK:   llvm.store %[[FOUND]]#7, %[[E5]] : i32, !llvm.ptr<3>
+// CHECK:   scf.if %[[W]] {
+// CHECK:     %[[USLOT:.*]] = arith.muli %[[UNIT]], %c4_i32
+// CHECK:     %[[UAT:.*]] = llvm.getelementptr %[[UU]][%[[USLOT]]]
+// CHECK:     llvm.store %[[FOUND]]#2, %[[UAT]]
+// CHECK:     llvm.getelementptr %[[UM]]
+// CHECK:     llvm.store %[[FOUND]]#8
+// CHECK: gpu.barrier
+// CHECK: %[[L0:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// CHECK: %[[V0:.*]] = rocdl.readfirstlane %[[L0]] : i32
+// CHECK: %[[L1:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// CHECK: %[[V1:.*]] = rocdl.readfirstlane %[[L1]] : i32
+// CHECK: %[[L2:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// CHECK: %[[V2:.*]] = rocdl.readfirstlane %[[L2]] : i32
+// CHECK: %[[L3:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// CHECK: %[[V3:.*]] = rocdl.readfirstlane %[[L3]] : i32
+// CHECK: %[[L4:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// CHECK: %[[V4:.*]] = rocdl.readfirstlane %[[L4]] : i32
+// CHECK: %[[L5:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// CHECK: %[[V5:.*]] = rocdl.readfirstlane %[[L5]] : i32
+// CHECK: "test.use"(%[[V0]], %[[V1]], %[[V2]], %[[V3]], %[[V4]], %[[V5]])
 gpu.module @unit {
   gpu.func @attn(%indptr: !llvm.ptr<1>, %units: !llvm.ptr<1>, %pieces: !llvm.ptr<1>,
                  %merges: !llvm.ptr<1>, %b: i32, %u: i32, %unit: i32, %write: i1) kernel {
-    %entry:4 = mla.cta_unit %unit of requests(%b) units(%u) indptr(%indptr)
+    %entry:6 = mla.cta_unit %unit of requests(%b) units(%u) indptr(%indptr)
         tables(%units, %pieces, %merges) if %write
         : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
-    "test.use"(%entry#0, %entry#1, %entry#2, %entry#3) : (i32, i32, i32, i32) -> ()
+    "test.use"(%entry#0, %entry#1, %entry#2, %entry#3, %entry#4, %entry#5)
+        : (i32, i32, i32, i32, i32, i32) -> ()
+    gpu.return
+  }
+}
+
+// Two mla.cta_unit ops in one kernel: each gets its own entry buffer (the second
+// renamed), so that wave 0's store of the second cannot race the other waves' read of
+// the first.
+// CHECK-LABEL: gpu.module @two_units
+// CHECK-DAG: llvm.mlir.global internal @__mla_unit_entry_attn_0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<6 x i32>
+// CHECK-DAG: llvm.mlir.global internal @__mla_unit_entry_attn() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<6 x i32>
+// CHECK: gpu.func @attn
+// CHECK: llvm.mlir.addressof @__mla_unit_entry_attn :
+// CHECK: gpu.barrier
+// CHECK: llvm.mlir.addressof @__mla_unit_entry_attn_0 :
+// CHECK: gpu.barrier
+gpu.module @two_units {
+  gpu.func @attn(%indptr: !llvm.ptr<1>, %units: !llvm.ptr<1>, %pieces: !llvm.ptr<1>,
+                 %merges: !llvm.ptr<1>, %b: i32, %u: i32, %unit: i32, %write: i1) kernel {
+    %first:6 = mla.cta_unit %unit of requests(%b) units(%u) indptr(%indptr)
+        tables(%units, %pieces, %merges) if %write
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    %second:6 = mla.cta_unit %unit of requests(%b) units(%u) indptr(%indptr)
+        tables(%units, %pieces, %merges) if %write
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    "test.use"(%first#0, %second#0) : (i32, i32) -> ()
     gpu.return
   }
 }

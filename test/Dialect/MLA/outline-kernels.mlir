@@ -35,13 +35,14 @@
 // CHECK: scf.if %[[INRANGE]] {
 // A request's rows hold qlen * H = 48 partials.
 // CHECK: %[[C48:.*]] = arith.constant 48 : index
-// CHECK: %[[WORK:.*]]:7 = scf.if %[[SCHED]] -> (index, index, index, index, !llvm.ptr<1>, !llvm.ptr<1>, i1) {
-// The unit's entry {request, piece, pieces, first}, computed by the CTA from indptr;
+// CHECK: %[[WORK:.*]]:9 = scf.if %[[SCHED]] -> (index, index, index, index, !llvm.ptr<1>, !llvm.ptr<1>, i1, i32, i32) {
+// The unit's entry {request, piece, pieces, first} and its request's tokens [begin,
+// end), computed by the CTA from indptr;
 // head group 0 writes the schedule's tables. qlen 4 at 12 heads: 3 head groups, so the
 // first wave's units (80) go with it.
 // CHECK: %[[WRITES:.*]] = arith.cmpi eq, %[[GROUP]], %{{.*}} : index
 // CHECK: %[[UNIT32:.*]] = arith.index_castui %[[UNIT]] : index to i32
-// CHECK: %[[REQ32:.*]], %{{.*}}, %{{.*}}, %{{.*}} = mla.cta_unit %[[UNIT32]] of requests(%[[B]]) units(%[[NS]]) indptr(%[[I]]) tables(%[[UT]], %[[PT]], %[[MTAB]]) if %[[WRITES]] {wave_units = 80 : i64, waves = 3 : i64}
+// CHECK: %[[REQ32:.*]], %{{.*}}, %{{.*}}, %{{.*}}, %[[UBEGIN:.*]], %[[UEND:.*]] = mla.cta_unit %[[UNIT32]] of requests(%[[B]]) units(%[[NS]]) indptr(%[[I]]) tables(%[[UT]], %[[PT]], %[[MTAB]]) if %[[WRITES]] {wave_units = 80 : i64, waves = 3 : i64}
 // CHECK: %[[ACTIVE:.*]] = arith.cmpi sge, %[[REQ32]], %{{.*}} : i32
 // CHECK: %[[REQ:.*]] = arith.index_castui %{{.*}} : i32 to index
 // CHECK: %[[PIECE:.*]] = arith.index_castui %{{.*}} : i32 to index
@@ -53,15 +54,22 @@
 // CHECK: %[[FIRSTPARTIAL:.*]] = arith.muli %[[FIRSTROW]], %[[C48]]
 // CHECK: %[[OPTR:.*]] = arith.select %[[SINGLE]], %[[DOUT]], %[[O]] : !llvm.ptr<1>
 // CHECK: %[[LPTR:.*]] = arith.select %[[SINGLE]], %[[DLSE]], %[[L]] : !llvm.ptr<1>
-// CHECK: scf.yield %[[REQ]], %[[PIECE]], %[[PIECES]], %[[FIRSTPARTIAL]], %[[OPTR]], %[[LPTR]], %[[ACTIVE]]
+// CHECK: scf.yield %[[REQ]], %[[PIECE]], %[[PIECES]], %[[FIRSTPARTIAL]], %[[OPTR]], %[[LPTR]], %[[ACTIVE]], %[[UBEGIN]], %[[UEND]]
 // CHECK: } else {
 // CHECK: %[[HREQ:.*]] = arith.divui %[[UNIT]], %[[NSPLIT]]
 // CHECK: %[[HSPLIT:.*]] = arith.remui %[[UNIT]], %[[NSPLIT]]
 // CHECK: %[[HROWS:.*]] = arith.muli %[[HREQ]], %[[C48]]
 // CHECK: %[[HFIRST:.*]] = arith.muli %[[HROWS]], %[[NSPLIT]]
-// CHECK: scf.yield %[[HREQ]], %[[HSPLIT]], %[[NSPLIT]], %[[HFIRST]], %[[O]], %[[L]], %true
+// The host-planned split reads its request's tokens from indptr.
+// CHECK: %[[HREQ32:.*]] = arith.index_castui %[[HREQ]] : index to i32
+// CHECK: %[[HNEXT32:.*]] = arith.addi %[[HREQ32]], %{{.*}} : i32
+// CHECK: %[[HBEGINAT:.*]] = llvm.getelementptr %[[I]][%[[HREQ32]]]
+// CHECK: %[[HBEGIN:.*]] = llvm.load %[[HBEGINAT]] : !llvm.ptr<1> -> i32
+// CHECK: %[[HENDAT:.*]] = llvm.getelementptr %[[I]][%[[HNEXT32]]]
+// CHECK: %[[HEND:.*]] = llvm.load %[[HENDAT]] : !llvm.ptr<1> -> i32
+// CHECK: scf.yield %[[HREQ]], %[[HSPLIT]], %[[NSPLIT]], %[[HFIRST]], %[[O]], %[[L]], %true, %[[HBEGIN]], %[[HEND]]
 // CHECK: scf.if %[[WORK]]#6 {
-// CHECK: mla.cta_attend request(%[[WORK]]#0) head_group(%[[GROUP]]) split(%[[WORK]]#1) of %[[WORK]]#2 first_partial(%[[WORK]]#3) q(%[[Q]]) kv(%[[KV]]) pages(%[[P]]) indptr(%[[I]]) seq_lens(%[[SL]]) dcp(%[[DCP]]) scale(%[[S]]) vscale(%[[VS]]) into o_part(%[[WORK]]#4) lse_part(%[[WORK]]#5) {config = #mla.config<qlen = 4>}
+// CHECK: mla.cta_attend request(%[[WORK]]#0) head_group(%[[GROUP]]) split(%[[WORK]]#1) of %[[WORK]]#2 first_partial(%[[WORK]]#3) q(%[[Q]]) kv(%[[KV]]) pages(%[[P]]) tokens(%[[WORK]]#7, %[[WORK]]#8) seq_lens(%[[SL]]) dcp(%[[DCP]]) scale(%[[S]]) vscale(%[[VS]]) into o_part(%[[WORK]]#4) lse_part(%[[WORK]]#5) {config = #mla.config<qlen = 4>}
 // CHECK: gpu.return
 // CHECK: gpu.func @mla_combine(%[[CO:.*]]: !llvm.ptr<1>, %[[CL:.*]]: !llvm.ptr<1>, %[[OUT:.*]]: !llvm.ptr<1>, %[[LSE:.*]]: !llvm.ptr<1>, %[[ROWS:.*]]: i32, %[[CNSARG:.*]]: i32, %[[MT:.*]]: !llvm.ptr<1>) kernel
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>

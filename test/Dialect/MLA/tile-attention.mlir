@@ -9,8 +9,12 @@
 // CHECK-LABEL: gpu.func @mla_attn
 // CHECK-NOT: mla.cta_attend
 // CHECK: %[[LDS:.*]] = llvm.mlir.addressof @__mla_lds_mla_attn : !llvm.ptr<3>
+// The request's tokens come as operands (no indptr load): seq = end - begin.
 // The split's range: chunk = roundup(ceil(seq / NS), 128); end = min(start + chunk, seq).
-// CHECK: %[[SEQ:.*]] = arith.subi
+// CHECK-NOT: llvm.load
+// CHECK: %[[TBEGIN:.*]] = rocdl.readfirstlane %arg15 : i32
+// CHECK: %[[TEND:.*]] = rocdl.readfirstlane %arg16 : i32
+// CHECK: %[[SEQ:.*]] = arith.subi %[[TEND]], %[[TBEGIN]]
 // CHECK: %[[CHUNK:.*]] = arith.muli %{{.*}}, %c128
 // CHECK: %[[START:.*]] = arith.muli %{{.*}}, %[[CHUNK]] : i32
 // CHECK: %[[STARTCHUNK:.*]] = arith.addi %[[START]], %[[CHUNK]] : i32
@@ -62,12 +66,12 @@ gpu.module @m {
                      %indptr: !llvm.ptr<1>, %scale: f32, %vscale: f32, %o: !llvm.ptr<1>,
                      %l: !llvm.ptr<1>, %request: index, %group: index, %split: index,
                      %ns: index, %seqlens: !llvm.ptr<1>, %dcp: !llvm.ptr<1>,
-                     %first: index) kernel {
+                     %first: index, %begin: i32, %end: i32) kernel {
     mla.cta_attend request(%request) head_group(%group) split(%split) of %ns first_partial(%first) q(%q) kv(%kv)
-        pages(%pages) indptr(%indptr) seq_lens(%seqlens) dcp(%dcp) scale(%scale) vscale(%vscale) into o_part(%o)
+        pages(%pages) tokens(%begin, %end) seq_lens(%seqlens) dcp(%dcp) scale(%scale) vscale(%vscale) into o_part(%o)
         lse_part(%l) {config = #mla.config<>}
         : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>,
-          !llvm.ptr<1>, !llvm.ptr<1>
+          !llvm.ptr<1>
     gpu.return
   }
 }
@@ -115,12 +119,12 @@ gpu.module @m {
 // CHECK: %[[FIRST:.*]] = arith.select %[[FSEEN]], %[[FDIV]], %c-1_i32
 // CHECK: mla.mask_logits %{{.*}} bounds(%[[FIRST]], %[[BOUND]])
 gpu.module @m {
-  gpu.func @qlen4(%p: !llvm.ptr<1>, %s: f32, %i: index) kernel {
+  gpu.func @qlen4(%p: !llvm.ptr<1>, %s: f32, %i: index, %t: i32) kernel {
     mla.cta_attend request(%i) head_group(%i) split(%i) of %i first_partial(%i) q(%p) kv(%p) pages(%p)
-        indptr(%p) seq_lens(%p) dcp(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
+        tokens(%t, %t) seq_lens(%p) dcp(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
         {config = #mla.config<qlen = 4>}
         : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>,
-          !llvm.ptr<1>, !llvm.ptr<1>
+          !llvm.ptr<1>
     gpu.return
   }
 }
@@ -131,12 +135,12 @@ gpu.module @m {
 // CHECK-LABEL: gpu.func @wide
 // CHECK: mla.kv_dma {{.*}} dmas 0 to 9 {wide_kv}
 gpu.module @m {
-  gpu.func @wide(%p: !llvm.ptr<1>, %s: f32, %i: index) kernel {
+  gpu.func @wide(%p: !llvm.ptr<1>, %s: f32, %i: index, %t: i32) kernel {
     mla.cta_attend request(%i) head_group(%i) split(%i) of %i first_partial(%i) q(%p) kv(%p) pages(%p)
-        indptr(%p) seq_lens(%p) dcp(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
+        tokens(%t, %t) seq_lens(%p) dcp(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
         {config = #mla.config<wide_kv = true>}
         : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>,
-          !llvm.ptr<1>, !llvm.ptr<1>
+          !llvm.ptr<1>
     gpu.return
   }
 }
@@ -153,12 +157,12 @@ gpu.module @m {
 // CHECK-NEXT: "; mla: block loop exit"
 // CHECK: mla.attend_epilogue
 gpu.module @m {
-  gpu.func @wspec(%p: !llvm.ptr<1>, %s: f32, %i: index) kernel {
+  gpu.func @wspec(%p: !llvm.ptr<1>, %s: f32, %i: index, %t: i32) kernel {
     mla.cta_attend request(%i) head_group(%i) split(%i) of %i first_partial(%i) q(%p) kv(%p) pages(%p)
-        indptr(%p) seq_lens(%p) dcp(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
+        tokens(%t, %t) seq_lens(%p) dcp(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
         {config = #mla.config<wspec = true>}
         : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>,
-          !llvm.ptr<1>, !llvm.ptr<1>
+          !llvm.ptr<1>
     gpu.return
   }
 }
@@ -169,12 +173,12 @@ gpu.module @m {
 // CHECK-LABEL: gpu.func @wspec_qlen4
 // CHECK: } {mla.dma_plan = "compute_bound", mla.warp_specialize}
 gpu.module @m {
-  gpu.func @wspec_qlen4(%p: !llvm.ptr<1>, %s: f32, %i: index) kernel {
+  gpu.func @wspec_qlen4(%p: !llvm.ptr<1>, %s: f32, %i: index, %t: i32) kernel {
     mla.cta_attend request(%i) head_group(%i) split(%i) of %i first_partial(%i) q(%p) kv(%p) pages(%p)
-        indptr(%p) seq_lens(%p) dcp(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
+        tokens(%t, %t) seq_lens(%p) dcp(%p) scale(%s) vscale(%s) into o_part(%p) lse_part(%p)
         {config = #mla.config<heads = 12, qlen = 4, wspec = true>}
         : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>,
-          !llvm.ptr<1>, !llvm.ptr<1>
+          !llvm.ptr<1>
     gpu.return
   }
 }

@@ -205,6 +205,50 @@ gpu.module @m {
 
 // -----
 
+// Under the device schedule the waves wait at mla.cta_unit's barrier: the DMA role's
+// priority is raised before it (a warp_roles op whose compute region is empty), so that
+// on release the DMA waves issue first; the role's own s_setprio stays for the
+// host-planned path.
+// CHECK-LABEL: gpu.func @scheduled
+// CHECK: mla.warp_roles compute_waves 4 compute {
+// CHECK-NEXT: } dma {
+// CHECK-NEXT:   rocdl.s.setprio 3
+// CHECK-NEXT: }
+// CHECK-NEXT: mla.cta_unit
+// CHECK: mla.warp_roles compute_waves 4 compute {
+// CHECK: } dma {
+// CHECK-NEXT: rocdl.s.setprio 3
+gpu.module @m {
+  llvm.mlir.global internal @__mla_lds_scheduled() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<153088 x i8>
+  gpu.func @scheduled(%g: !llvm.ptr<1>, %n: i32, %i: i32, %f: f32, %v: i1,
+                      %qh: vector<4x32xf8E4M3FN>, %ql: vector<4x32xf8E4M3FN>,
+                      %qr: vector<32xf8E4M3FN>) kernel {
+    %entry:6 = mla.cta_unit %i of requests(%n) units(%n) indptr(%g) tables(%g, %g, %g) if %v
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    %lds = llvm.mlir.addressof @__mla_lds_scheduled : !llvm.ptr<3>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zeros = arith.constant dense<0.0> : vector<4x4xf32>
+    %r:3 = scf.for %b = %c0 to %n step %c1 iter_args(%m = %f, %l = %f, %o = %zeros)
+        -> (f32, f32, vector<4x4xf32>) : i32 {
+      %page = mla.load_page_index %g[%entry#4] block %b of [%i, %entry#5)
+      mla.kv_dma %g[%page : i32] to %lds slot %c0 dmas 0 to 9
+      mla.kv_wait slot %c0 pending 0
+      mla.lds_barrier
+      %s = mla.qk_tile %lds slot %c0 q(%qh, %ql, %qr)
+      %sm = mla.mask_logits %s scale %f block %i end %i bounds(%i, %i)
+      %m2, %l2, %o2 = mla.softmax_update %lds logits %sm state(%m, %l, %o)
+      %o3 = mla.pv_tile %lds slot %c0 acc %o2
+      mla.lds_barrier
+      scf.yield %m2, %l2, %o3 : f32, f32, vector<4x4xf32>
+    } {mla.warp_specialize}
+    mla.attend_epilogue %lds state(%r#0, %r#1, %r#2) vscale %f into %g, %g[%i] valid %v
+    gpu.return
+  }
+}
+
+// -----
+
 // A marked loop that is not mla-tile-attention's block loop is an error, not a wrong
 // schedule.
 gpu.module @m {

@@ -26,12 +26,16 @@
 //      (idle).
 //
 // mla.cta_unit, an attention CTA's prologue under the device schedule, runs steps 1 and 2
-// in every wave (the same values in each: no LDS, no barrier), then step 3's scans
-// without the stores: the lane whose pieces [first_b, first_b + n_b) hold the CTA's unit
+// in wave 0 (the other waves wait at a barrier: two waves share a SIMD, so eight waves
+// computing the same values took twice one wave's time), then step 3's scans without
+// the stores: the lane whose pieces [first_b, first_b + n_b) hold the CTA's unit
 // (and the lane whose merge entries hold entry `unit`) is found with a ballot and read
 // with readlane; a writing CTA stores only its own unit and merge entries and, when its
 // unit is a request's first piece, that request's entry. The U CTAs of head group 0
-// thus write every entry that step 3 and 4 would.
+// thus write every entry that step 3 and 4 would. Lane 0 of wave 0 leaves the entry and
+// the request's tokens [indptr[b], indptr[b + 1]) (read by lane b for its blocks) in a
+// 24-byte workgroup buffer of the op's own, which every wave reads after the barrier:
+// the CTA's attention does not read indptr again.
 //
 // Wave scans and reductions are DPP moves (amdgpu.dpp) and v_readlane_b32: no LDS round
 // trip, unlike gpu.shuffle's ds_bpermute; the planner uses no LDS at all.
@@ -81,7 +85,7 @@ public:
   BudgetEmitter(Operation *op, const ScheduleInputs &in) : b(op->getLoc(), op), anchor(op), in(in) {}
 
 protected:
-  /// Steps 1 and 2: total and most (lane l keeps request l's blocks in firstBlocks),
+  /// Steps 1 and 2: total and most (lane l keeps request l's span in firstSpan),
   /// then the block budget.
   Value emitBudget();
 
@@ -141,16 +145,22 @@ protected:
   /// The sum (or max) over the wave's lanes, in every lane.
   Value waveReduce(Value x, bool isMax) { return lastLane(waveInclusiveScan(x, isMax)); }
 
-  /// blocks_b of request `request` (in 0..B-1).
-  Value blocksOf(Value request) {
+  /// Request `request`'s tokens [begin, end) and its blocks_b.
+  struct Span {
+    Value begin, end, blocks;
+  };
+  /// The span of request `request` (in 0..B-1).
+  Span spanOf(Value request) {
     // One op per statement: the IR's order must not depend on the host compiler's order
     // of evaluating arguments.
     Value begin = load(in.indptr, request);
     Value end = load(in.indptr, add(request, c(1)));
     Value len = sub(end, begin);
     Value nonNegative = arith::MaxSIOp::create(b, len, c(0));
-    return ceilDiv(nonNegative, c(kernel::kBlockTokens));
+    return {begin, end, ceilDiv(nonNegative, c(kernel::kBlockTokens))};
   }
+  /// blocks_b of request `request` (in 0..B-1).
+  Value blocksOf(Value request) { return spanOf(request).blocks; }
   /// n_b for a budget.
   Value piecesOf(Value blocks, Value budget) { return umax(c(1), ceilDiv(blocks, budget)); }
 
@@ -159,6 +169,7 @@ protected:
   /// One chunk of 64 requests from request `base` on (lane l: request base + l).
   struct Chunk {
     Value request, valid;            ///< the lane's request; whether it is one
+    Value begin, end;                ///< its tokens (those of request 0 past the last)
     Value n, inclusive, total;       ///< its pieces n_b, their inclusive scan and sum
     Value slices, slicesInclusive, slicesTotal; ///< likewise its merge entries s_b
   };
@@ -177,7 +188,7 @@ protected:
   Operation *anchor;
   ScheduleInputs in;
   Value lane;
-  Value firstBlocks; ///< blocks_l of request l (lane l), 0 past the last request
+  Span firstSpan; ///< request l's span in lane l ({0, 0, 0} past the last request)
   llvm::DenseMap<int64_t, Value> constants;
 };
 
@@ -211,9 +222,9 @@ private:
 };
 
 Value BudgetEmitter::piecesFor(Value budget) {
-  // The first 64 requests' blocks stay in the lanes (firstBlocks): no load again.
+  // The first 64 requests' blocks stay in the lanes (firstSpan): no load again.
   Value isRequest = cmp(arith::CmpIPredicate::ult, lane, in.numRequests);
-  Value firstPieces = piecesOf(firstBlocks, budget);
+  Value firstPieces = piecesOf(firstSpan.blocks, budget);
   Value first = select(isRequest, firstPieces, c(0));
   auto loop = scf::ForOp::create(b, add(lane, c(gfx950::kWaveSize)), in.numRequests,
                                  c(gfx950::kWaveSize), ValueRange{first});
@@ -367,16 +378,19 @@ Value BudgetEmitter::emitBudget() {
 
   // 1. total and most. Lane l keeps request l's blocks (0 past the last request) for
   // the later passes, so a batch of at most 64 requests reads indptr once.
-  auto ifRequest = scf::IfOp::create(b, TypeRange{b.getI32Type()},
+  Type i32 = b.getI32Type();
+  auto ifRequest = scf::IfOp::create(b, TypeRange{i32, i32, i32},
                                      cmp(arith::CmpIPredicate::ult, lane, requests), true);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifRequest.thenBlock());
-    scf::YieldOp::create(b, blocksOf(lane));
+    Span span = spanOf(lane);
+    scf::YieldOp::create(b, ValueRange{span.begin, span.end, span.blocks});
     b.setInsertionPointToStart(ifRequest.elseBlock());
-    scf::YieldOp::create(b, c(0));
+    scf::YieldOp::create(b, ValueRange{c(0), c(0), c(0)});
   }
-  firstBlocks = ifRequest.getResult(0);
+  firstSpan = {ifRequest.getResult(0), ifRequest.getResult(1), ifRequest.getResult(2)};
+  Value firstBlocks = firstSpan.blocks;
   auto sums = scf::ForOp::create(b, add(lane, wave), requests, wave,
                                  ValueRange{firstBlocks, firstBlocks});
   {
@@ -399,16 +413,20 @@ BudgetEmitter::Chunk BudgetEmitter::chunkAt(Value base, Value budget) {
   k.request = add(base, lane);
   k.valid = cmp(arith::CmpIPredicate::ult, k.request, requests);
   // A lane past the last request reads request 0 (in bounds) and counts no piece.
-  auto ifLater = scf::IfOp::create(b, TypeRange{b.getI32Type()},
+  Type i32 = b.getI32Type();
+  auto ifLater = scf::IfOp::create(b, TypeRange{i32, i32, i32},
                                    cmp(arith::CmpIPredicate::ugt, base, c(0)), true);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(ifLater.thenBlock());
-    scf::YieldOp::create(b, blocksOf(select(k.valid, k.request, c(0))));
+    Span span = spanOf(select(k.valid, k.request, c(0)));
+    scf::YieldOp::create(b, ValueRange{span.begin, span.end, span.blocks});
     b.setInsertionPointToStart(ifLater.elseBlock());
-    scf::YieldOp::create(b, firstBlocks);
+    scf::YieldOp::create(b, ValueRange{firstSpan.begin, firstSpan.end, firstSpan.blocks});
   }
-  Value blocks = ifLater.getResult(0);
+  k.begin = ifLater.getResult(0);
+  k.end = ifLater.getResult(1);
+  Value blocks = ifLater.getResult(2);
   k.n = select(k.valid, piecesOf(blocks, budget), c(0));
   k.inclusive = waveInclusiveScan(k.n, /*isMax=*/false);
   k.total = lastLane(k.inclusive);
@@ -480,8 +498,12 @@ void PlannerEmitter::emit() {
   op.erase();
 }
 
-/// mla.cta_unit: an attention CTA's own entry, computed by each of its waves.
+/// mla.cta_unit: an attention CTA's own entry, computed by its wave 0 and shared through
+/// LDS.
 class UnitEmitter : BudgetEmitter {
+  /// The op's results: the unit's entry, then its request's tokens [begin, end).
+  static constexpr int64_t kSharedInts = kernel::kUnitEntryInts + 2;
+
 public:
   UnitEmitter(CtaUnitOp op)
       : BudgetEmitter(op, inputsOf(op)), op(op) {}
@@ -489,16 +511,24 @@ public:
   void emit();
 
 private:
-  /// The entry {request, index, n, first} of the one lane where `hit` holds, read with
-  /// readlane; `previous` where no lane does.
-  SmallVector<Value> entryOfHit(Value hit, Value request, Value index, Value n, Value first,
-                                ValueRange previous);
+  /// `values` (an entry) of the one lane where `hit` holds, read with readlane;
+  /// `previous` where no lane does.
+  SmallVector<Value> entryOfHit(Value hit, ValueRange values, ValueRange previous);
+  /// The address of the CTA's LDS copy of the op's results (kSharedInts i32), a
+  /// workgroup buffer of its own.
+  Value entryInLds();
+  Value atLds(Value base, Value index) {
+    return LLVM::GEPOp::create(b, base.getType(), b.getI32Type(), base, ValueRange{index});
+  }
+  void storeLds(Value value, Value base, Value index) {
+    LLVM::StoreOp::create(b, value, atLds(base, index));
+  }
 
   CtaUnitOp op;
 };
 
-SmallVector<Value> UnitEmitter::entryOfHit(Value hit, Value request, Value index, Value n,
-                                           Value first, ValueRange previous) {
+SmallVector<Value> UnitEmitter::entryOfHit(Value hit, ValueRange values,
+                                           ValueRange previous) {
   Type i64 = b.getI64Type();
   Value hits = ROCDL::BallotOp::create(b, i64, hit);
   Value any = cmp(arith::CmpIPredicate::ne, hits, arith::ConstantIntOp::create(b, i64, 0));
@@ -507,7 +537,7 @@ SmallVector<Value> UnitEmitter::entryOfHit(Value hit, Value request, Value index
   Value guarded = arith::OrIOp::create(b, hits, arith::ConstantIntOp::create(b, i64, INT64_MIN));
   Value bit = LLVM::CountTrailingZerosOp::create(b, i64, guarded, /*is_zero_poison=*/true);
   Value k = arith::TruncIOp::create(b, b.getI32Type(), bit);
-  SmallVector<Value> entry, values = {request, index, n, first};
+  SmallVector<Value> entry;
   for (auto [value, old] : llvm::zip_equal(values, previous)) {
     Value atHit = ROCDL::ReadlaneOp::create(b, b.getI32Type(), value, k);
     entry.push_back(select(any, atHit, old));
@@ -521,59 +551,76 @@ void UnitEmitter::emit() {
                                            gpu::ThreadIdOp::create(b, gpu::Dimension::x));
   Value requests = op.getNumRequests(), unit = op.getUnit();
   Value wave = c(gfx950::kWaveSize);
-  Value budget = emitBudget();
-
-  // 3. in chunks of 64 requests: the lane whose pieces hold `unit`, and the lane whose
-  // merge entries hold entry `unit`; an idle entry {-1, 0, 0, 0} where none does.
-  SmallVector<Value> idle = {c(-1), c(0), c(0), c(0)};
-  SmallVector<Value> init = {c(0), c(0)};
-  init.append(idle);
-  init.append(idle);
   Value writer = op.getWriteTables();
-  Value waveZero = arith::AndIOp::create(b, writer, cmp(arith::CmpIPredicate::ult, tid, wave));
-  auto chunks = scf::ForOp::create(b, c(0), requests, wave, init);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(chunks.getBody());
-    ValueRange carried = chunks.getRegionIterArgs();
-    Value running = carried[0], mergesRunning = carried[1];
-    Chunk k = chunkAt(chunks.getInductionVar(), budget);
-    Value first = sub(add(running, k.inclusive), k.n);
-    // unit - first < n, unsigned: first <= unit < first + n (never for n = 0).
-    Value piece = sub(unit, first);
-    Value hit = cmp(arith::CmpIPredicate::ult, piece, k.n);
-    SmallVector<Value> unitEntry =
-        entryOfHit(hit, k.request, piece, k.n, first, carried.slice(2, 4));
-    Value mergeFirst = sub(add(mergesRunning, k.slicesInclusive), k.slices);
-    Value slice = sub(unit, mergeFirst);
-    Value mergeHit = cmp(arith::CmpIPredicate::ult, slice, k.slices);
-    SmallVector<Value> mergeEntry =
-        entryOfHit(mergeHit, k.request, slice, k.n, first, carried.slice(6, 4));
-    // pieces[b] for the request whose first piece is this unit's.
-    Value opens = arith::AndIOp::create(b, k.valid, cmp(arith::CmpIPredicate::eq, first, unit));
-    auto ifOpens = scf::IfOp::create(b, arith::AndIOp::create(b, opens, waveZero),
-                                     /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(ifOpens.thenBlock());
-      Value entry = mul(k.request, c(kernel::kPieceEntryInts));
-      store(k.n, op.getPieces(), entry);
-      store(first, op.getPieces(), add(entry, c(1)));
-    }
-    SmallVector<Value> next = {add(running, k.total), add(mergesRunning, k.slicesTotal)};
-    next.append(unitEntry);
-    next.append(mergeEntry);
-    scf::YieldOp::create(b, next);
-  }
-  ValueRange unitEntry = chunks.getResults().slice(2, 4);
-  ValueRange mergeEntry = chunks.getResults().slice(6, 4);
+  Value entryLds = entryInLds();
 
-  // 4. the unit's own unit and merge entries, by lane 0 of wave 0.
-  auto ifWriter = scf::IfOp::create(
-      b, arith::AndIOp::create(b, writer, cmp(arith::CmpIPredicate::eq, tid, c(0))),
-      /*withElseRegion=*/false);
+  // Wave 0 alone computes the entry; the other waves wait at the barrier below. Two
+  // waves share each SIMD, so eight waves computing the same values took about twice
+  // one wave's time (each issuing in the other's gaps).
+  Value isWaveZero = cmp(arith::CmpIPredicate::ult, tid, wave);
+  auto ifWaveZero = scf::IfOp::create(b, isWaveZero, /*withElseRegion=*/false);
   {
-    OpBuilder::InsertionGuard guard(b);
+    OpBuilder::InsertionGuard waveZero(b);
+    b.setInsertionPointToStart(ifWaveZero.thenBlock());
+    Value budget = emitBudget();
+
+    // 3. in chunks of 64 requests: the lane whose pieces hold `unit` (its entry and its
+    // request's tokens), and the lane whose merge entries hold entry `unit`; an idle
+    // entry {-1, 0, 0, 0} (tokens 0, 0) where none does.
+    SmallVector<Value> idle = {c(-1), c(0), c(0), c(0)};
+    SmallVector<Value> init = {c(0), c(0)};
+    init.append(idle);
+    init.append({c(0), c(0)});
+    init.append(idle);
+    auto chunks = scf::ForOp::create(b, c(0), requests, wave, init);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(chunks.getBody());
+      ValueRange carried = chunks.getRegionIterArgs();
+      Value running = carried[0], mergesRunning = carried[1];
+      Chunk k = chunkAt(chunks.getInductionVar(), budget);
+      Value first = sub(add(running, k.inclusive), k.n);
+      // unit - first < n, unsigned: first <= unit < first + n (never for n = 0).
+      Value piece = sub(unit, first);
+      Value hit = cmp(arith::CmpIPredicate::ult, piece, k.n);
+      SmallVector<Value> unitEntry =
+          entryOfHit(hit, {k.request, piece, k.n, first, k.begin, k.end},
+                     carried.slice(2, kSharedInts));
+      Value mergeFirst = sub(add(mergesRunning, k.slicesInclusive), k.slices);
+      Value slice = sub(unit, mergeFirst);
+      Value mergeHit = cmp(arith::CmpIPredicate::ult, slice, k.slices);
+      SmallVector<Value> mergeEntry =
+          entryOfHit(mergeHit, {k.request, slice, k.n, first},
+                     carried.slice(2 + kSharedInts, kernel::kMergeEntryInts));
+      // pieces[b] for the request whose first piece is this unit's.
+      Value opens =
+          arith::AndIOp::create(b, k.valid, cmp(arith::CmpIPredicate::eq, first, unit));
+      auto ifOpens = scf::IfOp::create(b, arith::AndIOp::create(b, opens, writer),
+                                       /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(ifOpens.thenBlock());
+        Value entry = mul(k.request, c(kernel::kPieceEntryInts));
+        store(k.n, op.getPieces(), entry);
+        store(first, op.getPieces(), add(entry, c(1)));
+      }
+      SmallVector<Value> next = {add(running, k.total), add(mergesRunning, k.slicesTotal)};
+      next.append(unitEntry);
+      next.append(mergeEntry);
+      scf::YieldOp::create(b, next);
+    }
+    ValueRange shared = chunks.getResults().slice(2, kSharedInts);
+    ValueRange unitEntry = shared.take_front(kernel::kUnitEntryInts);
+    ValueRange mergeEntry = chunks.getResults().slice(2 + kSharedInts, kernel::kMergeEntryInts);
+
+    // 4. lane 0: the entry for the CTA's waves and, in a writing CTA, the unit's unit
+    // and merge entries.
+    auto ifLaneZero =
+        scf::IfOp::create(b, cmp(arith::CmpIPredicate::eq, lane, c(0)), /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifLaneZero.thenBlock());
+    for (auto [i, value] : llvm::enumerate(shared))
+      storeLds(value, entryLds, c(int64_t(i)));
+    auto ifWriter = scf::IfOp::create(b, writer, /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifWriter.thenBlock());
     auto storeAt = [&](ValueRange entry, Value table, int64_t entryInts) {
       Value slot = mul(unit, c(entryInts));
@@ -584,8 +631,30 @@ void UnitEmitter::emit() {
     storeAt(unitEntry, op.getUnits(), kernel::kUnitEntryInts);
     storeAt(mergeEntry, op.getMerges(), kernel::kMergeEntryInts);
   }
-  op.replaceAllUsesWith(unitEntry);
+
+  // Every wave reads the entry after the barrier, as uniform values.
+  gpu::BarrierOp::create(b);
+  SmallVector<Value> entry;
+  for (int64_t i = 0; i < kSharedInts; ++i) {
+    Value loaded = LLVM::LoadOp::create(b, b.getI32Type(), atLds(entryLds, c(i)));
+    entry.push_back(ROCDL::ReadfirstlaneOp::create(b, b.getI32Type(), loaded));
+  }
+  op.replaceAllUsesWith(entry);
   op.erase();
+}
+
+Value UnitEmitter::entryInLds() {
+  auto module = op->getParentOfType<gpu::GPUModuleOp>();
+  auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
+  OpBuilder builder(op->getContext()); // detached: inserted (and renamed) below
+  auto type = LLVM::LLVMArrayType::get(builder.getI32Type(), kSharedInts);
+  auto global = LLVM::GlobalOp::create(
+      builder, op.getLoc(), type, /*isConstant=*/false, LLVM::Linkage::Internal,
+      ("__mla_unit_entry_" + kernel.getName()).str(), Attribute(), /*alignment=*/16,
+      /*addrSpace=*/3);
+  // Another mla.cta_unit of the same kernel gets its own (renamed) buffer.
+  SymbolTable(module).insert(global, module.getBody()->begin());
+  return LLVM::AddressOfOp::create(b, global);
 }
 
 struct LowerSchedulePass final : mla::impl::MLALowerScheduleBase<LowerSchedulePass> {

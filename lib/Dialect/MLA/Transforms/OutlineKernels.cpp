@@ -139,23 +139,24 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
     // the schedule, at its first piece times qlen * H, or, for a request of one piece,
     // at row request * qlen of the output itself (F-sched: no combine for it).
     Value rowPartials = cst(config.getQlen() * config.getHeads());
+    // The request's tokens [begin, end) of the page table come with the work: from
+    // the unit's entry, or read from indptr for the host-planned split.
     Type ptr = arg(kernel::kAttnOPart).getType();
-    Type indexType = b.getIndexType(), i1 = b.getI1Type();
+    Type indexType = b.getIndexType(), i1 = b.getI1Type(), i32 = b.getI32Type();
     auto work = scf::IfOp::create(b, loc,
                                   TypeRange{indexType, indexType, indexType, indexType, ptr,
-                                            ptr, i1},
+                                            ptr, i1, i32, i32},
                                   scheduled, /*withElseRegion=*/true);
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(work.thenBlock());
       // The device schedule's entry of this CTA's unit, from indptr (mla.cta_unit); the
       // CTAs of head group 0 write the schedule's tables.
-      Type i32 = b.getI32Type();
       Value writesTables = cmp(CmpIPredicate::eq, group, cst(0));
       Value unit32 = arith::IndexCastUIOp::create(b, loc, i32, unit);
       auto [waveUnits, waves] = scheduleWaveAttrs(b, config);
       auto entry = CtaUnitOp::create(
-          b, loc, TypeRange{i32, i32, i32, i32}, arg(kernel::kAttnIndptr),
+          b, loc, TypeRange{i32, i32, i32, i32, i32, i32}, arg(kernel::kAttnIndptr),
           arg(kernel::kAttnUnits), arg(kernel::kAttnPieces), arg(kernel::kAttnMerges),
           arg(kernel::kAttnNumRequests), arg(kernel::kAttnNumSplits), unit32, writesTables,
           waveUnits, waves);
@@ -179,21 +180,35 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
       Value l = arith::SelectOp::create(b, loc, single, arg(kernel::kAttnLse),
                                         arg(kernel::kAttnLsePart));
       scf::YieldOp::create(b, loc,
-                           ValueRange{request, piece, pieces, firstPartial, o, l, active});
+                           ValueRange{request, piece, pieces, firstPartial, o, l, active,
+                                      entry.getRequestBegin(), entry.getRequestEnd()});
       b.setInsertionPointToStart(work.elseBlock());
       Value hostRequest = arith::DivUIOp::create(b, loc, unit, splits);
       Value hostSplit = arith::RemUIOp::create(b, loc, unit, splits);
       Value hostFirst = arith::MulIOp::create(
           b, loc, arith::MulIOp::create(b, loc, hostRequest, rowPartials), splits);
       Value yes = arith::ConstantIntOp::create(b, loc, i1, 1);
+      Value indptr = arg(kernel::kAttnIndptr);
+      auto offsetAt = [&](Value index) -> Value {
+        Value at = LLVM::GEPOp::create(b, loc, indptr.getType(), i32, indptr,
+                                       ValueRange{index});
+        return LLVM::LoadOp::create(b, loc, i32, at);
+      };
+      Value hostRequest32 = arith::IndexCastUIOp::create(b, loc, i32, hostRequest);
+      Value one = arith::ConstantIntOp::create(b, loc, i32, 1);
+      Value nextRequest32 = arith::AddIOp::create(b, loc, hostRequest32, one);
+      Value begin = offsetAt(hostRequest32);
+      Value end = offsetAt(nextRequest32);
       scf::YieldOp::create(b, loc,
                            ValueRange{hostRequest, hostSplit, splits, hostFirst,
-                                      arg(kernel::kAttnOPart), arg(kernel::kAttnLsePart), yes});
+                                      arg(kernel::kAttnOPart), arg(kernel::kAttnLsePart), yes,
+                                      begin, end});
     }
     auto ifActive = scf::IfOp::create(b, loc, work.getResult(6), /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifActive.thenBlock());
     using namespace kernel;
-    CtaAttendOp::create(b, loc, arg(kAttnQ), arg(kAttnKv), arg(kAttnPages), arg(kAttnIndptr),
+    CtaAttendOp::create(b, loc, arg(kAttnQ), arg(kAttnKv), arg(kAttnPages), work.getResult(7),
+                        work.getResult(8),
                         arg(kAttnSeqLens), arg(kAttnDcp), arg(kAttnScale), arg(kAttnVscale),
                         work.getResult(4), work.getResult(5), work.getResult(0), group,
                         work.getResult(1), work.getResult(2), work.getResult(3), config);

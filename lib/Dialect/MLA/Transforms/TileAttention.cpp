@@ -84,8 +84,8 @@ void tileAttention(CtaAttendOp op, LLVM::GlobalOp ldsGlobal) {
   IRInt request = fromIndex(op.getRequest());
   IRInt numSplits = uniform(fromIndex(op.getNumSplits()));
   IRInt split = uniform(fromIndex(op.getSplit()));
-  IRInt requestBase = uniform(loadI32(op.getIndptr(), request));
-  IRInt next = uniform(loadI32(op.getIndptr(), request + 1u));
+  IRInt requestBase = uniform(op.getRequestBegin());
+  IRInt next = uniform(op.getRequestEnd());
   IRInt seq = next - requestBase;
   IRInt perSplit = (seq + numSplits - 1u) / numSplits;
   IRInt chunk = (perSplit + (layout::kBlockTokens - 1)) / layout::kBlockTokens *

@@ -41,7 +41,8 @@
 //
 // Until its loop the DMA role runs at s_setprio kDmaRolePriority: its SIMDs issue its
 // index loads, source addresses and block 0's DMAs ahead of the compute waves' Q split
-// (modeled: a one-block CTA, qlen 1, lasts 12.3 K cycles instead of 14.2 K). In the
+// (modeled: a one-block CTA, qlen 1, lasts 12.3 K cycles instead of 14.2 K); under the
+// device schedule from before mla.cta_unit's barrier. In the
 // loop it runs at 0 like the compute role: there the compute role is the bound at 3
 // head groups and more, and the DMA role's raised priority cost qlen 4 up to 11 %
 // (docs/warp-specialization.md, "Wave priority").
@@ -196,6 +197,26 @@ Value zerosOf(OpBuilder &b, Location loc, Type type) {
 
 /// The loop's block DMA plan (mla-tile-attention's choice for the kernel's head
 /// groups), or the bytes-bound plan without one.
+/// Under the device schedule the CTA's waves wait at mla.cta_unit's barrier while wave 0
+/// computes the unit; the DMA role's priority is raised before it, so that on release
+/// its SIMDs issue the DMA waves' index loads ahead of the compute waves' Q loads, which
+/// would otherwise reach the memory queue first (modeled, `pessimistic`: 64 x 4K at qlen
+/// 1, block 0's first DMA at 6.7 K cycles instead of 7.7 K).
+void raiseDmaPriorityBeforeUnits(scf::ForOp loop, Location loc) {
+  auto func = loop->getParentOfType<gpu::GPUFuncOp>();
+  if (!func)
+    return;
+  SmallVector<CtaUnitOp> units;
+  func.walk([&](CtaUnitOp unit) { units.push_back(unit); });
+  for (CtaUnitOp unit : units) {
+    OpBuilder b(unit);
+    auto split = WarpRolesOp::create(b, loc, roles::kComputeWaves);
+    split.getCompute().emplaceBlock();
+    b.setInsertionPointToStart(&split.getDma().emplaceBlock());
+    ROCDL::SetPrioOp::create(b, loc, int16_t(roles::kDmaRolePriority));
+  }
+}
+
 FailureOr<roles::BlockDmaPlan> dmaPlanOf(scf::ForOp loop) {
   Attribute attr = loop->getAttr(kDmaPlanAttr);
   if (!attr)
@@ -256,6 +277,7 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
   Block *computeBody = &roleOp.getCompute().emplaceBlock();
   Block *dmaBody = &roleOp.getDma().emplaceBlock();
   Block *plainBody = loop.getBody();
+  raiseDmaPriorityBeforeUnits(loop, loc);
 
   // ---- Compute role --------------------------------------------------------------
   b.setInsertionPointToStart(computeBody);

@@ -152,10 +152,13 @@ def MLA_CtaScheduleOp : MLA_Op<"cta_schedule"> {
 def MLA_CtaUnitOp : MLA_Op<"cta_unit"> {
   let summary = "One unit's entry of the device schedule, computed by its own CTA";
   let description = [{
-    The attention kernel's prologue under the device schedule: computes, as every wave
-    of the CTA, the block budget of `mla.cta_schedule` for `num_requests` requests and
-    `num_units` units (and `wave_units` and `waves`, as there) from `indptr`, and returns the entry
-    of unit `unit`: {request (-1: idle), piece, the request's pieces, its first piece}.
+    The attention kernel's prologue under the device schedule: computes, in wave 0 of
+    the CTA, the block budget of `mla.cta_schedule` for `num_requests` requests and
+    `num_units` units (and `wave_units` and `waves`, as there) from `indptr`, and returns
+    to every wave the entry of unit `unit`: {request (-1: idle), piece, the request's
+    pieces, its first piece} and the request's tokens [`indptr[request]`,
+    `indptr[request + 1]`) (0, 0 for an idle unit), passed through a workgroup buffer of
+    its own after a barrier, so every wave of the CTA must reach the op.
     When `write_tables` is true, wave 0 also writes the tables of `mla.schedule` that
     belong to this unit: the unit entry `units[unit]`, the merge entry `merges[unit]`
     (the combine reads it), and `pieces[b]` for the request whose first piece the unit
@@ -174,7 +177,8 @@ def MLA_CtaUnitOp : MLA_Op<"cta_unit"> {
     OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$wave_units,
     OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<2>]>>:$waves
   );
-  let results = (outs I32:$request, I32:$piece, I32:$request_pieces, I32:$first_piece);
+  let results = (outs I32:$request, I32:$piece, I32:$request_pieces, I32:$first_piece,
+                      I32:$request_begin, I32:$request_end);
   let assemblyFormat = [{
     $unit `of` `requests` `(` $num_requests `)` `units` `(` $num_units `)`
     `indptr` `(` $indptr `)` `tables` `(` $units `,` $pieces `,` $merges `)`
@@ -194,7 +198,8 @@ def MLA_CtaAttendOp : MLA_Op<"cta_attend"> {
     The work of the CTA serving (`request`, `head_group`, `split`) of a
     `mla.split_kv_decode`: query rows `request * qlen ..` of heads
     `head_group * hpg .. + hpg` (hpg = floor(16 / qlen)) against the split's tokens, and
-    the partials of those rows. Buffers are the kernel's flat global arguments, laid out
+    the partials of those rows. The request's tokens are entries [`request_begin`,
+    `request_end`) of the page table (its indptr range, read by the op's creator). Buffers are the kernel's flat global arguments, laid out
     as kernel-contract.md section 2 says (raw global pointers: the element types are those of
     section 2); `num_splits` is NS. `seq_lens` (int32 [B], the requests' global lengths)
     and `dcp` (int32 [2]: dcp_size N, dcp_rank r) are decode context parallelism's
@@ -211,7 +216,8 @@ def MLA_CtaAttendOp : MLA_Op<"cta_attend"> {
     Arg<LLVM_PointerInAddressSpace<1>, "q, flat", [MemRead]>:$q,
     Arg<LLVM_PointerInAddressSpace<1>, "kv pool, flat", [MemRead]>:$kv,
     Arg<LLVM_PointerInAddressSpace<1>, "page table", [MemRead]>:$pages,
-    Arg<LLVM_PointerInAddressSpace<1>, "request offsets", [MemRead]>:$indptr,
+    I32:$request_begin,
+    I32:$request_end,
     Arg<LLVM_PointerInAddressSpace<1>, "global lengths or null", [MemRead]>:$seq_lens,
     Arg<LLVM_PointerInAddressSpace<1>, "{dcp_size, dcp_rank} or null", [MemRead]>:$dcp,
     F32:$scale,
@@ -228,11 +234,12 @@ def MLA_CtaAttendOp : MLA_Op<"cta_attend"> {
   let assemblyFormat = [{
     `request` `(` $request `)` `head_group` `(` $head_group `)` `split` `(` $split `)`
     `of` $num_splits `first_partial` `(` $first_partial `)`
-    `q` `(` $q `)` `kv` `(` $kv `)` `pages` `(` $pages `)` `indptr` `(` $indptr `)`
+    `q` `(` $q `)` `kv` `(` $kv `)` `pages` `(` $pages `)`
+    `tokens` `(` $request_begin `,` $request_end `)`
     `seq_lens` `(` $seq_lens `)` `dcp` `(` $dcp `)`
     `scale` `(` $scale `)` `vscale` `(` $vscale `)`
     `into` `o_part` `(` $o_part `)` `lse_part` `(` $lse_part `)` attr-dict
-    `:` type($q) `,` type($kv) `,` type($pages) `,` type($indptr) `,` type($seq_lens) `,`
+    `:` type($q) `,` type($kv) `,` type($pages) `,` type($seq_lens) `,`
         type($dcp) `,` type($o_part) `,` type($lse_part)
   }];
   let hasVerifier = 1;

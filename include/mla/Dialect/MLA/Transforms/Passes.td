@@ -43,8 +43,9 @@ def MLALowerSchedule : Pass<"mla-lower-schedule", "::mlir::gpu::GPUModuleOp"> {
     request table and the unit table (idle units -1). Wave sums and scans use DPP
     (`amdgpu.dpp`, `rocdl.readlane`); a request of many pieces has its entries written
     by the whole wave (`rocdl.ballot` picks such requests). `mla.cta_unit` computes the
-    same budget in every wave of an attention CTA and finds its own unit's entry and
-    merge entry with a ballot per 64 requests, writing only those.
+    same budget in wave 0 of an attention CTA and finds its own unit's entry and merge
+    entry with a ballot per 64 requests, writing only those; the entry reaches the
+    other waves through a 16-byte workgroup buffer and a barrier.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
                            "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
@@ -138,7 +139,8 @@ def MLAWarpSpecialize : Pass<"mla-warp-specialize", "::mlir::gpu::GPUModuleOp"> 
     Both roles meet the same barriers (K, B, C and A a block). Where barrier A sits and
     when the next block's DMAs go out is the loop's block DMA plan (`mla.dma_plan`,
     kernel::warp_roles::BlockDmaPlan); the DMA role runs at s_setprio
-    kDmaRolePriority until its loop. The numerics are the plain build's
+    kDmaRolePriority until its loop, raised already before the barrier of an
+    `mla.cta_unit` in the kernel (the device schedule). The numerics are the plain build's
     (docs/warp-specialization.md). Runs before `mla-pipeline-blocks`, which leaves
     the role loops alone.
   }];
