@@ -80,7 +80,7 @@ void usage(raw_ostream &os) {
         "                [--params NAME=V,...] [--params-file FILE] [--dma-lgkmcnt 0|1|both]\n"
         "                [--published]\n"
         "                [--build plain|wspec|both] [--threads N] [--report] [--policy]\n"
-        "                [--stall-pcs N] [--trace FILE]\n"
+        "                [--stall-pcs N] [--trace FILE] [--trace-combine FILE]\n"
         "                [--update-doc FILE]\n"
         "                [--update-param-doc FILE]\n"
         "       mla-perf --schedule-table [--params-set ...] [--dma-lgkmcnt ...]\n"
@@ -104,7 +104,7 @@ void usage(raw_ostream &os) {
         "the row's NS (rt::estimateSplitCost, the calibrated constants).\n"
         "--trace FILE writes the attention launch's issue timeline (its first simulated\n"
         "CTA: cycle, workgroup, wave, pc, stall before it, instruction); one case, set,\n"
-        "answer and build.\n";
+        "answer and build. --trace-combine FILE: the same for the combine launch.\n";
 }
 
 std::vector<PerfCase> defaultCases() {
@@ -241,6 +241,7 @@ int main(int argc, char **argv) {
   bool scheduleTable = false; // --schedule-table: issue 20's batches, both schedules
   size_t stallPcs = 12; // with --report: the attention instructions with the most stalls
   std::string tracePath; // --trace: the first simulated attention CTA's issue timeline
+  std::string combineTracePath; // --trace-combine: the combine launch's
   std::string command = "mla-perf";
   for (int i = 1; i < argc; ++i) {
     StringRef a = argv[i];
@@ -313,6 +314,9 @@ int main(int argc, char **argv) {
     } else if (a == "--trace") {
       tracePath = value().str();
       options.traceIssues = true;
+    } else if (a == "--trace-combine") {
+      combineTracePath = value().str();
+      options.traceCombineIssues = true;
     } else if (a == "--update-doc") {
       docPath = value().str();
     } else if (a == "--update-param-doc") {
@@ -325,10 +329,11 @@ int main(int argc, char **argv) {
       die("unknown option '" + a + "'");
     }
   }
-  if (!tracePath.empty() && (scheduleTable || cases.size() != 1 || sets.size() != 1 ||
-                             answers.size() != 1 || builds.size() != 1))
-    die("--trace needs one --case, one --params-set, one --dma-lgkmcnt answer and one "
-        "--build");
+  if ((!tracePath.empty() || !combineTracePath.empty()) &&
+      (scheduleTable || cases.size() != 1 || sets.size() != 1 || answers.size() != 1 ||
+       builds.size() != 1))
+    die(std::string(tracePath.empty() ? "--trace-combine" : "--trace") +
+        " needs one --case, one --params-set, one --dma-lgkmcnt answer and one --build");
   // Each set's parameters: the set, then --params-file / --params in order. Every
   // value is checked against its range before anything is simulated.
   std::vector<rt::TimingParams> setParams;
@@ -559,6 +564,11 @@ int main(int argc, char **argv) {
           }
           if (!tracePath.empty())
             writeIssueTrace(tracePath, command, r->attention);
+          if (!combineTracePath.empty()) {
+            if (r->combine.issueTrace.empty())
+              die("--trace-combine: case " + built.str() + " launches no combine");
+            writeIssueTrace(combineTracePath, command, r->combine);
+          }
           if (printReports) {
             errs() << "case " << built.str() << ", parameter set " << sets[si]
                    << ", ldsDmaCountsOnLgkmcnt=" << answers[k] << ":\n";

@@ -692,6 +692,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   auto combineEmulation = [&]() {
     rt::EmulatorOptions combineEmu = emu;
     combineEmu.l2Sharers = nullptr;
+    combineEmu.traceIssues = options.traceCombineIssues;
     const uint64_t partBegin = oPart->address, partEnd = oPart->address + oPart->size,
                    lseBegin = lsePart->address, lseEnd = lsePart->address + lsePart->size;
     combineEmu.infinityCacheHit = [=](uint64_t line) {

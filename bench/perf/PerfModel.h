@@ -93,6 +93,9 @@ struct PerfOptions {
   /// Record the issue timeline of the attention launch's first simulated CTA
   /// (PerfResult::attention.issueTrace).
   bool traceIssues = false;
+  /// Likewise for the combine launch whose report is PerfResult::combine (its first
+  /// simulated CU).
+  bool traceCombineIssues = false;
 };
 
 struct PerfResult {
