@@ -171,11 +171,14 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, Variant variant) {
       b, i32, gpu::ThreadIdOp::create(b, gpu::Dimension::x));
   Value group = arith::RemUIOp::create(b, lane, cst32(b, b.getLoc(), splitGroups));
   Value columnGroup = arith::DivUIOp::create(b, lane, cst32(b, b.getLoc(), splitGroups));
-  Value column = arith::AddIOp::create(
-      b,
-      arith::MulIOp::create(b, arith::IndexCastUIOp::create(b, i32, op.getSlice()),
-                            cst32(b, b.getLoc(), sliceColumns)),
-      arith::MulIOp::create(b, columnGroup, cst32(b, b.getLoc(), kColumnsPerLane)));
+  // One op per statement: the IR's order must not depend on the host compiler's order
+  // of evaluating arguments (docs/architecture.md, "Known issue").
+  Value columnsPerLane = cst32(b, b.getLoc(), kColumnsPerLane);
+  Value groupColumn = arith::MulIOp::create(b, columnGroup, columnsPerLane);
+  Value columnsPerSlice = cst32(b, b.getLoc(), sliceColumns);
+  Value slice = arith::IndexCastUIOp::create(b, i32, op.getSlice());
+  Value sliceColumn = arith::MulIOp::create(b, slice, columnsPerSlice);
+  Value column = arith::AddIOp::create(b, sliceColumn, groupColumn);
 
   // Slot j of a lane is split j * 8 + g. Some lane uses the slot iff j * 8 < NS, a
   // uniform test; the lane's own split may lie past the row's last (`valid` false),

@@ -438,9 +438,10 @@ BudgetEmitter::Chunk BudgetEmitter::chunkAt(Value base, Value budget) {
 
 Value BudgetEmitter::slicesOf(Value n) {
   auto upTo = [&](int64_t bound) { return cmp(arith::CmpIPredicate::ule, n, c(bound)); };
-  Value midOrWide = select(upTo(kernel::kCombineMidMaxSplits),
-                           c(kernel::combineSplitGroups(kernel::kCombineMidMaxSplits)),
-                           c(kernel::combineSplitGroups(kernel::kMaxSplits)));
+  Value wide = c(kernel::combineSplitGroups(kernel::kMaxSplits));
+  Value mid = c(kernel::combineSplitGroups(kernel::kCombineMidMaxSplits));
+  Value isMid = upTo(kernel::kCombineMidMaxSplits);
+  Value midOrWide = select(isMid, mid, wide);
   Value narrow = upTo(kernel::kCombineNarrowMaxSplits);
   Value layout = select(narrow, c(kernel::combineSplitGroups(kernel::kCombineNarrowMaxSplits)),
                         midOrWide);

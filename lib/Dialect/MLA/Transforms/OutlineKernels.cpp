@@ -169,8 +169,11 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
           b, loc, arith::MaxSIOp::create(b, loc, request32,
                                          arith::ConstantIntOp::create(b, loc, i32, 0)));
       Value piece = indexFromI32(b, loc, entry.getPiece());
-      Value pieces = arith::MaxUIOp::create(b, loc, indexFromI32(b, loc, entry.getRequestPieces()),
-                                            cst(1));
+      // One op per statement: the IR's order must not depend on the host compiler's
+      // order of evaluating arguments (docs/architecture.md, "Known issue").
+      Value onePiece = cst(1);
+      Value requestPieces = indexFromI32(b, loc, entry.getRequestPieces());
+      Value pieces = arith::MaxUIOp::create(b, loc, requestPieces, onePiece);
       Value first = indexFromI32(b, loc, entry.getFirstPiece());
       Value single = cmp(CmpIPredicate::eq, pieces, cst(1));
       Value firstRow = arith::SelectOp::create(b, loc, single, request, first);

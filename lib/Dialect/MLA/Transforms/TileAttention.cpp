@@ -94,17 +94,19 @@ void tileAttention(CtaAttendOp op, LLVM::GlobalOp ldsGlobal) {
   IRInt end = wrap(arith::MinSIOp::create(b, loc, start + chunk, seq));
   Value count = arith::SubIOp::create(b, loc, end, start);
   Value positive = cmp(arith::CmpIPredicate::sgt, count, ci(0));
-  Value numBlocks = arith::SelectOp::create(
-      b, loc, positive, (wrap(count) + (layout::kBlockTokens - 1)) / layout::kBlockTokens,
-      ci(0));
+  // One op per statement (here and below): the IR's order must not depend on the host
+  // compiler's order of evaluating arguments (docs/architecture.md, "Known issue").
+  Value noBlock = ci(0);
+  Value countBlocks = (wrap(count) + (layout::kBlockTokens - 1)) / layout::kBlockTokens;
+  Value numBlocks = arith::SelectOp::create(b, loc, positive, countBlocks, noBlock);
 
   // Row n of the tile is head-local hl = n / qlen at position n % qlen (F2).
   int64_t qlen = config.getQlen(), hpg = kernel::headsPerGroup(qlen);
   IRInt localHead = row / unsigned(qlen), position = row % unsigned(qlen);
   IRInt headValue = fromIndex(op.getHeadGroup()) * unsigned(hpg) + localHead;
-  Value rowValid = arith::AndIOp::create(
-      b, loc, cmp(arith::CmpIPredicate::ult, localHead, ci(hpg)),
-      cmp(arith::CmpIPredicate::ult, headValue, ci(config.getHeads())));
+  Value headInRange = cmp(arith::CmpIPredicate::ult, headValue, ci(config.getHeads()));
+  Value localInRange = cmp(arith::CmpIPredicate::ult, localHead, ci(hpg));
+  Value rowValid = arith::AndIOp::create(b, loc, localInRange, headInRange);
   // Padding rows read row 0 of head 0 (always in bounds), are zeroed, never stored.
   Value head = arith::SelectOp::create(b, loc, rowValid, headValue, ci(0));
   IRInt queryRow = request * unsigned(qlen) + position;
@@ -142,7 +144,9 @@ void tileAttention(CtaAttendOp op, LLVM::GlobalOp ldsGlobal) {
   IRInt dcpRank = uniform(dcpIf.getResult(1));
   auto localBound = [&](IRInt global) {
     Value seen = cmp(arith::CmpIPredicate::sge, global, ci(0));
-    return wrap(arith::SelectOp::create(b, loc, seen, global / dcpSize, ci(-1)));
+    Value none = ci(-1);
+    Value bound = global / dcpSize;
+    return wrap(arith::SelectOp::create(b, loc, seen, bound, none));
   };
   IRInt firstGlobal = globalSeq - unsigned(qlen) - dcpRank;
   IRInt causalBound = localBound(firstGlobal + position);
@@ -165,7 +169,9 @@ void tileAttention(CtaAttendOp op, LLVM::GlobalOp ldsGlobal) {
   Value zeros =
       arith::ConstantOp::create(b, loc, f32x4x4, DenseElementsAttr::get(f32x4x4, 0.0f));
   SmallVector<Value> init = {cf(-INFINITY), cf(0.0), zeros};
-  auto loop = scf::ForOp::create(b, loc, ci(0), numBlocks, ci(1), init);
+  Value step = ci(1);
+  Value firstBlock = ci(0);
+  auto loop = scf::ForOp::create(b, loc, firstBlock, numBlocks, step, init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());

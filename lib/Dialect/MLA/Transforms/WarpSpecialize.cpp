@@ -429,8 +429,13 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     dmaTileIf(cmp(arith::CmpIPredicate::slt, issued, blocks), sources, slot, 0, 0,
               plan.firstTileBeforeWait);
   };
-  if (plan.barrierABeforeMfmas)
-    barrierA(wrap(lower) + 1u, firstSources, ci(1));
+  if (plan.barrierABeforeMfmas) {
+    // One op per statement: the IR's order must not depend on the host compiler's
+    // order of evaluating arguments (docs/architecture.md, "Known issue").
+    Value slotOne = ci(1);
+    Value secondBlock = wrap(lower) + 1u;
+    barrierA(secondBlock, firstSources, slotOne);
+  }
   ROCDL::SetPrioOp::create(b, loc, int16_t(0)); // the compute role's priority
   asmMarker(b, loc, "dma role loop");
   auto dmaLoop = scf::ForOp::create(b, loc, lower, blocks, one, ValueRange{firstSources});
