@@ -38,22 +38,22 @@ struct ModeledComparison {
 };
 
 // mla-perf (default cases: B 64..448 at ISL 8K, B 1, 4, 8 at ISL 32K and 128K), on the
-// tree of 2026-12-02 with generated code 0.22 (the warp-specialised build as a compute
+// tree of 2026-12-03 with generated code 0.23 (the warp-specialised build as a compute
 // role and a DMA role whose waves execute no LDS instruction; 0.18 gave the Q split to
 // the compute role and the DMA role's block 0 no wait for it: +0.3..+10.6 % on the
 // table's wspec rows; 0.19 issues 2 DMAs before a block's wait from 3 head groups:
 // qlen 4 +1.4..+5.9 %; 0.20's bytes-bound plan below 3 head groups: qlen 2
 // `pessimistic` +5..+12 %; 0.21's compute-bound plan: qlen 4 +0.7..+1.9 % under
 // `default`, +3.4..+9.0 % under `pessimistic`; 0.22's DMA role at s_setprio 3 until its
-// loop: -0.1..-1.1 % on the sums). Wspec's time depends on the answer by at most 0.1 %;
+// loop: -0.1..-1.1 % on the sums; 0.23 moved the host path's indptr loads: +0.0..+0.3 %). Wspec's time depends on the answer by at most 0.1 %;
 // plain is up to 8 % faster under the vmcnt answer at qlen 4 under `pessimistic`
-// (0.1-2.6 % at qlen 1 and 2 but for qlen 2 under `default`, where wspec is 0.4 %
+// (0.1-2.9 % at qlen 1 and 2 but for qlen 2 under `default`, where wspec is 0.5 %
 // faster, and 10 % slower at qlen 4 under `default`) and 18-43 % slower under the
 // lgkmcnt answer, so wspec has the better worst case at qlen 1, 2 and 4 in both sets.
 constexpr ModeledComparison kModeled[] = {
-    {12, 1, {{1080.4, 885.0}, {886.0, 886.0}}, {{1462.5, 1048.2}, {1053.3, 1053.3}}},
-    {12, 2, {{1280.2, 918.6}, {915.0, 915.0}}, {{2030.0, 1126.6}, {1156.4, 1155.8}}},
-    {12, 4, {{1745.3, 1254.3}, {1129.4, 1129.5}}, {{2788.5, 1480.7}, {1599.1, 1599.0}}},
+    {12, 1, {{1080.5, 885.1}, {886.2, 886.2}}, {{1462.5, 1048.2}, {1053.4, 1053.3}}},
+    {12, 2, {{1281.5, 920.7}, {916.3, 916.3}}, {{2031.3, 1127.9}, {1160.4, 1160.4}}},
+    {12, 4, {{1745.5, 1254.6}, {1129.5, 1129.7}}, {{2788.8, 1481.0}, {1599.3, 1599.1}}},
 };
 
 bool wspecHasTheBetterWorstCase(const ModeledBuilds &set) {
