@@ -5,7 +5,8 @@
 #   1. build-asan: compiler, runtime, emulator and tests built with clang-22 under
 #      AddressSanitizer + UndefinedBehaviorSanitizer, plus the libFuzzer targets
 #      (MLA_ENABLE_FUZZERS); its whole CTest suite runs (lit, GoogleTest, each
-#      fuzzer's regression inputs once and MLA_FUZZ_SECONDS of fuzzing from the seeds).
+#      fuzzer's regression inputs once and MLA_FUZZ_SECONDS of fuzzing from the seeds);
+#      then scripts/ir-determinism.sh compares its mla-opt with the normal build's (GCC).
 #      The Python package is not built there (it would need the ASan runtime preloaded
 #      into python3); the normal build's CTest run covers it.
 #   2. build-tsan: the runtime, emulator and Decoder tests under ThreadSanitizer, with
@@ -52,6 +53,12 @@ for stage in $stages; do
     start=$(date +%s)
     ctest --test-dir "$dir" --output-on-failure -j2 --no-tests=error
     stage_time "ASan+UBSan tests and fuzzing" "$start"
+    # The generated code must not depend on the host compiler: this build's mla-opt
+    # (clang-22) and the normal build's (GCC) give the same IR after every MLA pass.
+    start=$(date +%s)
+    bash "$root/scripts/ir-determinism.sh" --configs "${MLA_BUILD_DIR:-$root/build}/bin/mla-opt" \
+      "$dir/bin/mla-opt" "$root"/examples/*.mlir "$root/test/Target/dcp-merge-isa-gfx950.mlir"
+    stage_time "IR determinism (GCC and clang-22 builds)" "$start"
     ;;
   tsan)
     dir=${MLA_TSAN_BUILD_DIR:-$root/build-tsan}

@@ -43,7 +43,12 @@ namespace mla::kernel::layout {
 // The functions whose arguments depend on the lane are templates over the integer type
 // `Int`: `unsigned` on the host (tests, the runtime), and an IR-building integer in the
 // compiler (mla::IRInt), so the lowering emits exactly the arithmetic tested here. Such
-// an `Int` supports + - * / % ^ with unsigned constants and other `Int`s.
+// an `Int` supports + - * / % ^ with unsigned constants and other `Int`s. An expression
+// combines at most one operand that is itself an `Int` expression: C++ leaves the order
+// of the operands' evaluation unspecified, and for IRInt it is the order of the IR
+// (docs/architecture.md, "Known issue"). Where two such operands meet, each is a
+// statement of its own, the right one first (the order GCC, which builds the shipped
+// compiler, evaluates them in).
 
 /// Asserts `cond` when evaluating on host integers.
 #define MLA_LAYOUT_ASSERT(cond)                                                          \
@@ -108,7 +113,9 @@ constexpr Int sig(Int m) {
 template <typename Int>
 constexpr Int latentUnitOffset(Int m, Int c) {
   MLA_LAYOUT_ASSERT(m < kTileTokens && c < kLatentUnits);
-  return kUnitBytes * (kLatentUnits * m + (c ^ sig(m)));
+  Int swizzled = c ^ sig(m);
+  Int lineStart = kLatentUnits * m;
+  return kUnitBytes * (lineStart + swizzled);
 }
 
 /// Byte offset, in its tile, of rope column u (0..3) of token m (the seed's kpos).
@@ -220,9 +227,14 @@ template <typename Int>
 constexpr Int pvTransposeReadOffset(Int latentTile, unsigned read, Int lane) {
   MLA_LAYOUT_ASSERT(latentTile < kLatentUnits && read < kPvReadsPerTile && lane < 64);
   Int g = lane / 16, t = lane % 16;
-  Int token = 8 * g + t / 2 + 32 * read;
+  Int half = t / 2;
+  Int groupStart = 8 * g;
+  Int token = groupStart + half + 32 * read;
   Int tile = token / kTileTokens, m = token % kTileTokens;
-  return kTileBytes * tile + latentUnitOffset(m, latentTile) + 8 * (t % 2);
+  Int pairByte = 8 * (t % 2);
+  Int column = latentUnitOffset(m, latentTile);
+  Int tileStart = kTileBytes * tile;
+  return tileStart + column + pairByte;
 }
 
 /// Byte position of block token t in a P row: the B operand of lane (g, n) is bytes
@@ -230,7 +242,10 @@ constexpr Int pvTransposeReadOffset(Int latentTile, unsigned read, Int lane) {
 template <typename Int>
 constexpr Int pTokenPosition(Int t) {
   MLA_LAYOUT_ASSERT(t < kBlockTokens);
-  return 32 * (t / 8 % 4) + 8 * (t / 32) + t % 8;
+  Int inGroup = t % 8;
+  Int quarter = 8 * (t / 32);
+  Int group = 32 * (t / 8 % 4);
+  return group + quarter + inGroup;
 }
 
 /// LDS offset (from kPOffset) of the 32 bytes lane `lane` reads (two ds_read_b128) as
@@ -238,14 +253,18 @@ constexpr Int pTokenPosition(Int t) {
 template <typename Int>
 constexpr Int pOperandOffset(QPart part, Int lane) {
   MLA_LAYOUT_ASSERT(lane < 64);
-  return kPRowPitch * (lane % 16) + 32 * (lane / 16) + (part == QPart::Lo ? kPPartBytes : 0);
+  Int groupByte = 32 * (lane / 16);
+  Int rowStart = kPRowPitch * (lane % 16);
+  return rowStart + groupByte + (part == QPart::Lo ? kPPartBytes : 0);
 }
 
 /// LDS offset (from kPOffset) of P's `part` (hi or lo) for query row `row`, token t.
 template <typename Int>
 constexpr Int pOffset(QPart part, Int row, Int t) {
   MLA_LAYOUT_ASSERT(row < 16 && t < kBlockTokens);
-  return kPRowPitch * row + pTokenPosition(t) + (part == QPart::Lo ? kPPartBytes : 0);
+  Int position = pTokenPosition(t);
+  Int rowStart = kPRowPitch * row;
+  return rowStart + position + (part == QPart::Lo ? kPPartBytes : 0);
 }
 
 //===----------------------------------------------------------------------===//

@@ -181,13 +181,17 @@ struct LowerLoadQuery final : TilePattern<LoadQueryOp> {
     auto fromLane = [&](Value v, IRInt lane) {
       return ROCDL::ReadlaneOp::create(b, loc, i32, v, lane).getResult();
     };
-    Value element = e.select(second, fromLane(rowElement, firstRow + 1u),
-                             fromLane(rowElement, firstRow));
-    Value rowValid = e.cmp(arith::CmpIPredicate::ne,
-                           e.select(second, fromLane(valid, firstRow + 1u),
-                                    fromLane(valid, firstRow)),
-                           e.ci(0));
-    Value index = e.toI64(e.wrap(element) * layout::kRowBytes + layout::qSplitFirstDim(thread));
+    // One op per statement, the right operand first (AttentionLayout.h, "Int").
+    Value firstElement = fromLane(rowElement, firstRow);
+    Value secondElement = fromLane(rowElement, firstRow + 1u);
+    Value element = e.select(second, secondElement, firstElement);
+    Value notValid = e.ci(0);
+    Value firstValid = fromLane(valid, firstRow);
+    Value secondValid = fromLane(valid, firstRow + 1u);
+    Value rowValid =
+        e.cmp(arith::CmpIPredicate::ne, e.select(second, secondValid, firstValid), notValid);
+    IRInt firstDim = layout::qSplitFirstDim(thread);
+    Value index = e.toI64(e.wrap(element) * layout::kRowBytes + firstDim);
     auto share = VectorType::get({layout::kQSplitDims}, b.getBF16Type());
     Value raw = LLVM::LoadOp::create(b, loc, share, e.globalAt(op.getQ(), index, b.getBF16Type()),
                                      /*alignment=*/4);
@@ -233,10 +237,15 @@ struct LowerSplitQuery final : TilePattern<SplitQueryOp> {
       IRInt biased = bits / (1u << 23) % 256u;
       IRInt mantissa = bits % (1u << 23);
       Value leadingZeros = LLVM::CountLeadingZerosOp::create(b, loc, mantissa.get(), false);
-      Value floorLog2 = e.select(e.cmp(arith::CmpIPredicate::ne, biased, e.ci(0)),
-                                 biased - 127u, e.ci(31 - 149) - e.wrap(leadingZeros));
+      // One op per statement, the right operand first (AttentionLayout.h, "Int").
+      IRInt subnormalLog2 = e.ci(31 - 149) - e.wrap(leadingZeros);
+      IRInt normalLog2 = biased - 127u;
+      Value normal = e.cmp(arith::CmpIPredicate::ne, biased, e.ci(0));
+      Value floorLog2 = e.select(normal, normalLog2, subnormalLog2);
       Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, a, e.cf(0.0));
-      return e.select(isZero, e.ci(0), e.ci(7) - e.wrap(floorLog2));
+      IRInt shift = e.ci(7) - e.wrap(floorLog2);
+      Value zeroShift = e.ci(0);
+      return e.select(isZero, zeroShift, shift);
     };
     // q 2^k as two exact power-of-two products (k may exceed 127).
     auto halves = [&](Value k) {
@@ -246,7 +255,9 @@ struct LowerSplitQuery final : TilePattern<SplitQueryOp> {
     Value k = shiftOf(maxAbs);
     auto [kHalf, kRest] = halves(k);
     auto splat = [&](Value s) { return vector::BroadcastOp::create(b, loc, f32xn, s); };
-    x = e.mulf(e.mulf(x, splat(e.pow2(kHalf))), splat(e.pow2(kRest)));
+    Value restScale = splat(e.pow2(kRest));
+    Value halfScale = splat(e.pow2(kHalf));
+    x = e.mulf(e.mulf(x, halfScale), restScale);
 
     IRInt wave = shareWave(e, op.getWaveOffset());
     IRInt thread = wave * gfx950::kWaveSize + e.wrap(e.geo.lane);
@@ -271,9 +282,10 @@ struct LowerSplitQuery final : TilePattern<SplitQueryOp> {
       }
     }
     // The row's first thread writes k.
-    auto ifFirst = scf::IfOp::create(
-        b, loc, e.cmp(arith::CmpIPredicate::eq, thread % layout::kQSplitLanesPerRow, e.ci(0)),
-        /*withElseRegion=*/false);
+    Value noLane = e.ci(0);
+    Value firstOfRow =
+        e.cmp(arith::CmpIPredicate::eq, thread % layout::kQSplitLanesPerRow, noLane);
+    auto ifFirst = scf::IfOp::create(b, loc, firstOfRow, /*withElseRegion=*/false);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifFirst.thenBlock());
@@ -355,7 +367,9 @@ struct LowerSoftmaxUpdate final : TilePattern<SoftmaxUpdateOp> {
     SmallVector<Value, 4> logits;
     for (int64_t v = 0; v < 4; ++v)
       logits.push_back(e.extract(op.getS(), v));
-    Value waveMax = e.fmax(e.fmax(logits[0], logits[1]), e.fmax(logits[2], logits[3]));
+    Value upperMax = e.fmax(logits[2], logits[3]);
+    Value lowerMax = e.fmax(logits[0], logits[1]);
+    Value waveMax = e.fmax(lowerMax, upperMax);
     waveMax = e.fmax(waveMax, e.shuffleXor(waveMax, 16));
     waveMax = e.fmax(waveMax, e.shuffleXor(waveMax, 32));
 
@@ -420,14 +434,15 @@ struct LowerSoftmaxUpdate final : TilePattern<SoftmaxUpdateOp> {
 
     // Lane (g, n) holds tokens accRow(lane, 0 .. 3) of its wave's tile for row n: four
     // consecutive positions of P's row (the layout test checks it), one dword per part.
-    IRInt firstToken = e.wrap(e.geo.wave) * layout::kTileTokens +
-                       gfx950::mfma16x16x128::accRow(e.wrap(e.geo.lane), 0);
-    e.ldsStore(lds, e.word(hiCodes),
-               layout::pOffset(QPart::Hi, e.wrap(e.geo.row), firstToken) + layout::kPOffset,
-               e.scopes.p, e.scopes.notP);
-    e.ldsStore(lds, e.word(loCodes),
-               layout::pOffset(QPart::Lo, e.wrap(e.geo.row), firstToken) + layout::kPOffset,
-               e.scopes.p, e.scopes.notP);
+    // One op per statement, the right operand first (AttentionLayout.h, "Int").
+    IRInt rowToken = gfx950::mfma16x16x128::accRow(e.wrap(e.geo.lane), 0);
+    IRInt firstToken = e.wrap(e.geo.wave) * layout::kTileTokens + rowToken;
+    IRInt hiAt = layout::pOffset(QPart::Hi, e.wrap(e.geo.row), firstToken) + layout::kPOffset;
+    Value hiWord = e.word(hiCodes);
+    e.ldsStore(lds, hiWord, hiAt, e.scopes.p, e.scopes.notP);
+    IRInt loAt = layout::pOffset(QPart::Lo, e.wrap(e.geo.row), firstToken) + layout::kPOffset;
+    Value loWord = e.word(loCodes);
+    e.ldsStore(lds, loWord, loAt, e.scopes.p, e.scopes.notP);
     e.barrier();
     rewriter.replaceOp(op, ValueRange{mNew, l, o});
     return success();
@@ -503,27 +518,29 @@ struct LowerAttendEpilogue final : TilePattern<AttendEpilogueOp> {
                                                  ROCDL::ROCDLRcp::create(b, loc, f32, l));
     Value zeros = arith::ConstantOp::create(b, loc, f32x4, DenseElementsAttr::get(f32x4, 0.0f));
     auto bf16x4 = VectorType::get({4}, b.getBF16Type());
-    Value outRow = arith::MulIOp::create(
-        b, loc, e.toI64(op.getPartial()),
-        arith::ConstantIntOp::create(b, loc, layout::kLatentBytes, 64));
+    // One op per statement, the right operand first (AttentionLayout.h, "Int").
+    Value rowElements = arith::ConstantIntOp::create(b, loc, layout::kLatentBytes, 64);
+    Value outRow = arith::MulIOp::create(b, loc, e.toI64(op.getPartial()), rowElements);
     for (unsigned tile = 0; tile < layout::kPvTilesPerWave; ++tile) {
       // Accumulator v of lane (g, n) is latent 16 tile' + accRow(lane, v) of row n.
       Value o = e.mulf(e.mulf(vscale, e.extract(op.getO(), tile)), rcpSplat);
       o = e.select(empty, zeros, o);
       Value packed = arith::TruncFOp::create(b, loc, bf16x4, o);
-      IRInt latent = (e.wrap(e.geo.wave) * layout::kPvTilesPerWave + tile) * 16u +
-                     gfx950::mfma16x16x128::accRow(e.wrap(e.geo.lane), 0);
+      IRInt row = gfx950::mfma16x16x128::accRow(e.wrap(e.geo.lane), 0);
+      IRInt latent = (e.wrap(e.geo.wave) * layout::kPvTilesPerWave + tile) * 16u + row;
       Value index = arith::AddIOp::create(b, loc, outRow, e.toI64(latent));
       LLVM::StoreOp::create(b, loc, packed, e.globalAt(op.getOPart(), index, b.getBF16Type()),
                             /*alignment=*/8);
     }
-    Value isWriter =
-        arith::AndIOp::create(b, loc, e.cmp(arith::CmpIPredicate::eq, e.geo.wave, e.ci(0)),
-                              e.cmp(arith::CmpIPredicate::eq, e.geo.group, e.ci(0)));
+    Value firstGroup = e.cmp(arith::CmpIPredicate::eq, e.geo.group, e.ci(0));
+    Value firstWave = e.cmp(arith::CmpIPredicate::eq, e.geo.wave, e.ci(0));
+    Value isWriter = arith::AndIOp::create(b, loc, firstWave, firstGroup);
     auto ifWriter = scf::IfOp::create(b, loc, isWriter, /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifWriter.thenBlock());
     Value log2l = ROCDL::ROCDLLog::create(b, loc, f32, l);
-    Value lse = e.mulf(e.subf(e.addf(m, log2l), e.cf(double(kPLog))), e.cf(M_LN2));
+    Value ln2 = e.cf(M_LN2); // one op per statement, the right operand first
+    Value pScaleLog2 = e.cf(double(kPLog));
+    Value lse = e.mulf(e.subf(e.addf(m, log2l), pScaleLog2), ln2);
     lse = e.select(empty, e.cf(-INFINITY), lse);
     LLVM::StoreOp::create(b, loc, lse, e.globalAt(op.getLsePart(), e.toI64(op.getPartial()), f32));
     rewriter.eraseOp(op);

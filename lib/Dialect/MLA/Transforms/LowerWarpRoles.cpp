@@ -328,9 +328,9 @@ struct LowerWsAttendEpilogue final : TilePattern<WsAttendEpilogueOp> {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifValid.thenBlock());
     Value reciprocal = ROCDL::ROCDLRcp::create(b, loc, b.getF32Type(), l);
-    Value outRow = arith::MulIOp::create(
-        b, loc, e.toI64(op.getPartial()),
-        arith::ConstantIntOp::create(b, loc, layout::kLatentBytes, 64));
+    // One op per statement, the right operand first (AttentionLayout.h, "Int").
+    Value rowElements = arith::ConstantIntOp::create(b, loc, layout::kLatentBytes, 64);
+    Value outRow = arith::MulIOp::create(b, loc, e.toI64(op.getPartial()), rowElements);
     for (unsigned i = 0; i < roles::kLatentTilesPerComputeWave; ++i) {
       Value oTile = e.extract(op.getO(), i);
       e.storeOutputTile(op.getOPart(), outRow, roleWave(e) * roles::kLatentTilesPerComputeWave + i,

@@ -273,8 +273,10 @@ public:
   Value pageIndexOfTile(Value pages, Value requestBase, Value start, Value end, Value block,
                         IRInt tile, bool untracked = false) {
     namespace layout = mla::kernel::layout;
-    IRInt token = wrap(start) + wrap(block) * layout::kBlockTokens +
-                  tile * layout::kTileTokens + wrap(geo.row);
+    // One op per statement, the right operand first (AttentionLayout.h, "Int").
+    IRInt tileToken = tile * layout::kTileTokens;
+    IRInt blockToken = wrap(start) + wrap(block) * layout::kBlockTokens;
+    IRInt token = blockToken + tileToken + wrap(geo.row);
     Value last = arith::SubIOp::create(b, loc, end, ci(1));
     Value clamped = arith::MinSIOp::create(b, loc, token, last);
     Value at = globalAt(pages, wrap(requestBase) + wrap(clamped), b.getI32Type());
@@ -346,9 +348,9 @@ public:
       Value offset;
       if (wideKv) {
         // F14: pools of 4 GiB or more need 64-bit offsets.
-        Value rowStart = arith::MulIOp::create(
-            b, loc, toI64(src.token),
-            arith::ConstantIntOp::create(b, loc, layout::kRowBytes, 64));
+        // One op per statement, the right operand first (AttentionLayout.h, "Int").
+        Value rowBytes = arith::ConstantIntOp::create(b, loc, layout::kRowBytes, 64);
+        Value rowStart = arith::MulIOp::create(b, loc, toI64(src.token), rowBytes);
         offset = arith::AddIOp::create(b, loc, rowStart, toI64(src.rowByte));
       } else if (rowProduct24) {
         // Below 4 GiB a row index is below 2^24 (4 GiB / 576 B), so a 24-bit product
@@ -365,7 +367,9 @@ public:
         offset = toI64(wrap(src.token) * layout::kRowBytes + wrap(src.rowByte));
       }
       Value source = globalAt(kv, offset, b.getI8Type());
-      IRInt tileBase = wrap(slot) * layout::kSlotBytes + src.tile * layout::kTileBytes;
+      IRInt tileStart = src.tile * layout::kTileBytes;
+      IRInt slotStart = wrap(slot) * layout::kSlotBytes;
+      IRInt tileBase = slotStart + tileStart;
       Value destination = ldsAt(lds, uniform(tileBase + src.tileByte));
       auto dmaOp = ROCDL::GlobalLoadLDSOp::create(b, loc, source, destination,
                                                   /*size=*/layout::kUnitBytes, /*offset=*/0,
@@ -412,7 +416,9 @@ public:
     Value negHalf = arith::SubIOp::create(b, loc, ci(0), kHalf);
     Value negRest = arith::SubIOp::create(b, loc, ci(0), kRest);
     Value c = mulf(scale, cf(M_LOG2E));
-    q.logitScale = mulf(mulf(c, pow2(negHalf)), pow2(negRest));
+    Value restScale = pow2(negRest);
+    Value halfScale = pow2(negHalf);
+    q.logitScale = mulf(mulf(c, halfScale), restScale);
     return q;
   }
 
@@ -423,7 +429,9 @@ public:
     auto f32x4 = VectorType::get({4}, b.getF32Type());
     auto i32x4 = VectorType::get({4}, b.getI32Type());
     Value s = arith::ConstantOp::create(b, loc, f32x4, DenseElementsAttr::get(f32x4, 0.0f));
-    IRInt tileBase = wrap(slot) * layout::kSlotBytes + tile * layout::kTileBytes;
+    IRInt tileStart = tile * layout::kTileBytes;
+    IRInt slotStart = wrap(slot) * layout::kSlotBytes;
+    IRInt tileBase = slotStart + tileStart;
     auto kOperand = [&](unsigned step) {
       std::array<IRInt, 2> offsets = layout::qkOperandOffsets(step, wrap(geo.lane));
       return fp8Operand({ldsLoad(lds, i32x4, tileBase + offsets[0], scopes.read,
@@ -474,12 +482,16 @@ public:
     Value masked = s;
     for (unsigned v = 0; v < gfx950::mfma16x16x128::kAccVgprs; ++v) {
       // S^T's accumulator v of lane (g, n) holds row (token) accRow of the tile.
-      IRInt token = wrap(blockFirst) + tile * layout::kTileTokens +
-                    gfx950::mfma16x16x128::accRow(wrap(geo.lane), v);
-      Value visible =
-          arith::AndIOp::create(b, loc, cmp(arith::CmpIPredicate::slt, token, end),
-                                cmp(arith::CmpIPredicate::sle, token, causalBound));
-      Value value = select(visible, extract(masked, v), cf(-INFINITY));
+      // One op per statement, the right operand first (AttentionLayout.h, "Int").
+      IRInt row = gfx950::mfma16x16x128::accRow(wrap(geo.lane), v);
+      IRInt tileFirst = wrap(blockFirst) + tile * layout::kTileTokens;
+      IRInt token = tileFirst + row;
+      Value seen = cmp(arith::CmpIPredicate::sle, token, causalBound);
+      Value inSplit = cmp(arith::CmpIPredicate::slt, token, end);
+      Value visible = arith::AndIOp::create(b, loc, inSplit, seen);
+      Value hidden = cf(-INFINITY);
+      Value logit = extract(masked, v);
+      Value value = select(visible, logit, hidden);
       masked = vector::InsertOp::create(b, loc, value, masked, int64_t(v));
     }
     return masked;
@@ -561,14 +573,15 @@ public:
   void storeWeights(Value lds, IRInt tile, const TileWeights &w) {
     namespace layout = mla::kernel::layout;
     using layout::QPart;
-    IRInt firstToken =
-        tile * layout::kTileTokens + gfx950::mfma16x16x128::accRow(wrap(geo.lane), 0);
-    ldsStore(lds, word(w.hiCodes),
-             layout::pOffset(QPart::Hi, wrap(geo.row), firstToken) + layout::kPOffset,
-             scopes.p, scopes.notP);
-    ldsStore(lds, word(w.loCodes),
-             layout::pOffset(QPart::Lo, wrap(geo.row), firstToken) + layout::kPOffset,
-             scopes.p, scopes.notP);
+    // One op per statement, the right operand first (AttentionLayout.h, "Int").
+    IRInt rowToken = gfx950::mfma16x16x128::accRow(wrap(geo.lane), 0);
+    IRInt firstToken = tile * layout::kTileTokens + rowToken;
+    IRInt hiAt = layout::pOffset(QPart::Hi, wrap(geo.row), firstToken) + layout::kPOffset;
+    Value hiWord = word(w.hiCodes);
+    ldsStore(lds, hiWord, hiAt, scopes.p, scopes.notP);
+    IRInt loAt = layout::pOffset(QPart::Lo, wrap(geo.row), firstToken) + layout::kPOffset;
+    Value loWord = word(w.loCodes);
+    ldsStore(lds, loWord, loAt, scopes.p, scopes.notP);
   }
 
   /// P's hi or lo as the lane's PV B operand (two ds_read_b128).
@@ -611,7 +624,8 @@ public:
     o = select(empty, zeros, o);
     Value packed = arith::TruncFOp::create(b, loc, VectorType::get({4}, b.getBF16Type()), o);
     // Accumulator v of lane (g, n) is latent 16 latentTile + accRow(lane, v) of row n.
-    IRInt latent = latentTile * 16u + gfx950::mfma16x16x128::accRow(wrap(geo.lane), 0);
+    IRInt row = gfx950::mfma16x16x128::accRow(wrap(geo.lane), 0);
+    IRInt latent = latentTile * 16u + row;
     Value index = arith::AddIOp::create(b, loc, outRow, toI64(latent));
     LLVM::StoreOp::create(b, loc, packed, globalAt(oPart, index, b.getBF16Type()),
                           /*alignment=*/8);
@@ -621,7 +635,9 @@ public:
   void storeLse(Value lsePart, Value partial, Value m, Value l, Value empty) {
     FloatType f32 = b.getF32Type();
     Value log2l = ROCDL::ROCDLLog::create(b, loc, f32, l);
-    Value lse = mulf(subf(addf(m, log2l), cf(double(kPLog))), cf(M_LN2));
+    Value ln2 = cf(M_LN2); // one op per statement, the right operand first
+    Value pScaleLog2 = cf(double(kPLog));
+    Value lse = mulf(subf(addf(m, log2l), pScaleLog2), ln2);
     lse = select(empty, cf(-INFINITY), lse);
     LLVM::StoreOp::create(b, loc, lse, globalAt(lsePart, toI64(partial), f32));
   }
