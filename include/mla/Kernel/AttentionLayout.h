@@ -46,9 +46,9 @@ namespace mla::kernel::layout {
 // an `Int` supports + - * / % ^ with unsigned constants and other `Int`s. An expression
 // combines at most one operand that is itself an `Int` expression: C++ leaves the order
 // of the operands' evaluation unspecified, and for IRInt it is the order of the IR
-// (docs/architecture.md, "Known issue"). Where two such operands meet, each is a
-// statement of its own, the right one first (the order GCC, which builds the shipped
-// compiler, evaluates them in).
+// (docs/architecture.md, "Generated code and the host compiler"). Where two such
+// operands meet, each is a statement of its own, the right one first (the order GCC,
+// which builds the shipped compiler, evaluates them in).
 
 /// Asserts `cond` when evaluating on host integers.
 #define MLA_LAYOUT_ASSERT(cond)                                                          \

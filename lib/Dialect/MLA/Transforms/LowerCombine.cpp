@@ -172,7 +172,8 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, Variant variant) {
   Value group = arith::RemUIOp::create(b, lane, cst32(b, b.getLoc(), splitGroups));
   Value columnGroup = arith::DivUIOp::create(b, lane, cst32(b, b.getLoc(), splitGroups));
   // One op per statement: the IR's order must not depend on the host compiler's order
-  // of evaluating arguments (docs/architecture.md, "Known issue").
+  // of evaluating arguments (docs/architecture.md, "Generated code and the host
+  // compiler").
   Value columnsPerLane = cst32(b, b.getLoc(), kColumnsPerLane);
   Value groupColumn = arith::MulIOp::create(b, columnGroup, columnsPerLane);
   Value columnsPerSlice = cst32(b, b.getLoc(), sliceColumns);

@@ -170,7 +170,8 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
                                          arith::ConstantIntOp::create(b, loc, i32, 0)));
       Value piece = indexFromI32(b, loc, entry.getPiece());
       // One op per statement: the IR's order must not depend on the host compiler's
-      // order of evaluating arguments (docs/architecture.md, "Known issue").
+      // order of evaluating arguments (docs/architecture.md, "Generated code and the
+      // host compiler").
       Value onePiece = cst(1);
       Value requestPieces = indexFromI32(b, loc, entry.getRequestPieces());
       Value pieces = arith::MaxUIOp::create(b, loc, requestPieces, onePiece);

@@ -95,7 +95,8 @@ void tileAttention(CtaAttendOp op, LLVM::GlobalOp ldsGlobal) {
   Value count = arith::SubIOp::create(b, loc, end, start);
   Value positive = cmp(arith::CmpIPredicate::sgt, count, ci(0));
   // One op per statement (here and below): the IR's order must not depend on the host
-  // compiler's order of evaluating arguments (docs/architecture.md, "Known issue").
+  // compiler's order of evaluating arguments (docs/architecture.md, "Generated code and
+  // the host compiler").
   Value noBlock = ci(0);
   Value countBlocks = (wrap(count) + (layout::kBlockTokens - 1)) / layout::kBlockTokens;
   Value numBlocks = arith::SelectOp::create(b, loc, positive, countBlocks, noBlock);

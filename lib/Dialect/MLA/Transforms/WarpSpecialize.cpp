@@ -431,7 +431,8 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
   };
   if (plan.barrierABeforeMfmas) {
     // One op per statement: the IR's order must not depend on the host compiler's
-    // order of evaluating arguments (docs/architecture.md, "Known issue").
+    // order of evaluating arguments (docs/architecture.md, "Generated code and the
+    // host compiler").
     Value slotOne = ci(1);
     Value secondBlock = wrap(lower) + 1u;
     barrierA(secondBlock, firstSources, slotOne);
