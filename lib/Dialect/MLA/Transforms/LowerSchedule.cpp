@@ -518,12 +518,6 @@ private:
   /// The address of the CTA's LDS copy of the op's results (kSharedInts i32), a
   /// workgroup buffer of its own.
   Value entryInLds();
-  Value atLds(Value base, Value index) {
-    return LLVM::GEPOp::create(b, base.getType(), b.getI32Type(), base, ValueRange{index});
-  }
-  void storeLds(Value value, Value base, Value index) {
-    LLVM::StoreOp::create(b, value, atLds(base, index));
-  }
 
   CtaUnitOp op;
 };
@@ -620,7 +614,7 @@ void UnitEmitter::emit() {
         scf::IfOp::create(b, cmp(arith::CmpIPredicate::eq, lane, c(0)), /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifLaneZero.thenBlock());
     for (auto [i, value] : llvm::enumerate(shared))
-      storeLds(value, entryLds, c(int64_t(i)));
+      store(value, entryLds, c(int64_t(i)));
     auto ifWriter = scf::IfOp::create(b, writer, /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifWriter.thenBlock());
     auto storeAt = [&](ValueRange entry, Value table, int64_t entryInts) {
@@ -637,7 +631,7 @@ void UnitEmitter::emit() {
   gpu::BarrierOp::create(b);
   SmallVector<Value> entry;
   for (int64_t i = 0; i < kSharedInts; ++i) {
-    Value loaded = LLVM::LoadOp::create(b, b.getI32Type(), atLds(entryLds, c(i)));
+    Value loaded = load(entryLds, c(i));
     entry.push_back(ROCDL::ReadfirstlaneOp::create(b, b.getI32Type(), loaded));
   }
   op.replaceAllUsesWith(entry);
