@@ -317,7 +317,7 @@ ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
   ModelOutput result;
   result.out.assign(rows * kValueDim, 0);
   result.lse.assign(rows, kNegInf);
-  // The combine kernel's split groups (P = kernel::combineSplitGroups(NS): 1, 8 or 16):
+  // The combine kernel's split groups (P = kernel::combineSplitGroups(NS): 1, 8, 16 or 32):
   // group g sums splits g, g + P, g + 2P, ... in order; the P group sums are then added
   // pairwise, as its lanes' butterfly does.
   const int kGroups = static_cast<int>(kernel::combineSplitGroups(numSplits));

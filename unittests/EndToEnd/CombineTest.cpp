@@ -3,7 +3,7 @@
 // Runs mla_combine alone on synthetic partials and compares it with the reference
 // model's combine (modelCombine), which follows the kernel's order of operations: the
 // two must agree bit for bit, out and lse. The partials cover split counts from 1 to
-// kMaxSplits (the tails of the 8 split groups and of the 32 slots), empty splits (lse
+// kMaxSplits (the tails of the split groups and of the 8 slots of a lane), empty splits (lse
 // -inf) holding NaN garbage in o, rows with every split empty or one split alone, and
 // lse values far apart (weights that underflow to 0).
 //
@@ -170,12 +170,12 @@ TEST_P(CombineVsModel, BitExact) {
     ASSERT_EQ(got.out[kValueDim + d], p.o[lastOfHead1 * kValueDim + d]) << d;
 }
 
-// NS in {1, 2, 3, 64, 256 = max}, the edges of the three layouts (8/9, 64/65) and a
-// partly used last slot (255).
+// NS in {1, 2, 3, 64, 256 = max}, the edges of the four layouts (8/9, 64/65, 128/129:
+// kernel::kCombineLayouts) and a partly used last slot (255).
 static_assert(kernel::kMaxSplits == 256);
 INSTANTIATE_TEST_SUITE_P(
     Splits, CombineVsModel,
-    ::testing::Values(1, 2, 3, 8, 9, 64, 65, int(kernel::kMaxSplits) - 1,
+    ::testing::Values(1, 2, 3, 8, 9, 64, 65, 128, 129, int(kernel::kMaxSplits) - 1,
                       int(kernel::kMaxSplits)),
     [](const ::testing::TestParamInfo<int> &info) {
       return "NS" + std::to_string(info.param);

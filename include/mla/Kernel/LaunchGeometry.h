@@ -13,6 +13,7 @@
 #include "mla/Kernel/KernelContract.h"
 
 #include <cstdint>
+#include <iterator>
 #include <optional>
 
 namespace mla::kernel {
@@ -31,12 +32,29 @@ inline constexpr int64_t kMaxSplits = 256;
 /// across lanes. P is also the number of combine CTAs per (row, head), each merging
 /// 512 / P value columns. Few splits: P = 1, a wave per (row, head) and no cross-lane
 /// sum; more: P = 8 (64 columns, one 128-byte line of each partial row per CTA); many:
-/// P = 16, so that a long row's slots (NS / P per lane) are shared by more waves.
-inline constexpr int64_t kCombineNarrowMaxSplits = 8;
-inline constexpr int64_t kCombineMidMaxSplits = 64;
+/// P = 16 and, past 128 splits, P = 32, so that no lane holds more than 8 splits
+/// ("slots": a combine wave is issue-bound, and a row of 256 splits in 16-slot lanes
+/// took twice the 8-slot lanes' instructions).
+struct CombineLayout {
+  int64_t groups;    ///< P
+  int64_t maxSplits; ///< the largest NS this layout serves (the previous one's + 1 up)
+};
+inline constexpr CombineLayout kCombineLayouts[] = {
+    {1, 8}, {8, 64}, {16, 128}, {32, kMaxSplits}};
+/// The most splits one lane of any layout holds (maxSplits / groups).
+inline constexpr int64_t kCombineMaxSlots = 8;
 constexpr int64_t combineSplitGroups(int64_t splits) {
-  return splits <= kCombineNarrowMaxSplits ? 1 : splits <= kCombineMidMaxSplits ? 8 : 16;
+  for (const CombineLayout &layout : kCombineLayouts)
+    if (splits <= layout.maxSplits)
+      return layout.groups;
+  return kCombineLayouts[std::size(kCombineLayouts) - 1].groups;
 }
+static_assert([] {
+  for (const CombineLayout &layout : kCombineLayouts)
+    if (layout.maxSplits > layout.groups * kCombineMaxSlots)
+      return false;
+  return kCombineLayouts[std::size(kCombineLayouts) - 1].maxSplits == kMaxSplits;
+}(), "every layout holds its splits in kCombineMaxSlots slots a lane, up to kMaxSplits");
 
 /// Heads one CTA owns: floor(16 / qlen) (F2).
 constexpr int64_t headsPerGroup(int64_t qlen) { return kRowsPerCta / qlen; }

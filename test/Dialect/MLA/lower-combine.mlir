@@ -1,9 +1,9 @@
-// mla-lower-combine: one 64-lane CTA per column slice of a (row, head), in one of three
-// variants chosen by NS: P = 1, 8 or 16 split groups for NS <= 8, <= 64, <= 256 (512 / P
-// columns a CTA). Lane P c + g reads 8 columns from splits g, g + P, ... (8, 8 or 16
-// slots); all loads are issued, in nested uniform branches (slot j's inside slot
+// mla-lower-combine: one 64-lane CTA per column slice of a (row, head), in one of four
+// variants chosen by NS: P = 1, 8, 16 or 32 split groups for NS <= 8, <= 64, <= 128,
+// <= 256 (512 / P columns a CTA). Lane P c + g reads 8 columns from splits g, g + P, ...
+// (8 slots); all loads are issued, in nested uniform branches (slot j's inside slot
 // j - 1's), before any is used. Then the max, the weights and sums in base 2, DPP
-// butterflies across the P split groups, one reciprocal.
+// butterflies (and at P = 32 a permlane swap) across the P split groups, one reciprocal.
 // RUN: mla-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(mla-lower-combine))' | FileCheck %s
 
 // CHECK-LABEL: gpu.func @combine
@@ -116,21 +116,42 @@
 // CHECK:   %[[LSEV:.*]] = arith.select %[[NONE]], %[[NEGINF]], %[[LSE]]
 // CHECK:   llvm.store %[[LSEV]], %{{.*}} : f32, !llvm.ptr<1>
 //
-// P = 16 (NS > 64): 32-column slices, 16 slots (the last split g + 240), four DPP
+// P = 16 (NS <= 128): 32-column slices, 8 slots (the last split g + 112), four DPP
 // steps (row_mirror joins the two halves of a DPP row).
 // CHECK: } else {
+// CHECK:   %[[WIDE:.*]] = arith.cmpi ule, %[[NSIDX]], %c128 : index
+// CHECK:   scf.if %[[WIDE]] {
 // CHECK:   arith.remui %{{.*}}, %c16_i32{{.*}} : i32
 // CHECK:   arith.constant 32 : i32
-// CHECK-COUNT-32: llvm.load %{{.*}} : !llvm.ptr<1> -> {{vector<8xbf16>|f32}}
+// CHECK-COUNT-16: llvm.load %{{.*}} : !llvm.ptr<1> -> {{vector<8xbf16>|f32}}
 // CHECK-NOT: llvm.load
 // CHECK:   amdgpu.dpp {{.*}} quad_perm([1 : i32, 0 : i32, 3 : i32, 2 : i32])
 // CHECK:   amdgpu.dpp {{.*}} quad_perm([2 : i32, 3 : i32, 0 : i32, 1 : i32])
 // CHECK:   amdgpu.dpp {{.*}} row_half_mirror
 // CHECK:   amdgpu.dpp {{.*}} row_mirror
-// CHECK-COUNT-16: rocdl.exp2
+// CHECK-NOT: amdgpu.permlane_swap
+// CHECK-COUNT-8: rocdl.exp2
 // CHECK-NOT: rocdl.exp2
 // CHECK-COUNT-36: amdgpu.dpp
 // CHECK-NOT: amdgpu.dpp
+// CHECK:   rocdl.rcp
+//
+// P = 32 (NS > 128): 16-column slices, 8 slots (the last split g + 224); after the four
+// DPP steps within a row of 16 lanes a permlane swap with the other row (lane ^ 16) for
+// each reduced value: the max, W and the 8 columns.
+// CHECK: } else {
+// CHECK:   arith.remui %{{.*}}, %c32_i32{{.*}} : i32
+// CHECK:   arith.constant 16 : i32
+// CHECK-COUNT-16: llvm.load %{{.*}} : !llvm.ptr<1> -> {{vector<8xbf16>|f32}}
+// CHECK-NOT: llvm.load
+// CHECK:   amdgpu.dpp {{.*}} row_mirror
+// CHECK-NEXT: arith.maxnumf
+// CHECK-NEXT: amdgpu.permlane_swap %{{.*}} 16 : f32
+// CHECK-NEXT: arith.maxnumf
+// CHECK-COUNT-8: rocdl.exp2
+// CHECK-NOT: rocdl.exp2
+// CHECK-COUNT-9: amdgpu.permlane_swap %{{.*}} 16 : f32
+// CHECK-NOT: amdgpu.permlane_swap
 // CHECK:   rocdl.rcp
 gpu.module @m {
   gpu.func @combine(%o: !llvm.ptr<1>, %l: !llvm.ptr<1>, %out: !llvm.ptr<1>, %lse: !llvm.ptr<1>,
@@ -148,7 +169,7 @@ gpu.module @m {
 // CHECK-LABEL: gpu.func @no_lse
 // CHECK-NOT: rocdl.log
 // CHECK-NOT: : f32, !llvm.ptr<1>
-// CHECK-COUNT-3: llvm.store %{{.*}} : vector<8xbf16>, !llvm.ptr<1>
+// CHECK-COUNT-4: llvm.store %{{.*}} : vector<8xbf16>, !llvm.ptr<1>
 // CHECK-NOT: llvm.store
 gpu.module @m {
   gpu.func @no_lse(%o: !llvm.ptr<1>, %l: !llvm.ptr<1>, %out: !llvm.ptr<1>,
@@ -190,7 +211,7 @@ gpu.module @m {
 // CHECK:   llvm.getelementptr %[[LSEROW]][%[[L64]]]
 // CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> f32
 // The same math as the combine: one reciprocal per variant, the lse written.
-// CHECK-COUNT-3: rocdl.rcp
+// CHECK-COUNT-4: rocdl.rcp
 gpu.module @m {
   gpu.func @dcp_merge(%o: !llvm.ptr<1>, %l: !llvm.ptr<1>, %out: !llvm.ptr<1>, %lse: !llvm.ptr<1>,
                       %row: index, %rows: index, %head: index, %slice: index, %n: index) kernel {

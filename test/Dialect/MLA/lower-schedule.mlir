@@ -94,8 +94,10 @@
 // CHECK:   amdgpu.dpp %c0_i32 %{{.*}} row_bcast_31 {row_mask = 12 : i32} : i32
 // CHECK-NEXT:   %[[INCL:.*]] = arith.addi
 // CHECK:   rocdl.readlane %[[INCL]], %c63_i32
+// CHECK:   arith.cmpi ule, %[[N]], %c128_i32
+// CHECK:   arith.select %{{.*}}, %c16_i32, %c32_i32
 // CHECK:   arith.cmpi ule, %[[N]], %c64_i32
-// CHECK:   arith.select %{{.*}}, %c8_i32, %c16_i32
+// CHECK:   arith.select %{{.*}}, %c8_i32, %{{.*}}
 // CHECK:   arith.cmpi ule, %[[N]], %c8_i32
 // CHECK:   %[[LAYOUT:.*]] = arith.select %{{.*}}, %c1_i32, %{{.*}}
 // CHECK:   %[[SPLIT:.*]] = arith.cmpi ugt, %[[N]], %c1_i32

@@ -1,15 +1,16 @@
 //===- LowerCombine.cpp - mla.cta_combine to scf/arith/vector/amdgpu/rocdl -===//
 //
 // Implements mla-lower-combine. One 64-lane CTA merges one column slice of the NS
-// partials of one (row, head), in one of three variants chosen by NS
-// (kernel::combineSplitGroups): P = 1, 8 or 16 split groups for NS <= 8, <= 64, <= 256.
-// Lane `P c + g` reads columns `8 c .. 8 c + 7` of the slice (512 / P columns) from
-// splits g, g + P, g + 2P, ... So that no load waits for another, every load of the row
-// is issued first (a lane holds at most 8, 8 or 16 partial rows and their lse in
-// registers), then the lanes compute:
+// partials of one (row, head), in one of four variants chosen by NS
+// (kernel::kCombineLayouts): P = 1, 8, 16 or 32 split groups for NS <= 8, <= 64, <= 128,
+// <= 256. Lane `P c + g` reads columns `8 c .. 8 c + 7` of the slice (512 / P columns)
+// from splits g, g + P, g + 2P, ... So that no load waits for another, every load of the
+// row is issued first (a lane holds at most 8 partial rows and their lse in registers),
+// then the lanes compute:
 //
 //   1. t_s = lse_s log2(e); m = max_s t_s: a max over the lane's splits, then over the
-//      P split groups with DPP (quad_perm, row_half_mirror, row_mirror);
+//      P split groups with DPP (quad_perm, row_half_mirror, row_mirror) and, at P = 32,
+//      v_permlane16_swap (the other 16-lane row);
 //   2. w_s = 2^(t_s - m); per lane W_g = sum of its w_s and acc_g = sum of its w_s o_s,
 //      in split order (product and sum rounded separately, no fma), skipping empty
 //      splits (lse -inf);
@@ -56,19 +57,6 @@ constexpr int64_t kColumnsPerLane = 8;
 constexpr int64_t kValueColumns = kernel::kCombineThreads * kColumnsPerLane;
 static_assert(kValueColumns == kernel::kLatentDim, "a combine wave covers an output row");
 
-/// The combine's variants (kernel::combineSplitGroups): split groups P and the largest
-/// split count it serves, so the slots a lane holds at most are maxSplits / P.
-struct Variant {
-  int64_t groups, maxSplits;
-};
-constexpr Variant kVariants[] = {{1, kernel::kCombineNarrowMaxSplits},
-                                 {8, kernel::kCombineMidMaxSplits},
-                                 {16, kernel::kMaxSplits}};
-static_assert(kernel::combineSplitGroups(kernel::kCombineNarrowMaxSplits) == 1 &&
-              kernel::combineSplitGroups(kernel::kCombineMidMaxSplits) == 8 &&
-              kernel::combineSplitGroups(kernel::kMaxSplits) == 16,
-              "the variants follow the launch geometry");
-
 /// The address of element `index` (an index or i32 value) of a `element`-typed global
 /// buffer.
 static Value elementAddress(OpBuilder &b, Location loc, Value base, Value index,
@@ -97,8 +85,10 @@ static void storeElement(OpBuilder &b, Location loc, Value value, Value base, Va
 /// Combines `value` over the `groups` lanes `P c + g` of its column group with
 /// `combine`: butterfly steps across lane bit 0 (quad_perm [1,0,3,2]), bit 1 (quad_perm
 /// [2,3,0,1]), bit 2 (row_half_mirror: after two steps the four lanes of a quad agree,
-/// so lane 7 - i holds the other quad's value) and bit 3 (row_mirror, likewise). Every
-/// lane of the group ends with the same bits: ((v0 + v1) + (v2 + v3)) + ... .
+/// so lane 7 - i holds the other quad's value), bit 3 (row_mirror, likewise) and bit 4
+/// (v_permlane16_swap: lane i gets lane i ^ 16, the other row of 16, whose lanes agree
+/// by then; DPP does not cross rows). Every lane of the group ends with the same bits:
+/// ((v0 + v1) + (v2 + v3)) + ... (`combine` is commutative).
 static Value reduceOverSplitGroups(ImplicitLocOpBuilder &b, Value value, int64_t groups,
                                    function_ref<Value(Value, Value)> combine) {
   auto quadPerm = [&](ArrayRef<int32_t> perm) {
@@ -112,17 +102,21 @@ static Value reduceOverSplitGroups(ImplicitLocOpBuilder &b, Value value, int64_t
                         {amdgpu::DPPPerm::quad_perm, quadPerm({2, 3, 0, 1})},
                         {amdgpu::DPPPerm::row_half_mirror, Attribute()},
                         {amdgpu::DPPPerm::row_mirror, Attribute()}};
-  assert(groups <= 16 && "the split groups are reduced within a DPP row");
+  constexpr int64_t kDppRow = 16;
+  assert(groups <= 2 * kDppRow && "the split groups span at most two DPP rows");
   for (int64_t width = 2, i = 0; width <= groups; width *= 2, ++i) {
-    Value other = amdgpu::DPPOp::create(b, value.getType(), value, value, steps[i].kind,
-                                        steps[i].argument);
+    Value other =
+        width <= kDppRow
+            ? Value(amdgpu::DPPOp::create(b, value.getType(), value, value, steps[i].kind,
+                                          steps[i].argument))
+            : Value(amdgpu::PermlaneSwapOp::create(b, value.getType(), value, kDppRow));
     value = combine(value, other);
   }
   return value;
 }
 
 /// Emits the combine of `op` for `variant` at `outer`'s insertion point.
-static void emitVariant(OpBuilder &outer, CtaCombineOp op, Variant variant) {
+static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout variant) {
   ImplicitLocOpBuilder b(op.getLoc(), outer);
   ConfigAttr config = op.getConfig();
   const int64_t width = kernel::kLatentDim;
@@ -181,7 +175,7 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, Variant variant) {
   Value sliceColumn = arith::MulIOp::create(b, slice, columnsPerSlice);
   Value column = arith::AddIOp::create(b, sliceColumn, groupColumn);
 
-  // Slot j of a lane is split j * 8 + g. Some lane uses the slot iff j * 8 < NS, a
+  // Slot j of a lane is split j * P + g. Some lane uses the slot iff j * 8 < NS, a
   // uniform test; the lane's own split may lie past the row's last (`valid` false),
   // then it reads the last split instead, in bounds, and ignores it.
   auto slotSplit = [&](OpBuilder &nb, Location loc, int64_t j) -> Value {
@@ -337,20 +331,22 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, Variant variant) {
   }
 }
 
-/// The variant for NS splits, chosen by uniform branches: NS <= 8, NS <= 64, the rest.
+/// The variant for NS splits (kernel::kCombineLayouts), chosen by uniform branches:
+/// NS <= 8, NS <= 64, NS <= 128, the rest.
 static void lowerCombine(CtaCombineOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   std::function<void(OpBuilder &, size_t)> choose = [&](OpBuilder &nb, size_t i) {
-    if (i + 1 == std::size(kVariants))
-      return emitVariant(nb, op, kVariants[i]);
+    const kernel::CombineLayout *variants = kernel::kCombineLayouts;
+    if (i + 1 == std::size(kernel::kCombineLayouts))
+      return emitVariant(nb, op, variants[i]);
     Value fits = arith::CmpIOp::create(
         nb, loc, arith::CmpIPredicate::ule, op.getNumSplits(),
-        arith::ConstantIndexOp::create(nb, loc, kVariants[i].maxSplits));
+        arith::ConstantIndexOp::create(nb, loc, variants[i].maxSplits));
     scf::IfOp::create(
         nb, loc, fits,
         [&](OpBuilder &tb, Location tl) {
-          emitVariant(tb, op, kVariants[i]);
+          emitVariant(tb, op, variants[i]);
           scf::YieldOp::create(tb, tl);
         },
         [&](OpBuilder &eb, Location el) {

@@ -174,8 +174,8 @@ protected:
     Value slices, slicesInclusive, slicesTotal; ///< likewise its merge entries s_b
   };
   Chunk chunkAt(Value base, Value budget);
-  /// The combine's column slices of a request of n pieces: P(n) = 1, 8 or 16 for n <= 8,
-  /// <= 64, <= 256 (kernel::combineSplitGroups), none for n = 1.
+  /// The combine's column slices of a request of n pieces: P(n) = 1, 8, 16 or 32 for
+  /// n <= 8, <= 64, <= 128, <= 256 (kernel::combineSplitGroups), none for n = 1.
   Value slicesOf(Value n);
   /// The block budget for `units` units (step 2). With `cap`, the search stops at `cap`:
   /// a budget above `cap` comes back as some value above `cap - 1`, not as itself.
@@ -437,15 +437,17 @@ BudgetEmitter::Chunk BudgetEmitter::chunkAt(Value base, Value budget) {
 }
 
 Value BudgetEmitter::slicesOf(Value n) {
-  auto upTo = [&](int64_t bound) { return cmp(arith::CmpIPredicate::ule, n, c(bound)); };
-  Value wide = c(kernel::combineSplitGroups(kernel::kMaxSplits));
-  Value mid = c(kernel::combineSplitGroups(kernel::kCombineMidMaxSplits));
-  Value isMid = upTo(kernel::kCombineMidMaxSplits);
-  Value midOrWide = select(isMid, mid, wide);
-  Value narrow = upTo(kernel::kCombineNarrowMaxSplits);
-  Value layout = select(narrow, c(kernel::combineSplitGroups(kernel::kCombineNarrowMaxSplits)),
-                        midOrWide);
-  return select(cmp(arith::CmpIPredicate::ugt, n, c(1)), layout, c(0));
+  // The first layout of kernel::kCombineLayouts whose maxSplits holds n, by selects from
+  // the last layout back.
+  const kernel::CombineLayout *layouts = kernel::kCombineLayouts;
+  size_t last = std::size(kernel::kCombineLayouts) - 1;
+  Value layout = c(layouts[last].groups);
+  for (size_t i = last; i-- > 0;) {
+    Value fits = cmp(arith::CmpIPredicate::ule, n, c(layouts[i].maxSplits));
+    layout = select(fits, c(layouts[i].groups), layout);
+  }
+  Value merged = cmp(arith::CmpIPredicate::ugt, n, c(1));
+  return select(merged, layout, c(0));
 }
 
 void PlannerEmitter::emit() {

@@ -276,21 +276,19 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
   Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value rows = indexFromI32(b, loc, arg(CombineArg::NumRows));
   Value splits = indexFromI32(b, loc, arg(CombineArg::NumSplits));
-  int64_t narrow = kernel::combineSplitGroups(kernel::kCombineNarrowMaxSplits);
-  int64_t mid = kernel::combineSplitGroups(kernel::kCombineMidMaxSplits);
-  int64_t wide = kernel::combineSplitGroups(kernel::kMaxSplits);
   // The grid of num_splits splits a row: slice, row and head of this workgroup, with
-  // P = combineSplitGroups(NS): 1 up to kCombineNarrowMaxSplits, 8 up to
-  // kCombineMidMaxSplits, else 16.
+  // P = combineSplitGroups(NS) (kernel::kCombineLayouts: the first layout whose
+  // maxSplits holds NS), chosen by selects from the last layout back.
   auto splitGrid = [&]() {
-    Value isNarrow = cmp(CmpIPredicate::ule, splits, cst(kernel::kCombineNarrowMaxSplits));
-    Value isMid = cmp(CmpIPredicate::ule, splits, cst(kernel::kCombineMidMaxSplits));
-    // One op per statement (the IR's order must not depend on the host compiler).
-    Value midSlices = cst(mid);
-    Value wideSlices = cst(wide);
-    Value midOrWide = arith::SelectOp::create(b, loc, isMid, midSlices, wideSlices);
-    Value narrowSlices = cst(narrow);
-    Value slices = arith::SelectOp::create(b, loc, isNarrow, narrowSlices, midOrWide);
+    const kernel::CombineLayout *layouts = kernel::kCombineLayouts;
+    size_t last = std::size(kernel::kCombineLayouts) - 1;
+    Value slices = cst(layouts[last].groups);
+    for (size_t i = last; i-- > 0;) {
+      // One op per statement (the IR's order must not depend on the host compiler).
+      Value fits = cmp(CmpIPredicate::ule, splits, cst(layouts[i].maxSplits));
+      Value groups = cst(layouts[i].groups);
+      slices = arith::SelectOp::create(b, loc, fits, groups, slices);
+    }
     Value slice = arith::RemUIOp::create(b, loc, bid, slices);
     Value rowHead = arith::DivUIOp::create(b, loc, bid, slices);
     Value row = arith::DivUIOp::create(b, loc, rowHead, heads);
