@@ -317,13 +317,26 @@ ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
   ModelOutput result;
   result.out.assign(rows * kValueDim, 0);
   result.lse.assign(rows, kNegInf);
-  // The combine kernel's split groups (P = kernel::combineSplitGroups(NS): 1, 8, 16 or 32):
+  // The combine kernel's split groups (P = kernel::combineSplitGroups(NS): 1, 8, 16 or 64):
   // group g sums splits g, g + P, g + 2P, ... in order; the P group sums are then added
-  // pairwise, as its lanes' butterfly does.
+  // pairwise, as its lanes' butterfly does: neighbours first up to 16 groups, the widest
+  // exchange first in the whole-wave layout (P = 64, docs/combine-kernel.md).
   const int kGroups = static_cast<int>(kernel::combineSplitGroups(numSplits));
+  constexpr int kWholeWaveGroups = 64;
   std::vector<float> groupW(kGroups);
   std::vector<std::vector<float>> groupAcc(kValueDim, std::vector<float>(kGroups));
   auto pairwise = [&](std::vector<float> v) {
+    if (kGroups == kWholeWaveGroups) {
+      // The whole-wave layout: every lane l adds lane l ^ d's value for d = 32, 16, 15
+      // (a 16-lane row mirrored), 7 (an 8-lane half mirrored), 2, 1; all lanes end equal.
+      for (int d : {32, 16, 15, 7, 2, 1}) {
+        std::vector<float> next(v.size());
+        for (int l = 0; l < kGroups; ++l)
+          next[l] = v[l] + v[l ^ d];
+        v = std::move(next);
+      }
+      return v[0];
+    }
     for (int width = 1; width < kGroups; width *= 2)
       for (int g = 0; g < kGroups; g += 2 * width)
         v[g] = v[g] + v[g + width];

@@ -12,9 +12,9 @@ def test_import_surface():
     assert mla.NUM_CUS == 256
     assert mla.MAX_SPLITS == 256
     assert (mla.HEAD_DIM, mla.VALUE_DIM) == (576, 512)
-    # 3 rows x 12 heads x P column slices, P = 1, 8, 16, 32 past 8, 64, 128 splits.
+    # 3 rows x 12 heads x P column slices, P = 1, 8, 16, 64 past 8, 64, 128 splits.
     assert [mla.combine_grid(3, 12, ns) for ns in (1, 8, 9, 64, 65, 128, 129, 256)] == \
-        [36, 36, 288, 288, 576, 576, 1152, 1152]
+        [36, 36, 288, 288, 576, 576, 2304, 2304]
 
 
 def test_bf16_round_to_nearest_even():

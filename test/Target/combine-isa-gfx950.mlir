@@ -1,7 +1,8 @@
 // The combine kernel's instruction stream on gfx950 (issue 14): every partial load of
-// a row is in flight at once. The kernel has four variants (P = 1, 8, 16, 32 split
+// a row is in flight at once. The kernel has four variants (P = 1, 8, 16, 64 split
 // groups for NS <= 8, <= 64, <= 128, <= 256, docs/combine-kernel.md); in each, the
-// global loads of all its 8 slots (lse + 8 bf16 values: 16 loads) form one run with no
+// global loads of all its slots (lse + 8 bf16 values: 8 loads in the 64-group variant,
+// which comes first in the code object, 16 in the others) form one run with no
 // s_waitcnt vmcnt and no scalar load between them, so no split waits for another
 // (there is no split loop: the slots are unrolled); after the kernel arguments and,
 // with the device schedule, the workgroup's merge entry (one s_load_dwordx4: request,
@@ -31,7 +32,7 @@
 // CHECK: s_load_dwordx4
 // CHECK: s_load_dwordx8
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}
-// CHECK: {{^ *}}16 global_load{{$}}
+// CHECK: {{^ *}}8 global_load{{$}}
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}
 // CHECK: {{^ *}}1 v_rcp_f32
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}

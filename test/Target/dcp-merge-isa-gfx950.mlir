@@ -1,7 +1,7 @@
 // The DCP merge kernel's instruction stream on gfx950 (issue 22, F17): the combine's
 // lowering with the ranks outermost ([N, S, H, 512], docs/combine-kernel.md), so the
-// same properties as combine-isa-gfx950.mlir: in each of the four variants (but the
-// last slot of the 32-group one, below) the global loads of all its slots form one run with no s_waitcnt vmcnt and no scalar load
+// same properties as combine-isa-gfx950.mlir: in each of the four variants the global
+// loads of all its slots (8 in the 64-group one, 16 in the others) form one run with no s_waitcnt vmcnt and no scalar load
 // between them (the 64-bit rank offsets are computed, not loaded), no scalar memory
 // access after the kernel arguments, one v_rcp_f32 per variant and no division.
 // RUN: mla-compile %s -o %t.hsaco --dump-isa \
@@ -15,7 +15,7 @@
 // CHECK: s_load_dwordx2
 // CHECK: s_load_dwordx8
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}
-// CHECK: {{^ *}}16 global_load{{$}}
+// CHECK: {{^ *}}8 global_load{{$}}
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}
 // CHECK: {{^ *}}1 v_rcp_f32
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}
@@ -27,14 +27,7 @@
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}
 // CHECK: {{^ *}}1 v_rcp_f32
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}
-// The last block (the 32-group variant, more than 128 ranks) is the exception: LLVM
-// folds the last slot's bf16 unpacking of o into that slot's branch, between its o and
-// lse loads, so its lse load waits for o (one round trip for that slot alone). Loading
-// lse first moves the fold to the other three variants. Recorded, not fixed: a DCP group
-// of more than 128 ranks (docs/combine-kernel.md).
-// CHECK: {{^ *}}15 global_load{{$}}
-// CHECK-NEXT: {{^ *}}1 s_waitcnt vmcnt{{$}}
-// CHECK-NEXT: {{^ *}}1 global_load{{$}}
+// CHECK: {{^ *}}16 global_load{{$}}
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}
 // CHECK: {{^ *}}1 v_rcp_f32
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div|v_rcp}}

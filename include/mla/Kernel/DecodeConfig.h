@@ -38,7 +38,8 @@ namespace mla {
 /// wspec's DMA role at s_setprio 3 (kDmaRolePriority); 0.23: the device schedule's unit
 /// entry computed by wave 0 alone and shared through LDS with its request's tokens (no
 /// second indptr read), wspec's DMA role at priority 3 from before that barrier; 0.24:
-/// the combine's fourth layout, 32 split groups past 128 splits (at most 8 slots a lane).
+/// the combine's fourth layout, 64 split groups past 128 splits (at most 8 slots a lane;
+/// the column sums scattered over the lanes).
 inline constexpr char kGeneratedCodeVersion[] = "mla-0.24.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user

@@ -103,7 +103,7 @@ struct Schedule {
 /// Piece j covers tokens [j chunk_b, min((j + 1) chunk_b, len_b)), chunk_b =
 /// roundup(ceil(len_b / n_b), 128), the attention kernel's split rule with n_b splits.
 /// The merge table lists, in request order, each request of n_b > 1 pieces once for
-/// each column slice of its combine layout (combineSplitGroups(n_b) slices: 1, 8, 16 or 32,
+/// each column slice of its combine layout (combineSplitGroups(n_b) slices: 1, 8, 16 or 64,
 /// never more than n_b, so at most U entries), {b, slice, n_b, first_b}; the rest idle
 /// (request -1). Requires B <= U.
 inline Schedule planSchedule(const std::vector<int64_t> &lengths, int64_t units,

@@ -32,7 +32,8 @@ inline constexpr int64_t kMaxSplits = 256;
 /// across lanes. P is also the number of combine CTAs per (row, head), each merging
 /// 512 / P value columns. Few splits: P = 1, a wave per (row, head) and no cross-lane
 /// sum; more: P = 8 (64 columns, one 128-byte line of each partial row per CTA); many:
-/// P = 16 and, past 128 splits, P = 32, so that no lane holds more than 8 splits
+/// P = 16 and, past 128 splits, P = 64 (the whole wave one column group of 8 columns,
+/// its sums scattered over the lanes), so that no lane holds more than 8 splits
 /// ("slots": a combine wave is issue-bound, and a row of 256 splits in 16-slot lanes
 /// took twice the 8-slot lanes' instructions).
 struct CombineLayout {
@@ -40,7 +41,7 @@ struct CombineLayout {
   int64_t maxSplits; ///< the largest NS this layout serves (the previous one's + 1 up)
 };
 inline constexpr CombineLayout kCombineLayouts[] = {
-    {1, 8}, {8, 64}, {16, 128}, {32, kMaxSplits}};
+    {1, 8}, {8, 64}, {16, 128}, {64, kMaxSplits}};
 /// The most splits one lane of any layout holds (maxSplits / groups).
 inline constexpr int64_t kCombineMaxSlots = 8;
 constexpr int64_t combineSplitGroups(int64_t splits) {

@@ -61,11 +61,11 @@ TEST(DeviceScheduleRule, OneLongRequestFillsEveryUnit) {
   EXPECT_EQ(s.blockBudget, 1);
   EXPECT_EQ(s.pieces, (std::vector<int32_t>{256, 0}));
   EXPECT_EQ(unitEntry(s, 255), (std::vector<int32_t>{0, 255, 256, 0}));
-  // 256 pieces (more than 128): the combine's 32-slice layout, merge entries 0..31.
-  for (int slice = 0; slice < 32; ++slice)
+  // 256 pieces (more than 128): the combine's 64-slice layout, merge entries 0..63.
+  for (int slice = 0; slice < 64; ++slice)
     EXPECT_EQ(std::vector<int32_t>(s.merges.begin() + slice * 4, s.merges.begin() + slice * 4 + 4),
               (std::vector<int32_t>{0, slice, 256, 0}));
-  EXPECT_EQ(s.merges[32 * 4], -1);
+  EXPECT_EQ(s.merges[64 * 4], -1);
   // 128 pieces of one block each: the 16-slice layout, merge entries 0..15.
   kernel::Schedule half = planSchedule({16384}, 128);
   EXPECT_EQ(half.pieces, (std::vector<int32_t>{128, 0}));
@@ -543,7 +543,7 @@ TEST(DeviceSchedule, DcpRankMatchesTheModel) {
 INSTANTIATE_TEST_SUITE_P(
     Schedule, DeviceScheduleDecode,
     testing::Values(
-        // one long request cut into 157 pieces (the P = 32 combine layout)
+        // one long request cut into 157 pieces (the P = 64 combine layout)
         ScheduleCase{12, 1, rt::AttentionBuild::Plain, {20000}},
         // mixed lengths with empty and one-block requests (some unsplit: no combine)
         ScheduleCase{12, 1, rt::AttentionBuild::Plain, {0, 3000, 1, 129, 700, 0, 2500, 64}},

@@ -1,9 +1,10 @@
 // mla-lower-combine: one 64-lane CTA per column slice of a (row, head), in one of four
-// variants chosen by NS: P = 1, 8, 16 or 32 split groups for NS <= 8, <= 64, <= 128,
+// variants chosen by NS: P = 1, 8, 16 or 64 split groups for NS <= 8, <= 64, <= 128,
 // <= 256 (512 / P columns a CTA). Lane P c + g reads 8 columns from splits g, g + P, ...
-// (8 slots); all loads are issued, in nested uniform branches (slot j's inside slot
-// j - 1's), before any is used. Then the max, the weights and sums in base 2, DPP
-// butterflies (and at P = 32 a permlane swap) across the P split groups, one reciprocal.
+// (8 slots, 4 at P = 64); all loads are issued, in nested uniform branches (slot j's
+// inside slot j - 1's), before any is used. Then the max, the weights and sums in base
+// 2, DPP butterflies across the P split groups (at P = 64 permlane swaps first and the
+// columns scattered over the lanes), one reciprocal.
 // RUN: mla-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(mla-lower-combine))' | FileCheck %s
 
 // CHECK-LABEL: gpu.func @combine
@@ -136,23 +137,49 @@
 // CHECK-NOT: amdgpu.dpp
 // CHECK:   rocdl.rcp
 //
-// P = 32 (NS > 128): 16-column slices, 8 slots (the last split g + 224); after the four
-// DPP steps within a row of 16 lanes a permlane swap with the other row (lane ^ 16) for
-// each reduced value: the max, W and the 8 columns.
+// P = 64 (NS > 128): 8-column slices, one column group, 4 slots (the last split
+// g + 192). The max and W over all 64 lanes from the widest exchange down: permlane32 and
+// permlane16 swaps (each lane adds the pair's two results), then row_mirror,
+// row_half_mirror, quad_perm [2,3,0,1], [1,0,3,2]. The 8 columns scattered: 4
+// permlane32 swaps (columns k and k + 4), 2 permlane16 swaps, the column a lane gives
+// away (by lane bit 3) over row_mirror, then the last three DPP steps; lane l ends with
+// column l / 8, and lanes 8 k store one bf16 each.
 // CHECK: } else {
-// CHECK:   arith.remui %{{.*}}, %c32_i32{{.*}} : i32
-// CHECK:   arith.constant 16 : i32
-// CHECK-COUNT-16: llvm.load %{{.*}} : !llvm.ptr<1> -> {{vector<8xbf16>|f32}}
+// CHECK:   arith.remui %{{.*}}, %c64_i32{{.*}} : i32
+// CHECK:   arith.constant 8 : i32
+// CHECK-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<1> -> {{vector<8xbf16>|f32}}
 // CHECK-NOT: llvm.load
+// CHECK:   rocdl.permlane32.swap %{{.*}}, %{{.*}}, false, false
+// CHECK:   arith.maxnumf
+// CHECK:   rocdl.permlane16.swap
+// CHECK:   arith.maxnumf
 // CHECK:   amdgpu.dpp {{.*}} row_mirror
-// CHECK-NEXT: arith.maxnumf
-// CHECK-NEXT: amdgpu.permlane_swap %{{.*}} 16 : f32
-// CHECK-NEXT: arith.maxnumf
-// CHECK-COUNT-8: rocdl.exp2
+// CHECK:   amdgpu.dpp {{.*}} row_half_mirror
+// CHECK:   amdgpu.dpp {{.*}} quad_perm([2 : i32, 3 : i32, 0 : i32, 1 : i32])
+// CHECK:   amdgpu.dpp {{.*}} quad_perm([1 : i32, 0 : i32, 3 : i32, 2 : i32])
+// CHECK-COUNT-4: rocdl.exp2
 // CHECK-NOT: rocdl.exp2
-// CHECK-COUNT-9: amdgpu.permlane_swap %{{.*}} 16 : f32
-// CHECK-NOT: amdgpu.permlane_swap
+// CHECK:   rocdl.permlane32.swap
+// CHECK:   rocdl.permlane16.swap
+// CHECK-COUNT-4: rocdl.permlane32.swap
+// CHECK-COUNT-2: rocdl.permlane16.swap
+// CHECK-NOT: rocdl.permlane
+// CHECK:   %[[BIT3:.*]] = arith.andi %{{.*}}, %c8_i32
+// CHECK:   %[[LOWER:.*]] = arith.cmpi eq, %[[BIT3]]
+// CHECK:   %[[KEEP:.*]] = arith.select %[[LOWER]], %[[C0:.*]], %[[C1:.*]] : f32
+// CHECK:   %[[GIVE:.*]] = arith.select %[[LOWER]], %[[C1]], %[[C0]] : f32
+// CHECK:   %[[GOT:.*]] = amdgpu.dpp %[[GIVE]] %[[GIVE]] row_mirror
+// CHECK:   arith.addf %[[KEEP]], %[[GOT]]
+// CHECK:   amdgpu.dpp {{.*}} row_half_mirror
+// CHECK:   amdgpu.dpp {{.*}} quad_perm([2 : i32, 3 : i32, 0 : i32, 1 : i32])
+// CHECK:   amdgpu.dpp {{.*}} quad_perm([1 : i32, 0 : i32, 3 : i32, 2 : i32])
+// CHECK-NOT: amdgpu.dpp
 // CHECK:   rocdl.rcp
+// CHECK:   %[[BF1:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK:   arith.andi %{{.*}}, %c7_i32
+// CHECK:   scf.if
+// CHECK:     arith.shrui %{{.*}}, %c3_i32
+// CHECK:     llvm.store %[[BF1]], %{{.*}} : bf16, !llvm.ptr<1>
 gpu.module @m {
   gpu.func @combine(%o: !llvm.ptr<1>, %l: !llvm.ptr<1>, %out: !llvm.ptr<1>, %lse: !llvm.ptr<1>,
                     %row: index, %head: index, %slice: index, %ns: index) kernel {
@@ -169,7 +196,8 @@ gpu.module @m {
 // CHECK-LABEL: gpu.func @no_lse
 // CHECK-NOT: rocdl.log
 // CHECK-NOT: : f32, !llvm.ptr<1>
-// CHECK-COUNT-4: llvm.store %{{.*}} : vector<8xbf16>, !llvm.ptr<1>
+// CHECK-COUNT-3: llvm.store %{{.*}} : vector<8xbf16>, !llvm.ptr<1>
+// CHECK: llvm.store %{{.*}} : bf16, !llvm.ptr<1>
 // CHECK-NOT: llvm.store
 gpu.module @m {
   gpu.func @no_lse(%o: !llvm.ptr<1>, %l: !llvm.ptr<1>, %out: !llvm.ptr<1>,
@@ -204,12 +232,14 @@ gpu.module @m {
 // CHECK:   %[[COLIDX:.*]] = arith.index_castui %[[COL]] : i32 to index
 // CHECK:   %[[OAT:.*]] = arith.muli %[[LSEAT]], %{{.*}} : index
 // CHECK:   %[[OIDX:.*]] = arith.addi %[[OAT]], %[[COLIDX]] : index
-// CHECK:   %[[O64:.*]] = arith.index_cast %[[OIDX]] : index to i64
-// CHECK:   llvm.getelementptr %[[OROW]][%[[O64]]]
-// CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> vector<8xbf16>
+// In this (one-group) variant lse is loaded before o (LowerCombine.cpp: the order that
+// keeps LLVM from folding a use between the last slot's two loads).
 // CHECK:   %[[L64:.*]] = arith.index_cast %[[LSEAT]] : index to i64
 // CHECK:   llvm.getelementptr %[[LSEROW]][%[[L64]]]
 // CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// CHECK:   %[[O64:.*]] = arith.index_cast %[[OIDX]] : index to i64
+// CHECK:   llvm.getelementptr %[[OROW]][%[[O64]]]
+// CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> vector<8xbf16>
 // The same math as the combine: one reciprocal per variant, the lse written.
 // CHECK-COUNT-4: rocdl.rcp
 gpu.module @m {

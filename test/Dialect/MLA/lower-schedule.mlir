@@ -95,7 +95,7 @@
 // CHECK-NEXT:   %[[INCL:.*]] = arith.addi
 // CHECK:   rocdl.readlane %[[INCL]], %c63_i32
 // CHECK:   arith.cmpi ule, %[[N]], %c128_i32
-// CHECK:   arith.select %{{.*}}, %c16_i32, %c32_i32
+// CHECK:   arith.select %{{.*}}, %c16_i32, %c64_i32
 // CHECK:   arith.cmpi ule, %[[N]], %c64_i32
 // CHECK:   arith.select %{{.*}}, %c8_i32, %{{.*}}
 // CHECK:   arith.cmpi ule, %[[N]], %c8_i32

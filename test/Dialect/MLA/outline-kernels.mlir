@@ -106,12 +106,12 @@
 // CHECK: %[[PARTIALSAT:.*]] = arith.addi %[[FIRSTAT]], %[[PAIRAT]]
 // CHECK: scf.yield %[[ROW]], %[[HEAD]], %[[SLICE]], %[[NPIECES]], %[[PARTIALSAT]], %[[MERGES]]
 // CHECK: } else {
-// The host-planned split: workgroup (row * 12 + head) * P + slice, P = 1, 8, 16 or 32
+// The host-planned split: workgroup (row * 12 + head) * P + slice, P = 1, 8, 16 or 64
 // column slices per (row, head) for NS <= 8, <= 64, <= 128, <= 256
 // (kernel::combineSplitGroups), selected from the last layout back.
 // CHECK: %[[WIDE:.*]] = arith.cmpi ule, %[[CNS]], %c128 : index
-// CHECK: %[[LAYOUT16:.*]] = arith.select %[[WIDE]], %c16, %c32 : index
-// CHECK: %[[MID:.*]] = arith.cmpi ule, %[[CNS]], %c64 : index
+// CHECK: %[[LAYOUT16:.*]] = arith.select %[[WIDE]], %c16, %c64 : index
+// CHECK: %[[MID:.*]] = arith.cmpi ule, %[[CNS]], %c64{{.*}} : index
 // CHECK: %[[LAYOUT8:.*]] = arith.select %[[MID]], %c8, %[[LAYOUT16]] : index
 // CHECK: %[[NARROW:.*]] = arith.cmpi ule, %[[CNS]], %c8{{.*}} : index
 // CHECK: %[[SLICES:.*]] = arith.select %[[NARROW]], %c1, %[[LAYOUT8]] : index

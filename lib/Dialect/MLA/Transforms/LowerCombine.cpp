@@ -2,20 +2,22 @@
 //
 // Implements mla-lower-combine. One 64-lane CTA merges one column slice of the NS
 // partials of one (row, head), in one of four variants chosen by NS
-// (kernel::kCombineLayouts): P = 1, 8, 16 or 32 split groups for NS <= 8, <= 64, <= 128,
+// (kernel::kCombineLayouts): P = 1, 8, 16 or 64 split groups for NS <= 8, <= 64, <= 128,
 // <= 256. Lane `P c + g` reads columns `8 c .. 8 c + 7` of the slice (512 / P columns)
 // from splits g, g + P, g + 2P, ... So that no load waits for another, every load of the
 // row is issued first (a lane holds at most 8 partial rows and their lse in registers),
 // then the lanes compute:
 //
 //   1. t_s = lse_s log2(e); m = max_s t_s: a max over the lane's splits, then over the
-//      P split groups with DPP (quad_perm, row_half_mirror, row_mirror) and, at P = 32,
-//      v_permlane16_swap (the other 16-lane row);
+//      P split groups with DPP (quad_perm, row_half_mirror, row_mirror) or, at P = 64,
+//      permlane32 and permlane16 swaps and then the DPP steps the other way round;
 //   2. w_s = 2^(t_s - m); per lane W_g = sum of its w_s and acc_g = sum of its w_s o_s,
 //      in split order (product and sum rounded separately, no fma), skipping empty
 //      splits (lse -inf);
 //   3. W and acc summed over the split groups pairwise with DPP:
-//      ((g0 + g1) + (g2 + g3)) + ((g4 + g5) + (g6 + g7)) + ...;
+//      ((g0 + g1) + (g2 + g3)) + ((g4 + g5) + (g6 + g7)) + ...; at P = 64 in step 1's
+//      pairs, the widest first, acc's 8 columns scattered (lane l ends with column
+//      l / 8);
 //   4. out = acc * (1 / W) (one v_rcp_f32), lse = (m + log2 W) ln 2.
 //
 // A slot past the row's last split is skipped by a uniform branch; the partly used slot
@@ -82,37 +84,112 @@ static void storeElement(OpBuilder &b, Location loc, Value value, Value base, Va
   LLVM::StoreOp::create(b, loc, value, elementAddress(b, loc, base, index, element));
 }
 
-/// Combines `value` over the `groups` lanes `P c + g` of its column group with
-/// `combine`: butterfly steps across lane bit 0 (quad_perm [1,0,3,2]), bit 1 (quad_perm
+/// The DPP steps of the butterflies: lane bit 0 (quad_perm [1,0,3,2]), bit 1 (quad_perm
 /// [2,3,0,1]), bit 2 (row_half_mirror: after two steps the four lanes of a quad agree,
-/// so lane 7 - i holds the other quad's value), bit 3 (row_mirror, likewise) and bit 4
-/// (v_permlane16_swap: lane i gets lane i ^ 16, the other row of 16, whose lanes agree
-/// by then; DPP does not cross rows). Every lane of the group ends with the same bits:
-/// ((v0 + v1) + (v2 + v3)) + ... (`combine` is commutative).
+/// so lane 7 - i holds the other quad's value) and bit 3 (row_mirror, likewise).
+struct DppStep {
+  amdgpu::DPPPerm kind;
+  ArrayRef<int32_t> quadPerm; ///< for quad_perm
+};
+constexpr int32_t kSwapLanes[] = {1, 0, 3, 2}, kSwapPairs[] = {2, 3, 0, 1};
+const DppStep kDppSteps[] = {{amdgpu::DPPPerm::quad_perm, kSwapLanes},
+                             {amdgpu::DPPPerm::quad_perm, kSwapPairs},
+                             {amdgpu::DPPPerm::row_half_mirror, {}},
+                             {amdgpu::DPPPerm::row_mirror, {}}};
+/// Lanes in a DPP row (DPP does not cross rows).
+constexpr int64_t kDppRow = 16;
+
+static Value dppPartner(ImplicitLocOpBuilder &b, Value value, const DppStep &step) {
+  Attribute argument;
+  if (step.kind == amdgpu::DPPPerm::quad_perm)
+    argument = b.getI32ArrayAttr(SmallVector<int32_t>(step.quadPerm));
+  return amdgpu::DPPOp::create(b, value.getType(), value, value, step.kind, argument);
+}
+
+/// Combines `value` over the `groups` (at most 16) lanes `P c + g` of its column group
+/// with `combine`: the DPP steps from lane bit 0 up. Every lane of the group ends with
+/// the same bits: ((v0 + v1) + (v2 + v3)) + ... (`combine` is commutative).
 static Value reduceOverSplitGroups(ImplicitLocOpBuilder &b, Value value, int64_t groups,
                                    function_ref<Value(Value, Value)> combine) {
-  auto quadPerm = [&](ArrayRef<int32_t> perm) {
-    return b.getI32ArrayAttr(SmallVector<int32_t>(perm));
-  };
-  struct Step {
-    amdgpu::DPPPerm kind;
-    Attribute argument;
-  };
-  const Step steps[] = {{amdgpu::DPPPerm::quad_perm, quadPerm({1, 0, 3, 2})},
-                        {amdgpu::DPPPerm::quad_perm, quadPerm({2, 3, 0, 1})},
-                        {amdgpu::DPPPerm::row_half_mirror, Attribute()},
-                        {amdgpu::DPPPerm::row_mirror, Attribute()}};
-  constexpr int64_t kDppRow = 16;
-  assert(groups <= 2 * kDppRow && "the split groups span at most two DPP rows");
-  for (int64_t width = 2, i = 0; width <= groups; width *= 2, ++i) {
-    Value other =
-        width <= kDppRow
-            ? Value(amdgpu::DPPOp::create(b, value.getType(), value, value, steps[i].kind,
-                                          steps[i].argument))
-            : Value(amdgpu::PermlaneSwapOp::create(b, value.getType(), value, kDppRow));
-    value = combine(value, other);
-  }
+  assert(groups <= kDppRow && "the split groups are reduced within a DPP row");
+  for (int64_t width = 2, i = 0; width <= groups; width *= 2, ++i)
+    value = combine(value, dppPartner(b, value, kDppSteps[i]));
   return value;
+}
+
+/// v_permlane32_swap (`rows32`, lanes l and l ^ 32) or v_permlane16_swap (the 16-lane
+/// rows, lanes l and l ^ 16) of the f32 values `low` and `high`: the pair (vdst, vsrc)
+/// after the swap. A lane of the lower half (even row) holds its own `low` and its
+/// partner's `low`, a lane of the upper half (odd row) its partner's `high` and its own
+/// `high`: the sum of the two is the pair's sum of `low` in the lower half and of
+/// `high` in the upper.
+static std::pair<Value, Value> swapHalves(ImplicitLocOpBuilder &b, Value low, Value high,
+                                          bool rows32) {
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  Value lowBits = LLVM::BitcastOp::create(b, i32, low);
+  Value highBits = LLVM::BitcastOp::create(b, i32, high);
+  auto pairType = LLVM::LLVMStructType::getLiteral(b.getContext(), {i32, i32});
+  Value pair = rows32 ? Value(ROCDL::Permlane32SwapOp::create(b, pairType, lowBits, highBits,
+                                                              false, false))
+                      : Value(ROCDL::Permlane16SwapOp::create(b, pairType, lowBits, highBits,
+                                                              false, false));
+  Value first = LLVM::ExtractValueOp::create(b, pair, 0);
+  Value second = LLVM::ExtractValueOp::create(b, pair, 1);
+  Value firstF32 = LLVM::BitcastOp::create(b, f32, first);
+  Value secondF32 = LLVM::BitcastOp::create(b, f32, second);
+  return {firstF32, secondF32};
+}
+
+/// The whole-wave layout (P = 64, one column group): `combine` over all 64 lanes, from
+/// the widest exchange down: lane l with l ^ 32 and l ^ 16 (permlane swaps), then the
+/// DPP steps from bit 3 down (row_mirror, row_half_mirror, quad_perm [2,3,0,1], [1,0,3,2]).
+/// Every lane ends with the same bits (`combine` is commutative); the reference model
+/// (modelCombine) follows the same pairs.
+static Value butterflyOverWave(ImplicitLocOpBuilder &b, Value value,
+                               function_ref<Value(Value, Value)> combine) {
+  for (bool rows32 : {true, false}) {
+    auto [first, second] = swapHalves(b, value, value, rows32);
+    value = combine(first, second);
+  }
+  for (int i = std::size(kDppSteps) - 1; i >= 0; --i)
+    value = combine(value, dppPartner(b, value, kDppSteps[i]));
+  return value;
+}
+
+/// The whole-wave layout's column sums, scattered: the 8 columns of every lane summed
+/// over the 64 lanes in butterflyOverWave's pairs, each exchange halving the columns a
+/// lane keeps (4 permlane32 swaps: columns k and k + 4; 2 permlane16 swaps; one DPP
+/// row_mirror of the column the lane gives away; then the last three DPP steps on the one
+/// column left), so lane l ends with column l / 8 (the result the whole butterfly
+/// would give each column, in 10 exchanges instead of 48).
+static Value reduceScatterColumns(ImplicitLocOpBuilder &b, Value laneAcc, Value lane) {
+  auto add = [&](Value x, Value y) -> Value { return arith::AddFOp::create(b, x, y); };
+  SmallVector<Value> kept;
+  for (int64_t c = 0; c < kColumnsPerLane; ++c)
+    kept.push_back(vector::ExtractOp::create(b, laneAcc, c));
+  // Lanes l < 32 keep columns 0..3, the rest 4..7; then l mod 32 < 16 the first two of
+  // those, the rest the last two.
+  for (bool rows32 : {true, false}) {
+    const size_t half = kept.size() / 2;
+    SmallVector<Value> next;
+    for (size_t k = 0; k < half; ++k) {
+      auto [first, second] = swapHalves(b, kept[k], kept[k + half], rows32);
+      next.push_back(add(first, second));
+    }
+    kept = std::move(next);
+  }
+  // Lane bit 3 (row_mirror pairs lane i of a row with 15 - i): a lane of the row's lower
+  // half keeps kept[0] and gives kept[1] away, the upper half the other way round.
+  Type i32 = b.getI32Type();
+  Value bit3 = arith::AndIOp::create(b, lane, arith::ConstantIntOp::create(b, i32, 8));
+  Value zero32 = arith::ConstantIntOp::create(b, i32, 0);
+  Value lowerHalf = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, bit3, zero32);
+  Value keep = arith::SelectOp::create(b, lowerHalf, kept[0], kept[1]);
+  Value give = arith::SelectOp::create(b, lowerHalf, kept[1], kept[0]);
+  Value column = add(keep, dppPartner(b, give, kDppSteps[3]));
+  for (int i = 2; i >= 0; --i)
+    column = add(column, dppPartner(b, column, kDppSteps[i]));
+  return column;
 }
 
 /// Emits the combine of `op` for `variant` at `outer`'s insertion point.
@@ -217,8 +294,12 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
   loadState = forUsedSlots(
       b, b.getLoc(), 0, loadState,
       [&](OpBuilder &nb, Location loc, int64_t j, ValueRange state) {
-        // o before lse: the backend may pull the slot's first use of lse into the
-        // last slot's branch, and then nothing may follow that load.
+        // LLVM may fold a later phase's first use of the last slot (lse's scaling or
+        // o's bf16 unpacking) into that slot's branch, between its two loads, and then
+        // the second load waits for the first. Which use it folds depends on the
+        // variant, so the order is chosen per variant: lse first in the DCP merge's
+        // one-group variant, o first elsewhere. combine-isa-gfx950.mlir and
+        // dcp-merge-isa-gfx950.mlir check every variant's loads for one run.
         Value split = arith::MinUIOp::create(nb, loc, slotSplit(nb, loc, j), lastSplit);
         Value oOffset, lseOffset;
         if (ranksOutermost) {
@@ -235,8 +316,14 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
           oOffset = arith::AddIOp::create(
               nb, loc, arith::MulIOp::create(nb, loc, split, cst32(nb, loc, width)), column);
         }
-        Value o = loadElement(nb, loc, inType, oRow, oOffset, bf16);
-        Value lse = loadElement(nb, loc, f32, lseRow, lseOffset);
+        Value o, lse;
+        if (splitGroups == 1 && ranksOutermost) {
+          lse = loadElement(nb, loc, f32, lseRow, lseOffset);
+          o = loadElement(nb, loc, inType, oRow, oOffset, bf16);
+        } else {
+          o = loadElement(nb, loc, inType, oRow, oOffset, bf16);
+          lse = loadElement(nb, loc, f32, lseRow, lseOffset);
+        }
         SmallVector<Value> next(state);
         next[2 * j] = o;
         next[2 * j + 1] = lse;
@@ -255,9 +342,13 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
         Value tValid = arith::SelectOp::create(nb, loc, valid, t, negInf);
         return {arith::MaxNumFOp::create(nb, loc, state[0], tValid)};
       })[0];
-  Value m = reduceOverSplitGroups(b, laneMax, splitGroups, [&](Value x, Value y) {
-    return arith::MaxNumFOp::create(b, x, y);
-  });
+  // The whole-wave layout (P = 64) reduces over all lanes with its own pairs.
+  const bool wholeWave = splitGroups == kernel::kCombineThreads;
+  auto reduce = [&](Value value, function_ref<Value(Value, Value)> combine) {
+    return wholeWave ? butterflyOverWave(b, value, combine)
+                     : reduceOverSplitGroups(b, value, splitGroups, combine);
+  };
+  Value m = reduce(laneMax, [&](Value x, Value y) { return arith::MaxNumFOp::create(b, x, y); });
   // Weights are taken relative to a finite m so an all-empty row gives 0, not NaN.
   Value allEmpty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, m, negInf);
   Value mSafe = arith::SelectOp::create(b, allEmpty, fzero, m);
@@ -285,9 +376,52 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
       });
   Value laneSum = sums[0], laneAcc = sums[1];
 
+  // lse = (m + log2 W) ln 2, written by lane 0 of slice 0; -inf when every split is empty.
+  auto storeLse = [&](Value noneTaken, Value sum) {
+    Value lseOut = op.getLse();
+    if (!lseOut)
+      return;
+    Value isLane0 =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, cst32(b, b.getLoc(), 0));
+    Value isSlice0 = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, op.getSlice(), cstI(0));
+    Value isWriter = arith::AndIOp::create(b, isLane0, isSlice0);
+    auto ifWriter = scf::IfOp::create(b, isWriter, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifWriter.thenBlock());
+    Value log2Sum = ROCDL::ROCDLLog::create(b, f32, sum);
+    Value total = arith::MulFOp::create(b, arith::AddFOp::create(b, mSafe, log2Sum), ln2);
+    Value lse = arith::SelectOp::create(b, noneTaken, negInf, total);
+    storeElement(b, b.getLoc(), lse, lseOut, rowHead, f32);
+  };
+
   // 3. Summed over the split groups.
   auto add = [&](Value x, Value y) -> Value { return arith::AddFOp::create(b, x, y); };
-  Value sum = reduceOverSplitGroups(b, laneSum, splitGroups, add);
+  Value sum = reduce(laneSum, add);
+  if (wholeWave) {
+    // 4'. Lane l holds column l / 8 of the slice's 8: out = acc * (1 / W), or 0; lane
+    // 8 k stores column k (2 bytes).
+    Value columnSum = reduceScatterColumns(b, laneAcc, lane);
+    Value noneTaken = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, sum, fzero);
+    Value reciprocal = ROCDL::ROCDLRcp::create(b, f32, sum);
+    Value quotient = arith::MulFOp::create(b, columnSum, reciprocal);
+    Value out = arith::SelectOp::create(b, noneTaken, fzero, quotient);
+    Value outBf16 = arith::TruncFOp::create(b, bf16, out);
+    Value laneInGroup = arith::AndIOp::create(b, lane, cst32(b, b.getLoc(), 7));
+    Value isWriter = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, laneInGroup,
+                                           cst32(b, b.getLoc(), 0));
+    auto ifWriter = scf::IfOp::create(b, isWriter, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifWriter.thenBlock());
+      Value outRow = elementAddress(b, b.getLoc(), op.getOut(),
+                                    arith::MulIOp::create(b, rowHead, cstI(width)), bf16);
+      Value laneColumn = arith::ShRUIOp::create(b, lane, cst32(b, b.getLoc(), 3));
+      Value outColumn = arith::AddIOp::create(b, sliceColumn, laneColumn);
+      storeElement(b, b.getLoc(), outBf16, outRow, outColumn, bf16);
+    }
+    storeLse(noneTaken, sum);
+    return;
+  }
   SmallVector<Value> accColumns;
   for (int64_t c = 0; c < kColumnsPerLane; ++c)
     accColumns.push_back(
@@ -315,20 +449,7 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
     storeElement(b, b.getLoc(), outBf16, outRow, column, bf16);
   }
 
-  // lse = (m + log2 W) ln 2, written by lane 0 of slice 0; -inf when every split is empty.
-  if (Value lseOut = op.getLse()) {
-    Value isLane0 =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, cst32(b, b.getLoc(), 0));
-    Value isSlice0 = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, op.getSlice(), cstI(0));
-    Value isWriter = arith::AndIOp::create(b, isLane0, isSlice0);
-    auto ifWriter = scf::IfOp::create(b, isWriter, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifWriter.thenBlock());
-    Value log2Sum = ROCDL::ROCDLLog::create(b, f32, sum);
-    Value total = arith::MulFOp::create(b, arith::AddFOp::create(b, mSafe, log2Sum), ln2);
-    Value lse = arith::SelectOp::create(b, noneTaken, negInf, total);
-    storeElement(b, b.getLoc(), lse, lseOut, rowHead, f32);
-  }
+  storeLse(noneTaken, sum);
 }
 
 /// The variant for NS splits (kernel::kCombineLayouts), chosen by uniform branches:

@@ -174,7 +174,7 @@ protected:
     Value slices, slicesInclusive, slicesTotal; ///< likewise its merge entries s_b
   };
   Chunk chunkAt(Value base, Value budget);
-  /// The combine's column slices of a request of n pieces: P(n) = 1, 8, 16 or 32 for
+  /// The combine's column slices of a request of n pieces: P(n) = 1, 8, 16 or 64 for
   /// n <= 8, <= 64, <= 128, <= 256 (kernel::combineSplitGroups), none for n = 1.
   Value slicesOf(Value n);
   /// The block budget for `units` units (step 2). With `cap`, the search stops at `cap`:
