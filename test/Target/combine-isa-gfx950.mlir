@@ -4,10 +4,11 @@
 // global loads of all its slots (lse + 8 bf16 values: 8 loads in the 64-group variant,
 // which comes first in the code object, 16 in the others) form one run with no
 // s_waitcnt vmcnt and no scalar load between them, so no split waits for another
-// (there is no split loop: the slots are unrolled); after the kernel arguments and,
-// with the device schedule, the workgroup's merge entry (one s_load_dwordx4: request,
-// slice, pieces, first) there is no scalar memory access at all (no scalar round trip
-// per split); each variant
+// (there is no split loop: the slots are unrolled); the kernel arguments come in one
+// round trip (both scalar loads before the first wait); after them and, with the device
+// schedule, the workgroup's merge entry (one s_load_dwordx4: request, slice, pieces,
+// first) there is no scalar memory access at all (no scalar round trip per split); each
+// variant
 // scales its output by one v_rcp_f32, and nothing divides.
 //
 // The ISA is reduced to one line per instruction kind of interest and runs of equal
@@ -27,10 +28,12 @@
 // RUN:            -e 's/^\s*([a-z_0-9]+).*/\1/' \
 // RUN:   | uniq -c | FileCheck %s
 
-// The kernel arguments and the merge entry first; then only the four runs of loads.
-// CHECK: s_load_dwordx4
-// CHECK: s_load_dwordx4
-// CHECK: s_load_dwordx8
+// The kernel arguments (one round trip) and the merge entry first; then only the four
+// runs of loads.
+// CHECK: {{^ *}}1 s_load_dwordx4{{$}}
+// CHECK-NEXT: {{^ *}}1 s_load_dwordx8{{$}}
+// CHECK-NEXT: {{^ *}}1 s_waitcnt{{$}}
+// CHECK-NEXT: {{^ *}}1 s_load_dwordx4{{$}}
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}
 // CHECK: {{^ *}}8 global_load{{$}}
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}

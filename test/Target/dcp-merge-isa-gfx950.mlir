@@ -12,8 +12,10 @@
 // RUN:            -e 's/^\s*([a-z_0-9]+).*/\1/' \
 // RUN:   | uniq -c | FileCheck %s
 
-// CHECK: s_load_dwordx2
-// CHECK: s_load_dwordx8
+// The kernel arguments in one round trip.
+// CHECK: {{^ *}}1 s_load_dwordx2{{$}}
+// CHECK-NEXT: {{^ *}}1 s_load_dwordx8{{$}}
+// CHECK-NEXT: {{^ *}}1 s_waitcnt{{$}}
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}
 // CHECK: {{^ *}}8 global_load{{$}}
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}

@@ -39,8 +39,9 @@ namespace mla {
 /// entry computed by wave 0 alone and shared through LDS with its request's tokens (no
 /// second indptr read), wspec's DMA role at priority 3 from before that barrier; 0.24:
 /// the combine's fourth layout, 64 split groups past 128 splits (at most 8 slots a lane;
-/// the column sums scattered over the lanes).
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.24.0-gfx950";
+/// the column sums scattered over the lanes); 0.25: the combine tests its pointer
+/// arguments before any branch (its kernel arguments in one round trip).
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.25.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

@@ -77,9 +77,16 @@
 // CHECK: %[[CBID:.*]] = gpu.block_id x
 // CHECK: %[[CROWS:.*]] = arith.index_castui %[[ROWS]] : i32 to index
 // CHECK: %[[CNS:.*]] = arith.index_castui %[[CNSARG]] : i32 to index
-// CHECK: %[[CNULL:.*]] = llvm.mlir.zero : !llvm.ptr<1>
-// CHECK: %[[CSCHED:.*]] = llvm.icmp "ne" %[[MT]], %[[CNULL]]
-// CHECK: %[[CWORK:.*]]:6 = scf.if %[[CSCHED]] -> (index, index, index, index, index, i1) {
+// The partials and out must be present (tested before any branch, so that the kernel
+// arguments come in one round trip), and with them the merge table chooses the path.
+// CHECK: %[[HASO:.*]] = llvm.icmp "ne" %[[CO]], %{{.*}} : !llvm.ptr<1>
+// CHECK: %[[HASL:.*]] = llvm.icmp "ne" %[[CL]], %{{.*}} : !llvm.ptr<1>
+// CHECK: %[[HASPART:.*]] = arith.andi %[[HASO]], %[[HASL]]
+// CHECK: %[[HASOUT:.*]] = llvm.icmp "ne" %[[OUT]], %{{.*}} : !llvm.ptr<1>
+// CHECK: %[[PRESENT:.*]] = arith.andi %[[HASPART]], %[[HASOUT]]
+// CHECK: %[[CSCHED:.*]] = llvm.icmp "ne" %[[MT]], %{{.*}} : !llvm.ptr<1>
+// CHECK: %[[CSCHEDGO:.*]] = arith.andi %[[CSCHED]], %[[PRESENT]]
+// CHECK: %[[CWORK:.*]]:6 = scf.if %[[CSCHEDGO]] -> (index, index, index, index, index, i1) {
 // With the device schedule's merge table: workgroup (m * 4 + i) * 12 + h serves entry m
 // {request, slice, n, first}, position i, head h; entry m is read only below U.
 // CHECK: %[[C48:.*]] = arith.constant 48 : index
@@ -124,7 +131,8 @@
 // CHECK: %[[HRH:.*]] = arith.addi %[[HRH0]], %[[HHEAD]]
 // CHECK: %[[HAT:.*]] = arith.muli %[[HRH]], %[[CNS]]
 // CHECK: scf.yield %[[HROW]], %[[HHEAD]], %[[HSLICE]], %[[CNS]], %[[HAT]], %[[HACTIVE]]
-// CHECK: scf.if %[[CWORK]]#5 {
+// CHECK: %[[CGO:.*]] = arith.andi %[[CWORK]]#5, %[[PRESENT]]
+// CHECK: scf.if %[[CGO]] {
 // CHECK: mla.cta_combine row(%[[CWORK]]#0) head(%[[CWORK]]#1) slice(%[[CWORK]]#2) of %[[CWORK]]#3 partials_at(%[[CWORK]]#4) o_part(%[[CO]]) lse_part(%[[CL]]) into out(%[[OUT]]) lse(%[[LSE]])
 func.func @tp8_q4(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>,
                   %pages: memref<?xi32>, %indptr: memref<?xi32>, %scale: f32, %vscale: f32,

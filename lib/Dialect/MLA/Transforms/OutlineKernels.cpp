@@ -296,10 +296,21 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
     return std::make_tuple(slice, row, head, cmp(CmpIPredicate::ult, row, rows));
   };
 
+  // The partials and the output must be present for a workgroup to run. Tested here,
+  // before any branch, so that the kernel reads all its arguments in one round trip
+  // (with the pointers used only behind the branches, LLVM sinks their scalar loads
+  // there, after the wait for the scalars that choose the branch).
+  Value oPartPresent = isPresent(b, loc, arg(CombineArg::OPart));
+  Value lsePartPresent = isPresent(b, loc, arg(CombineArg::LsePart));
+  Value partialsPresent = arith::AndIOp::create(b, loc, oPartPresent, lsePartPresent);
+  Value outPresent = isPresent(b, loc, arg(CombineArg::Out));
+  Value pointersPresent = arith::AndIOp::create(b, loc, partialsPresent, outPresent);
+
   if (op.getRanksOutermost()) {
     // Ranks outermost (the DCP merge), a partial's address needs the row count.
     auto [slice, row, head, active] = splitGrid();
-    auto ifActive = scf::IfOp::create(b, loc, active, /*withElseRegion=*/false);
+    Value run = arith::AndIOp::create(b, loc, active, pointersPresent);
+    auto ifActive = scf::IfOp::create(b, loc, run, /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifActive.thenBlock());
     CtaCombineOp::create(b, loc, arg(CombineArg::OPart), arg(CombineArg::LsePart),
                          arg(CombineArg::Out), arg(CombineArg::Lse), row, head, slice, splits,
@@ -315,8 +326,10 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
   // nothing. The host-planned split: num_splits splits of (row, head) at (row H + head) NS.
   Value mergeTable = arg(CombineArg::Merges);
   Type index = b.getIndexType(), i1 = b.getI1Type();
+  Value scheduled = isPresent(b, loc, mergeTable);
+  Value scheduledRun = arith::AndIOp::create(b, loc, scheduled, pointersPresent);
   auto work = scf::IfOp::create(b, loc, TypeRange{index, index, index, index, index, i1},
-                                isPresent(b, loc, mergeTable), /*withElseRegion=*/true);
+                                scheduledRun, /*withElseRegion=*/true);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(work.thenBlock());
@@ -359,7 +372,8 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
     scf::YieldOp::create(b, loc,
                          ValueRange{hostRow, hostHead, hostSlice, splits, hostAt, hostActive});
   }
-  auto ifRun = scf::IfOp::create(b, loc, work.getResult(5), /*withElseRegion=*/false);
+  Value run = arith::AndIOp::create(b, loc, work.getResult(5), pointersPresent);
+  auto ifRun = scf::IfOp::create(b, loc, run, /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifRun.thenBlock());
   CtaCombineOp::create(b, loc, arg(CombineArg::OPart), arg(CombineArg::LsePart),
                        arg(CombineArg::Out), arg(CombineArg::Lse), work.getResult(0),
