@@ -397,29 +397,45 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
   // 3. Summed over the split groups.
   auto add = [&](Value x, Value y) -> Value { return arith::AddFOp::create(b, x, y); };
   Value sum = reduce(laneSum, add);
-  if (wholeWave) {
-    // 4'. Lane l holds column l / 8 of the slice's 8: out = acc * (1 / W), or 0; lane
-    // 8 k stores column k (2 bytes).
-    Value columnSum = reduceScatterColumns(b, laneAcc, lane);
+  // 4. out = acc * (1 / W), or 0 when no split saw a token, stored by the lanes
+  // `isWriter` makes at the column `outColumn` makes (inside their branch); then lse.
+  // No split taken: W = 0 exactly (a taken split weighs >= 1 or, with a NaN lse, NaN,
+  // so a NaN partial reaches out and lse even when every other split is empty).
+  auto storeOut = [&](Value acc, Value zero, Type outType, function_ref<Value()> isWriter,
+                      function_ref<Value()> outColumn) {
     Value noneTaken = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, sum, fzero);
     Value reciprocal = ROCDL::ROCDLRcp::create(b, f32, sum);
-    Value quotient = arith::MulFOp::create(b, columnSum, reciprocal);
-    Value out = arith::SelectOp::create(b, noneTaken, fzero, quotient);
-    Value outBf16 = arith::TruncFOp::create(b, bf16, out);
-    Value laneInGroup = arith::AndIOp::create(b, lane, cst32(b, b.getLoc(), 7));
-    Value isWriter = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, laneInGroup,
-                                           cst32(b, b.getLoc(), 0));
-    auto ifWriter = scf::IfOp::create(b, isWriter, /*withElseRegion=*/false);
+    Value scale = reciprocal;
+    if (acc.getType() != f32)
+      scale = vector::BroadcastOp::create(b, acc.getType(), reciprocal);
+    Value quotient = arith::MulFOp::create(b, acc, scale);
+    Value out = arith::SelectOp::create(b, noneTaken, zero, quotient);
+    Value outBf16 = arith::TruncFOp::create(b, outType, out);
+    auto ifWriter = scf::IfOp::create(b, isWriter(), /*withElseRegion=*/false);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifWriter.thenBlock());
       Value outRow = elementAddress(b, b.getLoc(), op.getOut(),
                                     arith::MulIOp::create(b, rowHead, cstI(width)), bf16);
-      Value laneColumn = arith::ShRUIOp::create(b, lane, cst32(b, b.getLoc(), 3));
-      Value outColumn = arith::AddIOp::create(b, sliceColumn, laneColumn);
-      storeElement(b, b.getLoc(), outBf16, outRow, outColumn, bf16);
+      storeElement(b, b.getLoc(), outBf16, outRow, outColumn(), bf16);
     }
     storeLse(noneTaken, sum);
+  };
+
+  if (wholeWave) {
+    // Lane l holds column l / 8 of the slice's 8; lane 8 k stores column k (2 bytes).
+    Value columnSum = reduceScatterColumns(b, laneAcc, lane);
+    storeOut(
+        columnSum, fzero, bf16,
+        [&] {
+          Value laneInGroup = arith::AndIOp::create(b, lane, cst32(b, b.getLoc(), 7));
+          return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, laneInGroup,
+                                       cst32(b, b.getLoc(), 0));
+        },
+        [&] {
+          Value laneColumn = arith::ShRUIOp::create(b, lane, cst32(b, b.getLoc(), 3));
+          return arith::AddIOp::create(b, sliceColumn, laneColumn);
+        });
     return;
   }
   SmallVector<Value> accColumns;
@@ -428,28 +444,14 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
         reduceOverSplitGroups(b, vector::ExtractOp::create(b, laneAcc, c), splitGroups,
                               add));
   Value acc = vector::FromElementsOp::create(b, accType, accColumns);
-
-  // 4. out = acc * (1 / W), or 0 when no split saw a token; split group 0 stores it.
-  // No split taken: W = 0 exactly (a taken split weighs >= 1 or, with a NaN lse, NaN,
-  // so a NaN partial reaches out and lse even when every other split is empty).
-  Value noneTaken = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, sum, fzero);
-  Value reciprocal = ROCDL::ROCDLRcp::create(b, f32, sum);
-  Value quotient = arith::MulFOp::create(b, acc,
-                                         vector::BroadcastOp::create(b, accType, reciprocal));
-  Value out = arith::SelectOp::create(b, noneTaken, zeros, quotient);
-  Value outBf16 = arith::TruncFOp::create(b, inType, out);
-  Value isGroup0 = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, group,
-                                         cst32(b, b.getLoc(), 0));
-  auto ifGroup0 = scf::IfOp::create(b, isGroup0, /*withElseRegion=*/false);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifGroup0.thenBlock());
-    Value outRow = elementAddress(b, b.getLoc(), op.getOut(),
-                                  arith::MulIOp::create(b, rowHead, cstI(width)), bf16);
-    storeElement(b, b.getLoc(), outBf16, outRow, column, bf16);
-  }
-
-  storeLse(noneTaken, sum);
+  // Split group 0 stores the lane's 8 columns.
+  storeOut(
+      acc, zeros, inType,
+      [&] {
+        return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, group,
+                                     cst32(b, b.getLoc(), 0));
+      },
+      [&] { return column; });
 }
 
 /// The variant for NS splits (kernel::kCombineLayouts), chosen by uniform branches:
