@@ -322,7 +322,8 @@ ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
   // pairwise, as its lanes' butterfly does: neighbours first up to 16 groups, the widest
   // exchange first in the whole-wave layout (P = 64, docs/combine-kernel.md).
   const int kGroups = static_cast<int>(kernel::combineSplitGroups(numSplits));
-  constexpr int kWholeWaveGroups = 64;
+  // The whole-wave layout: as many split groups as the combine wave has lanes.
+  constexpr int kWholeWaveGroups = static_cast<int>(kernel::kCombineThreads);
   std::vector<float> groupW(kGroups);
   std::vector<std::vector<float>> groupAcc(kValueDim, std::vector<float>(kGroups));
   auto pairwise = [&](std::vector<float> v) {
