@@ -38,22 +38,24 @@ struct ModeledComparison {
 };
 
 // mla-perf (default cases: B 64..448 at ISL 8K, B 1, 4, 8 at ISL 32K and 128K), on the
-// tree of 2026-12-03 with generated code 0.23 (the warp-specialised build as a compute
+// tree of 2026-12-03 with generated code 0.26 (the warp-specialised build as a compute
 // role and a DMA role whose waves execute no LDS instruction; 0.18 gave the Q split to
 // the compute role and the DMA role's block 0 no wait for it: +0.3..+10.6 % on the
 // table's wspec rows; 0.19 issues 2 DMAs before a block's wait from 3 head groups:
 // qlen 4 +1.4..+5.9 %; 0.20's bytes-bound plan below 3 head groups: qlen 2
 // `pessimistic` +5..+12 %; 0.21's compute-bound plan: qlen 4 +0.7..+1.9 % under
 // `default`, +3.4..+9.0 % under `pessimistic`; 0.22's DMA role at s_setprio 3 until its
-// loop: -0.1..-1.1 % on the sums; 0.23 moved the host path's indptr loads: +0.0..+0.3 %). Wspec's time depends on the answer by at most 0.1 %;
-// plain is up to 8 % faster under the vmcnt answer at qlen 4 under `pessimistic`
+// loop: -0.1..-1.1 % on the sums; 0.23 moved the host path's indptr loads: +0.0..+0.3 %;
+// 0.24 and 0.25 the combine: -0.1..-0.3 %; 0.26's rope tails a block ahead: qlen 4
+// -4.4 % under both sets). Wspec's time depends on the answer by at most 0.1 %;
+// plain is up to 3.6 % faster under the vmcnt answer at qlen 4 under `pessimistic`
 // (0.1-2.9 % at qlen 1 and 2 but for qlen 2 under `default`, where wspec is 0.5 %
-// faster, and 10 % slower at qlen 4 under `default`) and 18-43 % slower under the
+// faster, and 14 % slower at qlen 4 under `default`) and 18-45 % slower under the
 // lgkmcnt answer, so wspec has the better worst case at qlen 1, 2 and 4 in both sets.
 constexpr ModeledComparison kModeled[] = {
-    {12, 1, {{1080.5, 885.1}, {886.2, 886.2}}, {{1462.5, 1048.2}, {1053.4, 1053.3}}},
-    {12, 2, {{1281.5, 920.7}, {916.3, 916.3}}, {{2031.3, 1127.9}, {1160.4, 1160.4}}},
-    {12, 4, {{1745.5, 1254.6}, {1129.5, 1129.7}}, {{2788.8, 1481.0}, {1599.3, 1599.1}}},
+    {12, 1, {{1077.7, 882.4}, {883.5, 883.5}}, {{1459.1, 1044.8}, {1050.0, 1049.9}}},
+    {12, 2, {{1281.4, 920.6}, {916.3, 916.3}}, {{2030.4, 1127.0}, {1159.5, 1159.5}}},
+    {12, 4, {{1742.0, 1251.1}, {1079.8, 1079.9}}, {{2783.5, 1475.7}, {1528.4, 1528.1}}},
 };
 
 bool wspecHasTheBetterWorstCase(const ModeledBuilds &set) {

@@ -40,8 +40,10 @@ namespace mla {
 /// second indptr read), wspec's DMA role at priority 3 from before that barrier; 0.24:
 /// the combine's fourth layout, 64 split groups past 128 splits (at most 8 slots a lane;
 /// the column sums scattered over the lanes); 0.25: the combine tests its pointer
-/// arguments before any branch (its kernel arguments in one round trip).
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.25.0-gfx950";
+/// arguments before any branch (its kernel arguments in one round trip); 0.26: from 3
+/// head groups each tile's rope tail DMA a block ahead (after C) and the next block's
+/// latent DMAs 1 / 5 / 8 (BlockDmaPlan::ropeTailsAhead).
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.26.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

@@ -462,10 +462,13 @@ gpu.module @m {
 // -----
 
 // The compute-bound plan (mla-tile-attention's from 3 head groups): barrier A at the
-// top of each block, after the compute role's MFMAs; 3 DMAs of block b + 1's first
-// tile after it and before the wait for block b's, its other 6 and 5 of its second
-// tile after K, the second tile's other 4 after B, none after C; the counts of the
-// waits follow.
+// top of each block, after the compute role's MFMAs; 1 DMA of block b + 1's first
+// tile after it and before the wait for block b's, its other 7 latent DMAs and 5 of its
+// second tile after K, the second tile's other 3 latent DMAs after B, none after C;
+// each tile's rope tail DMA (dma 8) a block ahead: block b + 2's after C, into the slot
+// block b's QK is done with, and block 1's in the first step after K (before that the
+// Q exchange holds its slot). The wait before K leaves in flight the DMA after A, the
+// index loads and, except in the first step, block b + 1's tails.
 // CHECK-LABEL: gpu.func @compute_bound
 // CHECK: mla.warp_roles
 // CHECK: scf.for
@@ -481,17 +484,38 @@ gpu.module @m {
 // CHECK-NEXT: rocdl.s.setprio 3
 // CHECK: rocdl.s.setprio 0
 // CHECK-NEXT: "; mla: dma role loop"
-// CHECK-NEXT: scf.for
-// CHECK: mla.lds_barrier {lds_pending}
+// CHECK-NEXT: scf.for %[[B:.*]] = %[[LOWER:[^ ]*]] to %[[BLOCKS:[^ ]*]] step
+// CHECK: %[[NEXT:.*]] = arith.addi %[[B]]
+// CHECK-NEXT: %[[HASNEXT:.*]] = arith.cmpi slt, %[[NEXT]], %[[BLOCKS]]
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[B]], %[[LOWER]]
+// CHECK-NEXT: mla.lds_barrier {lds_pending}
 // CHECK-NEXT: arith.cmpi
 // CHECK-NEXT: scf.if
 // CHECK-NEXT:   "; mla: dma role tile"
-// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 0 dmas 0 to 3
-// CHECK: mla.kv_wait slot %{{.*}} pending 5
-// CHECK: mla.lds_barrier {lds_pending}
+// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 0 dmas 0 to 1
+// CHECK: mla.ws_load_page_indices
+// CHECK-NEXT: scf.if %[[HASNEXT]] {
+// CHECK-NEXT:   scf.if %[[FIRST]] {
+// CHECK-NEXT:     mla.kv_wait slot %{{.*}} pending 3
+// CHECK-NEXT:   } else {
+// CHECK-NEXT:     mla.kv_wait slot %{{.*}} pending 5
+// CHECK-NEXT:   }
+// CHECK-NEXT: } else {
+// CHECK-NEXT:   mla.kv_wait slot %{{.*}} pending 2
+// CHECK-NEXT: }
+// CHECK-NEXT: mla.lds_barrier {lds_pending}
+// CHECK-NEXT: %[[FIRSTNEXT:.*]] = arith.andi %[[FIRST]], %[[HASNEXT]]
+// CHECK-NEXT: scf.if %[[FIRSTNEXT]] {
+// CHECK-NEXT:   "; mla: dma role tile"
+// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 0 dmas 8 to 9
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.if %[[FIRSTNEXT]] {
+// CHECK-NEXT:   "; mla: dma role tile"
+// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 1 dmas 8 to 9
+// CHECK-NEXT: }
 // CHECK-NEXT: scf.if
 // CHECK-NEXT:   "; mla: dma role tile"
-// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 0 dmas 3 to 9
+// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 0 dmas 1 to 8
 // CHECK-NEXT: }
 // CHECK-NEXT: scf.if
 // CHECK-NEXT:   "; mla: dma role tile"
@@ -500,12 +524,21 @@ gpu.module @m {
 // CHECK-NEXT: mla.lds_barrier {lds_pending}
 // CHECK-NEXT: scf.if
 // CHECK-NEXT:   "; mla: dma role tile"
-// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 1 dmas 5 to 9
+// CHECK-NEXT:   mla.ws_kv_dma {{.*}} tile 1 dmas 5 to 8
 // CHECK-NEXT: }
 // CHECK-NEXT: mla.lds_barrier {lds_pending}
 // CHECK-NEXT: arith.cmpi sge
-// CHECK: mla.ws_dma_sources %{{.*}} index_pending 15
-// CHECK-NEXT: scf.yield
+// CHECK: %[[SOURCES:.*]] = mla.ws_dma_sources %{{.*}} index_pending 15
+// CHECK: %[[HASAFTER:.*]] = arith.cmpi slt
+// CHECK-NEXT: scf.if %[[HASAFTER]] {
+// CHECK-NEXT:   "; mla: dma role tile"
+// CHECK-NEXT:   mla.ws_kv_dma %{{.*}}[%[[SOURCES]]] to %{{.*}} slot %[[SLOT:[^ ]*]] tile 0 dmas 8 to 9
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.if %[[HASAFTER]] {
+// CHECK-NEXT:   "; mla: dma role tile"
+// CHECK-NEXT:   mla.ws_kv_dma %{{.*}}[%[[SOURCES]]] to %{{.*}} slot %[[SLOT]] tile 1 dmas 8 to 9
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.yield %[[SOURCES]]
 gpu.module @m {
   gpu.func @compute_bound(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %n: i32, %i: i32,
                             %f: f32, %v: i1, %qh: vector<4x32xf8E4M3FN>,

@@ -389,6 +389,13 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
   // A role wave's index loads of a block (one a tile) and DMAs of one of its tiles.
   const unsigned indexLoads = roles::kTilesPerDmaWave;
   const unsigned tileDmas = layout::kDmasPerTile;
+  // The DMAs of a tile issued in the step before its block's (all of them, or
+  // the latent ones when the rope tails go a block earlier), and the tails a
+  // block.
+  const unsigned stepDmas = plan.ropeTailsAhead ? layout::kLatentDmasPerTile : tileDmas;
+  const unsigned tailsAhead = plan.ropeTailsAhead ? roles::kTilesPerDmaWave : 0;
+  auto inStep = [&](unsigned count) { return std::min(count, stepDmas); };
+  const unsigned firstTileBeforeWait = inStep(plan.firstTileBeforeWait);
   // Block 0: the index loads of blocks 0 and 1 together, block 0's DMAs once its own
   // are in, and block 1's sources after them (its indices landed meanwhile), so that
   // the role meets barrier Q without waiting for a load behind block 0's DMAs. The
@@ -427,7 +434,7 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
   auto barrierA = [&](Value issued, Value sources, Value slot) {
     LdsBarrierOp::create(b, loc, /*lds_pending=*/true);
     dmaTileIf(cmp(arith::CmpIPredicate::slt, issued, blocks), sources, slot, 0, 0,
-              plan.firstTileBeforeWait);
+              firstTileBeforeWait);
   };
   if (plan.barrierABeforeMfmas) {
     // One op per statement: the IR's order must not depend on the host compiler's
@@ -449,6 +456,7 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     Value otherSlot = wrap(slot) ^ 1u;
     Value nextBlock = wrap(block) + 1u;
     Value hasNext = cmp(arith::CmpIPredicate::slt, nextBlock, blocks);
+    Value firstStep = plan.ropeTailsAhead ? cmp(arith::CmpIPredicate::eq, block, lower) : Value();
     auto ifNext = [&](unsigned tile, unsigned first, unsigned last) {
       dmaTileIf(hasNext, nextSources, otherSlot, tile, first, last);
     };
@@ -468,7 +476,20 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
       auto ifWait = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/true);
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(ifWait.thenBlock());
-      KvWaitOp::create(b, loc, slot, plan.firstTileBeforeWait + indexLoads);
+      const unsigned pending = firstTileBeforeWait + indexLoads;
+      if (plan.ropeTailsAhead) {
+        // Block b + 1's rope tails, issued after C of the step before, are in
+        // flight too; in the first step they are not issued yet (the Q exchange
+        // holds their slot until A).
+        auto ifFirst = scf::IfOp::create(b, loc, firstStep, /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard tails(b);
+        b.setInsertionPointToStart(ifFirst.thenBlock());
+        KvWaitOp::create(b, loc, slot, pending);
+        b.setInsertionPointToStart(ifFirst.elseBlock());
+        KvWaitOp::create(b, loc, slot, tailsAhead + pending);
+      } else {
+        KvWaitOp::create(b, loc, slot, pending);
+      }
       // The last block: its own DMAs only; block b + 2's index loads (clamped, never
       // used) are waited for after C, where the compute role does not wait for this
       // wave.
@@ -478,12 +499,20 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     // K and the barriers after it without the LDS wait: the only LDS accesses this
     // wave has in flight are the DMAs of block b + 1, waited for a block later.
     LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // K: block b's K
-    ifNext(0, plan.firstTileBeforeWait, tileDmas);
-    ifNext(1, 0, plan.secondTileBeforeB);
+    if (plan.ropeTailsAhead) {
+      // Block b + 1's rope tails in the first step (later blocks' went a step
+      // earlier), before its latent DMAs, so that the block's last DMAs stay
+      // latent ones.
+      Value firstWithNext = arith::AndIOp::create(b, loc, firstStep, hasNext);
+      for (unsigned tile = 0; tile < roles::kTilesPerDmaWave; ++tile)
+        dmaTileIf(firstWithNext, nextSources, otherSlot, tile, stepDmas, tileDmas);
+    }
+    ifNext(0, firstTileBeforeWait, stepDmas);
+    ifNext(1, 0, inStep(plan.secondTileBeforeB));
     LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // B
-    ifNext(1, plan.secondTileBeforeB, plan.secondTileBeforeC);
+    ifNext(1, inStep(plan.secondTileBeforeB), inStep(plan.secondTileBeforeC));
     LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // C
-    ifNext(1, plan.secondTileBeforeC, tileDmas);
+    ifNext(1, inStep(plan.secondTileBeforeC), stepDmas);
     {
       Value isLast = cmp(arith::CmpIPredicate::sge, nextBlock, blocks);
       auto ifLast = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/false);
@@ -494,8 +523,15 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     // Block b + 2's sources while the compute role reads V^T and P (bytes-bound plan)
     // or accumulates O (block b + 1's DMAs issued after the index loads stay in
     // flight).
-    Value afterNextSources =
-        sourcesOf(pagesAfterNext, 2 * tileDmas - plan.firstTileBeforeWait);
+    Value afterNextSources = sourcesOf(pagesAfterNext, 2 * stepDmas - firstTileBeforeWait);
+    if (plan.ropeTailsAhead) {
+      // Block b + 2's rope tails into this block's slot: its QK is done
+      // (barrier B).
+      Value afterNext = wrap(nextBlock) + 1u;
+      Value hasAfterNext = cmp(arith::CmpIPredicate::slt, afterNext, blocks);
+      for (unsigned tile = 0; tile < roles::kTilesPerDmaWave; ++tile)
+        dmaTileIf(hasAfterNext, afterNextSources, slot, tile, stepDmas, tileDmas);
+    }
     if (plan.barrierABeforeMfmas)
       barrierA(wrap(nextBlock) + 1u, afterNextSources, slot);
     scf::YieldOp::create(b, loc, afterNextSources);
