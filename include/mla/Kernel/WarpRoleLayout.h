@@ -48,10 +48,10 @@ struct BlockDmaPlan {
   /// or B); the rest after C.
   unsigned secondTileBeforeB;
   unsigned secondTileBeforeC;
-  /// Each tile's rope tail DMA (layout::kLatentDmasPerTile, the tile's last) a
-  /// block earlier: block b + 2's after barrier C of block b, once the compute
-  /// role's QK of block b is done with the slot's rope bytes (its PV reads only
-  /// the latent part). The counts above then cover the latent DMAs only.
+  /// Each tile's rope tail DMA (layout::kLatentDmasPerTile, the tile's last) a block
+  /// earlier: block b + 2's after barrier C of block b, once the compute role's QK of
+  /// block b is done with the slot's rope bytes (its PV reads only the latent part).
+  /// The counts above then cover the latent DMAs only.
   bool ropeTailsAhead = false;
 };
 /// Where the bytes are the bound (1 or 2 head-group CTAs reading each block: Kimi-K3
@@ -61,17 +61,16 @@ struct BlockDmaPlan {
 /// block's data takes (pessimistic qlen 2, B = 256: 4.61 TB/s with the compute-bound
 /// plan, 5.17 with this).
 inline constexpr BlockDmaPlan kBytesBoundPlan = {true, 9, 9, 9};
-/// Where the compute role is the bound: from kComputeBoundHeadGroups head-group
-/// CTAs reading each block (Kimi-K3 TP8 at qlen 4), L2 serves all but one of
-/// them and a block's HBM share on a CU is short. Barrier A before the MFMAs
-/// would cost there: the compute role would wait for all its V^T reads before A
-/// instead of starting the MFMAs on the first. The compute role waits at K for
-/// the DMA role's DMAs issued after A (4 waves' through the CU's vector-memory
-/// path), so only one goes before the wait; the rope tails, a block ahead, keep
-/// the queue from draining instead. The rest of the block by B, none after C,
-/// where the compute role waits to read P (qlen 4, B = 64 / 256: 4.57 / 5.71
-/// and 3.18 / 4.03 TB/s under `default` / `pessimistic`, against 4.42 / 5.44
-/// and 3.08 / 3.83 with 0.21's 3 / 5 / 9 and the tails in their block).
+/// Where the compute role is the bound: from kComputeBoundHeadGroups head-group CTAs
+/// reading each block (Kimi-K3 TP8 at qlen 4), L2 serves all but one of them and a
+/// block's HBM share on a CU is short. Barrier A before the MFMAs would cost there: the
+/// compute role would wait for all its V^T reads before A instead of starting the
+/// MFMAs on the first. The compute role waits at K for the DMA role's DMAs issued after
+/// A (4 waves' through the CU's vector-memory path), so only one goes before the wait;
+/// the rope tails, a block ahead, keep the queue from draining instead. The rest of the
+/// block by B, none after C, where the compute role waits to read P (qlen 4, B = 64 /
+/// 256: 4.57 / 5.71 and 3.18 / 4.03 TB/s under `default` / `pessimistic`, against 4.42
+/// / 5.44 and 3.08 / 3.83 with 0.21's 3 / 5 / 9 and the tails in their block).
 inline constexpr BlockDmaPlan kComputeBoundPlan = {false, 1, 5, 9, true};
 inline constexpr int64_t kComputeBoundHeadGroups = 3;
 

@@ -389,13 +389,17 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
   // A role wave's index loads of a block (one a tile) and DMAs of one of its tiles.
   const unsigned indexLoads = roles::kTilesPerDmaWave;
   const unsigned tileDmas = layout::kDmasPerTile;
-  // The DMAs of a tile issued in the step before its block's (all of them, or
-  // the latent ones when the rope tails go a block earlier), and the tails a
-  // block.
+  // The DMAs of a tile issued in the step before its block's (all of them, or the latent
+  // ones when the rope tails go a block earlier), and the tails a block.
   const unsigned stepDmas = plan.ropeTailsAhead ? layout::kLatentDmasPerTile : tileDmas;
   const unsigned tailsAhead = plan.ropeTailsAhead ? roles::kTilesPerDmaWave : 0;
   auto inStep = [&](unsigned count) { return std::min(count, stepDmas); };
   const unsigned firstTileBeforeWait = inStep(plan.firstTileBeforeWait);
+  // Both tiles' rope tail DMAs of a block, under `condition` (the block exists).
+  auto ropeTailsIf = [&](Value condition, Value sources, Value slot) {
+    for (unsigned tile = 0; tile < roles::kTilesPerDmaWave; ++tile)
+      dmaTileIf(condition, sources, slot, tile, stepDmas, tileDmas);
+  };
   // Block 0: the index loads of blocks 0 and 1 together, block 0's DMAs once its own
   // are in, and block 1's sources after them (its indices landed meanwhile), so that
   // the role meets barrier Q without waiting for a load behind block 0's DMAs. The
@@ -478,9 +482,9 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
       b.setInsertionPointToStart(ifWait.thenBlock());
       const unsigned pending = firstTileBeforeWait + indexLoads;
       if (plan.ropeTailsAhead) {
-        // Block b + 1's rope tails, issued after C of the step before, are in
-        // flight too; in the first step they are not issued yet (the Q exchange
-        // holds their slot until A).
+        // Block b + 1's rope tails, issued after C of the step before, are in flight
+        // too; in the first step they are not issued yet (the Q exchange holds their
+        // slot until A).
         auto ifFirst = scf::IfOp::create(b, loc, firstStep, /*withElseRegion=*/true);
         OpBuilder::InsertionGuard tails(b);
         b.setInsertionPointToStart(ifFirst.thenBlock());
@@ -500,12 +504,10 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     // wave has in flight are the DMAs of block b + 1, waited for a block later.
     LdsBarrierOp::create(b, loc, /*lds_pending=*/true); // K: block b's K
     if (plan.ropeTailsAhead) {
-      // Block b + 1's rope tails in the first step (later blocks' went a step
-      // earlier), before its latent DMAs, so that the block's last DMAs stay
-      // latent ones.
+      // Block b + 1's rope tails in the first step (later blocks' went a step earlier),
+      // before its latent DMAs, so that the block's last DMAs stay latent ones.
       Value firstWithNext = arith::AndIOp::create(b, loc, firstStep, hasNext);
-      for (unsigned tile = 0; tile < roles::kTilesPerDmaWave; ++tile)
-        dmaTileIf(firstWithNext, nextSources, otherSlot, tile, stepDmas, tileDmas);
+      ropeTailsIf(firstWithNext, nextSources, otherSlot);
     }
     ifNext(0, firstTileBeforeWait, stepDmas);
     ifNext(1, 0, inStep(plan.secondTileBeforeB));
@@ -525,12 +527,10 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     // flight).
     Value afterNextSources = sourcesOf(pagesAfterNext, 2 * stepDmas - firstTileBeforeWait);
     if (plan.ropeTailsAhead) {
-      // Block b + 2's rope tails into this block's slot: its QK is done
-      // (barrier B).
+      // Block b + 2's rope tails into this block's slot: its QK is done (barrier B).
       Value afterNext = wrap(nextBlock) + 1u;
       Value hasAfterNext = cmp(arith::CmpIPredicate::slt, afterNext, blocks);
-      for (unsigned tile = 0; tile < roles::kTilesPerDmaWave; ++tile)
-        dmaTileIf(hasAfterNext, afterNextSources, slot, tile, stepDmas, tileDmas);
+      ropeTailsIf(hasAfterNext, afterNextSources, slot);
     }
     if (plan.barrierABeforeMfmas)
       barrierA(wrap(nextBlock) + 1u, afterNextSources, slot);
