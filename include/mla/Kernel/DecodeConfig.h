@@ -43,7 +43,7 @@ namespace mla {
 /// arguments before any branch (its kernel arguments in one round trip); 0.26: from 3
 /// head groups each tile's rope tail DMA a block ahead (after C) and the next block's
 /// latent DMAs 1 / 5 / 8 (BlockDmaPlan::ropeTailsAhead).
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.26.0-gfx950";
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.27.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

@@ -31,6 +31,8 @@
 // CHECK: %[[SCHED:.*]] = llvm.icmp "ne" %[[UT]], %[[NULL]]
 // CHECK: %[[HOSTUNITS:.*]] = arith.muli %[[NREQ]], %[[NSPLIT]]
 // CHECK: %[[UNITS:.*]] = arith.select %[[SCHED]], %[[NSPLIT]], %[[HOSTUNITS]]
+// Every pointer argument read in the entry block (one scalar round trip), by no code.
+// CHECK: llvm.inline_asm has_side_effects "", "s,s,s,s,s,s,s,s,s,s,s,s,s" %[[Q]], %[[KV]], %[[P]], %[[I]], %[[O]], %[[L]], %[[SL]], %[[DCP]], %[[UT]], %[[DOUT]], %[[DLSE]], %[[PT]], %[[MTAB]] : (!llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>) -> ()
 // CHECK: %[[INRANGE:.*]] = arith.cmpi ult, %[[UNIT]], %[[UNITS]]
 // CHECK: scf.if %[[INRANGE]] {
 // A request's rows hold qlen * H = 48 partials.

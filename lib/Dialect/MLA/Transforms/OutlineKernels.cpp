@@ -17,6 +17,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <tuple>
 
@@ -80,6 +81,28 @@ static Value isPresent(OpBuilder &b, Location loc, Value p) {
   return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, p, null);
 }
 
+/// The kernel's pointer arguments, in order.
+static SmallVector<Value> pointerArguments(Block &entry) {
+  SmallVector<Value> pointers;
+  for (BlockArgument a : entry.getArguments())
+    if (isa<LLVM::LLVMPointerType>(a.getType()))
+      pointers.push_back(a);
+  return pointers;
+}
+
+/// An empty instruction (no code) that reads `values` in scalar registers where it
+/// stands. In the entry block it keeps the kernel arguments' loads there: LLVM sinks the
+/// load of an argument that only one branch uses into that branch, and the workgroup
+/// then waits for a second scalar round trip before its first global load (about 220
+/// cycles of the attention's prologue, docs/attention-kernel.md).
+static void useInEntryBlock(OpBuilder &b, Location loc, ValueRange values) {
+  SmallVector<std::string> constraints(values.size(), "s");
+  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, values, b.getStringAttr(""),
+                            b.getStringAttr(llvm::join(constraints, ",")), b.getUnitAttr(),
+                            UnitAttr(), LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
+                            ArrayAttr());
+}
+
 /// The schedule ops' `wave_units` and `waves` for `config`: with several waves of units
 /// (G >= 2) the budget is the first wave's or all waves' (mla/Kernel/DeviceSchedule.h);
 /// neither (null attributes) with one wave.
@@ -130,6 +153,7 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
   Value scheduled = isPresent(b, loc, arg(kernel::kAttnUnits));
   Value units = arith::SelectOp::create(b, loc, scheduled, splits,
                                         arith::MulIOp::create(b, loc, requests, splits));
+  useInEntryBlock(b, loc, pointerArguments(entry));
   auto ifInRange = scf::IfOp::create(b, loc, cmp(CmpIPredicate::ult, unit, units),
                                      /*withElseRegion=*/false);
   {
