@@ -94,7 +94,11 @@ static SmallVector<Value> pointerArguments(Block &entry) {
 /// stands. In the entry block it keeps the kernel arguments' loads there: LLVM sinks the
 /// load of an argument that only one branch uses into that branch, and the workgroup
 /// then waits for a second scalar round trip before its first global load (about 220
-/// cycles of the attention's prologue, docs/attention-kernel.md).
+/// cycles of the attention's prologue, docs/attention-kernel.md). The backend counts the
+/// instruction as a possible memory write, so a uniform load after it stays a vector
+/// load: the attention kernel has none (its scalar loads are the arguments'), while the
+/// combine's merge-table entry is one, so the combine keeps its loads in the entry block
+/// by testing its pointers instead.
 static void useInEntryBlock(OpBuilder &b, Location loc, ValueRange values) {
   SmallVector<std::string> constraints(values.size(), "s");
   LLVM::InlineAsmOp::create(b, loc, TypeRange{}, values, b.getStringAttr(""),
