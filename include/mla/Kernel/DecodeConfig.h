@@ -42,7 +42,9 @@ namespace mla {
 /// the column sums scattered over the lanes); 0.25: the combine tests its pointer
 /// arguments before any branch (its kernel arguments in one round trip); 0.26: from 3
 /// head groups each tile's rope tail DMA a block ahead (after C) and the next block's
-/// latent DMAs 1 / 5 / 8 (BlockDmaPlan::ropeTailsAhead).
+/// latent DMAs 1 / 5 / 8 (BlockDmaPlan::ropeTailsAhead); 0.27: the attention kernel's
+/// arguments in one round trip (every pointer read in the entry block), and wspec's DMA
+/// role without zero sources for a split with no block.
 inline constexpr char kGeneratedCodeVersion[] = "mla-0.27.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user

@@ -61,6 +61,10 @@
 // CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[S0]]] to %[[LDS]] slot %[[SLOT0]] tile 1 dmas 0 to 9 {wide_kv}
 // CHECK-NEXT:   %[[S1:.*]] = mla.ws_dma_sources %[[P1]] index_pending 18
 // CHECK-NEXT:   scf.yield %[[S1]]
+// No block: poison sources, which no DMA reads (zeros would cost 18 moves).
+// CHECK-NEXT: } else {
+// CHECK-NEXT:   %[[NONE:.*]] = llvm.mlir.poison : vector<18xi32>
+// CHECK-NEXT:   scf.yield %[[NONE]]
 // CHECK:   mla.lds_barrier {lds_pending}
 // CHECK-NEXT: %[[HASONE:.*]] = arith.cmpi slt, %{{.*}}, %[[N]]
 // CHECK-NEXT: scf.if %[[HASONE]] {
