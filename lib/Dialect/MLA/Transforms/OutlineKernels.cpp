@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "InlineAsm.h"
+
 #include "mla/Dialect/MLA/Transforms/Passes.h"
 #include "mla/Kernel/DeviceSchedule.h"
 #include "mla/Kernel/LaunchGeometry.h"
@@ -17,7 +19,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/StringExtras.h"
 
 #include <tuple>
 
@@ -90,23 +91,6 @@ static SmallVector<Value> pointerArguments(Block &entry) {
   return pointers;
 }
 
-/// An empty instruction (no code) that reads `values` in scalar registers where it
-/// stands. In the entry block it keeps the kernel arguments' loads there: LLVM sinks the
-/// load of an argument that only one branch uses into that branch, and the workgroup
-/// then waits for a second scalar round trip before its first global load (about 220
-/// cycles of the attention's prologue, docs/attention-kernel.md). The backend counts the
-/// instruction as a possible memory write, so a uniform load after it stays a vector
-/// load: the attention kernel has none (its scalar loads are the arguments'), while the
-/// combine's merge-table entry is one, so the combine keeps its loads in the entry block
-/// by testing its pointers instead.
-static void useInEntryBlock(OpBuilder &b, Location loc, ValueRange values) {
-  SmallVector<std::string> constraints(values.size(), "s");
-  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, values, b.getStringAttr(""),
-                            b.getStringAttr(llvm::join(constraints, ",")), b.getUnitAttr(),
-                            UnitAttr(), LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
-                            ArrayAttr());
-}
-
 /// The schedule ops' `wave_units` and `waves` for `config`: with several waves of units
 /// (G >= 2) the budget is the first wave's or all waves' (mla/Kernel/DeviceSchedule.h);
 /// neither (null attributes) with one wave.
@@ -157,7 +141,15 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
   Value scheduled = isPresent(b, loc, arg(kernel::kAttnUnits));
   Value units = arith::SelectOp::create(b, loc, scheduled, splits,
                                         arith::MulIOp::create(b, loc, requests, splits));
-  useInEntryBlock(b, loc, pointerArguments(entry));
+  // Every pointer argument read in the entry block (emptyUse), so that all the kernel
+  // arguments' loads stay there: LLVM sinks the load of an argument that only one branch
+  // uses into that branch, and the workgroup then waits for a second scalar round trip
+  // before its first global load (about 220 cycles of the attention's prologue,
+  // docs/attention-kernel.md). The empty use counts as a possible memory write, so a
+  // uniform load after it stays a vector load: the attention kernel has none (its scalar
+  // loads are the arguments'), while the combine's merge-table entry is one, so the
+  // combine keeps its loads in the entry block by testing its pointers instead.
+  emptyUse(b, loc, pointerArguments(entry), "s");
   auto ifInRange = scf::IfOp::create(b, loc, cmp(CmpIPredicate::ult, unit, units),
                                      /*withElseRegion=*/false);
   {

@@ -47,6 +47,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "IRInt.h"
+#include "InlineAsm.h"
 #include "QuerySplit.h"
 
 #include "mla/Dialect/MLA/Transforms/Passes.h"
@@ -143,13 +144,6 @@ unsigned issuedBefore(Block *block, Operation *op) {
 /// by an scf.if: as a loop it would copy its carried page indices at the back edge, and
 /// that copy waits for their load. The last block needs no further page indices; its
 /// wait counts what is left.
-/// An assembly comment, so tests on the disassembly can find a point of the schedule.
-void asmMarker(OpBuilder &b, Location loc, StringRef text) {
-  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{},
-                            b.getStringAttr(("; mla: " + text).str()), b.getStringAttr(""),
-                            b.getUnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
-                            LLVM::AsmDialectAttr(), ArrayAttr());
-}
 
 scf::IfOp lastBlockAsIf(scf::ForOp loop, unsigned pendingAtEndOfMainLoop) {
   OpBuilder b(loop);
@@ -349,10 +343,7 @@ LogicalResult pipeline(scf::ForOp loop) {
   // wait), so that no later value is given the register the load is yet to write.
   b.setInsertionPointAfter(last);
   KvWaitOp::create(b, loc, ci(0), 0);
-  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{last->getResults().back()},
-                            b.getStringAttr(""), b.getStringAttr("v"), b.getUnitAttr(),
-                            UnitAttr(), LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
-                            ArrayAttr());
+  emptyUse(b, loc, last->getResults().back(), "v");
   return success();
 }
 

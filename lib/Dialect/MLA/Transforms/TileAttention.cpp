@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "IRInt.h"
+#include "InlineAsm.h"
 
 #include "mla/Dialect/MLA/Transforms/Passes.h"
 #include "mla/Kernel/AttentionLayout.h"
@@ -39,15 +40,6 @@ using namespace mla;
 namespace layout = mla::kernel::layout;
 
 namespace {
-
-/// An assembly comment marking a point of the pipeline in the ISA, so tests on the
-/// disassembly can find the block loop (e.g. "; mla: block compute").
-void asmMarker(OpBuilder &b, Location loc, StringRef text) {
-  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{},
-                            b.getStringAttr(("; mla: " + text).str()), b.getStringAttr(""),
-                            b.getUnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
-                            LLVM::AsmDialectAttr(), ArrayAttr());
-}
 
 void tileAttention(CtaAttendOp op, LLVM::GlobalOp ldsGlobal) {
   OpBuilder b(op);

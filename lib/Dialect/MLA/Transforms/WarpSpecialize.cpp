@@ -74,6 +74,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "IRInt.h"
+#include "InlineAsm.h"
 #include "QuerySplit.h"
 
 #include "mla/Dialect/MLA/Transforms/Passes.h"
@@ -181,14 +182,6 @@ bool isRematerializable(Value value, Block *body, Value iv) {
   return isPure(def) && def->getNumRegions() == 0 &&
          llvm::all_of(def->getOperands(),
                       [&](Value operand) { return isRematerializable(operand, body, iv); });
-}
-
-/// An assembly comment, so tests on the disassembly can find each role's code.
-void asmMarker(OpBuilder &b, Location loc, StringRef text) {
-  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{},
-                            b.getStringAttr(("; mla: " + text).str()), b.getStringAttr(""),
-                            b.getUnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
-                            LLVM::AsmDialectAttr(), ArrayAttr());
 }
 
 Value zerosOf(OpBuilder &b, Location loc, Type type) {
