@@ -1,6 +1,7 @@
 //===- InstructionDecoder.cpp - .text -> Program via the AMDGPU disassembler ===//
 #include "emu/Instructions.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/MC/MCAsmInfo.h"
 #include "llvm/MC/MCContext.h"
 #include "llvm/MC/MCDisassembler/MCDisassembler.h"
@@ -12,6 +13,7 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/MCTargetOptions.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/Endian.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -272,6 +274,34 @@ bool endsControlFlow(StringRef mcName) {
 }
 } // namespace
 
+/// LLVM 22's AMDGPU disassembler dereferences a register that is not there
+/// (SEGV in MCRegisterInfo::getSubReg) when an f8f6f4 MFMA whose A or B format
+/// is fp6 or fp4 has a literal in that operand: it narrows the operand's
+/// register tuple without checking that it is one. The A and B operands of
+/// these MFMAs are vector registers (source fields 256-511) in every valid
+/// encoding, so a field below 256 is refused here, before LLVM sees the bytes.
+/// Returns the source number (0 or 1) of the first such field, or -1.
+static int f8f6f4MfmaNonVectorSource(ArrayRef<uint8_t> bytes) {
+  auto word = [&](size_t at) { return support::endian::read32le(bytes.data() + at); };
+  // VOP3P on gfx9: bits [31:23] are 0b110100111, the opcode is bits [22:16];
+  // the second dword holds src0 in [8:0] and src1 in [17:9].
+  constexpr uint32_t kVop3pMask = 0xff800000u, kVop3pBits = 0xd3800000u;
+  constexpr uint32_t kMfmaScalePrefixOp = 0x2c; // v_mfma_ld_scale_b32
+  constexpr uint32_t kF8f6f4Ops[] = {0x2d /*16x16x128*/, 0x2e /*32x32x64*/};
+  size_t at = 0;
+  if (bytes.size() >= 8 && (word(0) & kVop3pMask) == kVop3pBits &&
+      ((word(0) >> 16) & 0x7f) == kMfmaScalePrefixOp)
+    at = 8; // v_mfma_scale_*: the MFMA proper follows its 8-byte scale prefix
+  if (bytes.size() < at + 8 || (word(at) & kVop3pMask) != kVop3pBits ||
+      !llvm::is_contained(kF8f6f4Ops, (word(at) >> 16) & 0x7f))
+    return -1;
+  uint32_t sources = word(at + 4);
+  for (int i = 0; i < 2; ++i)
+    if (((sources >> (9 * i)) & 0x1ff) < 256)
+      return i;
+  return -1;
+}
+
 /// Decodes the instruction at \p pc (which must end before \p end).
 static Expected<DecodedAt> decodeAt(McContext &m, const InstructionRegistry &registry,
                                     ArrayRef<uint8_t> image, const KernelImage &kernel,
@@ -279,6 +309,10 @@ static Expected<DecodedAt> decodeAt(McContext &m, const InstructionRegistry &reg
   MCInst mi;
   uint64_t size = 0;
   ArrayRef<uint8_t> bytes = image.slice(pc, end - pc);
+  if (int source = f8f6f4MfmaNonVectorSource(bytes); source >= 0)
+    return makeError("kernel '" + kernel.name + "': the f8f6f4 MFMA at 0x" + Twine::utohexstr(pc) +
+                     " (offset " + Twine(pc - start) + ") has src" + Twine(source) +
+                     " that is not a vector register");
   auto status = m.disassembler->getInstruction(mi, size, bytes, pc, nulls());
   if (status != MCDisassembler::Success)
     return makeError("kernel '" + kernel.name + "': cannot decode the instruction at 0x" +

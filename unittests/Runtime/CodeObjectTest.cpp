@@ -4,6 +4,7 @@
 #include "emu/Instructions.h"
 #include "lib/EmuKernelImage.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/ELF.h"
 
@@ -297,6 +298,42 @@ TEST(CodeObject, RandomCorruptionsNeverCrash) {
   }
   EXPECT_GT(failed, 0u);
   EXPECT_GT(loaded, 0u); // most flips hit padding or code bytes
+}
+
+/// An f8f6f4 MFMA with a literal where an fp6/fp4 operand's registers belong
+/// made LLVM 22's disassembler crash (found by fuzz.code-object). The decoder
+/// refuses it with an error naming the operand, prefixed by a scale or not.
+TEST(CodeObject, MfmaWithANonRegisterSourceIsAnError) {
+  auto co = CodeObject::loadFromMemory(vaddBytes(), "vadd");
+  ASSERT_TRUE(bool(co)) << llvm::toString(co.takeError());
+  const KernelInfo &k = (*co)->kernels()[0];
+  // v_mfma_f32_16x16x128_f8f6f4 v[0:3], <src0>, <src1>, v[0:3] blgp:2, with a
+  // literal (255) as src1, then the literal; src0 v6 or s6.
+  const std::vector<uint8_t> literalSrc1 = {0x00, 0x00, 0xad, 0xd3, 0x06, 0xff,
+                                            0x01, 0x5c, 0x41, 0x86, 0x35, 0xb8};
+  const std::vector<uint8_t> scalarSrc0 = {0x00, 0x00, 0xad, 0xd3, 0x06, 0x1c, 0x02, 0x5c};
+  // The 8-byte scale prefix of v_mfma_scale_f32_16x16x128_f8f6f4.
+  const std::vector<uint8_t> scalePrefix = {0x00, 0x00, 0xac, 0xd3, 0x14, 0x2b, 0x02, 0x00};
+  struct Case {
+    std::vector<uint8_t> code;
+    const char *source;
+  };
+  std::vector<uint8_t> scaled = scalePrefix;
+  scaled.insert(scaled.end(), literalSrc1.begin(), literalSrc1.end());
+  for (const Case &c :
+       {Case{literalSrc1, "src1"}, Case{scalarSrc0, "src0"}, Case{scaled, "src1"}}) {
+    std::vector<uint8_t> image((*co)->loadedImage().begin(), (*co)->loadedImage().end());
+    ASSERT_LE(k.codeAddress + c.code.size(), image.size());
+    std::copy(c.code.begin(), c.code.end(), image.begin() + k.codeAddress);
+    auto prog = emu::decodeProgram(image, emuKernelImage(k));
+    ASSERT_FALSE(bool(prog)) << "decoded";
+    std::string e = llvm::toString(prog.takeError());
+    EXPECT_NE(e.find("f8f6f4 MFMA at 0x" + llvm::utohexstr(k.codeAddress, /*LowerCase=*/true)),
+              std::string::npos)
+        << e;
+    EXPECT_NE(e.find(std::string(c.source) + " that is not a vector register"), std::string::npos)
+        << e;
+  }
 }
 } // namespace
 
