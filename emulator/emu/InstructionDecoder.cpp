@@ -18,6 +18,7 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <mutex>
 
@@ -308,7 +309,15 @@ static Expected<DecodedAt> decodeAt(McContext &m, const InstructionRegistry &reg
                                     uint64_t start, uint64_t pc, uint64_t end) {
   MCInst mi;
   uint64_t size = 0;
-  ArrayRef<uint8_t> bytes = image.slice(pc, end - pc);
+  // LLVM 22's disassembler crashes on an instruction whose literal lies past the
+  // bytes it is given (a truncated VOP3 or VOPC). So it always gets a window
+  // longer than any gfx950 instruction (16 bytes), zero-padded past `end`, and an
+  // instruction that does not fit before `end` is refused after decoding.
+  constexpr size_t kWindowBytes = 32;
+  std::array<uint8_t, kWindowBytes> window{};
+  uint64_t available = end - pc;
+  std::copy_n(image.begin() + pc, std::min<uint64_t>(available, kWindowBytes), window.begin());
+  ArrayRef<uint8_t> bytes(window);
   if (int source = f8f6f4MfmaNonVectorSource(bytes); source >= 0)
     return makeError("kernel '" + kernel.name + "': the f8f6f4 MFMA at 0x" + Twine::utohexstr(pc) +
                      " (offset " + Twine(pc - start) + ") has src" + Twine(source) +
@@ -317,6 +326,10 @@ static Expected<DecodedAt> decodeAt(McContext &m, const InstructionRegistry &reg
   if (status != MCDisassembler::Success)
     return makeError("kernel '" + kernel.name + "': cannot decode the instruction at 0x" +
                      Twine::utohexstr(pc) + " (offset " + Twine(pc - start) + ")");
+  if (size > available)
+    return makeError("kernel '" + kernel.name + "': the instruction at 0x" + Twine::utohexstr(pc) +
+                     " (offset " + Twine(pc - start) + ") needs " + Twine(size) +
+                     " bytes; the code ends after " + Twine(available));
   const MCInstrDesc &desc = m.mii->get(mi.getOpcode());
   StringRef mcName = m.mii->getName(mi.getOpcode());
   std::string text;

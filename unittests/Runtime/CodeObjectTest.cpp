@@ -7,6 +7,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/ELF.h"
+#include "llvm/Support/Endian.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -334,6 +335,30 @@ TEST(CodeObject, MfmaWithANonRegisterSourceIsAnError) {
     EXPECT_NE(e.find(std::string(c.source) + " that is not a vector register"), std::string::npos)
         << e;
   }
+}
+
+/// An instruction whose literal lies past the kernel's code made LLVM 22's
+/// disassembler read past its buffer and crash; it is an error naming the sizes.
+TEST(CodeObject, InstructionRunningPastTheCodeIsAnError) {
+  auto co = CodeObject::loadFromMemory(vaddBytes(), "vadd");
+  ASSERT_TRUE(bool(co)) << llvm::toString(co.takeError());
+  const KernelInfo &k = (*co)->kernels()[0];
+  ASSERT_GE(k.codeSize, 4u);
+  std::vector<uint8_t> image((*co)->loadedImage().begin(), (*co)->loadedImage().end());
+  // The kernel's last instruction (s_endpgm) becomes v_cmp_nge_f64_e32 vcc, <literal>,
+  // v[...]: src0 = 255 asks for a 4-byte literal after the code's end.
+  const uint8_t vopcWithLiteral[] = {0xff, 0x8e, 0xd2, 0x7c};
+  uint64_t last = k.codeAddress + k.codeSize - 4;
+  EXPECT_EQ(llvm::support::endian::read32le(image.data() + last), 0xbf810000u) << "s_endpgm";
+  std::copy(std::begin(vopcWithLiteral), std::end(vopcWithLiteral), image.begin() + last);
+  auto prog = emu::decodeProgram(image, emuKernelImage(k));
+  ASSERT_FALSE(bool(prog)) << "decoded";
+  std::string e = llvm::toString(prog.takeError());
+  EXPECT_NE(e.find("the instruction at 0x" + llvm::utohexstr(last, /*LowerCase=*/true) +
+                   " (offset " + std::to_string(k.codeSize - 4) +
+                   ") needs 8 bytes; the code ends after 4"),
+            std::string::npos)
+      << e;
 }
 } // namespace
 
