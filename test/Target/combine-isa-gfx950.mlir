@@ -30,8 +30,8 @@
 
 // The kernel arguments (one round trip) and the merge entry first; then only the four
 // runs of loads.
-// CHECK: {{^ *}}1 s_load_dwordx4{{$}}
-// CHECK-NEXT: {{^ *}}1 s_load_dwordx8{{$}}
+// CHECK: {{^ *}}1 s_load_dwordx8{{$}}
+// CHECK-NEXT: {{^ *}}1 s_load_dwordx4{{$}}
 // CHECK-NEXT: {{^ *}}1 s_waitcnt{{$}}
 // CHECK-NEXT: {{^ *}}1 s_load_dwordx4{{$}}
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}

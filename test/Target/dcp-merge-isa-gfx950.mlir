@@ -13,8 +13,8 @@
 // RUN:   | uniq -c | FileCheck %s
 
 // The kernel arguments in one round trip.
-// CHECK: {{^ *}}1 s_load_dwordx2{{$}}
-// CHECK-NEXT: {{^ *}}1 s_load_dwordx8{{$}}
+// CHECK: {{^ *}}1 s_load_dwordx8{{$}}
+// CHECK-NEXT: {{^ *}}1 s_load_dwordx2{{$}}
 // CHECK-NEXT: {{^ *}}1 s_waitcnt{{$}}
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}
 // CHECK: {{^ *}}8 global_load{{$}}

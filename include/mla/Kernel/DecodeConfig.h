@@ -44,8 +44,10 @@ namespace mla {
 /// head groups each tile's rope tail DMA a block ahead (after C) and the next block's
 /// latent DMAs 1 / 5 / 8 (BlockDmaPlan::ropeTailsAhead); 0.27: the attention kernel's
 /// arguments in one round trip (every pointer read in the entry block), and wspec's DMA
-/// role without zero sources for a split with no block.
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.27.0-gfx950";
+/// role without zero sources for a split with no block; 0.28: the combine's workgroup
+/// decode on i32 (no 64-bit divisions), and a scheduling barrier after each slot's two
+/// loads in place of the per-variant load order.
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.28.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

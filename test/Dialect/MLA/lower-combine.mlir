@@ -232,14 +232,15 @@ gpu.module @m {
 // CHECK:   %[[COLIDX:.*]] = arith.index_castui %[[COL]] : i32 to index
 // CHECK:   %[[OAT:.*]] = arith.muli %[[LSEAT]], %{{.*}} : index
 // CHECK:   %[[OIDX:.*]] = arith.addi %[[OAT]], %[[COLIDX]] : index
-// In this (one-group) variant lse is loaded before o (LowerCombine.cpp: the order that
-// keeps LLVM from folding a use between the last slot's two loads).
-// CHECK:   %[[L64:.*]] = arith.index_cast %[[LSEAT]] : index to i64
-// CHECK:   llvm.getelementptr %[[LSEROW]][%[[L64]]]
-// CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// o, then lse, then a scheduling barrier, so that no later use LLVM folds into the
+// slot's branch lands between the two loads.
 // CHECK:   %[[O64:.*]] = arith.index_cast %[[OIDX]] : index to i64
 // CHECK:   llvm.getelementptr %[[OROW]][%[[O64]]]
 // CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> vector<8xbf16>
+// CHECK:   %[[L64:.*]] = arith.index_cast %[[LSEAT]] : index to i64
+// CHECK:   llvm.getelementptr %[[LSEROW]][%[[L64]]]
+// CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// CHECK-NEXT: amdgpu.sched_barrier allow = <none>
 // The same math as the combine: one reciprocal per variant, the lse written.
 // CHECK-COUNT-4: rocdl.rcp
 gpu.module @m {

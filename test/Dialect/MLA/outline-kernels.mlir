@@ -76,8 +76,10 @@
 // CHECK: gpu.func @mla_combine(%[[CO:.*]]: !llvm.ptr<1>, %[[CL:.*]]: !llvm.ptr<1>, %[[OUT:.*]]: !llvm.ptr<1>, %[[LSE:.*]]: !llvm.ptr<1>, %[[ROWS:.*]]: i32, %[[CNSARG:.*]]: i32, %[[MT:.*]]: !llvm.ptr<1>) kernel
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
 // CHECK: %[[H:.*]] = arith.constant 12 : index
-// CHECK: %[[CBID:.*]] = gpu.block_id x
-// CHECK: %[[CROWS:.*]] = arith.index_castui %[[ROWS]] : i32 to index
+// The workgroup's decode is on i32 (a 64-bit division is about 20 scalar instructions).
+// CHECK: %[[CBIDX:.*]] = gpu.block_id x
+// CHECK: %[[CBID:.*]] = arith.index_castui %[[CBIDX]] : index to i32
+// CHECK: %[[H32:.*]] = arith.constant 12 : i32
 // CHECK: %[[CNS:.*]] = arith.index_castui %[[CNSARG]] : i32 to index
 // The partials and out must be present (tested before any branch, so that the kernel
 // arguments come in one round trip), and with them the merge table chooses the path.
@@ -92,13 +94,16 @@
 // With the device schedule's merge table: workgroup (m * 4 + i) * 12 + h serves entry m
 // {request, slice, n, first}, position i, head h; entry m is read only below U.
 // CHECK: %[[C48:.*]] = arith.constant 48 : index
-// CHECK: %[[M:.*]] = arith.divui %[[CBID]], %[[C48]]
-// CHECK: %[[WITHIN:.*]] = arith.remui %[[CBID]], %[[C48]]
-// CHECK: %[[POS:.*]] = arith.divui %[[WITHIN]], %[[H]]
-// CHECK: %[[HEAD:.*]] = arith.remui %[[WITHIN]], %[[H]]
-// CHECK: %[[INTABLE:.*]] = arith.cmpi ult, %[[M]], %[[CNS]]
-// CHECK: %[[MSAFE:.*]] = arith.select %[[INTABLE]], %[[M]], %{{.*}} : index
-// CHECK: %[[AT:.*]] = arith.muli %[[MSAFE]], %{{.*}} : index
+// CHECK: %[[C48I:.*]] = arith.constant 48 : i32
+// CHECK: %[[M:.*]] = arith.divui %[[CBID]], %[[C48I]] : i32
+// CHECK: %[[WITHIN:.*]] = arith.remui %[[CBID]], %[[C48I]] : i32
+// CHECK: %[[POS32:.*]] = arith.divui %[[WITHIN]], %[[H32]] : i32
+// CHECK: %[[POS:.*]] = arith.index_castui %[[POS32]] : i32 to index
+// CHECK: %[[HEAD32:.*]] = arith.remui %[[WITHIN]], %[[H32]] : i32
+// CHECK: %[[HEAD:.*]] = arith.index_castui %[[HEAD32]] : i32 to index
+// CHECK: %[[INTABLE:.*]] = arith.cmpi ult, %[[M]], %[[CNSARG]] : i32
+// CHECK: %[[MSAFE:.*]] = arith.select %[[INTABLE]], %[[M]], %{{.*}} : i32
+// CHECK: %[[AT:.*]] = arith.muli %[[MSAFE]], %{{.*}} : i32
 // CHECK: %[[REQ32:.*]] = llvm.load
 // CHECK: %[[IDLE:.*]] = arith.cmpi sge, %[[REQ32]], %{{.*}} : i32
 // CHECK: %[[MERGES:.*]] = arith.andi %[[INTABLE]], %[[IDLE]]
@@ -118,17 +123,20 @@
 // The host-planned split: workgroup (row * 12 + head) * P + slice, P = 1, 8, 16 or 64
 // column slices per (row, head) for NS <= 8, <= 64, <= 128, <= 256
 // (kernel::combineSplitGroups), selected from the last layout back.
-// CHECK: %[[WIDE:.*]] = arith.cmpi ule, %[[CNS]], %c128 : index
-// CHECK: %[[LAYOUT16:.*]] = arith.select %[[WIDE]], %c16, %c64 : index
-// CHECK: %[[MID:.*]] = arith.cmpi ule, %[[CNS]], %c64{{.*}} : index
-// CHECK: %[[LAYOUT8:.*]] = arith.select %[[MID]], %c8, %[[LAYOUT16]] : index
-// CHECK: %[[NARROW:.*]] = arith.cmpi ule, %[[CNS]], %c8{{.*}} : index
-// CHECK: %[[SLICES:.*]] = arith.select %[[NARROW]], %c1, %[[LAYOUT8]] : index
-// CHECK: %[[HSLICE:.*]] = arith.remui %[[CBID]], %[[SLICES]]
-// CHECK: %[[RH:.*]] = arith.divui %[[CBID]], %[[SLICES]]
-// CHECK: %[[HROW:.*]] = arith.divui %[[RH]], %[[H]]
-// CHECK: %[[HHEAD:.*]] = arith.remui %[[RH]], %[[H]]
-// CHECK: %[[HACTIVE:.*]] = arith.cmpi ult, %[[HROW]], %[[CROWS]]
+// CHECK: %[[WIDE:.*]] = arith.cmpi ule, %[[CNSARG]], %c128{{.*}} : i32
+// CHECK: %[[LAYOUT16:.*]] = arith.select %[[WIDE]], %c16{{.*}}, %c64{{.*}} : i32
+// CHECK: %[[MID:.*]] = arith.cmpi ule, %[[CNSARG]], %c64{{.*}} : i32
+// CHECK: %[[LAYOUT8:.*]] = arith.select %[[MID]], %c8{{.*}}, %[[LAYOUT16]] : i32
+// CHECK: %[[NARROW:.*]] = arith.cmpi ule, %[[CNSARG]], %c8{{.*}} : i32
+// CHECK: %[[SLICES:.*]] = arith.select %[[NARROW]], %c1{{.*}}, %[[LAYOUT8]] : i32
+// CHECK: %[[HSLICE32:.*]] = arith.remui %[[CBID]], %[[SLICES]] : i32
+// CHECK: %[[RH:.*]] = arith.divui %[[CBID]], %[[SLICES]] : i32
+// CHECK: %[[HROW32:.*]] = arith.divui %[[RH]], %[[H32]] : i32
+// CHECK: %[[HHEAD32:.*]] = arith.remui %[[RH]], %[[H32]] : i32
+// CHECK: %[[HACTIVE:.*]] = arith.cmpi ult, %[[HROW32]], %[[ROWS]] : i32
+// CHECK: %[[HSLICE:.*]] = arith.index_castui %[[HSLICE32]] : i32 to index
+// CHECK: %[[HROW:.*]] = arith.index_castui %[[HROW32]] : i32 to index
+// CHECK: %[[HHEAD:.*]] = arith.index_castui %[[HHEAD32]] : i32 to index
 // CHECK: %[[HRH0:.*]] = arith.muli %[[HROW]], %[[H]]
 // CHECK: %[[HRH:.*]] = arith.addi %[[HRH0]], %[[HHEAD]]
 // CHECK: %[[HAT:.*]] = arith.muli %[[HRH]], %[[CNS]]

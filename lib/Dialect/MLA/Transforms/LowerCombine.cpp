@@ -292,14 +292,12 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
   for (int64_t j = 0; j < slotsPerLane; ++j)
     loadState.append({noO, noLse});
   loadState = forUsedSlots(
-      b, b.getLoc(), 0, loadState,
-      [&](OpBuilder &nb, Location loc, int64_t j, ValueRange state) {
+      b, b.getLoc(), 0, loadState, [&](OpBuilder &nb, Location loc, int64_t j, ValueRange state) {
         // LLVM may fold a later phase's first use of the last slot (lse's scaling or
-        // o's bf16 unpacking) into that slot's branch, between its two loads, and then
-        // the second load waits for the first. Which use it folds depends on the
-        // variant, so the order is chosen per variant: lse first in the DCP merge's
-        // one-group variant, o first elsewhere. combine-isa-gfx950.mlir and
-        // dcp-merge-isa-gfx950.mlir check every variant's loads for one run.
+        // o's bf16 unpacking) into that slot's branch; the scheduling barrier after the
+        // two loads keeps it from landing between them, where the second load would
+        // wait for the first. combine-isa-gfx950.mlir and dcp-merge-isa-gfx950.mlir
+        // check every variant's loads for one run.
         Value split = arith::MinUIOp::create(nb, loc, slotSplit(nb, loc, j), lastSplit);
         Value oOffset, lseOffset;
         if (ranksOutermost) {
@@ -316,14 +314,11 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
           oOffset = arith::AddIOp::create(
               nb, loc, arith::MulIOp::create(nb, loc, split, cst32(nb, loc, width)), column);
         }
-        Value o, lse;
-        if (splitGroups == 1 && ranksOutermost) {
-          lse = loadElement(nb, loc, f32, lseRow, lseOffset);
-          o = loadElement(nb, loc, inType, oRow, oOffset, bf16);
-        } else {
-          o = loadElement(nb, loc, inType, oRow, oOffset, bf16);
-          lse = loadElement(nb, loc, f32, lseRow, lseOffset);
-        }
+        Value o = loadElement(nb, loc, inType, oRow, oOffset, bf16);
+        Value lse = loadElement(nb, loc, f32, lseRow, lseOffset);
+        amdgpu::SchedBarrierOp::create(nb, loc,
+                                       amdgpu::sched_barrier_opt_enumAttr::get(
+                                           nb.getContext(), amdgpu::sched_barrier_opt_enum::none));
         SmallVector<Value> next(state);
         next[2 * j] = o;
         next[2 * j + 1] = lse;

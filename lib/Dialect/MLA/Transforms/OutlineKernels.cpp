@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "IRInt.h"
 #include "InlineAsm.h"
 
 #include "mla/Dialect/MLA/Transforms/Passes.h"
@@ -68,9 +69,11 @@ static Value indexFromI32(OpBuilder &b, Location loc, Value v) {
   return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
 }
 
-/// Loads the int32 `index` of a global int32 array.
+/// Loads the int32 `index` (an index or an i32) of a global int32 array.
 static Value loadI32(OpBuilder &b, Location loc, Value base, Value index) {
-  Value i32Index = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
+  Value i32Index = index.getType().isInteger(32)
+                       ? index
+                       : arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
   Value at = LLVM::GEPOp::create(b, loc, base.getType(), b.getI32Type(), base,
                                  ValueRange{i32Index});
   return LLVM::LoadOp::create(b, loc, b.getI32Type(), at).getResult();
@@ -293,27 +296,40 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
   };
   using arith::CmpIPredicate;
   Value heads = cst(config.getHeads());
-  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value rows = indexFromI32(b, loc, arg(CombineArg::NumRows));
-  Value splits = indexFromI32(b, loc, arg(CombineArg::NumSplits));
+  // The workgroup's decode runs on i32 (workgroup ids and the size arguments are
+  // 32-bit); on `index` it became 64-bit divisions, about 20 scalar instructions each.
+  auto cst32 = [&](int64_t v) { return IRInt::constant(b, loc, v); };
+  IRInt bid(b, loc,
+            arith::IndexCastUIOp::create(b, loc, b.getI32Type(),
+                                         gpu::BlockIdOp::create(b, loc, gpu::Dimension::x)));
+  IRInt heads32 = cst32(config.getHeads());
+  Value rows32 = arg(CombineArg::NumRows);
+  Value splits32 = arg(CombineArg::NumSplits);
+  Value rows = indexFromI32(b, loc, rows32);
+  Value splits = indexFromI32(b, loc, splits32);
   // The grid of num_splits splits a row: slice, row and head of this workgroup, with
   // P = combineSplitGroups(NS) (kernel::kCombineLayouts: the first layout whose
   // maxSplits holds NS), chosen by selects from the last layout back.
   auto splitGrid = [&]() {
     const kernel::CombineLayout *layouts = kernel::kCombineLayouts;
     size_t last = std::size(kernel::kCombineLayouts) - 1;
-    Value slices = cst(layouts[last].groups);
+    Value slices = cst32(layouts[last].groups);
     for (size_t i = last; i-- > 0;) {
       // One op per statement (the IR's order must not depend on the host compiler).
-      Value fits = cmp(CmpIPredicate::ule, splits, cst(layouts[i].maxSplits));
-      Value groups = cst(layouts[i].groups);
+      Value fits = cmp(CmpIPredicate::ule, splits32, cst32(layouts[i].maxSplits));
+      Value groups = cst32(layouts[i].groups);
       slices = arith::SelectOp::create(b, loc, fits, groups, slices);
     }
-    Value slice = arith::RemUIOp::create(b, loc, bid, slices);
-    Value rowHead = arith::DivUIOp::create(b, loc, bid, slices);
-    Value row = arith::DivUIOp::create(b, loc, rowHead, heads);
-    Value head = arith::RemUIOp::create(b, loc, rowHead, heads);
-    return std::make_tuple(slice, row, head, cmp(CmpIPredicate::ult, row, rows));
+    IRInt slice = bid % IRInt(b, loc, slices);
+    IRInt rowHead = bid / IRInt(b, loc, slices);
+    IRInt row = rowHead / heads32;
+    IRInt head = rowHead % heads32;
+    Value active = cmp(CmpIPredicate::ult, row, rows32);
+    // One op per statement (the IR's order must not depend on the host compiler).
+    Value sliceIndex = indexFromI32(b, loc, slice);
+    Value rowIndex = indexFromI32(b, loc, row);
+    Value headIndex = indexFromI32(b, loc, head);
+    return std::make_tuple(sliceIndex, rowIndex, headIndex, active);
   };
 
   // The partials and the output must be present for a workgroup to run. Tested here,
@@ -354,18 +370,16 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(work.thenBlock());
     Value rowHeads = cst(config.getQlen() * config.getHeads());
-    Value merge = arith::DivUIOp::create(b, loc, bid, rowHeads);
-    Value within = arith::RemUIOp::create(b, loc, bid, rowHeads);
-    Value position = arith::DivUIOp::create(b, loc, within, heads);
-    Value head = arith::RemUIOp::create(b, loc, within, heads);
+    IRInt rowHeads32 = cst32(config.getQlen() * config.getHeads());
+    IRInt merge = bid / rowHeads32;
+    IRInt within = bid % rowHeads32;
+    Value position = indexFromI32(b, loc, within / heads32);
+    Value head = indexFromI32(b, loc, within % heads32);
     // A workgroup past the table (none in the Decoder's grid) reads entry 0 and idles.
-    Value inTable = cmp(CmpIPredicate::ult, merge, splits);
-    Value zero = cst(0);
-    Value entryIndex = arith::SelectOp::create(b, loc, inTable, merge, zero);
-    Value at = arith::MulIOp::create(b, loc, entryIndex, cst(kernel::kMergeEntryInts));
-    auto field = [&](int64_t i) {
-      return loadI32(b, loc, mergeTable, arith::AddIOp::create(b, loc, at, cst(i)));
-    };
+    Value inTable = cmp(CmpIPredicate::ult, merge, splits32);
+    IRInt entryIndex(b, loc, arith::SelectOp::create(b, loc, inTable, merge, cst32(0)));
+    IRInt at = entryIndex * kernel::kMergeEntryInts;
+    auto field = [&](unsigned i) { return loadI32(b, loc, mergeTable, at + i); };
     Value request32 = field(0);
     Value zero32 = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
     Value run = arith::AndIOp::create(
