@@ -38,7 +38,7 @@ struct ModeledComparison {
 };
 
 // mla-perf (default cases: B 64..448 at ISL 8K, B 1, 4, 8 at ISL 32K and 128K), on the
-// tree of 2026-12-03 with generated code 0.27 (the warp-specialised build as a compute
+// tree of 2026-12-03 with generated code 0.28 (the warp-specialised build as a compute
 // role and a DMA role whose waves execute no LDS instruction; 0.18 gave the Q split to
 // the compute role and the DMA role's block 0 no wait for it: +0.3..+10.6 % on the
 // table's wspec rows; 0.19 issues 2 DMAs before a block's wait from 3 head groups:
@@ -48,15 +48,15 @@ struct ModeledComparison {
 // loop: -0.1..-1.1 % on the sums; 0.23 moved the host path's indptr loads: +0.0..+0.3 %;
 // 0.24 and 0.25 the combine: -0.1..-0.3 %; 0.26's rope tails a block ahead: qlen 4
 // -4.4 % under both sets; 0.27 the attention's kernel arguments in one round trip:
-// -0.0..-0.5 %). Wspec's time depends on the answer by at most 0.1 %;
+// -0.0..-0.5 %; 0.28 the combine's decode on i32: -0.0..-0.1 %). Wspec's time depends on the answer by at most 0.1 %;
 // plain is up to 3.3 % faster under the vmcnt answer at qlen 4 under `pessimistic`
 // (0.1-2.6 % at qlen 1 and 2 but for qlen 2 under `default`, where wspec is 0.5 %
 // faster, and 14 % slower at qlen 4 under `default`) and 18-45 % slower under the
 // lgkmcnt answer, so wspec has the better worst case at qlen 1, 2 and 4 in both sets.
 constexpr ModeledComparison kModeled[] = {
-    {12, 1, {{1077.1, 881.7}, {882.6, 882.6}}, {{1457.6, 1043.3}, {1047.6, 1047.6}}},
-    {12, 2, {{1280.2, 919.4}, {915.1, 915.1}}, {{2027.9, 1124.5}, {1155.0, 1153.8}}},
-    {12, 4, {{1740.0, 1249.5}, {1077.8, 1077.8}}, {{2779.3, 1475.0}, {1524.3, 1523.9}}},
+    {12, 1, {{1076.8, 881.4}, {882.2, 882.2}}, {{1457.3, 1043.0}, {1047.3, 1047.3}}},
+    {12, 2, {{1279.6, 918.8}, {914.5, 914.5}}, {{2027.5, 1124.1}, {1154.6, 1153.4}}},
+    {12, 4, {{1738.8, 1248.3}, {1076.6, 1076.6}}, {{2779.0, 1474.7}, {1524.0, 1523.6}}},
 };
 
 bool wspecHasTheBetterWorstCase(const ModeledBuilds &set) {
