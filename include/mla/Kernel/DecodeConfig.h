@@ -46,7 +46,8 @@ namespace mla {
 /// arguments in one round trip (every pointer read in the entry block), and wspec's DMA
 /// role without zero sources for a split with no block; 0.28: the combine's workgroup
 /// decode on i32 (no 64-bit divisions), and a scheduling barrier after each slot's two
-/// loads in place of the per-variant load order.
+/// loads in place of the per-variant load order; the attention's causal bounds without
+/// the divisions by N when dcp is null.
 inline constexpr char kGeneratedCodeVersion[] = "mla-0.28.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user

@@ -109,15 +109,27 @@ gpu.module @m {
 // CHECK: %[[N:.*]] = rocdl.readfirstlane %[[NMAX]]
 // CHECK: %[[R:.*]] = rocdl.readfirstlane %[[D]]#1
 // CHECK: %[[LQ:.*]] = arith.subi %[[LU]], %c4_i32
+// The divisions only with dcp: without it N = 1 and the bounds are the global ones.
 // CHECK: %[[FIRSTG:.*]] = arith.subi %[[LQ]], %[[R]]
+// CHECK: %[[HASD2:.*]] = llvm.icmp "ne" %{{.*}}, %[[NULL]]
+// CHECK: %[[BOUNDS:.*]]:2 = scf.if %[[HASD2]] -> (i32, i32) {
 // CHECK: %[[G:.*]] = arith.addi %[[FIRSTG]], %[[POS]]
-// CHECK: %[[SEEN:.*]] = arith.cmpi sge, %[[G]], %{{.*}}
 // CHECK: %[[DIV:.*]] = arith.divui %[[G]], %[[N]]
+// CHECK: %[[SEEN:.*]] = arith.cmpi sge, %[[G]], %{{.*}}
 // CHECK: %[[BOUND:.*]] = arith.select %[[SEEN]], %[[DIV]], %c-1_i32
-// CHECK: %[[FSEEN:.*]] = arith.cmpi sge, %[[FIRSTG]], %{{.*}}
 // CHECK: %[[FDIV:.*]] = arith.divui %[[FIRSTG]], %[[N]]
+// CHECK: %[[FSEEN:.*]] = arith.cmpi sge, %[[FIRSTG]], %{{.*}}
 // CHECK: %[[FIRST:.*]] = arith.select %[[FSEEN]], %[[FDIV]], %c-1_i32
-// CHECK: mla.mask_logits %{{.*}} bounds(%[[FIRST]], %[[BOUND]])
+// CHECK: scf.yield %[[BOUND]], %[[FIRST]] : i32, i32
+// CHECK: } else {
+// CHECK: %[[G1:.*]] = arith.addi %[[FIRSTG]], %[[POS]]
+// CHECK-NOT: arith.divui
+// CHECK: %[[SEEN1:.*]] = arith.cmpi sge, %[[G1]], %{{.*}}
+// CHECK: %[[BOUND1:.*]] = arith.select %[[SEEN1]], %[[G1]], %c-1_i32
+// CHECK: %[[FSEEN1:.*]] = arith.cmpi sge, %[[FIRSTG]], %{{.*}}
+// CHECK: %[[FIRST1:.*]] = arith.select %[[FSEEN1]], %[[FIRSTG]], %c-1_i32
+// CHECK: scf.yield %[[BOUND1]], %[[FIRST1]] : i32, i32
+// CHECK: mla.mask_logits %{{.*}} bounds(%[[BOUNDS]]#1, %[[BOUNDS]]#0)
 gpu.module @m {
   gpu.func @qlen4(%p: !llvm.ptr<1>, %s: f32, %i: index, %t: i32) kernel {
     mla.cta_attend request(%i) head_group(%i) split(%i) of %i first_partial(%i) q(%p) kv(%p) pages(%p)

@@ -135,15 +135,31 @@ void tileAttention(CtaAttendOp op, LLVM::GlobalOp ldsGlobal) {
   // max(N, 1): a zero N from a bad caller gives wrong bounds, not a division by zero.
   IRInt dcpSize = uniform(arith::MaxUIOp::create(b, loc, dcpIf.getResult(0), ci(1)));
   IRInt dcpRank = uniform(dcpIf.getResult(1));
-  auto localBound = [&](IRInt global) {
-    Value seen = cmp(arith::CmpIPredicate::sge, global, ci(0));
-    Value none = ci(-1);
-    Value bound = global / dcpSize;
-    return wrap(arith::SelectOp::create(b, loc, seen, bound, none));
-  };
   IRInt firstGlobal = globalSeq - unsigned(qlen) - dcpRank;
-  IRInt causalBound = localBound(firstGlobal + position);
-  IRInt firstBound = localBound(firstGlobal);
+  // Without dcp (N = 1) the bounds are the global ones: that branch skips the two
+  // divisions (a 32-bit division is about 20 instructions, a vector one for the lane's
+  // position, and every wave runs them before its role begins).
+  auto boundsIf = scf::IfOp::create(b, loc, TypeRange{i32, i32}, present(op.getDcp()),
+                                    /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    auto yieldBounds = [&](auto localBound) {
+      IRInt causal = localBound(firstGlobal + position);
+      IRInt first = localBound(firstGlobal);
+      scf::YieldOp::create(b, loc, ValueRange{causal, first});
+    };
+    auto bound = [&](IRInt global, Value local) {
+      Value seen = cmp(arith::CmpIPredicate::sge, global, ci(0));
+      Value none = ci(-1);
+      return wrap(arith::SelectOp::create(b, loc, seen, local, none));
+    };
+    b.setInsertionPointToStart(boundsIf.thenBlock());
+    yieldBounds([&](IRInt global) { return bound(global, global / dcpSize); });
+    b.setInsertionPointToStart(boundsIf.elseBlock());
+    yieldBounds([&](IRInt global) { return bound(global, global); });
+  }
+  IRInt causalBound = wrap(boundsIf.getResult(0));
+  IRInt firstBound = wrap(boundsIf.getResult(1));
 
   auto f8 = b.getType<Float8E4M3FNType>();
   auto qOperands = VectorType::get({4, 32}, f8), qRope = VectorType::get({32}, f8);
