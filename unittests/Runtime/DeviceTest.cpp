@@ -270,6 +270,21 @@ TEST(Launch, NeverEndingKernelStopsAtTheInstructionLimit) {
       << e;
 }
 
+/// SIGINT at its default disposition while the object lives. A process started in the
+/// background by a shell without job control (`cmd &` in a script, `nohup`) inherits
+/// SIGINT ignored, and a launch leaves an ignored SIGINT ignored (Sigint.cpp): the tests
+/// that interrupt a launch would then wait forever for it to end.
+struct SigintAtDefault {
+  SigintAtDefault() {
+    struct sigaction dfl = {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    EXPECT_EQ(sigaction(SIGINT, &dfl, &saved), 0);
+  }
+  ~SigintAtDefault() { sigaction(SIGINT, &saved, nullptr); }
+  struct sigaction saved;
+};
+
 /// The spin kernel on a fresh emulator with no instruction limit, so that only SIGINT
 /// ends a launch of it; `flag` is the buffer it reads.
 struct SpinUntilSigint {
@@ -294,6 +309,7 @@ struct SpinUntilSigint {
     return false;
   }
 
+  SigintAtDefault sigintAtDefault; // first: `before` is recorded after it
   std::unique_ptr<Device> dev = Device::openEmulator();
   const CodeObject &co = compileIR(kSpinKernel);
   Buffer flag;
@@ -327,6 +343,7 @@ TEST(Launch, SigintStopsALaunchCleanly) {
 // The kernel would store 7. (The launch checks the flag before it starts and every wave
 // before its first instruction; this test passes with either check alone.)
 TEST(Launch, SigintCapturedBeforeALaunchRunsNothing) {
+  SigintAtDefault sigintAtDefault;
   auto dev = Device::openEmulator();
   const CodeObject &co = compileIR(R"(
 define amdgpu_kernel void @store7(ptr addrspace(1) %p) {
