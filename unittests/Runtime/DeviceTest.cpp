@@ -337,6 +337,23 @@ TEST(Launch, SigintStopsALaunchCleanly) {
   EXPECT_NE(errorText(spin.launch()).find("more than 1000 instructions"), std::string::npos);
 }
 
+// A process that ignores SIGINT keeps ignoring it: a capture (as every launch holds)
+// installs no handler then, and leaves the disposition as it found it.
+TEST(Launch, IgnoredSigintStaysIgnored) {
+  struct sigaction ignore = {}, saved, during, after;
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ASSERT_EQ(sigaction(SIGINT, &ignore, &saved), 0);
+  {
+    SigintCapture capture;
+    ASSERT_EQ(sigaction(SIGINT, nullptr, &during), 0);
+  }
+  ASSERT_EQ(sigaction(SIGINT, nullptr, &after), 0);
+  sigaction(SIGINT, &saved, nullptr);
+  EXPECT_EQ(during.sa_handler, SIG_IGN);
+  EXPECT_EQ(after.sa_handler, SIG_IGN);
+}
+
 // A SIGINT caught by an enclosing SigintCapture before a launch begins stops that launch
 // before it runs anything (the Python bindings hold one around each call, so a Ctrl-C
 // between two launches, or while a call waits for the device, stops the next launch).
