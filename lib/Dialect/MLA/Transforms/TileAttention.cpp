@@ -143,20 +143,21 @@ void tileAttention(CtaAttendOp op, LLVM::GlobalOp ldsGlobal) {
                                     /*withElseRegion=*/true);
   {
     OpBuilder::InsertionGuard guard(b);
-    auto yieldBounds = [&](auto localBound) {
+    auto yieldBounds = [&](bool divide) {
+      auto localBound = [&](IRInt global) {
+        Value bound = divide ? Value(global / dcpSize) : Value(global);
+        Value seen = cmp(arith::CmpIPredicate::sge, global, ci(0));
+        Value none = ci(-1);
+        return wrap(arith::SelectOp::create(b, loc, seen, bound, none));
+      };
       IRInt causal = localBound(firstGlobal + position);
       IRInt first = localBound(firstGlobal);
       scf::YieldOp::create(b, loc, ValueRange{causal, first});
     };
-    auto bound = [&](IRInt global, Value local) {
-      Value seen = cmp(arith::CmpIPredicate::sge, global, ci(0));
-      Value none = ci(-1);
-      return wrap(arith::SelectOp::create(b, loc, seen, local, none));
-    };
     b.setInsertionPointToStart(boundsIf.thenBlock());
-    yieldBounds([&](IRInt global) { return bound(global, global / dcpSize); });
+    yieldBounds(/*divide=*/true);
     b.setInsertionPointToStart(boundsIf.elseBlock());
-    yieldBounds([&](IRInt global) { return bound(global, global); });
+    yieldBounds(/*divide=*/false);
   }
   IRInt causalBound = wrap(boundsIf.getResult(0));
   IRInt firstBound = wrap(boundsIf.getResult(1));
