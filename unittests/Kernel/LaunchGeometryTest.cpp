@@ -36,17 +36,17 @@ TEST(KernelContract, ArgumentOrder) {
                                 kAttnScale,  kAttnVscale, kAttnOPart,       kAttnLsePart,
                                 kAttnNumRequests, kAttnNumSplits, kAttnSeqLens, kAttnDcp,
                                 kAttnUnits,  kAttnOut,    kAttnLse,         kAttnPieces,
-                                kAttnMerges};
-  for (unsigned i = 0; i < 17; ++i)
+                                kAttnMerges, kAttnTickets};
+  for (unsigned i = 0; i < 18; ++i)
     EXPECT_EQ(attention[i], i);
-  EXPECT_EQ(kAttentionArgCount, 17u);
+  EXPECT_EQ(kAttentionArgCount, 18u);
   EXPECT_EQ(kAttentionArgKinds[kAttnScale], ArgKind::F32);
   EXPECT_EQ(kAttentionArgKinds[kAttnVscale], ArgKind::F32);
   EXPECT_EQ(kAttentionArgKinds[kAttnNumRequests], ArgKind::I32);
   EXPECT_EQ(kAttentionArgKinds[kAttnNumSplits], ArgKind::I32);
   for (unsigned i : {kAttnQ, kAttnKv, kAttnPages, kAttnIndptr, kAttnOPart, kAttnLsePart,
                      kAttnSeqLens, kAttnDcp, kAttnUnits, kAttnOut, kAttnLse, kAttnPieces,
-                     kAttnMerges})
+                     kAttnMerges, kAttnTickets})
     EXPECT_EQ(kAttentionArgKinds[i], ArgKind::GlobalPointer);
   // (o_part, lse_part, out, [lse], num_rows, num_splits, merges)
   const CombineArg combine[] = {CombineArg::OPart,   CombineArg::LsePart,

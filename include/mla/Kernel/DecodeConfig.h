@@ -47,8 +47,9 @@ namespace mla {
 /// role without zero sources for a split with no block; 0.28: the combine's workgroup
 /// decode on i32 (no 64-bit divisions), and a scheduling barrier after each slot's two
 /// loads in place of the per-variant load order; the attention's causal bounds without
-/// the divisions by N when dcp is null.
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.28.0-gfx950";
+/// the divisions by N when dcp is null; 0.29: the attention kernel's `tickets` argument
+/// (the fused combine of a host-planned split of 2..8 splits, mla.cta_split_ticket).
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.29.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

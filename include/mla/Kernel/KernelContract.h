@@ -81,7 +81,7 @@ enum class ArgKind {
 
 /// The attention kernel's explicit arguments, in order: (q, kv, pages, indptr, scale,
 /// vscale, o_part, lse_part, num_requests, num_splits, seq_lens, dcp, units, out, lse,
-/// pieces, merges). `seq_lens` (int32 [B], each request's global length) and `dcp`
+/// pieces, merges, tickets). `seq_lens` (int32 [B], each request's global length) and `dcp`
 /// (int32 [2] = {dcp_size, dcp_rank}) are the decode context parallelism arguments
 /// (kernel-contract.md section 3); either may be null: the local length from indptr, and
 /// dcp_size 1, dcp_rank 0. `units` is the device schedule's unit table (int32
@@ -92,7 +92,11 @@ enum class ArgKind {
 /// merge table `merges` (int32 [num_splits][kMergeEntryInts]) that the combine reads,
 /// and a request of one piece is written to `out` and `lse` (bf16 [S, H, 512], f32 [S,
 /// H]) instead of the partials. Null: the host-planned split; `out`, `lse`, `pieces` and
-/// `merges` unused.
+/// `merges` unused. `tickets` (int32 [num_requests * head groups], all 0 on entry) fuses
+/// the combine into a host-planned split of 2..kFusedCombineMaxSplits splits: the last
+/// CTA of each (request, head group) to finish merges its partials into `out` and `lse`
+/// and writes its ticket back to 0 (mla.cta_split_ticket); null, or another split count:
+/// the combine kernel merges.
 enum AttentionArg : unsigned {
   kAttnQ,
   kAttnKv,
@@ -111,6 +115,7 @@ enum AttentionArg : unsigned {
   kAttnLse,
   kAttnPieces,
   kAttnMerges,
+  kAttnTickets,
   kAttentionArgCount
 };
 inline constexpr std::array<ArgKind, kAttentionArgCount> kAttentionArgKinds = {
@@ -119,7 +124,7 @@ inline constexpr std::array<ArgKind, kAttentionArgCount> kAttentionArgKinds = {
     ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::I32,
     ArgKind::I32,           ArgKind::GlobalPointer, ArgKind::GlobalPointer,
     ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::GlobalPointer,
-    ArgKind::GlobalPointer, ArgKind::GlobalPointer};
+    ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::GlobalPointer};
 
 /// The combine kernel's explicit arguments: (o_part, lse_part, out, [lse], num_rows,
 /// num_splits, merges); `lse` is there only in a build with the combine's lse output.

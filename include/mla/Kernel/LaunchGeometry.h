@@ -57,6 +57,12 @@ static_assert([] {
   return kCombineLayouts[std::size(kCombineLayouts) - 1].maxSplits == kMaxSplits;
 }(), "every layout holds its splits in kCombineMaxSlots slots a lane, up to kMaxSplits");
 
+/// The most splits the attention kernel merges itself (the fused combine, argument
+/// `tickets`): the first combine layout's, one column slice a (row, head), so that a
+/// pair's last CTA reads at most 8 partial rows of each of its (row, head)s.
+inline constexpr int64_t kFusedCombineMaxSplits = kCombineLayouts[0].maxSplits;
+static_assert(kCombineLayouts[0].groups == 1, "the fused combine merges whole rows");
+
 /// Heads one CTA owns: floor(16 / qlen) (F2).
 constexpr int64_t headsPerGroup(int64_t qlen) { return kRowsPerCta / qlen; }
 /// Head groups per request: ceil(heads / headsPerGroup) (F2).

@@ -5,7 +5,7 @@
 // inside slot j - 1's), before any is used. Then the max, the weights and sums in base
 // 2, DPP butterflies across the P split groups (at P = 64 permlane swaps first and the
 // columns scattered over the lanes), one reciprocal.
-// RUN: mla-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(mla-lower-combine))' | FileCheck %s
+// RUN: mla-opt %s -split-input-file -allow-unregistered-dialect -pass-pipeline='builtin.module(gpu.module(mla-lower-combine))' | FileCheck %s
 
 // CHECK-LABEL: gpu.func @combine
 // CHECK-NOT: mla.cta_combine
@@ -35,7 +35,9 @@
 // CHECK: %[[BASE:.*]] = arith.muli %[[RH]], %{{.*}} : index
 // CHECK: %[[LSEROW:.*]] = llvm.getelementptr %{{.*}} -> !llvm.ptr<1>, f32
 // CHECK: %[[OROW:.*]] = llvm.getelementptr %{{.*}} -> !llvm.ptr<1>, bf16
-// CHECK: %[[LANE:.*]] = arith.index_castui %{{.*}} : index to i32
+// The lane is the thread index mod 64 (the fused combine runs in 8-wave CTAs).
+// CHECK: %[[TID:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK: %[[LANE:.*]] = arith.andi %[[TID]], %c63_i32{{.*}} : i32
 // CHECK: %[[G:.*]] = arith.remui %[[LANE]], %c8_i32{{.*}} : i32
 // The slice's columns: slice * 64 + 8 * (lane / 8).
 // CHECK: arith.constant 64 : i32
@@ -250,6 +252,42 @@ gpu.module @m {
         lse_part(%l) into out(%out) lse(%lse)
         {config = #mla.config<>, ranks_outermost}
         : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
+}
+
+// -----
+
+// mla.cta_split_ticket: release the CTA's stores at agent scope, meet, thread 0 counts
+// the CTA on the ticket (a global atomic add) and shares the old count through an LDS
+// word of the kernel's own; the CTA that found NS - 1 acquires and resets the ticket.
+// CHECK: llvm.mlir.global internal @__mla_split_ticket_ticket() {addr_space = 3 : i32, alignment = 4 : i64} : i32
+// CHECK-LABEL: gpu.func @ticket
+// CHECK-NOT: mla.cta_split_ticket
+// CHECK: llvm.fence syncscope("agent") release
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32 : i32
+// CHECK: %[[PAIR:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK: %[[AT:.*]] = llvm.getelementptr %{{.*}}[%[[PAIR]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i32
+// CHECK: %[[WORD:.*]] = llvm.mlir.addressof @__mla_split_ticket_ticket : !llvm.ptr<3>
+// CHECK: scf.if %[[FIRST]] {
+// CHECK:   %[[OLD:.*]] = llvm.atomicrmw add %[[AT]], %c1_i32{{.*}} syncscope("agent") monotonic : !llvm.ptr<1>, i32
+// CHECK:   llvm.store %[[OLD]], %[[WORD]] : i32, !llvm.ptr<3>
+// CHECK: }
+// CHECK: gpu.barrier
+// CHECK: %[[COUNT:.*]] = llvm.load %[[WORD]] : !llvm.ptr<3> -> i32
+// CHECK: %[[NS:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK: %[[NSM1:.*]] = arith.subi %[[NS]], %c1_i32
+// CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[COUNT]], %[[NSM1]] : i32
+// CHECK: scf.if %[[LAST]] {
+// CHECK:   llvm.fence syncscope("agent") acquire
+// CHECK:   scf.if %[[FIRST]] {
+// CHECK:     llvm.store %c0_i32{{.*}}, %[[AT]] : i32, !llvm.ptr<1>
+// CHECK: "test.use"(%[[LAST]]) : (i1) -> ()
+gpu.module @m {
+  gpu.func @ticket(%tickets: !llvm.ptr<1>, %pair: index, %ns: index) kernel {
+    %last = mla.cta_split_ticket %tickets[%pair] of %ns : !llvm.ptr<1>
+    "test.use"(%last) : (i1) -> ()
     gpu.return
   }
 }

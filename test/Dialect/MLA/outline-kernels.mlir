@@ -12,7 +12,7 @@
 // CHECK: module attributes {gpu.container_module}
 // CHECK-NOT: func.func
 // CHECK-LABEL: gpu.module @tp8_q4
-// CHECK: gpu.func @mla_attn(%[[Q:.*]]: !llvm.ptr<1>, %[[KV:.*]]: !llvm.ptr<1>, %[[P:.*]]: !llvm.ptr<1>, %[[I:.*]]: !llvm.ptr<1>, %[[S:.*]]: f32, %[[VS:.*]]: f32, %[[O:.*]]: !llvm.ptr<1>, %[[L:.*]]: !llvm.ptr<1>, %[[B:.*]]: i32, %[[NS:.*]]: i32, %[[SL:.*]]: !llvm.ptr<1>, %[[DCP:.*]]: !llvm.ptr<1>, %[[UT:.*]]: !llvm.ptr<1>, %[[DOUT:.*]]: !llvm.ptr<1>, %[[DLSE:.*]]: !llvm.ptr<1>, %[[PT:.*]]: !llvm.ptr<1>, %[[MTAB:.*]]: !llvm.ptr<1>) kernel
+// CHECK: gpu.func @mla_attn(%[[Q:.*]]: !llvm.ptr<1>, %[[KV:.*]]: !llvm.ptr<1>, %[[P:.*]]: !llvm.ptr<1>, %[[I:.*]]: !llvm.ptr<1>, %[[S:.*]]: f32, %[[VS:.*]]: f32, %[[O:.*]]: !llvm.ptr<1>, %[[L:.*]]: !llvm.ptr<1>, %[[B:.*]]: i32, %[[NS:.*]]: i32, %[[SL:.*]]: !llvm.ptr<1>, %[[DCP:.*]]: !llvm.ptr<1>, %[[UT:.*]]: !llvm.ptr<1>, %[[DOUT:.*]]: !llvm.ptr<1>, %[[DLSE:.*]]: !llvm.ptr<1>, %[[PT:.*]]: !llvm.ptr<1>, %[[MTAB:.*]]: !llvm.ptr<1>, %[[TK:.*]]: !llvm.ptr<1>) kernel
 // CHECK-SAME: known_block_size = array<i32: 512, 1, 1>
 // F3: 8 XCDs and, for qlen 4, G = ceil(12 / 4) = 3 head groups.
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
@@ -32,7 +32,7 @@
 // CHECK: %[[HOSTUNITS:.*]] = arith.muli %[[NREQ]], %[[NSPLIT]]
 // CHECK: %[[UNITS:.*]] = arith.select %[[SCHED]], %[[NSPLIT]], %[[HOSTUNITS]]
 // Every pointer argument read in the entry block (one scalar round trip), by no code.
-// CHECK: llvm.inline_asm has_side_effects "", "s,s,s,s,s,s,s,s,s,s,s,s,s" %[[Q]], %[[KV]], %[[P]], %[[I]], %[[O]], %[[L]], %[[SL]], %[[DCP]], %[[UT]], %[[DOUT]], %[[DLSE]], %[[PT]], %[[MTAB]] : (!llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>) -> ()
+// CHECK: llvm.inline_asm has_side_effects "", "s,s,s,s,s,s,s,s,s,s,s,s,s,s" %[[Q]], %[[KV]], %[[P]], %[[I]], %[[O]], %[[L]], %[[SL]], %[[DCP]], %[[UT]], %[[DOUT]], %[[DLSE]], %[[PT]], %[[MTAB]], %[[TK]] : (!llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>) -> ()
 // CHECK: %[[INRANGE:.*]] = arith.cmpi ult, %[[UNIT]], %[[UNITS]]
 // CHECK: scf.if %[[INRANGE]] {
 // A request's rows hold qlen * H = 48 partials.
@@ -69,9 +69,41 @@
 // CHECK: %[[HBEGIN:.*]] = llvm.load %[[HBEGINAT]] : !llvm.ptr<1> -> i32
 // CHECK: %[[HENDAT:.*]] = llvm.getelementptr %[[I]][%[[HNEXT32]]]
 // CHECK: %[[HEND:.*]] = llvm.load %[[HENDAT]] : !llvm.ptr<1> -> i32
-// CHECK: scf.yield %[[HREQ]], %[[HSPLIT]], %[[NSPLIT]], %[[HFIRST]], %[[O]], %[[L]], %true, %[[HBEGIN]], %[[HEND]]
+// CHECK: scf.yield %[[HREQ]], %[[HSPLIT]], %[[NSPLIT]], %[[HFIRST]], %[[O]], %[[L]], %true{{.*}}, %[[HBEGIN]], %[[HEND]]
 // CHECK: scf.if %[[WORK]]#6 {
 // CHECK: mla.cta_attend request(%[[WORK]]#0) head_group(%[[GROUP]]) split(%[[WORK]]#1) of %[[WORK]]#2 first_partial(%[[WORK]]#3) q(%[[Q]]) kv(%[[KV]]) pages(%[[P]]) tokens(%[[WORK]]#7, %[[WORK]]#8) seq_lens(%[[SL]]) dcp(%[[DCP]]) scale(%[[S]]) vscale(%[[VS]]) into o_part(%[[WORK]]#4) lse_part(%[[WORK]]#5) {config = #mla.config<qlen = 4>}
+// CHECK-NEXT: }
+// The fused combine: tickets present, the host-planned split, 1 < NS <= 8.
+// CHECK: %[[HOSTSPLIT:.*]] = arith.xori %[[SCHED]], %true{{.*}}
+// CHECK: %[[HASTK:.*]] = llvm.icmp "ne" %[[TK]], %{{.*}} : !llvm.ptr<1>
+// CHECK: %[[FUSABLE:.*]] = arith.andi %[[HASTK]], %[[HOSTSPLIT]]
+// CHECK: %[[SEVERAL:.*]] = arith.cmpi ugt, %[[NSPLIT]], %c1
+// CHECK: %[[FEW:.*]] = arith.cmpi ule, %[[NSPLIT]], %c8{{.*}} : index
+// CHECK: %[[NSOK:.*]] = arith.andi %[[SEVERAL]], %[[FEW]]
+// CHECK: %[[FUSED:.*]] = arith.andi %[[FUSABLE]], %[[NSOK]]
+// CHECK: scf.if %[[FUSED]] {
+// CHECK: llvm.inline_asm has_side_effects "; mla: fused combine", ""
+// The pair's ticket: request * G + head group.
+// CHECK: %[[PAIRREQ:.*]] = arith.muli %[[WORK]]#0, %c3{{.*}} : index
+// CHECK: %[[TPAIR:.*]] = arith.addi %[[PAIRREQ]], %[[GROUP]]
+// CHECK: %[[LAST:.*]] = mla.cta_split_ticket %[[TK]][%[[TPAIR]]] of %[[NSPLIT]]
+// CHECK: scf.if %[[LAST]] {
+// The wave's index from lane 0 (uniform); rows item = i * 4 + h of the group's 4
+// heads x 4 positions, 8 waves in turn.
+// CHECK: %[[TID:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK: %[[WAVE32:.*]] = arith.shrui %[[TID]], %c6_i32
+// CHECK: %[[WAVEU:.*]] = rocdl.readfirstlane %[[WAVE32]] : i32
+// CHECK: %[[WAVE:.*]] = arith.index_castui %[[WAVEU]] : i32 to index
+// CHECK: scf.for %[[ITEM:.*]] = %[[WAVE]] to %c16 step %c8
+// CHECK: %[[POSF:.*]] = arith.divui %[[ITEM]], %c4
+// CHECK: %[[HINF:.*]] = arith.remui %[[ITEM]], %c4
+// CHECK: %[[HBASE:.*]] = arith.muli %[[GROUP]], %c4
+// CHECK: %[[HEADF:.*]] = arith.addi %[[HBASE]], %[[HINF]]
+// CHECK: %[[HEADOK:.*]] = arith.cmpi ult, %[[HEADF]], %c12
+// CHECK: scf.if %[[HEADOK]] {
+// CHECK: %[[ROWREQ:.*]] = arith.muli %[[WORK]]#0, %c4
+// CHECK: %[[ROWF:.*]] = arith.addi %[[ROWREQ]], %[[POSF]]
+// CHECK: mla.cta_combine row(%[[ROWF]]) head(%[[HEADF]]) slice(%c0{{.*}}) of %[[NSPLIT]] o_part(%[[O]]) lse_part(%[[L]]) into out(%[[DOUT]]) lse(%[[DLSE]]) {config = #mla.config<qlen = 4>}
 // CHECK: gpu.return
 // CHECK: gpu.func @mla_combine(%[[CO:.*]]: !llvm.ptr<1>, %[[CL:.*]]: !llvm.ptr<1>, %[[OUT:.*]]: !llvm.ptr<1>, %[[LSE:.*]]: !llvm.ptr<1>, %[[ROWS:.*]]: i32, %[[CNSARG:.*]]: i32, %[[MT:.*]]: !llvm.ptr<1>) kernel
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>

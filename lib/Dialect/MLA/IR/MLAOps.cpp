@@ -232,6 +232,8 @@ LogicalResult CtaUnitOp::verify() {
   return verifyWaves(getOperation(), getWaveUnits(), getWaves());
 }
 
+LogicalResult CtaSplitTicketOp::verify() { return verifyInsideKernel(getOperation()); }
+
 LogicalResult CtaCombineOp::verify() {
   if (failed(verifyInsideKernel(getOperation())))
     return failure();

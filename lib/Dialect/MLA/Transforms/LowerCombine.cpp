@@ -34,12 +34,14 @@
 
 #include "mla/Dialect/MLA/Transforms/Passes.h"
 #include "mla/Kernel/LaunchGeometry.h"
+#include "mla/Target/GFX950/GFX950.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <cmath>
 #include <functional>
@@ -238,8 +240,11 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
   Value lseRow = elementAddress(b, b.getLoc(), op.getLsePart(), lseBase, f32);
   Value oRow = elementAddress(b, b.getLoc(), op.getOPart(),
                               arith::MulIOp::create(b, lseBase, cstI(width)), bf16);
-  Value lane = arith::IndexCastUIOp::create(
+  // The lane within the wave: the combine kernel's CTA is one wave, the attention's
+  // (the fused combine) eight, each merging rows of its own.
+  Value tid = arith::IndexCastUIOp::create(
       b, i32, gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+  Value lane = arith::AndIOp::create(b, tid, cst32(b, b.getLoc(), gfx950::kWaveSize - 1));
   Value group = arith::RemUIOp::create(b, lane, cst32(b, b.getLoc(), splitGroups));
   Value columnGroup = arith::DivUIOp::create(b, lane, cst32(b, b.getLoc(), splitGroups));
   // One op per statement: the IR's order must not depend on the host compiler's order
@@ -476,12 +481,69 @@ static void lowerCombine(CtaCombineOp op) {
   op.erase();
 }
 
+/// mla.cta_split_ticket: release, count the CTA on its ticket, share the count through
+/// an LDS word of the kernel's own; the last CTA acquires and resets the ticket.
+static void lowerSplitTicket(CtaSplitTicketOp op) {
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  Type i32 = b.getI32Type();
+  auto cst32 = [&](int64_t v) -> Value { return arith::ConstantIntOp::create(b, i32, v); };
+  // Each wave's partial stores reach the agent's coherence point (buffer_wbl2, then
+  // vmcnt(0)) before the CTA counts itself: a CTA that reads the count NS - 1 may be on
+  // another XCD, behind another L2.
+  LLVM::FenceOp::create(b, LLVM::AtomicOrdering::release, "agent");
+  gpu::BarrierOp::create(b);
+  Value tid = arith::IndexCastUIOp::create(b, i32, gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+  Value isFirstThread = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, cst32(0));
+  Value pair = arith::IndexCastOp::create(b, b.getI64Type(), op.getPair());
+  Value ticket = LLVM::GEPOp::create(b, op.getTickets().getType(), i32, op.getTickets(),
+                                     ValueRange{pair});
+  auto module = op->getParentOfType<gpu::GPUModuleOp>();
+  auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
+  OpBuilder detached(op->getContext()); // inserted (and renamed if taken) below
+  auto word = LLVM::GlobalOp::create(detached, op.getLoc(), i32, /*isConstant=*/false,
+                                     LLVM::Linkage::Internal,
+                                     ("__mla_split_ticket_" + kernel.getName()).str(),
+                                     Attribute(), /*alignment=*/4, /*addrSpace=*/3);
+  SymbolTable(module).insert(word, module.getBody()->begin());
+  Value shared = LLVM::AddressOfOp::create(b, word);
+  auto ifFirst = scf::IfOp::create(b, isFirstThread, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifFirst.thenBlock());
+    Value count = LLVM::AtomicRMWOp::create(b, LLVM::AtomicBinOp::add, ticket, cst32(1),
+                                            LLVM::AtomicOrdering::monotonic, "agent");
+    LLVM::StoreOp::create(b, count, shared);
+  }
+  gpu::BarrierOp::create(b);
+  Value count = LLVM::LoadOp::create(b, i32, shared);
+  Value splits = arith::IndexCastUIOp::create(b, i32, op.getNumSplits());
+  Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, count,
+                                     arith::SubIOp::create(b, splits, cst32(1)));
+  auto ifLast = scf::IfOp::create(b, last, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifLast.thenBlock());
+    // The other CTAs' partials: this CU's caches may hold stale lines of them.
+    LLVM::FenceOp::create(b, LLVM::AtomicOrdering::acquire, "agent");
+    // Every CTA of the pair has counted: the ticket is free for the next launch.
+    auto ifReset = scf::IfOp::create(b, isFirstThread, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifReset.thenBlock());
+    LLVM::StoreOp::create(b, cst32(0), ticket);
+  }
+  op.getLast().replaceAllUsesWith(last);
+  op.erase();
+}
+
 struct LowerCombinePass final : mla::impl::MLALowerCombineBase<LowerCombinePass> {
   void runOnOperation() override {
     SmallVector<CtaCombineOp> ops;
     getOperation().walk([&](CtaCombineOp op) { ops.push_back(op); });
     for (CtaCombineOp op : ops)
       lowerCombine(op);
+    SmallVector<CtaSplitTicketOp> tickets;
+    getOperation().walk([&](CtaSplitTicketOp op) { tickets.push_back(op); });
+    for (CtaSplitTicketOp op : tickets)
+      lowerSplitTicket(op);
   }
 };
 

@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -106,9 +107,71 @@ static std::pair<IntegerAttr, IntegerAttr> scheduleWaveAttrs(Builder &b, ConfigA
           b.getI64IntegerAttr(kernel::scheduleWaves(config.getHeads(), config.getQlen()))};
 }
 
+/// The fused combine (argument `tickets`, a host-planned split of 2..
+/// kFusedCombineMaxSplits): after its partial stores each CTA counts itself on its
+/// (request, head group)'s ticket, and the last to finish merges the pair's rows into
+/// out and lse, its 8 waves taking (position, head) rows in turn, each with the
+/// combine's own code (mla.cta_combine, one column slice a row).
+static void emitFusedCombine(OpBuilder &b, Location loc, Block &entry, ConfigAttr config,
+                             Value scheduled, Value request, Value group, Value splits) {
+  using arith::CmpIPredicate;
+  auto arg = [&](kernel::AttentionArg i) { return entry.getArgument(i); };
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  auto cmp = [&](CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  };
+  Value hostSplit = arith::XOrIOp::create(
+      b, loc, scheduled, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+  Value fusable = arith::AndIOp::create(b, loc, isPresent(b, loc, arg(kernel::kAttnTickets)),
+                                        hostSplit);
+  Value several = cmp(CmpIPredicate::ugt, splits, cst(1));
+  Value few = cmp(CmpIPredicate::ule, splits, cst(kernel::kFusedCombineMaxSplits));
+  Value fused = arith::AndIOp::create(b, loc, fusable,
+                                      arith::AndIOp::create(b, loc, several, few));
+  auto ifFused = scf::IfOp::create(b, loc, fused, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifFused.thenBlock());
+  asmMarker(b, loc, "fused combine");
+  const int64_t qlen = config.getQlen(), heads = config.getHeads();
+  const int64_t groupHeads = kernel::headsPerGroup(qlen);
+  Value pair = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, request, cst(kernel::headGroups(heads, qlen))),
+      group);
+  auto ticket = CtaSplitTicketOp::create(b, loc, b.getI1Type(), arg(kernel::kAttnTickets), pair,
+                                         splits);
+  auto ifLast = scf::IfOp::create(b, loc, ticket.getLast(), /*withElseRegion=*/false);
+  b.setInsertionPointToStart(ifLast.thenBlock());
+  // The wave's index, uniform (an SGPR), so that the row loop is a scalar loop.
+  Type i32 = b.getI32Type();
+  Value tid = arith::IndexCastUIOp::create(b, loc, i32,
+                                           gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  Value waveOfThread = arith::ShRUIOp::create(
+      b, loc, tid, arith::ConstantIntOp::create(b, loc, i32, llvm::Log2_64(gfx950::kWaveSize)));
+  Value wave = arith::IndexCastUIOp::create(
+      b, loc, b.getIndexType(), ROCDL::ReadfirstlaneOp::create(b, loc, i32, waveOfThread));
+  // Row item = i * groupHeads + h: position i, head h of the group (past the last head
+  // of the last group: nothing).
+  auto rows = scf::ForOp::create(b, loc, wave, cst(qlen * groupHeads), cst(kernel::kWavesPerCta));
+  b.setInsertionPointToStart(rows.getBody());
+  Value item = rows.getInductionVar();
+  Value position = arith::DivUIOp::create(b, loc, item, cst(groupHeads));
+  Value headInGroup = arith::RemUIOp::create(b, loc, item, cst(groupHeads));
+  Value head = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, group, cst(groupHeads)), headInGroup);
+  auto ifHead = scf::IfOp::create(b, loc, cmp(CmpIPredicate::ult, head, cst(heads)),
+                                  /*withElseRegion=*/false);
+  b.setInsertionPointToStart(ifHead.thenBlock());
+  Value row = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, request, cst(qlen)),
+                                    position);
+  CtaCombineOp::create(b, loc, arg(kernel::kAttnOPart), arg(kernel::kAttnLsePart),
+                       arg(kernel::kAttnOut), arg(kernel::kAttnLse), row, head,
+                       /*slice=*/cst(0), splits, /*num_rows=*/Value(), /*partials_at=*/Value(),
+                       config, /*ranks_outermost=*/false);
+}
+
 /// Outlines `op` into the attention kernel: arguments kernel::AttentionArg (q, kv, pages,
 /// indptr, scale, vscale, o_part, lse_part, num_requests, num_splits, seq_lens, dcp,
-/// units, out, lse, pieces, merges).
+/// units, out, lse, pieces, merges, tickets).
 static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
                              gpu::GPUModuleOp module, StringRef name) {
   Location loc = op.getLoc();
@@ -239,6 +302,8 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
                         arg(kAttnSeqLens), arg(kAttnDcp), arg(kAttnScale), arg(kAttnVscale),
                         work.getResult(4), work.getResult(5), work.getResult(0), group,
                         work.getResult(1), work.getResult(2), work.getResult(3), config);
+    b.setInsertionPointAfter(ifActive);
+    emitFusedCombine(b, loc, entry, config, scheduled, work.getResult(0), group, splits);
   }
   gpu::ReturnOp::create(b, loc);
 }

@@ -33,6 +33,10 @@ struct AttentionKernelArgs {
   KernelArg units = KernelArg::pointer(uint64_t(0)), out = KernelArg::pointer(uint64_t(0)),
             lse = KernelArg::pointer(uint64_t(0)), pieces = KernelArg::pointer(uint64_t(0)),
             merges = KernelArg::pointer(uint64_t(0));
+  /// The fused combine's tickets (int32 [B * head groups], zero on entry and left zero;
+  /// host-planned splits of 2..kFusedCombineMaxSplits): the attention writes out and
+  /// lse itself. Null: the combine kernel merges.
+  KernelArg tickets = KernelArg::pointer(uint64_t(0));
 };
 
 /// The combine kernel's arguments, by name; `lse` only for a build with the lse output.
@@ -73,6 +77,7 @@ inline std::vector<KernelArg> attentionArgList(const AttentionKernelArgs &a) {
   list[kAttnLse] = a.lse;
   list[kAttnPieces] = a.pieces;
   list[kAttnMerges] = a.merges;
+  list[kAttnTickets] = a.tickets;
   return list;
 }
 

@@ -245,6 +245,34 @@ def MLA_CtaAttendOp : MLA_Op<"cta_attend"> {
   let hasVerifier = 1;
 }
 
+def MLA_CtaSplitTicketOp : MLA_Op<"cta_split_ticket"> {
+  let summary = "Count an attention CTA's finished split; true in the one that counts last";
+  let description = [{
+    The fused combine's arrival (docs/combine-kernel.md, "The fused combine"). Placed
+    after an attention CTA's partial stores: every wave releases its stores at agent
+    scope, the CTA meets at a barrier, and thread 0 adds 1 to `tickets[pair]` (int32, a
+    global atomic) and shares the value it replaced through LDS. The result is true in
+    every thread of the CTA that found `num_splits - 1`, the last of the pair's splits to
+    finish: that CTA then acquires the other CTAs' partials (agent scope) and writes the
+    ticket back to 0, so a ticket that starts at 0 is 0 again after every complete
+    launch. Only valid inside a `gpu.func`.
+
+    ```mlir
+    %last = mla.cta_split_ticket %tickets[%pair] of %ns : !llvm.ptr<1>
+    ```
+  }];
+  let arguments = (ins
+    Arg<LLVM_PointerInAddressSpace<1>, "int32 tickets", [MemRead, MemWrite]>:$tickets,
+    Index:$pair,
+    Index:$num_splits
+  );
+  let results = (outs I1:$last);
+  let assemblyFormat = [{
+    $tickets `[` $pair `]` `of` $num_splits attr-dict `:` type($tickets)
+  }];
+  let hasVerifier = 1;
+}
+
 def MLA_CtaCombineOp : MLA_Op<"cta_combine", [AttrSizedOperandSegments]> {
   let summary = "One CTA of the combine: merge one column slice of one (row, head)";
   let description = [{

@@ -18,7 +18,10 @@ def MLAOutlineKernels : Pass<"mla-outline-kernels", "::mlir::ModuleOp"> {
     `bid = x + 8 * (g + G * y)` serves unit `u = x + 8 * y = request * NS + split` and head
     group `g`, so every head group of a unit has the same `bid mod 8`, hence the same XCD.
     The grid is `roundup(B * NS, 8) * G`; CTAs past the last unit exit. Each CTA's work is
-    an `mla.cta_attend`.
+    an `mla.cta_attend`. With the `tickets` argument and a host-planned split of
+    2..8 splits the combine is fused: each CTA then counts itself on its (request, head
+    group)'s ticket (`mla.cta_split_ticket`) and the last merges the pair's rows with
+    `mla.cta_combine`, one row a wave at a time.
 
     The combine kernel is one 64-thread CTA per (query row, head), each an `mla.cta_combine`.
 
@@ -31,7 +34,8 @@ def MLAOutlineKernels : Pass<"mla-outline-kernels", "::mlir::ModuleOp"> {
            "Target chip (must be gfx950)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
-                           "::mlir::scf::SCFDialect", "::mlir::LLVM::LLVMDialect"];
+                           "::mlir::scf::SCFDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::ROCDL::ROCDLDialect"];
 }
 
 def MLALowerSchedule : Pass<"mla-lower-schedule", "::mlir::gpu::GPUModuleOp"> {
@@ -53,7 +57,7 @@ def MLALowerSchedule : Pass<"mla-lower-schedule", "::mlir::gpu::GPUModuleOp"> {
 }
 
 def MLALowerCombine : Pass<"mla-lower-combine", "::mlir::gpu::GPUModuleOp"> {
-  let summary = "Lower mla.cta_combine to scf/arith/vector/amdgpu/llvm and rocdl math";
+  let summary = "Lower mla.cta_combine and mla.cta_split_ticket to scf/arith/vector/amdgpu/llvm and rocdl";
   let description = [{
     One 64-lane CTA merges one 64-column slice of one (row, head): lane `8 c + g` takes
     columns `8 c .. 8 c + 7` of the slice from splits `g, g + 8, ...`. Every partial load
@@ -63,6 +67,11 @@ def MLALowerCombine : Pass<"mla-lower-combine", "::mlir::gpu::GPUModuleOp"> {
     DPP) and rounded to bf16; lane 0 of slice 0 writes `lse = (m + log2 W) ln 2`. When
     every split is empty (`m = -inf`) the row gets `out = 0`, `lse = -inf`. Exponentials
     use `rocdl.exp2`/`rocdl.log`, the reciprocal `rocdl.rcp` (no device libraries).
+
+    `mla.cta_split_ticket` (the fused combine's arrival) becomes an agent-scope release
+    fence, a CTA barrier, thread 0's global atomic add on the ticket shared through an
+    LDS word, another barrier, and in the CTA that counted last an agent-scope acquire
+    fence and the ticket's reset to 0.
   }];
   let dependentDialects = ["::mlir::ROCDL::ROCDLDialect", "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect", "::mlir::amdgpu::AMDGPUDialect",
