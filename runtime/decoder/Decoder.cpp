@@ -157,12 +157,20 @@ uint64_t oPartBytes(int64_t rows, int64_t heads, int ns) {
 uint64_t lsePartBytes(int64_t rows, int64_t heads, int ns) {
   return alignTo256(uint64_t(rows) * heads * ns * 4);
 }
-/// The workspace of a plan that runs (makePlan's layout): o_part and lse_part when it
-/// combines (NS > 1), then the lse scratch [S, H].
-uint64_t runPlanBytes(int64_t rows, int64_t heads, int ns) {
+/// The fused combine's tickets, int32 [B * G], for a host plan of 2..8 splits (the
+/// splits the attention kernel merges itself); none for the others.
+uint64_t ticketsBytes(int64_t requests, int64_t heads, int64_t qlen, int ns) {
+  if (ns < 2 || ns > kernel::kFusedCombineMaxSplits)
+    return 0;
+  return alignTo256(uint64_t(requests) * uint64_t(kernel::headGroups(heads, qlen)) * 4);
+}
+/// The workspace of a plan of B requests that runs (makePlan's layout): o_part and
+/// lse_part when it combines (NS > 1), then the lse scratch [S, H], then the tickets.
+uint64_t runPlanBytes(int64_t requests, int64_t heads, int64_t qlen, int ns) {
+  const int64_t rows = requests * qlen;
   const uint64_t partials =
       ns > 1 ? oPartBytes(rows, heads, ns) + lsePartBytes(rows, heads, ns) : 0;
-  return partials + lsePartBytes(rows, heads, 1);
+  return partials + lsePartBytes(rows, heads, 1) + ticketsBytes(requests, heads, qlen, ns);
 }
 /// The unit count of a device-schedule plan of B requests (a plan's, the grid's); none
 /// without a request (run launches nothing then).
@@ -301,17 +309,17 @@ uint64_t Decoder::workspaceBytes(int64_t maxRequests, std::optional<int> maxSpli
   const int64_t heads = config_.heads, qlen = config_.qlen;
   // A plan's bytes grow with B * NS and with B.
   if (maxSplits)
-    return runPlanBytes(std::max<int64_t>(maxRequests, 0) * qlen, heads,
-                        std::max(*maxSplits, 1));
+    return runPlanBytes(std::max<int64_t>(maxRequests, 0), heads, qlen, std::max(*maxSplits, 1));
   // The policy's largest NS shrinks as B grows, so every B up to the maximum is a
   // candidate (plan() caps NS further at the longest request's blocks: never more).
   // The device schedule (plan(maxRequests) by default) is a candidate too.
-  uint64_t bytes = std::max(runPlanBytes(0, heads, 1), deviceScheduleLayout(0, heads, qlen).bytes);
+  uint64_t bytes =
+      std::max(runPlanBytes(0, heads, qlen, 1), deviceScheduleLayout(0, heads, qlen).bytes);
   for (int64_t b = 1; b <= std::min(maxRequests, kMaxRequests); ++b)
-    bytes = std::max({bytes,
-                      runPlanBytes(b * qlen, heads,
-                                   maxPolicySplits(b, heads, qlen, gfx950::kNumCUs, kMaxSplits)),
-                      deviceScheduleLayout(b, heads, qlen).bytes});
+    bytes = std::max(
+        {bytes,
+         runPlanBytes(b, heads, qlen, maxPolicySplits(b, heads, qlen, gfx950::kNumCUs, kMaxSplits)),
+         deviceScheduleLayout(b, heads, qlen).bytes});
   return bytes;
 }
 
@@ -439,9 +447,12 @@ Error Decoder::completePlan(DecodePlan &plan, int ns) {
     offset = plan.lsePartOffset + lsePartBytes(plan.rows, heads, ns);
   }
   plan.lseScratchOffset = offset;
-  plan.workspaceBytes =
-      partialsOnly ? offset : runPlanBytes(plan.rows, heads, ns); // workspaceBytes()'s sum
-  assert(partialsOnly || plan.workspaceBytes == offset + lsePartBytes(plan.rows, heads, 1));
+  plan.ticketsOffset = offset + lsePartBytes(plan.rows, heads, 1);
+  plan.ticketsBytes = partialsOnly ? 0 : ticketsBytes(plan.requests, heads, qlen, ns);
+  plan.workspaceBytes = partialsOnly ? offset
+                                     : runPlanBytes(plan.requests, heads, qlen,
+                                                    ns); // workspaceBytes()'s sum
+  assert(partialsOnly || plan.workspaceBytes == plan.ticketsOffset + plan.ticketsBytes);
   return Error::success();
 }
 
@@ -482,7 +493,7 @@ Error Decoder::completeDevicePlan(DecodePlan &plan) {
 
 Error Decoder::enqueueAttention(const DecodePlan &plan, const DeviceDecodeArgs &args,
                                 uint64_t oPart, uint64_t lsePart, Stream stream,
-                                DecodeRunInfo *info) const {
+                                DecodeRunInfo *info, uint64_t fusedLse) const {
   AttentionKernelArgs a;
   a.q = KernelArg::pointer(args.q);
   a.kv = KernelArg::pointer(args.kv);
@@ -503,6 +514,11 @@ Error Decoder::enqueueAttention(const DecodePlan &plan, const DeviceDecodeArgs &
     a.merges = KernelArg::pointer(args.workspace + plan.mergesOffset);
     a.out = KernelArg::pointer(args.out);
     a.lse = KernelArg::pointer(args.lse ? args.lse : args.workspace + plan.lseScratchOffset);
+  }
+  if (fusedLse) { // the last CTA of each (request, head group) merges into out and lse
+    a.tickets = KernelArg::pointer(args.workspace + plan.ticketsOffset);
+    a.out = KernelArg::pointer(args.out);
+    a.lse = KernelArg::pointer(fusedLse);
   }
   return device_.launchOn(stream, *plan.code, kernel::kAttentionKernelName,
                           {plan.attentionGrid, 1, 1},
@@ -562,6 +578,13 @@ Error Decoder::run(const DecodePlan &plan, const DeviceDecodeArgs &args, Stream 
   if (!plan.combine) // NS = 1: o_part and lse_part are out and lse.
     return enqueueAttention(plan, args, args.out, lse, stream, info);
   const uint64_t oPart = args.workspace, lsePart = args.workspace + plan.lsePartOffset;
+  if (args.fuseCombine && plan.ticketsBytes) {
+    if (info) {
+      info->fusedCombine = true;
+      info->combineGrid = 0;
+    }
+    return enqueueAttention(plan, args, oPart, lsePart, stream, info, /*fusedLse=*/lse);
+  }
   if (Error e = enqueueAttention(plan, args, oPart, lsePart, stream, info))
     return e;
   return enqueueCombine(plan, args, lse, stream, info);

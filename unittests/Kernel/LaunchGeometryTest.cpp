@@ -32,11 +32,10 @@ TEST(KernelContract, ProblemConstants) {
 
 // The kernel ABI's order (kernel-contract.md section 2), position by position.
 TEST(KernelContract, ArgumentOrder) {
-  const unsigned attention[] = {kAttnQ,      kAttnKv,     kAttnPages,       kAttnIndptr,
-                                kAttnScale,  kAttnVscale, kAttnOPart,       kAttnLsePart,
-                                kAttnNumRequests, kAttnNumSplits, kAttnSeqLens, kAttnDcp,
-                                kAttnUnits,  kAttnOut,    kAttnLse,         kAttnPieces,
-                                kAttnMerges, kAttnTickets};
+  const unsigned attention[] = {
+      kAttnQ,     kAttnKv,      kAttnPages,       kAttnIndptr,    kAttnScale,   kAttnVscale,
+      kAttnOPart, kAttnLsePart, kAttnNumRequests, kAttnNumSplits, kAttnSeqLens, kAttnDcp,
+      kAttnUnits, kAttnOut,     kAttnLse,         kAttnPieces,    kAttnMerges,  kAttnTickets};
   for (unsigned i = 0; i < 18; ++i)
     EXPECT_EQ(attention[i], i);
   EXPECT_EQ(kAttentionArgCount, 18u);
@@ -44,9 +43,9 @@ TEST(KernelContract, ArgumentOrder) {
   EXPECT_EQ(kAttentionArgKinds[kAttnVscale], ArgKind::F32);
   EXPECT_EQ(kAttentionArgKinds[kAttnNumRequests], ArgKind::I32);
   EXPECT_EQ(kAttentionArgKinds[kAttnNumSplits], ArgKind::I32);
-  for (unsigned i : {kAttnQ, kAttnKv, kAttnPages, kAttnIndptr, kAttnOPart, kAttnLsePart,
-                     kAttnSeqLens, kAttnDcp, kAttnUnits, kAttnOut, kAttnLse, kAttnPieces,
-                     kAttnMerges, kAttnTickets})
+  for (unsigned i :
+       {kAttnQ, kAttnKv, kAttnPages, kAttnIndptr, kAttnOPart, kAttnLsePart, kAttnSeqLens, kAttnDcp,
+        kAttnUnits, kAttnOut, kAttnLse, kAttnPieces, kAttnMerges, kAttnTickets})
     EXPECT_EQ(kAttentionArgKinds[i], ArgKind::GlobalPointer);
   // (o_part, lse_part, out, [lse], num_rows, num_splits, merges)
   const CombineArg combine[] = {CombineArg::OPart,   CombineArg::LsePart,

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DecoderTestSupport.h"
+#include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Runtime/Decoder.h"
 #include "mla/Runtime/LLVMBridge.h"
 
@@ -17,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -120,6 +122,85 @@ TEST(PlanRun, OneSplitWritesOutAndLseDirectly) {
   ASSERT_OK(r.out.upload(zeros.data(), zeros.size() * 2));
   ASSERT_OK(decoder->run(plan, r.args(p, workspace, /*wantLse=*/false)));
   EXPECT_EQ(r.outBits(), out);
+}
+
+// The fused combine (DeviceDecodeArgs::fuseCombine, a host plan of 2..8 splits): one
+// launch, whose last CTA of each (request, head group) merges the splits. out and lse
+// equal the combine kernel's bit for bit (the same code, the same order) and the kernel
+// model's; the tickets are zero again after each run, so the step runs again (a graph
+// replay) with the same result; plans of 1 or 9 splits ignore the flag.
+TEST(PlanRun, FusedCombineEqualsTheCombineKernel) {
+  auto device = rt::Device::openEmulator();
+  struct Case {
+    int heads, qlen, splits;
+    rt::AttentionBuild build;
+  };
+  for (Case c :
+       {Case{12, 1, 4, rt::AttentionBuild::Wspec}, Case{12, 1, 8, rt::AttentionBuild::Plain},
+        Case{12, 4, 3, rt::AttentionBuild::Wspec}, Case{12, 4, 2, rt::AttentionBuild::Plain},
+        Case{16, 2, 5, rt::AttentionBuild::Wspec}, Case{128, 1, 2, rt::AttentionBuild::Auto}}) {
+    SCOPED_TRACE("heads " + std::to_string(c.heads) + ", qlen " + std::to_string(c.qlen) + ", NS " +
+                 std::to_string(c.splits) + ", build " + rt::attentionBuildName(c.build));
+    auto decoder = makeDecoder(*device, c.heads, c.qlen, c.build);
+    ASSERT_TRUE(decoder);
+    // An empty request, requests shorter than a split, and one of several blocks a split.
+    ref::Problem p = problem(c.heads, c.qlen, {1300, 0, 7, 300, 129}, 11);
+    rt::DecodePlan plan =
+        unwrapOrFail(decoder->plan(p.indptr, p.kv.size() / 576, c.splits, rt::SplitSchedule::Host));
+    ASSERT_EQ(plan.numSplits, c.splits);
+    const int64_t groups = kernel::headGroups(c.heads, c.qlen);
+    ASSERT_GE(plan.ticketsBytes, uint64_t(5 * groups * 4));
+    ASSERT_LE(plan.ticketsOffset + plan.ticketsBytes, plan.workspaceBytes);
+    Resident r(*device, p);
+    auto workspace = unwrapOrFail(rt::DeviceAllocation::allocate(*device, plan.workspaceBytes));
+    rt::DecodeRunInfo info;
+    ASSERT_OK(decoder->run(plan, r.args(p, workspace), {}, &info));
+    EXPECT_FALSE(info.fusedCombine);
+    EXPECT_GT(info.combineStats.workgroups, 0u);
+    const std::vector<uint16_t> out = r.outBits();
+    const std::vector<float> lse = r.lseValues();
+    ref::ModelOutput model = ref::modelAttention(p.view(), c.splits);
+    ASSERT_EQ(out, model.out);
+
+    // Garbage everywhere in the workspace but the tickets, which start at zero.
+    std::vector<uint8_t> garbage(plan.workspaceBytes, 0xa5);
+    std::fill_n(garbage.begin() + plan.ticketsOffset, plan.ticketsBytes, 0);
+    ASSERT_OK(workspace.upload(garbage.data(), garbage.size()));
+    std::vector<uint16_t> zeros(out.size(), 0);
+    for (int run = 0; run < 2; ++run) {
+      SCOPED_TRACE("fused run " + std::to_string(run));
+      ASSERT_OK(r.out.upload(zeros.data(), zeros.size() * 2));
+      rt::DeviceDecodeArgs args = r.args(p, workspace);
+      args.fuseCombine = true;
+      rt::DecodeRunInfo fusedInfo;
+      ASSERT_OK(decoder->run(plan, args, {}, &fusedInfo));
+      EXPECT_TRUE(fusedInfo.fusedCombine);
+      EXPECT_EQ(fusedInfo.combineGrid, 0u);
+      EXPECT_EQ(fusedInfo.combineStats.workgroups, 0u); // one launch
+      EXPECT_EQ(r.outBits(), out);
+      std::vector<float> fusedLse = r.lseValues();
+      EXPECT_EQ(std::memcmp(fusedLse.data(), lse.data(), lse.size() * 4), 0);
+      std::vector<int32_t> tickets(plan.ticketsBytes / 4, -1);
+      ASSERT_OK(workspace.download(tickets.data(), plan.ticketsBytes, plan.ticketsOffset));
+      EXPECT_EQ(std::count(tickets.begin(), tickets.end(), 0), int64_t(tickets.size()));
+    }
+  }
+  // One split or nine: no tickets, and the flag changes nothing.
+  auto decoder = makeDecoder(*device, 12, 1);
+  ASSERT_TRUE(decoder);
+  ref::Problem p = problem(12, 1, {2000, 40}, 3);
+  for (int splits : {1, 9}) {
+    rt::DecodePlan plan = unwrapOrFail(decoder->plan(p.indptr, p.kv.size() / 576, splits));
+    EXPECT_EQ(plan.ticketsBytes, 0u) << splits;
+    Resident r(*device, p);
+    auto workspace = unwrapOrFail(rt::DeviceAllocation::allocate(*device, plan.workspaceBytes));
+    rt::DeviceDecodeArgs args = r.args(p, workspace);
+    args.fuseCombine = true;
+    rt::DecodeRunInfo info;
+    ASSERT_OK(decoder->run(plan, args, {}, &info));
+    EXPECT_FALSE(info.fusedCombine) << splits;
+    EXPECT_EQ(r.outBits(), ref::modelAttention(p.view(), splits).out) << splits;
+  }
 }
 
 // One plan per step, every layer run from resident buffers on one stream: each layer's

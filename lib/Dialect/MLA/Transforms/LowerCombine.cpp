@@ -242,8 +242,7 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
                               arith::MulIOp::create(b, lseBase, cstI(width)), bf16);
   // The lane within the wave: the combine kernel's CTA is one wave, the attention's
   // (the fused combine) eight, each merging rows of its own.
-  Value tid = arith::IndexCastUIOp::create(
-      b, i32, gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+  Value tid = arith::IndexCastUIOp::create(b, i32, gpu::ThreadIdOp::create(b, gpu::Dimension::x));
   Value lane = arith::AndIOp::create(b, tid, cst32(b, b.getLoc(), gfx950::kWaveSize - 1));
   Value group = arith::RemUIOp::create(b, lane, cst32(b, b.getLoc(), splitGroups));
   Value columnGroup = arith::DivUIOp::create(b, lane, cst32(b, b.getLoc(), splitGroups));
@@ -495,15 +494,15 @@ static void lowerSplitTicket(CtaSplitTicketOp op) {
   Value tid = arith::IndexCastUIOp::create(b, i32, gpu::ThreadIdOp::create(b, gpu::Dimension::x));
   Value isFirstThread = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, cst32(0));
   Value pair = arith::IndexCastOp::create(b, b.getI64Type(), op.getPair());
-  Value ticket = LLVM::GEPOp::create(b, op.getTickets().getType(), i32, op.getTickets(),
-                                     ValueRange{pair});
+  Value ticket =
+      LLVM::GEPOp::create(b, op.getTickets().getType(), i32, op.getTickets(), ValueRange{pair});
   auto module = op->getParentOfType<gpu::GPUModuleOp>();
   auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
   OpBuilder detached(op->getContext()); // inserted (and renamed if taken) below
   auto word = LLVM::GlobalOp::create(detached, op.getLoc(), i32, /*isConstant=*/false,
                                      LLVM::Linkage::Internal,
-                                     ("__mla_split_ticket_" + kernel.getName()).str(),
-                                     Attribute(), /*alignment=*/4, /*addrSpace=*/3);
+                                     ("__mla_split_ticket_" + kernel.getName()).str(), Attribute(),
+                                     /*alignment=*/4, /*addrSpace=*/3);
   SymbolTable(module).insert(word, module.getBody()->begin());
   Value shared = LLVM::AddressOfOp::create(b, word);
   auto ifFirst = scf::IfOp::create(b, isFirstThread, /*withElseRegion=*/false);

@@ -120,14 +120,13 @@ static void emitFusedCombine(OpBuilder &b, Location loc, Block &entry, ConfigAtt
   auto cmp = [&](CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, loc, p, x, y);
   };
-  Value hostSplit = arith::XOrIOp::create(
-      b, loc, scheduled, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
-  Value fusable = arith::AndIOp::create(b, loc, isPresent(b, loc, arg(kernel::kAttnTickets)),
-                                        hostSplit);
+  Value hostSplit = arith::XOrIOp::create(b, loc, scheduled,
+                                          arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+  Value fusable =
+      arith::AndIOp::create(b, loc, isPresent(b, loc, arg(kernel::kAttnTickets)), hostSplit);
   Value several = cmp(CmpIPredicate::ugt, splits, cst(1));
   Value few = cmp(CmpIPredicate::ule, splits, cst(kernel::kFusedCombineMaxSplits));
-  Value fused = arith::AndIOp::create(b, loc, fusable,
-                                      arith::AndIOp::create(b, loc, several, few));
+  Value fused = arith::AndIOp::create(b, loc, fusable, arith::AndIOp::create(b, loc, several, few));
   auto ifFused = scf::IfOp::create(b, loc, fused, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifFused.thenBlock());
@@ -135,16 +134,15 @@ static void emitFusedCombine(OpBuilder &b, Location loc, Block &entry, ConfigAtt
   const int64_t qlen = config.getQlen(), heads = config.getHeads();
   const int64_t groupHeads = kernel::headsPerGroup(qlen);
   Value pair = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, request, cst(kernel::headGroups(heads, qlen))),
-      group);
-  auto ticket = CtaSplitTicketOp::create(b, loc, b.getI1Type(), arg(kernel::kAttnTickets), pair,
-                                         splits);
+      b, loc, arith::MulIOp::create(b, loc, request, cst(kernel::headGroups(heads, qlen))), group);
+  auto ticket =
+      CtaSplitTicketOp::create(b, loc, b.getI1Type(), arg(kernel::kAttnTickets), pair, splits);
   auto ifLast = scf::IfOp::create(b, loc, ticket.getLast(), /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifLast.thenBlock());
   // The wave's index, uniform (an SGPR), so that the row loop is a scalar loop.
   Type i32 = b.getI32Type();
-  Value tid = arith::IndexCastUIOp::create(b, loc, i32,
-                                           gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  Value tid =
+      arith::IndexCastUIOp::create(b, loc, i32, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
   Value waveOfThread = arith::ShRUIOp::create(
       b, loc, tid, arith::ConstantIntOp::create(b, loc, i32, llvm::Log2_64(gfx950::kWaveSize)));
   Value wave = arith::IndexCastUIOp::create(
@@ -156,13 +154,13 @@ static void emitFusedCombine(OpBuilder &b, Location loc, Block &entry, ConfigAtt
   Value item = rows.getInductionVar();
   Value position = arith::DivUIOp::create(b, loc, item, cst(groupHeads));
   Value headInGroup = arith::RemUIOp::create(b, loc, item, cst(groupHeads));
-  Value head = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, group, cst(groupHeads)), headInGroup);
+  Value head = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, group, cst(groupHeads)),
+                                     headInGroup);
   auto ifHead = scf::IfOp::create(b, loc, cmp(CmpIPredicate::ult, head, cst(heads)),
                                   /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifHead.thenBlock());
-  Value row = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, request, cst(qlen)),
-                                    position);
+  Value row =
+      arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, request, cst(qlen)), position);
   CtaCombineOp::create(b, loc, arg(kernel::kAttnOPart), arg(kernel::kAttnLsePart),
                        arg(kernel::kAttnOut), arg(kernel::kAttnLse), row, head,
                        /*slice=*/cst(0), splits, /*num_rows=*/Value(), /*partials_at=*/Value(),

@@ -93,6 +93,9 @@ struct DecodeRunInfo {
   bool wideKv = false;
   uint32_t attentionGrid = 0;
   uint32_t combineGrid = 0;
+  /// The attention kernel merged the splits itself (DeviceDecodeArgs::fuseCombine): one
+  /// launch, combineGrid 0.
+  bool fusedCombine = false;
   /// Instruction counts of the two launches (filled by the emulator only).
   LaunchStats attentionStats, combineStats;
 };
@@ -140,6 +143,12 @@ struct DecodePlan {
   uint64_t workspaceBytes = 0;
   uint64_t lsePartOffset = 0;
   uint64_t lseScratchOffset = 0;
+  /// The fused combine's tickets (int32 [B * head groups] at ticketsOffset, ticketsBytes
+  /// bytes; 0 bytes: the plan cannot fuse). A host-planned split of 2..8 splits has
+  /// them: run() with DeviceDecodeArgs::fuseCombine then enqueues the attention alone,
+  /// whose last CTA of each (request, head group) merges the splits
+  /// (docs/combine-kernel.md, "The fused combine").
+  uint64_t ticketsOffset = 0, ticketsBytes = 0;
   /// Made without lengths (Decoder::plan(maxRequests, slots)): valid for any batch of
   /// exactly `requests` requests whose page table fits the pool; totalTokens is 0 and
   /// the kernels read every length from the device indptr (graph capture).
@@ -169,6 +178,14 @@ struct DeviceDecodeArgs {
   /// replays with new values); 0: the local lengths, dcp_size 1, dcp_rank 0.
   uint64_t seqLens = 0;
   uint64_t dcp = 0;
+  /// Merge the splits in the attention kernel (a plan with ticketsBytes > 0; ignored by
+  /// the others): one launch instead of two. The caller keeps the workspace's tickets
+  /// (plan.ticketsOffset, plan.ticketsBytes) zero: zero before the first such run on
+  /// this workspace (a zeroed allocation), and every completed run leaves them zero. A
+  /// run that did not complete (an error, an interrupted launch) may leave them
+  /// otherwise: zero them again. Tickets that are not zero give wrong results without
+  /// an error.
+  bool fuseCombine = false;
 };
 
 /// The same arguments as the runtime's buffers (address and size), so that run() can
@@ -372,9 +389,11 @@ private:
   /// run() of a device-schedule plan: the attention (each CTA its own piece), the combine.
   Error runDeviceSchedule(const DecodePlan &plan, const DeviceDecodeArgs &args,
                                 uint64_t lse, Stream stream, DecodeRunInfo *info) const;
-  Error enqueueAttention(const DecodePlan &plan, const DeviceDecodeArgs &args,
-                               uint64_t oPart, uint64_t lsePart, Stream stream,
-                               DecodeRunInfo *info) const;
+  /// The attention launch; with `fusedLse` (the lse it then writes), the fused
+  /// combine's: the tickets, out and lse passed too.
+  Error enqueueAttention(const DecodePlan &plan, const DeviceDecodeArgs &args, uint64_t oPart,
+                         uint64_t lsePart, Stream stream, DecodeRunInfo *info,
+                         uint64_t fusedLse = 0) const;
   /// The host path: uploads, runs, synchronises and downloads into `out`/`lse` (the
   /// combined result) or `oPart`/`lsePart` (the plan's partials).
   Error runHost(const DecodeInputs &in, const DecodePlan &plan, void *out, void *lse,
