@@ -32,6 +32,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <set>
 #include <queue>
 #include <random>
 #include <tuple>
@@ -179,10 +180,14 @@ Expected<PerfCase> PerfCase::parse(StringRef text) {
       return makeError("case '" + text + "': dcp must be 1..1024");
     else if (key == "units")
       c.units = v;
+    else if (key == "fused" && v <= 1)
+      c.fused = v == 1;
+    else if (key == "fused")
+      return makeError("case '" + text + "': fused must be 0 or 1");
     else
       return makeError("case '" + text + "': unknown key '" + key +
                        "' (qlen, B, isl, lens, shuffle, splits, heads, wspec, dcp, sched, "
-                       "units)");
+                       "units, fused)");
   }
   if (haveLens) {
     if (!haveQ)
@@ -228,6 +233,9 @@ Expected<PerfCase> PerfCase::parse(StringRef text) {
   if (c.deviceSchedule && c.splits)
     return makeError("case '" + text + "': sched=device cuts each request into its own "
                      "pieces; splits= is for sched=host");
+  if (c.deviceSchedule && c.fused)
+    return makeError("case '" + text + "': fused=1 is for sched=host (the device schedule's "
+                     "combine reads its merge table)");
   if (c.units && !c.deviceSchedule)
     return makeError("case '" + text + "': units= needs sched=device");
   if (c.units && (*c.units < c.batch || *c.units > kMaxRequests))
@@ -274,6 +282,8 @@ std::string PerfCase::str() const {
     s += ",wspec=1";
   if (dcp != 1)
     s += ",dcp=" + std::to_string(dcp);
+  if (fused)
+    s += ",fused=1";
   if (deviceSchedule)
     s += ",sched=device";
   if (units)
@@ -349,8 +359,13 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
       result.mostPieces = std::max<int64_t>(result.mostPieces,
                                             schedule.pieces[b * kernel::kPieceEntryInts]);
   }
+  // The fused combine merges in the attention's last CTA of each (request, head group).
+  const bool fused = c.fused && !deviceSchedule &&
+                     kernel::fusedCombineFits(batch, splits, c.heads, c.qlen, xcds,
+                                              int64_t(P.numCUs));
+  result.fusedCombine = fused;
   // The device schedule launches a combine only when some request can have two pieces.
-  const bool combines = deviceSchedule ? units > batch : splits > 1;
+  const bool combines = !fused && (deviceSchedule ? units > batch : splits > 1);
   const int64_t groups = kernel::headGroups(c.heads, c.qlen);
   const int64_t rows = batch * c.qlen;
   const uint64_t grid =
@@ -390,8 +405,10 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   auto unitTable = alloc(uint64_t(std::max<int64_t>(units, 1)) * kernel::kUnitEntryInts * 4);
   auto pieceTable = alloc(uint64_t(batch) * kernel::kPieceEntryInts * 4);
   auto mergeTable = alloc(uint64_t(std::max<int64_t>(units, 1)) * kernel::kMergeEntryInts * 4);
+  // The fused combine's tickets, one a (request, head group).
+  auto tickets = alloc(uint64_t(batch) * groups * 4);
   for (auto *b : {&q, &kv, &pages, &steadyPages, &ind, &oPart, &lsePart, &unitTable, &pieceTable,
-                  &mergeTable, &out, &lse, &seqLens, &dcpArg})
+                  &mergeTable, &out, &lse, &seqLens, &dcpArg, &tickets})
     if (!*b)
       return b->takeError();
   std::vector<int32_t> globalHost(globalLengths.begin(), globalLengths.end());
@@ -474,11 +491,20 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   }
 
   // Attention CTA classes: (head group, tokens of the split, last split of its request,
-  // the request's only piece: the device schedule writes out and lse), each CTA's split
+  // the request's only piece: the device schedule writes out and lse; with the fused
+  // combine: the CTA that merges its pair), each CTA's split
   // taken from its own request's length; with the device schedule, its unit's piece.
   using Key = std::tuple<int64_t, int64_t, bool, bool>;
   std::map<Key, uint32_t> representative;
   std::vector<Key> keyOf(grid);
+  // With the fused combine the CTA of a pair's last split is taken to finish last and
+  // merge (the last of the pair's units in dispatch order; the key's fourth field): its
+  // class's sampled CTA finds its ticket at NS - 1, the others' at 0 (set before the
+  // launch), so the representatives come from distinct pairs where the grid allows (the
+  // first CTA of a class otherwise, which may then not merge as its class says).
+  std::set<int64_t> pairsTaken;
+  std::map<Key, uint32_t> sharedPair;
+  std::map<uint32_t, int64_t> pairOf;
   for (uint64_t bid = 0; bid < grid; ++bid) {
     Key key{-1, 0, false, false}; // a padding CTA past the last unit
     if (deviceSchedule) {
@@ -498,10 +524,25 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
       ref::TokenRange range = ref::splitTokens(int(len), splits, int(work->split));
       key = Key{work->headGroup, std::max(0, range.end - range.begin),
                 work->split == splits - 1 || range.end >= len, false};
+      if (fused) {
+        std::get<3>(key) = work->split == splits - 1;
+        keyOf[bid] = key;
+        const int64_t pair = work->request * groups + work->headGroup;
+        pairOf[uint32_t(bid)] = pair;
+        if (representative.count(key))
+          continue;
+        if (pairsTaken.insert(pair).second)
+          representative.emplace(key, uint32_t(bid));
+        else
+          sharedPair.emplace(key, uint32_t(bid));
+        continue;
+      }
     }
     keyOf[bid] = key;
     representative.emplace(key, uint32_t(bid));
   }
+  for (auto &[key, bid] : sharedPair)
+    representative.emplace(key, bid); // only where no CTA of a free pair had the class
   std::vector<uint32_t> sample;
   for (auto &[key, bid] : representative)
     sample.push_back(bid);
@@ -543,6 +584,11 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
       a.out = KernelArg::pointer(*out);
       a.lse = KernelArg::pointer(*lse);
     }
+    if (fused) {
+      a.tickets = KernelArg::pointer(*tickets);
+      a.out = KernelArg::pointer(*out);
+      a.lse = KernelArg::pointer(*lse);
+    }
     return rt::attentionArgList(a);
   };
   // Simulates the representatives with `activeCUs` CUs sharing HBM; cycles per class.
@@ -552,6 +598,22 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     rt::EmulatorOptions launch = emu;
     launch.params.activeCUs = activeCUs;
     launch.traceIssues = trace;
+    if (fused) {
+      // The merging classes' sampled CTAs count last on their pairs' tickets; the
+      // partials they merge were just written by the pairs' other CTAs: Infinity Cache
+      // hits, as for the combine kernel.
+      std::vector<int32_t> ticketValues(size_t(batch * groups), 0);
+      for (auto &[key, bid] : representative)
+        if (std::get<3>(key) && pairOf.count(bid))
+          ticketValues[size_t(pairOf[bid])] = splits - 1;
+      if (Error e = device->copyTo(*tickets, ticketValues.data(), ticketValues.size() * 4))
+        return std::move(e);
+      const uint64_t partBegin = oPart->address, partEnd = oPart->address + oPart->size,
+                     lseBegin = lsePart->address, lseEnd = lsePart->address + lsePart->size;
+      launch.infinityCacheHit = [=](uint64_t line) {
+        return (line >= partBegin && line < partEnd) || (line >= lseBegin && line < lseEnd);
+      };
+    }
     if (Error e = device->setEmulatorOptions(launch))
       return std::move(e);
     if (Error e = device->launch(code, kernel::kAttentionKernelName, {uint32_t(grid), 1, 1},

@@ -62,13 +62,18 @@ struct PerfCase {
   /// The device schedule's unit count U (unset: kernel::scheduleUnitCount, as the
   /// Decoder plans it); a what-if for the rule, at least the request count.
   std::optional<int64_t> units;
+  /// The fused combine (DeviceDecodeArgs::fuseCombine): with a host split that may fuse
+  /// (kernel::fusedCombineFits), one launch whose last CTA of each (request, head group)
+  /// merges the splits; other splits are modeled as without it (the Decoder's plans
+  /// have no tickets there).
+  bool fused = false;
 
   bool mixed() const { return !lens.empty(); }
   /// Every request's length: `lens`, or `batch` times `isl`.
   std::vector<int64_t> lengths() const;
-  /// "qlen=1,B=64,isl=8192[,splits=8][,heads=12][,wspec=1][,dcp=8][,sched=device[,units=U]]"
+  /// "qlen=1,B=64,isl=8192[,splits=8][,heads=12][,wspec=1][,dcp=8][,fused=1][,sched=device[,units=U]]"
   /// (B=/batch=, isl and every number accept a K suffix; sched=host, the default, or
-  /// device; splits= only with sched=host, units= only with sched=device), or, for a mixed batch, "qlen=1,lens=TERMS[,shuffle=S]"
+  /// device; splits= and fused= only with sched=host, units= only with sched=device), or, for a mixed batch, "qlen=1,lens=TERMS[,shuffle=S]"
   /// (B= optional, must match the count; no isl=). TERMS: terms joined by '+', each
   ///   LEN           one request of LEN tokens,
   ///   LENxN         N requests of LEN tokens,
@@ -105,6 +110,8 @@ struct PerfResult {
   /// The device schedule: U, the block budget T and the most pieces of one request
   /// (0 with the host schedule).
   int64_t units = 0, blockBudget = 0, mostPieces = 0;
+  /// The call fused the combine into the attention (PerfCase::fused and 2..8 splits).
+  bool fusedCombine = false;
   uint64_t attentionCtas = 0, combineCtas = 0;
   uint64_t attentionClasses = 0;        ///< Attention CTAs simulated (classes, x2 with a tail).
   uint64_t combineSimulated = 0;

@@ -157,10 +157,11 @@ uint64_t oPartBytes(int64_t rows, int64_t heads, int ns) {
 uint64_t lsePartBytes(int64_t rows, int64_t heads, int ns) {
   return alignTo256(uint64_t(rows) * heads * ns * 4);
 }
-/// The fused combine's tickets, int32 [B * G], for a host plan of 2..8 splits (the
-/// splits the attention kernel merges itself); none for the others.
+/// The fused combine's tickets, int32 [B * G], for a host plan that may fuse
+/// (kernel::fusedCombineFits: 2..8 splits, at most one attention CTA a CU); none for
+/// the others.
 uint64_t ticketsBytes(int64_t requests, int64_t heads, int64_t qlen, int ns) {
-  if (ns < 2 || ns > kernel::kFusedCombineMaxSplits)
+  if (!kernel::fusedCombineFits(requests, ns, heads, qlen, gfx950::kNumXcds, gfx950::kNumCUs))
     return 0;
   return alignTo256(uint64_t(requests) * uint64_t(kernel::headGroups(heads, qlen)) * 4);
 }

@@ -110,3 +110,18 @@ TEST(LaunchGeometry, EveryCtaOnceAndUnitsShareAnXcd) {
     EXPECT_LT(grid / headGroups(heads, qlen) - requests * splits, xcds);
   }
 }
+
+// The fused combine: 2..8 splits and at most one attention CTA a CU (checked by hand:
+// 64 requests x 4 splits x 1 head group at qlen 1 = 256; x 3 head groups at qlen 4 =
+// 768; 128 x 2 x 1 = 256; 129 x 2 = 264 rounded to 8).
+TEST(LaunchGeometry, FusedCombineFitsOneCtaACu) {
+  EXPECT_TRUE(fusedCombineFits(64, 4, 12, 1, 8, 256));
+  EXPECT_TRUE(fusedCombineFits(128, 2, 12, 1, 8, 256));
+  EXPECT_FALSE(fusedCombineFits(129, 2, 12, 1, 8, 256));
+  EXPECT_FALSE(fusedCombineFits(64, 4, 12, 4, 8, 256));
+  EXPECT_TRUE(fusedCombineFits(16, 4, 12, 4, 8, 256)); // 64 units x 3 = 192
+  EXPECT_FALSE(fusedCombineFits(4, 1, 12, 1, 8, 256)); // nothing to merge
+  EXPECT_TRUE(fusedCombineFits(4, 8, 12, 1, 8, 256));
+  EXPECT_FALSE(fusedCombineFits(4, 9, 12, 1, 8, 256)); // past the first combine layout
+}
+

@@ -78,6 +78,17 @@ constexpr int64_t attentionGridSize(int64_t requests, int64_t splits, int64_t he
   return (units + xcds - 1) / xcds * xcds * headGroups(heads, qlen);
 }
 
+/// Whether a host-planned split may fuse its combine into the attention (the
+/// `tickets` argument): 2..kFusedCombineMaxSplits splits and an attention grid of at
+/// most one CTA a CU. Every CTA of a fused launch pays its count on the ticket (a
+/// release, a global atomic and two barriers), which a CU running several CTAs in turn
+/// pays several times over (docs/combine-kernel.md, "The fused combine").
+constexpr bool fusedCombineFits(int64_t requests, int64_t splits, int64_t heads, int64_t qlen,
+                                int64_t xcds, int64_t cus) {
+  return splits >= 2 && splits <= kFusedCombineMaxSplits &&
+         attentionGridSize(requests, splits, heads, qlen, xcds) <= cus;
+}
+
 /// Workgroups of the combine launch with `splits` splits: one per (row, head, column
 /// slice); with P = combineSplitGroups(splits), workgroup `bid` serves slice `bid mod P`
 /// of (row, head) number `bid / P` (= row * heads + head).

@@ -185,6 +185,17 @@ TEST(PlanRun, FusedCombineEqualsTheCombineKernel) {
       EXPECT_EQ(std::count(tickets.begin(), tickets.end(), 0), int64_t(tickets.size()));
     }
   }
+  // More attention CTAs than CUs (qlen 4, 100 requests, 2 splits: 600): no tickets.
+  {
+    auto wide = makeDecoder(*device, 12, 4);
+    ASSERT_TRUE(wide);
+    std::vector<int32_t> indptr(101);
+    for (int i = 0; i <= 100; ++i)
+      indptr[size_t(i)] = 300 * i;
+    rt::DecodePlan plan = unwrapOrFail(wide->plan(indptr, 30000, 2));
+    EXPECT_GT(plan.attentionGrid, 256u);
+    EXPECT_EQ(plan.ticketsBytes, 0u);
+  }
   // One split or nine: no tickets, and the flag changes nothing.
   auto decoder = makeDecoder(*device, 12, 1);
   ASSERT_TRUE(decoder);

@@ -144,8 +144,9 @@ struct DecodePlan {
   uint64_t lsePartOffset = 0;
   uint64_t lseScratchOffset = 0;
   /// The fused combine's tickets (int32 [B * head groups] at ticketsOffset, ticketsBytes
-  /// bytes; 0 bytes: the plan cannot fuse). A host-planned split of 2..8 splits has
-  /// them: run() with DeviceDecodeArgs::fuseCombine then enqueues the attention alone,
+  /// bytes; 0 bytes: the plan cannot fuse). A host-planned split of 2..8 splits whose
+  /// attention grid is at most one CTA a CU (256) has them: run() with
+  /// DeviceDecodeArgs::fuseCombine then enqueues the attention alone,
   /// whose last CTA of each (request, head group) merges the splits
   /// (docs/combine-kernel.md, "The fused combine").
   uint64_t ticketsOffset = 0, ticketsBytes = 0;
