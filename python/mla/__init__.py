@@ -452,7 +452,8 @@ class Decoder:
         return self._dec.workspace_bytes(max_requests, max_splits)
 
     def run(self, plan, q, kv, pages, indptr, out, lse=None, *, scale, vscale=1.0,
-            workspace, workspace_bytes=None, stream=None, seq_lens=None, dcp=None):
+            workspace, workspace_bytes=None, stream=None, seq_lens=None, dcp=None,
+            fuse_combine=False):
         """The device path: enqueues attention (and the combine when the plan splits)
         on ``stream`` and returns without waiting; nothing is allocated, copied or
         checked per token.
@@ -470,6 +471,15 @@ class Decoder:
         ``scale = softmax_scale * k_scale``, ``vscale = v_scale``. Decode context parallelism: ``seq_lens`` (int32 [B], the
         requests' global lengths) and ``dcp`` (int32 [2] = {dcp_size, dcp_rank}) are
         device memory too, read by the kernel (None: the local lengths, no sharding).
+
+        ``fuse_combine=True``: with a plan that has tickets (``plan.tickets_bytes > 0``:
+        a host schedule of 2..8 splits, at most one attention CTA a CU) the attention
+        kernel merges the splits itself, one launch instead of two (docs/combine-kernel.md,
+        "The fused combine"); other plans ignore it. The caller keeps the workspace's
+        tickets (``plan.tickets_offset``, ``plan.tickets_bytes``) zero: zero before the
+        first such run on the workspace (``torch.zeros``), and every completed run leaves
+        them zero; after a run that did not complete, zero them again. Tickets that are
+        not zero give wrong results without an error.
         """
         if not isinstance(plan, _mla.DecodePlan):
             raise ValueError(f"plan: expected a plan from Decoder.plan(), got "
@@ -522,9 +532,11 @@ class Decoder:
             stream = _current_torch_stream((q, kv, pages, indptr, out, lse, workspace))
         stream = getattr(stream, "cuda_stream", stream)
         stream = _int(stream, "stream", 0, 2**64 - 1)
+        if not isinstance(fuse_combine, bool):
+            raise ValueError(f"fuse_combine: expected True or False, got {fuse_combine!r}")
         self._dec.run_device(plan, *pointers, lse_address, _number(scale, "scale"),
                              _number(vscale, "vscale"), ws_address, ws_size, stream,
-                             *dcp_addresses)
+                             *dcp_addresses, fuse_combine)
 
 
 def _current_torch_stream(values):

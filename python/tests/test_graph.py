@@ -64,6 +64,62 @@ def test_captured_step_replays_any_lengths(device, decoder):
     device.destroy_stream(stream)
 
 
+def test_fused_combine_replays_any_lengths(device, decoder):
+    """fuse_combine=True: one launch whose last CTA of each request merges its splits;
+    captured once and replayed on other lengths, each result equals the host path's
+    (the combine kernel's) bit for bit, and the tickets are zero after every replay."""
+    dec = decoder(HEADS, 1)
+    requests, slots = 2, 1200
+    pool = mla.reference.make_problem(HEADS, 1, [slots], seed=23)
+    kv, scale, vscale = pool["kv"], pool["scale"], pool["vscale"]
+    plan = dec.plan(max_requests=requests, slots=slots, num_splits=4)
+    assert plan.schedule == "host" and plan.num_splits == 4
+    assert plan.tickets_bytes >= requests * 4
+    assert plan.tickets_offset + plan.tickets_bytes <= plan.workspace_bytes
+    rng = np.random.default_rng(4)
+    q_buf = device.alloc(requests * HEADS * 576 * 2)
+    kv_buf = device.upload(kv)
+    pages_buf = device.alloc(slots * 4)
+    indptr_buf = device.alloc((requests + 1) * 4)
+    out_buf = device.alloc(requests * HEADS * 512 * 2)
+    lse_buf = device.alloc(requests * HEADS * 4)
+    workspace = device.upload(np.zeros(plan.workspace_bytes, np.uint8))
+    stream = device.create_stream()
+    with pytest.raises(ValueError, match="fuse_combine"):
+        dec.run(plan, q_buf, kv_buf, pages_buf, indptr_buf, out_buf, lse_buf, scale=scale,
+                vscale=vscale, workspace=workspace, stream=stream, fuse_combine=1)
+
+    def load(lengths):
+        q = mla.bf16(rng.standard_normal((requests, HEADS, 576)).astype(np.float32))
+        pages = rng.permutation(slots)[:sum(lengths)].astype(np.int32)
+        indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+        device.upload(q, q_buf)
+        device.upload(pages, pages_buf)
+        device.upload(indptr, indptr_buf)
+        return q, pages, indptr
+
+    load([2, 1])
+    device.begin_capture(stream)
+    try:
+        dec.run(plan, q_buf, kv_buf, pages_buf, indptr_buf, out_buf, lse_buf, scale=scale,
+                vscale=vscale, workspace=workspace, stream=stream, fuse_combine=True)
+    finally:
+        graph = device.end_capture(stream)
+    for lengths in ([2, 1], [900, 0], [130, 1000], [0, 0]):
+        q, pages, indptr = load(lengths)
+        device.launch_graph(graph, stream)
+        device.synchronize(stream)
+        out = mla.from_bf16(device.download(out_buf, np.uint16, (requests, HEADS, 512)))
+        lse = device.download(lse_buf, np.float32, (requests, HEADS))
+        host_out, host_lse = dec(q, kv, pages, indptr, scale, vscale, num_splits=4)
+        assert np.array_equal(out, host_out), lengths
+        assert np.array_equal(lse, host_lse), lengths
+        tickets = device.download(workspace, np.uint8, (plan.workspace_bytes,))
+        assert not tickets[plan.tickets_offset:plan.tickets_offset + plan.tickets_bytes].any()
+    device.destroy_graph(graph)
+    device.destroy_stream(stream)
+
+
 def test_device_schedule_replays_any_lengths(device, decoder):
     """The default plan without lengths uses the device schedule: the attention CTAs
     cut each request into its own pieces from the device indptr at every replay."""
