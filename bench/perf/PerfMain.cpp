@@ -7,6 +7,7 @@
 //          [--build plain|wspec|both] [--threads N] [--report [--stall-pcs N]] [--policy]
 //          [--update-doc FILE]
 // mla-perf --schedule-table [--params-set ...] [--dma-lgkmcnt ...] [--update-doc FILE]
+// mla-perf --fused-table [--params-set ...] [--dma-lgkmcnt ...] [--update-doc FILE]
 //
 // Without --case: the Kimi-K3 TP8 table (qlen 1, 2, 4; B 64..448 at ISL 8K; B 1, 4, 8
 // at 32K and 128K), once per parameter set (both by default; --params and
@@ -27,12 +28,15 @@
 // --schedule-table: issue 20's batches (uniform, mixed beside uniform of the same
 // request count and tokens, one long request) under the host and the device schedule,
 // with the mixed / uniform ratios; with --update-doc it writes the marked section
-// mla-perf-schedule of FILE.
+// mla-perf-schedule of FILE. --fused-table: the table's cases whose Decoder plan may
+// fuse its combine (kernel::fusedCombineFits), two launches against the fused call
+// (fused=1 in a case); with --update-doc the marked section mla-perf-fused of FILE.
 //
 //===----------------------------------------------------------------------===//
 #include "PerfModel.h"
 #include "Published.h"
 
+#include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Runtime/Decoder.h"
 #include "mla/Runtime/LLVMBridge.h"
 #include "mla/Runtime/SplitPolicy.h"
@@ -85,6 +89,8 @@ void usage(raw_ostream &os) {
         "                [--update-param-doc FILE]\n"
         "       mla-perf --schedule-table [--params-set ...] [--dma-lgkmcnt ...]\n"
         "                [--threads N] [--update-doc FILE]\n"
+        "       mla-perf --fused-table [--params-set ...] [--dma-lgkmcnt ...]\n"
+        "                [--threads N] [--update-doc FILE]\n"
         "Prints the modeled MI355X time of decode calls (emulator timing mode; every\n"
         "figure is modeled). Without --case: the Kimi-K3 TP8 table. Parameters and\n"
         "the parameter sets: docs/timing-model.md; --params / --params-file apply on top\n"
@@ -99,6 +105,8 @@ void usage(raw_ostream &os) {
         "U units (units=U: another unit count), each CTA computing its own piece, and\n"
         "the combine; \"planner us\" is the planner kernel's time, not part of the call.\n"
         "--schedule-table: issue 20's batches under both schedules, mixed / uniform.\n"
+        "fused=1 (in a case): the fused combine (one launch; where the plan may fuse).\n"
+        "--fused-table: the table's cases that may fuse, two launches against fused.\n"
         "TB/s = the sum of the lengths x 576 B over the call's modeled time.\n"
         "--policy prints, after each row, the split policy's estimate of the call with\n"
         "the row's NS (rt::estimateSplitCost, the calibrated constants).\n"
@@ -239,6 +247,7 @@ int main(int argc, char **argv) {
   bool printPolicy = false; // --policy: the split policy's estimate after each row
   bool published = false;   // --published: the shapes of kPublished
   bool scheduleTable = false; // --schedule-table: issue 20's batches, both schedules
+  bool fusedTable = false;    // --fused-table: the fusable cases, two launches and fused
   size_t stallPcs = 12; // with --report: the attention instructions with the most stalls
   std::string tracePath; // --trace: the first simulated attention CTA's issue timeline
   std::string combineTracePath; // --trace-combine: the combine launch's
@@ -282,6 +291,9 @@ int main(int argc, char **argv) {
     } else if (a == "--schedule-table") {
       command += " --schedule-table";
       scheduleTable = true;
+    } else if (a == "--fused-table") {
+      command += " --fused-table";
+      fusedTable = true;
     } else if (a == "--published") {
       command += " --published";
       published = true;
@@ -345,6 +357,92 @@ int main(int argc, char **argv) {
     if (Error e = p.validate())
       die(toString(std::move(e)));
     setParams.push_back(p);
+  }
+  if (fusedTable) {
+    if (scheduleTable || !cases.empty() || published || splits)
+      die("--fused-table models the table's own cases: give no --case, --splits, "
+          "--published or --schedule-table");
+    std::string document;
+    raw_string_ostream doc(document);
+    for (size_t si = 0; si < sets.size(); ++si) {
+      std::string table;
+      raw_string_ostream os(table);
+      os << "| qlen | build | B | ISL | NS | attention CTAs";
+      for (int answer : answers)
+        os << " | two launches us | TB/s | fused us | fused TB/s (" << answerName(answer)
+           << ") | fused / two launches";
+      os << " |\n|---|---|---|---|---|---";
+      for (size_t i = 0; i < answers.size() * 5; ++i)
+        os << "|---";
+      os << "|\n";
+      outs() << (si ? "\n" : "") << "parameter set '" << sets[si]
+             << "': two launches and the fused combine (modeled)\n";
+      for (PerfCase c : defaultCases()) {
+        c.wspec = reportsWspec(c, builds);
+        // The Decoder's split count (modelDecodeCall's), checked before simulating.
+        std::vector<int32_t> indptr{0};
+        for (int64_t len : c.lengths())
+          indptr.push_back(int32_t(indptr.back() + len));
+        const int ns = rt::chooseNumSplits(indptr, c.heads, c.qlen, unsigned(setParams[si].numCUs));
+        if (!kernel::fusedCombineFits(c.batch, ns, c.heads, c.qlen,
+                                      int64_t(setParams[si].numXcds),
+                                      int64_t(setParams[si].numCUs)))
+          continue;
+        std::string row;
+        raw_string_ostream rs(row);
+        bool fits = true;
+        for (size_t k = 0; k < answers.size() && fits; ++k) {
+          PerfOptions o = options;
+          o.params = setParams[si];
+          o.params.ldsDmaCountsOnLgkmcnt = answers[k];
+          PerfCase fusedCase = c;
+          fusedCase.fused = true;
+          auto fused = modelDecodeCall(fusedCase, o);
+          if (!fused)
+            die("case " + fusedCase.str() + ": " + toString(fused.takeError()));
+          if (!(fits = fused->fusedCombine))
+            break;
+          auto two = modelDecodeCall(c, o);
+          if (!two)
+            die("case " + c.str() + ": " + toString(two.takeError()));
+          if (k == 0)
+            rs << "| " << c.qlen << " | " << buildName(c.wspec) << " | " << c.batch << " | "
+               << c.lengthsText() << " | " << two->splits << " | " << two->attentionCtas;
+          rs << format(" | %.1f | %.2f | %.1f | %.2f | %.1f %%", two->totalUs, two->tbps,
+                       fused->totalUs, fused->tbps, 100 * fused->tbps / two->tbps);
+        }
+        if (!fits) // the Decoder's plan has no tickets: two launches only
+          continue;
+        rs << " |\n";
+        outs() << row;
+        outs().flush();
+        os << row;
+      }
+      doc << "\nParameter set `" << sets[si] << "`:\n\n" << table;
+    }
+    if (!docPath.empty()) {
+      const std::string begin = "<!-- mla-perf-fused:begin -->",
+                        end = "<!-- mla-perf-fused:end -->";
+      std::string section;
+      raw_string_ostream ss(section);
+      ss << begin << "\n"
+         << "Produced by `" << command << " --update-doc " << docPath
+         << "` (all figures **modeled** by the emulator's timing mode, docs/timing-model.md; "
+            "the Decoder's attention build for the row's heads and qlen unless `--build` "
+            "names one; the parameter set is named above each table, the two LDS-DMA "
+            "counter answers side by side). The rows are the cases of the main table whose "
+            "Decoder plan (host schedule, NS from `rt::chooseNumSplits`) may fuse its "
+            "combine (`kernel::fusedCombineFits`: 2..8 splits, at most one attention CTA a "
+            "CU). \"two launches\": the attention, then the combine kernel; \"fused\": "
+            "`DeviceDecodeArgs::fuseCombine`, one launch whose last CTA of each (request, "
+            "head group) merges the splits (modeled as the CTA of the pair's last split, "
+            "its partials read from the Infinity Cache). TB/s = the sum of the lengths x "
+            "576 B over the whole call.\n"
+         << document << end;
+      replaceSection(docPath, begin, end, section, "## The fused combine (modeled)");
+      outs() << "mla-perf: wrote the fused-combine table into " << docPath << "\n";
+    }
+    return 0;
   }
   if (scheduleTable) {
     if (!cases.empty() || published || splits)
