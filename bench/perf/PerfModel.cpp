@@ -616,7 +616,10 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     }
     if (Error e = device->setEmulatorOptions(launch))
       return std::move(e);
-    if (Error e = device->launch(code, kernel::kAttentionKernelName, {uint32_t(grid), 1, 1},
+    if (Error e = device->launch(code,
+                                 fused ? kernel::kFusedAttentionKernelName
+                                       : kernel::kAttentionKernelName,
+                                 {uint32_t(grid), 1, 1},
                                  {uint32_t(kernel::kAttentionThreads), 1, 1},
                                  attentionArgs(int32_t(batch),
                                                deviceSchedule ? int32_t(units) : splits,

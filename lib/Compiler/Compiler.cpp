@@ -60,6 +60,10 @@ std::string mla::decodeModuleSource(const DecodeConfig &config) {
      << "vscale(%vscale) splits(%splits) into o_part(%o) lse_part(%l) {config = " << attrs
      << "} : " << q << ", " << kv << ", memref<?xi32>, memref<?xi32>, " << o
      << ", " << l << "\n"
+     << "  mla.split_kv_decode q(%q) kv(%kv) pages(%pages) indptr(%indptr) scale(%scale) "
+     << "vscale(%vscale) splits(%splits) into o_part(%o) lse_part(%l) {config = " << attrs
+     << ", fused_combine} : " << q << ", " << kv << ", memref<?xi32>, memref<?xi32>, " << o
+     << ", " << l << "\n"
      << "  mla.combine o_part(%o) lse_part(%l) into out(%out)"
      << (config.combineLse ? " lse(%lse)" : "") << " {config = " << attrs << "} : " << o
      << ", " << l << ", " << out << (config.combineLse ? ", " + lse : std::string()) << "\n"

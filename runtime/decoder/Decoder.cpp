@@ -521,7 +521,9 @@ Error Decoder::enqueueAttention(const DecodePlan &plan, const DeviceDecodeArgs &
     a.out = KernelArg::pointer(args.out);
     a.lse = KernelArg::pointer(fusedLse);
   }
-  return device_.launchOn(stream, *plan.code, kernel::kAttentionKernelName,
+  return device_.launchOn(stream, *plan.code,
+                          fusedLse ? kernel::kFusedAttentionKernelName
+                                   : kernel::kAttentionKernelName,
                           {plan.attentionGrid, 1, 1},
                           {uint32_t(kernel::kAttentionThreads), 1, 1}, attentionArgList(a),
                           info ? &info->attentionStats : nullptr);

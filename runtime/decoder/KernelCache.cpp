@@ -214,8 +214,9 @@ Expected<std::shared_ptr<const CodeObject>> loadKernels(Span<const uint8_t> byte
   auto code = CodeObject::loadFromMemory(bytes, description);
   if (!code)
     return code.takeError();
-  for (const char *name : {kernel::kAttentionKernelName, kernel::kCombineKernelName,
-                           kernel::kDcpMergeKernelName, kernel::kScheduleKernelName})
+  for (const char *name : {kernel::kAttentionKernelName, kernel::kFusedAttentionKernelName,
+                           kernel::kCombineKernelName, kernel::kDcpMergeKernelName,
+                           kernel::kScheduleKernelName})
     if (auto k = (*code)->getKernel(name); !k)
       return k.takeError();
   return std::shared_ptr<const CodeObject>(std::move(*code));

@@ -36,9 +36,9 @@
 // RUN: FileCheck %s --check-prefix=QKREAD < %t.q4.s
 // RUN: FileCheck %s --check-prefix=DMASRC < %t.q4.s
 
-// The LDS: the layout's 153088 bytes, the device schedule's 24 (the unit's entry and
-// its request's tokens) and the fused combine's ticket word (4).
-// RES: kernel @mla_attn: {{.*}} sgpr_spill_count=0 vgpr_spill_count=0 group_segment_fixed_size=153116 private_segment_fixed_size=0 wavefront_size=64 max_flat_workgroup_size=512
+// The LDS: the layout's 153088 bytes and the device schedule's 24 (the unit's entry and
+// its request's tokens).
+// RES: kernel @mla_attn: {{.*}} sgpr_spill_count=0 vgpr_spill_count=0 group_segment_fixed_size=153112 private_segment_fixed_size=0 wavefront_size=64 max_flat_workgroup_size=512
 // RES: kernel @mla_combine: {{.*}} sgpr_spill_count=0 vgpr_spill_count=0 group_segment_fixed_size=0 private_segment_fixed_size=0
 
 // DMA-LABEL: mla_attn:
@@ -220,7 +220,7 @@
 // QSPLIT-NOT: row_mirror
 // QSPLIT: s_endpgm
 
-// NOTES: .group_segment_fixed_size: 153116
+// NOTES: .group_segment_fixed_size: 153112
 // NOTES: .name: mla_attn
 // NOTES: .private_segment_fixed_size: 0
 // NOTES: .sgpr_spill_count: 0

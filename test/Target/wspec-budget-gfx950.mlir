@@ -20,9 +20,9 @@
 // RUN: FileCheck %s --check-prefix=DMA < %t.s
 // RUN: FileCheck %s --check-prefix=PRIO < %t.s
 
-// The LDS: the layout's 153088 bytes, the device schedule's 24 (the unit's entry and
-// its request's tokens) and the fused combine's ticket word (4).
-// RES: kernel @mla_attn: {{.*}} sgpr_spill_count=0 vgpr_spill_count=0 group_segment_fixed_size=153116 private_segment_fixed_size=0 wavefront_size=64 max_flat_workgroup_size=512
+// The LDS: the layout's 153088 bytes and the device schedule's 24 (the unit's entry and
+// its request's tokens).
+// RES: kernel @mla_attn: {{.*}} sgpr_spill_count=0 vgpr_spill_count=0 group_segment_fixed_size=153112 private_segment_fixed_size=0 wavefront_size=64 max_flat_workgroup_size=512
 
 // MFMA-LABEL: mla_attn:
 // MFMA: ; mla: compute role accumulate
@@ -70,7 +70,7 @@
 // DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
 // DMA: ; mla: dma role end
 // DMA-NOT: {{global_load_lds|ds_|lgkmcnt}}
-// DMA: ; mla: fused combine
+// DMA: s_endpgm
 
 // PRIO-LABEL: mla_attn:
 // PRIO-NOT: s_setprio

@@ -65,6 +65,12 @@ inline constexpr int kPLog = 8;
 /// The kernels' symbol names in the code object.
 inline constexpr char kAttentionKernelName[] = "mla_attn";
 inline constexpr char kCombineKernelName[] = "mla_combine";
+/// The attention kernel with the fused combine (`mla.split_kv_decode` with
+/// `fused_combine`): mla_attn's arguments and work, and, given `tickets` and 2..8
+/// host-planned splits, the merge in the last CTA of each (request, head group). A
+/// kernel of its own so that mla_attn's code stays what it was without the merge (its
+/// presence moved the scheduling of the whole kernel: up to 3 % slower, modeled).
+inline constexpr char kFusedAttentionKernelName[] = "mla_attn_fused";
 /// The decode context parallelism merge: the combine with the ranks' partials laid out
 /// ranks outermost (an all-gather's [N, S, H, 512] and [N, S, H]), always with the lse
 /// output; its arguments are the combine's (kernel::CombineArg), NumSplits being N.

@@ -316,8 +316,11 @@ TEST(PlanRun, WorkspaceCoversThePolicysPlans) {
     EXPECT_TRUE(p.deviceSchedule);
     EXPECT_LE(p.workspaceBytes, decoder->workspaceBytes(requests)) << requests << " requests";
   }
-  // Explicit split counts: B requests with NS splits each (the old form).
-  EXPECT_EQ(decoder->workspaceBytes(3, 3), 3u * 3 * 12 * 1024 + 512u + 256u);
+  // Explicit split counts: B requests with NS splits each (the old form), and the fused
+  // combine's tickets (3 requests x 1 head group x 4 bytes, rounded to 256) for 2..8
+  // splits of a grid of at most 256 CTAs; none at 9 splits.
+  EXPECT_EQ(decoder->workspaceBytes(3, 3), 3u * 3 * 12 * 1024 + 512u + 256u + 256u);
+  EXPECT_EQ(decoder->workspaceBytes(3, 9), 3u * 9 * 12 * 1024 + 1536u + 256u);
   // The batch the uncapped policy split 102 ways (SplitPolicyTest's GridCap case): its
   // plan fits the bound.
   std::vector<int32_t> indptr(4097, int32_t(1) << 24);

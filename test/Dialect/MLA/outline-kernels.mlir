@@ -72,38 +72,8 @@
 // CHECK: scf.yield %[[HREQ]], %[[HSPLIT]], %[[NSPLIT]], %[[HFIRST]], %[[O]], %[[L]], %true{{.*}}, %[[HBEGIN]], %[[HEND]]
 // CHECK: scf.if %[[WORK]]#6 {
 // CHECK: mla.cta_attend request(%[[WORK]]#0) head_group(%[[GROUP]]) split(%[[WORK]]#1) of %[[WORK]]#2 first_partial(%[[WORK]]#3) q(%[[Q]]) kv(%[[KV]]) pages(%[[P]]) tokens(%[[WORK]]#7, %[[WORK]]#8) seq_lens(%[[SL]]) dcp(%[[DCP]]) scale(%[[S]]) vscale(%[[VS]]) into o_part(%[[WORK]]#4) lse_part(%[[WORK]]#5) {config = #mla.config<qlen = 4>}
-// CHECK-NEXT: }
-// The fused combine: tickets present, the host-planned split, 1 < NS <= 8.
-// CHECK: %[[HOSTSPLIT:.*]] = arith.xori %[[SCHED]], %true{{.*}}
-// CHECK: %[[HASTK:.*]] = llvm.icmp "ne" %[[TK]], %{{.*}} : !llvm.ptr<1>
-// CHECK: %[[FUSABLE:.*]] = arith.andi %[[HASTK]], %[[HOSTSPLIT]]
-// CHECK: %[[SEVERAL:.*]] = arith.cmpi ugt, %[[NSPLIT]], %c1
-// CHECK: %[[FEW:.*]] = arith.cmpi ule, %[[NSPLIT]], %c8{{.*}} : index
-// CHECK: %[[NSOK:.*]] = arith.andi %[[SEVERAL]], %[[FEW]]
-// CHECK: %[[FUSED:.*]] = arith.andi %[[FUSABLE]], %[[NSOK]]
-// CHECK: scf.if %[[FUSED]] {
-// CHECK: llvm.inline_asm has_side_effects "; mla: fused combine", ""
-// The pair's ticket: request * G + head group.
-// CHECK: %[[PAIRREQ:.*]] = arith.muli %[[WORK]]#0, %c3{{.*}} : index
-// CHECK: %[[TPAIR:.*]] = arith.addi %[[PAIRREQ]], %[[GROUP]]
-// CHECK: %[[LAST:.*]] = mla.cta_split_ticket %[[TK]][%[[TPAIR]]] of %[[NSPLIT]]
-// CHECK: scf.if %[[LAST]] {
-// The wave's index from lane 0 (uniform); rows item = i * 4 + h of the group's 4
-// heads x 4 positions, 8 waves in turn.
-// CHECK: %[[TID:.*]] = arith.index_castui %{{.*}} : index to i32
-// CHECK: %[[WAVE32:.*]] = arith.shrui %[[TID]], %c6_i32
-// CHECK: %[[WAVEU:.*]] = rocdl.readfirstlane %[[WAVE32]] : i32
-// CHECK: %[[WAVE:.*]] = arith.index_castui %[[WAVEU]] : i32 to index
-// CHECK: scf.for %[[ITEM:.*]] = %[[WAVE]] to %c16 step %c8
-// CHECK: %[[POSF:.*]] = arith.divui %[[ITEM]], %c4
-// CHECK: %[[HINF:.*]] = arith.remui %[[ITEM]], %c4
-// CHECK: %[[HBASE:.*]] = arith.muli %[[GROUP]], %c4
-// CHECK: %[[HEADF:.*]] = arith.addi %[[HBASE]], %[[HINF]]
-// CHECK: %[[HEADOK:.*]] = arith.cmpi ult, %[[HEADF]], %c12
-// CHECK: scf.if %[[HEADOK]] {
-// CHECK: %[[ROWREQ:.*]] = arith.muli %[[WORK]]#0, %c4
-// CHECK: %[[ROWF:.*]] = arith.addi %[[ROWREQ]], %[[POSF]]
-// CHECK: mla.cta_combine row(%[[ROWF]]) head(%[[HEADF]]) slice(%c0{{.*}}) of %[[NSPLIT]] o_part(%[[O]]) lse_part(%[[L]]) into out(%[[DOUT]]) lse(%[[DLSE]]) {config = #mla.config<qlen = 4>}
+// Without fused_combine: no ticket, no merge.
+// CHECK-NOT: mla.cta_split_ticket
 // CHECK: gpu.return
 // CHECK: gpu.func @mla_combine(%[[CO:.*]]: !llvm.ptr<1>, %[[CL:.*]]: !llvm.ptr<1>, %[[OUT:.*]]: !llvm.ptr<1>, %[[LSE:.*]]: !llvm.ptr<1>, %[[ROWS:.*]]: i32, %[[CNSARG:.*]]: i32, %[[MT:.*]]: !llvm.ptr<1>) kernel
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
@@ -224,6 +194,62 @@ func.func @merge(%o: memref<?x16x?x512xbf16>, %l: memref<?x16x?xf32>,
   mla.combine o_part(%outs) lse_part(%lses) into out(%out) lse(%lse)
       {config = #mla.config<heads = 16>, ranks_outermost}
       : memref<?x?x16x512xbf16>, memref<?x?x16xf32>, memref<?x16x512xbf16>, memref<?x16xf32>
+  return
+}
+
+// -----
+
+// fused_combine: the kernel is mla_attn_fused, with mla_attn's arguments and work, and
+// after the CTA's attention:
+// CHECK-LABEL: gpu.module @fused
+// CHECK: gpu.func @mla_attn_fused(%[[Q:.*]]: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: f32, %{{.*}}: f32, %[[O:.*]]: !llvm.ptr<1>, %[[L:.*]]: !llvm.ptr<1>, %{{.*}}: i32, %[[NS:.*]]: i32, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[UT:.*]]: !llvm.ptr<1>, %[[DOUT:.*]]: !llvm.ptr<1>, %[[DLSE:.*]]: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[TK:.*]]: !llvm.ptr<1>) kernel
+// CHECK: %[[FREST:.*]] = arith.divui %{{.*}}, %{{.*}} : index
+// CHECK: %[[GROUP:.*]] = arith.remui %[[FREST]], %{{.*}} : index
+// CHECK: %[[NSPLIT:.*]] = arith.index_castui %[[NS]] : i32 to index
+// CHECK: %[[SCHED:.*]] = llvm.icmp "ne" %[[UT]], %{{.*}}
+// CHECK: %[[WORK:.*]]:9 = scf.if %[[SCHED]]
+// CHECK: mla.cta_attend {{.*}}
+// CHECK-NEXT: }
+// The fused combine: tickets present, the host-planned split, 1 < NS <= 8.
+// CHECK: %[[HOSTSPLIT:.*]] = arith.xori %[[SCHED]], %true{{.*}}
+// CHECK: %[[HASTK:.*]] = llvm.icmp "ne" %[[TK]], %{{.*}} : !llvm.ptr<1>
+// CHECK: %[[FUSABLE:.*]] = arith.andi %[[HASTK]], %[[HOSTSPLIT]]
+// CHECK: %[[SEVERAL:.*]] = arith.cmpi ugt, %[[NSPLIT]], %c1
+// CHECK: %[[FEW:.*]] = arith.cmpi ule, %[[NSPLIT]], %c8{{.*}} : index
+// CHECK: %[[NSOK:.*]] = arith.andi %[[SEVERAL]], %[[FEW]]
+// CHECK: %[[FUSED:.*]] = arith.andi %[[FUSABLE]], %[[NSOK]]
+// CHECK: scf.if %[[FUSED]] {
+// CHECK: llvm.inline_asm has_side_effects "; mla: fused combine", ""
+// The pair's ticket: request * G + head group.
+// CHECK: %[[PAIRREQ:.*]] = arith.muli %[[WORK]]#0, %c3{{.*}} : index
+// CHECK: %[[TPAIR:.*]] = arith.addi %[[PAIRREQ]], %[[GROUP]]
+// CHECK: %[[LAST:.*]] = mla.cta_split_ticket %[[TK]][%[[TPAIR]]] of %[[NSPLIT]]
+// CHECK: scf.if %[[LAST]] {
+// The wave's index from lane 0 (uniform); rows item = i * 4 + h of the group's 4
+// heads x 4 positions, 8 waves in turn.
+// CHECK: %[[TID:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK: %[[WAVE32:.*]] = arith.shrui %[[TID]], %c6_i32
+// CHECK: %[[WAVEU:.*]] = rocdl.readfirstlane %[[WAVE32]] : i32
+// CHECK: %[[WAVE:.*]] = arith.index_castui %[[WAVEU]] : i32 to index
+// CHECK: scf.for %[[ITEM:.*]] = %[[WAVE]] to %c16 step %c8
+// CHECK: %[[POSF:.*]] = arith.divui %[[ITEM]], %c4
+// CHECK: %[[HINF:.*]] = arith.remui %[[ITEM]], %c4
+// CHECK: %[[HBASE:.*]] = arith.muli %[[GROUP]], %c4
+// CHECK: %[[HEADF:.*]] = arith.addi %[[HBASE]], %[[HINF]]
+// CHECK: %[[HEADOK:.*]] = arith.cmpi ult, %[[HEADF]], %c12
+// CHECK: scf.if %[[HEADOK]] {
+// CHECK: %[[ROWREQ:.*]] = arith.muli %[[WORK]]#0, %c4
+// CHECK: %[[ROWF:.*]] = arith.addi %[[ROWREQ]], %[[POSF]]
+// CHECK: mla.cta_combine row(%[[ROWF]]) head(%[[HEADF]]) slice(%c0{{.*}}) of %[[NSPLIT]] o_part(%[[O]]) lse_part(%[[L]]) into out(%[[DOUT]]) lse(%[[DLSE]]) {config = #mla.config<qlen = 4>}
+// CHECK: gpu.return
+func.func @fused(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>,
+                 %pages: memref<?xi32>, %indptr: memref<?xi32>, %scale: f32, %vscale: f32,
+                 %ns: index, %o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>) {
+  mla.split_kv_decode q(%q) kv(%kv) pages(%pages) indptr(%indptr) scale(%scale)
+      vscale(%vscale) splits(%ns) into o_part(%o) lse_part(%l)
+      {config = #mla.config<qlen = 4>, fused_combine}
+      : memref<?x12x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>,
+        memref<?x12x?x512xbf16>, memref<?x12x?xf32>
   return
 }
 

@@ -301,7 +301,8 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
                         work.getResult(4), work.getResult(5), work.getResult(0), group,
                         work.getResult(1), work.getResult(2), work.getResult(3), config);
     b.setInsertionPointAfter(ifActive);
-    emitFusedCombine(b, loc, entry, config, scheduled, work.getResult(0), group, splits);
+    if (op.getFusedCombine())
+      emitFusedCombine(b, loc, entry, config, scheduled, work.getResult(0), group, splits);
   }
   gpu::ReturnOp::create(b, loc);
 }
@@ -531,7 +532,7 @@ struct OutlineKernelsPass final
 
       builder.setInsertionPointToEnd(module.getBody());
       auto gpuModule = gpu::GPUModuleOp::create(builder, func.getLoc(), func.getSymName());
-      unsigned attn = 0, comb = 0, merge = 0, sched = 0;
+      unsigned attn = 0, fusedAttn = 0, comb = 0, merge = 0, sched = 0;
       auto uniqueName = [](StringRef base, unsigned &count) {
         std::string name = base.str();
         if (count++)
@@ -539,7 +540,10 @@ struct OutlineKernelsPass final
         return name;
       };
       for (Operation *op : problems) {
-        if (auto decode = dyn_cast<SplitKvDecodeOp>(op))
+        if (auto decode = dyn_cast<SplitKvDecodeOp>(op); decode && decode.getFusedCombine())
+          outlineAttention(builder, decode, gpuModule,
+                           uniqueName(kernel::kFusedAttentionKernelName, fusedAttn));
+        else if (decode)
           outlineAttention(builder, decode, gpuModule,
                            uniqueName(kernel::kAttentionKernelName, attn));
         else if (auto schedule = dyn_cast<ScheduleOp>(op))

@@ -18,6 +18,11 @@ def MLA_SplitKvDecodeOp : MLA_Op<"split_kv_decode"> {
     `lse_part[row, h, split]` (kernel-contract.md section 3). Token `t` is visible to position `i`
     when `t <= seq_b - qlen + i`; a split with no visible token writes `-inf` and zeros.
 
+    With `fused_combine` the op is outlined as the fused attention kernel
+    (`mla_attn_fused`): given its `tickets` argument and 2..8 host-planned splits, the
+    last CTA of each (request, head group) merges the splits into `out` and `lse`
+    (kernel-contract.md section 3, "The fused combine").
+
     ```mlir
     mla.split_kv_decode q(%q) kv(%kv) pages(%pages) indptr(%indptr)
         scale(%scale) vscale(%vscale) splits(%ns) into o_part(%o) lse_part(%lse)
@@ -36,7 +41,8 @@ def MLA_SplitKvDecodeOp : MLA_Op<"split_kv_decode"> {
     Index:$num_splits,
     Arg<MemRefRankOf<[BF16], [4]>, "bf16 [S, H, NS, 512]", [MemWrite]>:$o_part,
     Arg<MemRefRankOf<[F32], [3]>, "f32 [S, H, NS]", [MemWrite]>:$lse_part,
-    MLA_ConfigAttr:$config
+    MLA_ConfigAttr:$config,
+    UnitAttr:$fused_combine
   );
   let assemblyFormat = [{
     `q` `(` $q `)` `kv` `(` $kv `)` `pages` `(` $pages `)` `indptr` `(` $indptr `)`
