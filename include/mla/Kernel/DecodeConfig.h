@@ -48,7 +48,8 @@ namespace mla {
 /// decode on i32 (no 64-bit divisions), and a scheduling barrier after each slot's two
 /// loads in place of the per-variant load order; the attention's causal bounds without
 /// the divisions by N when dcp is null; 0.29: the attention kernel's `tickets` argument
-/// (the fused combine of a host-planned split of 2..8 splits, mla.cta_split_ticket).
+/// and the fused attention kernel mla_attn_fused (the fused combine of a host-planned
+/// split of 2..8 splits, mla.cta_split_ticket).
 inline constexpr char kGeneratedCodeVersion[] = "mla-0.29.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
