@@ -205,6 +205,19 @@ PerfCase uniformBeside(const PerfCase &mixed) {
   return c;
 }
 
+/// Writes a table section into \p path between "<!-- MARKER:begin -->" and
+/// "<!-- MARKER:end -->": a line naming the command that produced it followed by \p
+/// explanation (a parenthesis and a newline), then \p document.
+void writeMarkedSection(const std::string &path, const std::string &marker,
+                        const std::string &command, const std::string &explanation,
+                        const std::string &document, const std::string &heading) {
+  const std::string begin = "<!-- " + marker + ":begin -->", end = "<!-- " + marker + ":end -->";
+  replaceSection(path, begin, end,
+                 begin + "\nProduced by `" + command + " --update-doc " + path + "` " +
+                     explanation + document + end,
+                 heading);
+}
+
 /// --schedule-table: issue 20's batches under the host and the device schedule.
 struct ScheduleRow {
   PerfCase c;
@@ -421,25 +434,20 @@ int main(int argc, char **argv) {
       doc << "\nParameter set `" << sets[si] << "`:\n\n" << table;
     }
     if (!docPath.empty()) {
-      const std::string begin = "<!-- mla-perf-fused:begin -->",
-                        end = "<!-- mla-perf-fused:end -->";
-      std::string section;
-      raw_string_ostream ss(section);
-      ss << begin << "\n"
-         << "Produced by `" << command << " --update-doc " << docPath
-         << "` (all figures **modeled** by the emulator's timing mode, docs/timing-model.md; "
-            "the Decoder's attention build for the row's heads and qlen unless `--build` "
-            "names one; the parameter set is named above each table, the two LDS-DMA "
-            "counter answers side by side). The rows are the cases of the main table whose "
-            "Decoder plan (host schedule, NS from `rt::chooseNumSplits`) may fuse its "
-            "combine (`kernel::fusedCombineFits`: 2..8 splits, at most one attention CTA a "
-            "CU). \"two launches\": the attention, then the combine kernel; \"fused\": "
-            "`DeviceDecodeArgs::fuseCombine`, one launch whose last CTA of each (request, "
-            "head group) merges the splits (modeled as the CTA of the pair's last split, "
-            "its partials read from the Infinity Cache). TB/s = the sum of the lengths x "
-            "576 B over the whole call.\n"
-         << document << end;
-      replaceSection(docPath, begin, end, section, "## The fused combine (modeled)");
+      writeMarkedSection(
+          docPath, "mla-perf-fused", command,
+          "(all figures **modeled** by the emulator's timing mode, docs/timing-model.md; "
+          "the Decoder's attention build for the row's heads and qlen unless `--build` "
+          "names one; the parameter set is named above each table, the two LDS-DMA "
+          "counter answers side by side). The rows are the cases of the main table whose "
+          "Decoder plan (host schedule, NS from `rt::chooseNumSplits`) may fuse its "
+          "combine (`kernel::fusedCombineFits`: 2..8 splits, at most one attention CTA a "
+          "CU). \"two launches\": the attention, then the combine kernel; \"fused\": "
+          "`DeviceDecodeArgs::fuseCombine`, one launch whose last CTA of each (request, "
+          "head group) merges the splits (modeled as the CTA of the pair's last split, "
+          "its partials read from the Infinity Cache). TB/s = the sum of the lengths x "
+          "576 B over the whole call.\n",
+          document, "## The fused combine (modeled)");
       outs() << "mla-perf: wrote the fused-combine table into " << docPath << "\n";
     }
     return 0;
@@ -515,32 +523,26 @@ int main(int argc, char **argv) {
       doc << "\nParameter set `" << sets[si] << "`:\n\n" << table;
     }
     if (!docPath.empty()) {
-      const std::string begin = "<!-- mla-perf-schedule:begin -->",
-                        end = "<!-- mla-perf-schedule:end -->";
-      std::string section;
-      raw_string_ostream ss(section);
-      ss << begin << "\n"
-         << "Produced by `" << command << " --update-doc " << docPath
-         << "` (all figures **modeled** by the emulator's timing mode, docs/timing-model.md; "
-            "the Decoder's attention build for the row's heads and qlen "
-            "(`rt::preferredAttentionBuild`, named in the build column) unless `--build` "
-            "names one; the parameter set is named above each table, the two LDS-DMA "
-            "counter answers side by side). \"host\": one split count NS for the batch "
-            "(`rt::chooseNumSplits`), two launches (one at NS = 1). \"device\": the "
-            "device schedule of the Decoder's plan without lengths (U units, T blocks a "
-            "piece at most, the most pieces of one request), two launches: the attention "
-            "over U units, each CTA computing its own piece from indptr in its prologue "
-            "(in \"device us\"), and the combine (none when U = B); \"planner us\" is the "
-            "planner kernel's time for the same schedule, simulated on the batch's indptr: "
-            "the schedule's work done once by one wave, not part of the call. Each uniform batch "
-            "stands before the mixed batch it is compared with: the same request count and "
-            "total tokens. TB/s = the sum of the lengths x 576 B over the whole call; "
-            "\"mixed / uniform\" is the mixed batch's TB/s over its uniform batch's, under "
-            "the same schedule, and of the faster schedule of each (what a Decoder that "
-            "picks the faster one would give; issue 20's target: at least 90 %).\n"
-         << document << end;
-      replaceSection(docPath, begin, end, section,
-                     "## The device schedule (issue 20, modeled)");
+      writeMarkedSection(
+          docPath, "mla-perf-schedule", command,
+          "(all figures **modeled** by the emulator's timing mode, docs/timing-model.md; "
+          "the Decoder's attention build for the row's heads and qlen "
+          "(`rt::preferredAttentionBuild`, named in the build column) unless `--build` "
+          "names one; the parameter set is named above each table, the two LDS-DMA "
+          "counter answers side by side). \"host\": one split count NS for the batch "
+          "(`rt::chooseNumSplits`), two launches (one at NS = 1). \"device\": the "
+          "device schedule of the Decoder's plan without lengths (U units, T blocks a "
+          "piece at most, the most pieces of one request), two launches: the attention "
+          "over U units, each CTA computing its own piece from indptr in its prologue "
+          "(in \"device us\"), and the combine (none when U = B); \"planner us\" is the "
+          "planner kernel's time for the same schedule, simulated on the batch's indptr: "
+          "the schedule's work done once by one wave, not part of the call. Each uniform batch "
+          "stands before the mixed batch it is compared with: the same request count and "
+          "total tokens. TB/s = the sum of the lengths x 576 B over the whole call; "
+          "\"mixed / uniform\" is the mixed batch's TB/s over its uniform batch's, under "
+          "the same schedule, and of the faster schedule of each (what a Decoder that "
+          "picks the faster one would give; issue 20's target: at least 90 %).\n",
+          document, "## The device schedule (issue 20, modeled)");
       outs() << "mla-perf: wrote the schedule table into " << docPath << "\n";
     }
     return 0;

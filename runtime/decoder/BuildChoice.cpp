@@ -49,15 +49,15 @@ struct ModeledComparison {
 // 0.24 and 0.25 the combine: -0.1..-0.3 %; 0.26's rope tails a block ahead: qlen 4
 // -4.4 % under both sets; 0.27 the attention's kernel arguments in one round trip:
 // -0.0..-0.5 %; 0.28 the combine's decode on i32 and the causal bounds without dcp's
-// divisions: -0.2..+0.0 %). Wspec's time depends on the answer by at most 0.1 %; plain
+// divisions: -0.2..+0.0 %; 0.29 the attention's tickets argument: -0.3..0 %). Wspec's time depends on the answer by at most 0.1 %; plain
 // is up to 3.3 % faster under the vmcnt answer at qlen 4 under `pessimistic` (0.1-2.6 %
 // at qlen 1 and 2 but for qlen 2 under `default`, where wspec is 0.3 % faster, and 14 %
 // slower at qlen 4 under `default`) and 18-45 % slower under the
 // lgkmcnt answer, so wspec has the better worst case at qlen 1, 2 and 4 in both sets.
 constexpr ModeledComparison kModeled[] = {
-    {12, 1, {{1076.8, 881.3}, {882.3, 882.3}}, {{1457.4, 1043.0}, {1047.0, 1047.0}}},
-    {12, 2, {{1279.5, 917.9}, {914.8, 914.8}}, {{2027.4, 1123.1}, {1154.8, 1153.6}}},
-    {12, 4, {{1738.3, 1246.4}, {1076.1, 1076.2}}, {{2778.7, 1473.5}, {1524.3, 1524.1}}},
+    {12, 1, {{1076.8, 881.3}, {882.3, 882.3}}, {{1457.4, 1043.0}, {1046.9, 1046.9}}},
+    {12, 2, {{1279.3, 917.6}, {914.6, 914.6}}, {{2027.2, 1122.9}, {1154.6, 1153.5}}},
+    {12, 4, {{1737.9, 1246.4}, {1075.2, 1075.3}}, {{2778.3, 1469.8}, {1524.1, 1523.8}}},
 };
 
 bool wspecHasTheBetterWorstCase(const ModeledBuilds &set) {
