@@ -149,7 +149,10 @@ static void emitFusedCombine(OpBuilder &b, Location loc, Block &entry, ConfigAtt
       b, loc, b.getIndexType(), ROCDL::ReadfirstlaneOp::create(b, loc, i32, waveOfThread));
   // Row item = i * groupHeads + h: position i, head h of the group (past the last head
   // of the last group: nothing).
-  auto rows = scf::ForOp::create(b, loc, wave, cst(qlen * groupHeads), cst(kernel::kWavesPerCta));
+  // One op per statement (docs/architecture.md, "Generated code and the host compiler").
+  Value items = cst(qlen * groupHeads);
+  Value waves = cst(kernel::kWavesPerCta);
+  auto rows = scf::ForOp::create(b, loc, wave, items, waves);
   b.setInsertionPointToStart(rows.getBody());
   Value item = rows.getInductionVar();
   Value position = arith::DivUIOp::create(b, loc, item, cst(groupHeads));
