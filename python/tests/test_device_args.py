@@ -203,8 +203,9 @@ def test_workspace_bound_follows_the_split_policy(decoder, problem):
     # 100,663,296 bytes, lse_part 8192 * 12 * 4 = 393,216, lse scratch B * 12 * 4.
     assert dec.workspace_bytes(256) == 100663296 + 393216 + 256 * 48
     assert dec.workspace_bytes(4096) == 100663296 + 393216 + 4096 * 48
-    # Explicit split counts: B requests of NS splits each, 256-byte aligned regions.
-    assert dec.workspace_bytes(4, max_splits=2) == 4 * 12 * 2 * 1024 + 512 + 256
+    # Explicit split counts: B requests of NS splits each, 256-byte aligned regions, and
+    # for 2..8 splits the fused combine's tickets (4 requests x 4 bytes, rounded to 256).
+    assert dec.workspace_bytes(4, max_splits=2) == 4 * 12 * 2 * 1024 + 512 + 256 + 256
     # Plans made without a split count fit it; a plan states its own need.
     for lengths in ([131072], [131072] + [0] * 63, [5000] * 300):
         indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)

@@ -18,8 +18,8 @@ def code(decoder):
 
 def test_code_object_metadata(code):
     assert code.target == "amdgcn-amd-amdhsa--gfx950"
-    assert set(code.kernel_names) == {"mla_attn", "mla_combine", "mla_dcp_merge",
-                                      "mla_schedule"}
+    assert set(code.kernel_names) == {"mla_attn", "mla_attn_fused", "mla_combine",
+                                      "mla_dcp_merge", "mla_schedule"}
     attn = code.kernel("mla_attn")
     # kernel-contract.md section 4: no scratch, LDS within 160 KiB, 512 threads.
     assert attn["scratch_bytes"] == 0
@@ -27,8 +27,13 @@ def test_code_object_metadata(code):
     assert attn["max_flat_workgroup_size"] >= 512
     explicit = [a for a in attn["args"] if not a["hidden"]]
     # ..., num_requests, num_splits, then the DCP pointers seq_lens and dcp, then the
-    # device schedule's units, out, lse, pieces and merges.
-    assert [a["size"] for a in explicit] == [8, 8, 8, 8, 4, 4, 8, 8, 4, 4, 8, 8, 8, 8, 8, 8, 8]
+    # device schedule's units, out, lse, pieces and merges, then the fused combine's
+    # tickets; mla_attn_fused takes the same arguments.
+    sizes = [8, 8, 8, 8, 4, 4, 8, 8, 4, 4, 8, 8, 8, 8, 8, 8, 8, 8]
+    assert [a["size"] for a in explicit] == sizes
+    fused = code.kernel("mla_attn_fused")
+    assert [a["size"] for a in fused["args"] if not a["hidden"]] == sizes
+    assert fused["scratch_bytes"] == 0 and fused["lds_bytes"] <= 163840
     planner = code.kernel("mla_schedule")
     assert planner["scratch_bytes"] == 0
     assert [a["size"] for a in planner["args"] if not a["hidden"]] == [8, 8, 8, 8, 4, 4]
