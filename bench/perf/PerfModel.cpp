@@ -593,6 +593,14 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   };
   // Simulates the representatives with `activeCUs` CUs sharing HBM; cycles per class.
   // `trace`: record the issue timeline (options.traceIssues, the full launch only).
+  // A line of the partials (o_part, lse_part): read by a merge just after the attention
+  // wrote them, it comes from the Infinity Cache (256 MiB; the partials of every case
+  // here fit).
+  const uint64_t partBegin = oPart->address, partEnd = oPart->address + oPart->size,
+                 lseBegin = lsePart->address, lseEnd = lsePart->address + lsePart->size;
+  auto partialLine = [=](uint64_t line) {
+    return (line >= partBegin && line < partEnd) || (line >= lseBegin && line < lseEnd);
+  };
   auto simulateAttention = [&](double activeCUs, rt::TimingReport &report,
                                bool trace) -> Expected<std::map<Key, uint64_t>> {
     rt::EmulatorOptions launch = emu;
@@ -608,11 +616,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
           ticketValues[size_t(pairOf[bid])] = splits - 1;
       if (Error e = device->copyTo(*tickets, ticketValues.data(), ticketValues.size() * 4))
         return std::move(e);
-      const uint64_t partBegin = oPart->address, partEnd = oPart->address + oPart->size,
-                     lseBegin = lsePart->address, lseEnd = lsePart->address + lsePart->size;
-      launch.infinityCacheHit = [=](uint64_t line) {
-        return (line >= partBegin && line < partEnd) || (line >= lseBegin && line < lseEnd);
-      };
+      launch.infinityCacheHit = partialLine;
     }
     if (Error e = device->setEmulatorOptions(launch))
       return std::move(e);
@@ -751,18 +755,12 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     result.hbmBlockCycles = double(bytes[1] - bytes[0]) / blocks / shareBytesPerCycle;
   }
 
-  // The combine's emulation: no L2 sharing; the partials, written by the attention
-  // kernel just before, read from the Infinity Cache (256 MiB; the partials of every
-  // case here fit).
+  // The combine's emulation: no L2 sharing; the partials from the Infinity Cache.
   auto combineEmulation = [&]() {
     rt::EmulatorOptions combineEmu = emu;
     combineEmu.l2Sharers = nullptr;
     combineEmu.traceIssues = options.traceCombineIssues;
-    const uint64_t partBegin = oPart->address, partEnd = oPart->address + oPart->size,
-                   lseBegin = lsePart->address, lseEnd = lsePart->address + lsePart->size;
-    combineEmu.infinityCacheHit = [=](uint64_t line) {
-      return (line >= partBegin && line < partEnd) || (line >= lseBegin && line < lseEnd);
-    };
+    combineEmu.infinityCacheHit = partialLine;
     return combineEmu;
   };
   // The combine's arguments on this case's buffers: the merge table's U entries with

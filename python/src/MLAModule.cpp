@@ -759,8 +759,10 @@ PYBIND11_MODULE(_mla, m) {
            py::arg("cache_dir") = std::nullopt, py::arg("build") = "auto")
       .def_property_readonly("heads", [](const PyDecoder &d) { return d.decoder->config().heads; })
       .def_property_readonly("qlen", [](const PyDecoder &d) { return d.decoder->config().qlen; })
-      .def_property_readonly(
-          "build", [](const PyDecoder &d) { return d.decoder->config().wspec ? "wspec" : "plain"; })
+      .def_property_readonly("build",
+                             [](const PyDecoder &d) {
+                               return d.decoder->config().wspec ? "wspec" : "plain";
+                             })
       .def_property_readonly("code_object",
                              [](const PyDecoder &d) {
                                return std::const_pointer_cast<rt::CodeObject>(
@@ -769,14 +771,10 @@ PYBIND11_MODULE(_mla, m) {
       .def_property_readonly("kernel_source",
                              [](const PyDecoder &d) {
                                switch (d.decoder->kernels().source) {
-                               case rt::KernelSource::Compiled:
-                                 return "compiled";
-                               case rt::KernelSource::MemoryCache:
-                                 return "memory cache";
-                               case rt::KernelSource::DiskCache:
-                                 return "disk cache";
-                               case rt::KernelSource::Bundle:
-                                 return "bundle";
+                               case rt::KernelSource::Compiled: return "compiled";
+                               case rt::KernelSource::MemoryCache: return "memory cache";
+                               case rt::KernelSource::DiskCache: return "disk cache";
+                               case rt::KernelSource::Bundle: return "bundle";
                                }
                                return "?";
                              })
@@ -807,8 +805,8 @@ PYBIND11_MODULE(_mla, m) {
                                    toArray(lse, {rows, heads}));
            })
       .def("dcp_merge_device",
-           [](PyDecoder &d, uint64_t outs, uint64_t lses, uint64_t out, uint64_t lse, int64_t rows,
-              int ranks, uint64_t stream) {
+           [](PyDecoder &d, uint64_t outs, uint64_t lses, uint64_t out, uint64_t lse,
+              int64_t rows, int ranks, uint64_t stream) {
              rt::DeviceDcpMergeArgs a;
              a.outs = outs;
              a.lses = lses;
@@ -823,12 +821,11 @@ PYBIND11_MODULE(_mla, m) {
              }
              check(std::move(e), true);
            })
-      .def("choose_num_splits",
-           [](const PyDecoder &d, const Array<int32_t> &indptr) {
-             check(rt::validateIndptr(view(indptr)), true);
-             return rt::chooseNumSplits(view(indptr), d.decoder->config().heads,
-                                        d.decoder->config().qlen, gfx950::kNumCUs);
-           })
+      .def("choose_num_splits", [](const PyDecoder &d, const Array<int32_t> &indptr) {
+        check(rt::validateIndptr(view(indptr)), true);
+        return rt::chooseNumSplits(view(indptr), d.decoder->config().heads,
+                                   d.decoder->config().qlen, gfx950::kNumCUs);
+      })
       .def("plan",
            [](PyDecoder &d, const Array<int32_t> &indptr, uint64_t slots,
               std::optional<int> numSplits, const std::string &scheduleName) {
@@ -868,28 +865,30 @@ PYBIND11_MODULE(_mla, m) {
            [](const PyDecoder &d, int64_t maxRequests, std::optional<int> maxSplits) {
              return d.decoder->workspaceBytes(maxRequests, maxSplits);
            })
-      .def("run_device", [](PyDecoder &d, const rt::DecodePlan &plan, uint64_t q, uint64_t kv,
-                            uint64_t pages, uint64_t indptr, uint64_t out, uint64_t lse,
-                            float scale, float vscale, uint64_t workspace, uint64_t workspaceBytes,
-                            uint64_t stream, uint64_t seqLens, uint64_t dcp, bool fuseCombine) {
-        rt::DeviceDecodeArgs a;
-        a.fuseCombine = fuseCombine;
-        a.seqLens = seqLens;
-        a.dcp = dcp;
-        a.q = q;
-        a.kv = kv;
-        a.pages = pages;
-        a.indptr = indptr;
-        a.out = out;
-        a.lse = lse;
-        a.scale = scale;
-        a.vscale = vscale;
-        a.workspace = workspace;
-        a.workspaceBytes = workspaceBytes;
-        rt::Error e = interruptible([&] { return d.decoder->run(plan, a, rt::Stream{stream}); });
-        // run() checks only its arguments before launching: its errors are the caller's.
-        check(std::move(e), true);
-      });
+      .def("run_device",
+           [](PyDecoder &d, const rt::DecodePlan &plan, uint64_t q, uint64_t kv, uint64_t pages,
+              uint64_t indptr, uint64_t out, uint64_t lse, float scale, float vscale,
+              uint64_t workspace, uint64_t workspaceBytes, uint64_t stream, uint64_t seqLens,
+              uint64_t dcp, bool fuseCombine) {
+             rt::DeviceDecodeArgs a;
+             a.fuseCombine = fuseCombine;
+             a.seqLens = seqLens;
+             a.dcp = dcp;
+             a.q = q;
+             a.kv = kv;
+             a.pages = pages;
+             a.indptr = indptr;
+             a.out = out;
+             a.lse = lse;
+             a.scale = scale;
+             a.vscale = vscale;
+             a.workspace = workspace;
+             a.workspaceBytes = workspaceBytes;
+             rt::Error e =
+                 interruptible([&] { return d.decoder->run(plan, a, rt::Stream{stream}); });
+             // run() checks only its arguments before launching: its errors are the caller's.
+             check(std::move(e), true);
+           });
   py::class_<rt::DecodePlan>(m, "DecodePlan")
       .def_readonly("num_splits", &rt::DecodePlan::numSplits)
       .def_readonly("requests", &rt::DecodePlan::requests)
@@ -902,8 +901,10 @@ PYBIND11_MODULE(_mla, m) {
       .def_readonly("workspace_bytes", &rt::DecodePlan::workspaceBytes)
       .def_readonly("tickets_offset", &rt::DecodePlan::ticketsOffset)
       .def_readonly("tickets_bytes", &rt::DecodePlan::ticketsBytes)
-      .def_property_readonly(
-          "schedule", [](const rt::DecodePlan &p) { return p.deviceSchedule ? "device" : "host"; })
+      .def_property_readonly("schedule",
+                             [](const rt::DecodePlan &p) {
+                               return p.deviceSchedule ? "device" : "host";
+                             })
       .def_readonly("units", &rt::DecodePlan::units)
       .def("as_dict", &planDict)
       .def("__repr__", [](const rt::DecodePlan &p) {

@@ -5,8 +5,7 @@
 // agent-scope acquire (buffer_inv sc1) and the rows' merges with the combine's one-slice
 // layout only (NS <= 8: one v_rcp_f32, no lane exchange, no other variant). mla_attn,
 // the kernel without the merge, has none of it.
-// RUN: mla-compile %s -o %t.hsaco --dump-isa=%t.s
-// RUN: FileCheck %s < %t.s
+// RUN: mla-compile %s -o %t.hsaco --dump-isa=%t.s && FileCheck %s < %t.s
 // RUN: FileCheck %s --check-prefix=PLAIN < %t.s
 
 // CHECK-LABEL: mla_attn_fused:

@@ -125,11 +125,12 @@ enum AttentionArg : unsigned {
   kAttentionArgCount
 };
 inline constexpr std::array<ArgKind, kAttentionArgCount> kAttentionArgKinds = {
-    ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::GlobalPointer,
-    ArgKind::F32,           ArgKind::F32,           ArgKind::GlobalPointer, ArgKind::GlobalPointer,
-    ArgKind::I32,           ArgKind::I32,           ArgKind::GlobalPointer, ArgKind::GlobalPointer,
-    ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::GlobalPointer,
-    ArgKind::GlobalPointer, ArgKind::GlobalPointer};
+    ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::GlobalPointer,
+    ArgKind::GlobalPointer, ArgKind::F32,           ArgKind::F32,
+    ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::I32,
+    ArgKind::I32,           ArgKind::GlobalPointer, ArgKind::GlobalPointer,
+    ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::GlobalPointer,
+    ArgKind::GlobalPointer, ArgKind::GlobalPointer, ArgKind::GlobalPointer};
 
 /// The combine kernel's explicit arguments: (o_part, lse_part, out, [lse], num_rows,
 /// num_splits, merges); `lse` is there only in a build with the combine's lse output.

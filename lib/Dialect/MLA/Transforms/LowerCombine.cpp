@@ -32,6 +32,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelLds.h"
+
 #include "mla/Dialect/MLA/Transforms/Passes.h"
 #include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Target/GFX950/GFX950.h"
@@ -41,7 +43,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/IR/SymbolTable.h"
 
 #include <cmath>
 #include <functional>
@@ -496,15 +497,7 @@ static void lowerSplitTicket(CtaSplitTicketOp op) {
   Value pair = arith::IndexCastOp::create(b, b.getI64Type(), op.getPair());
   Value ticket =
       LLVM::GEPOp::create(b, op.getTickets().getType(), i32, op.getTickets(), ValueRange{pair});
-  auto module = op->getParentOfType<gpu::GPUModuleOp>();
-  auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
-  OpBuilder detached(op->getContext()); // inserted (and renamed if taken) below
-  auto word = LLVM::GlobalOp::create(detached, op.getLoc(), i32, /*isConstant=*/false,
-                                     LLVM::Linkage::Internal,
-                                     ("__mla_split_ticket_" + kernel.getName()).str(), Attribute(),
-                                     /*alignment=*/4, /*addrSpace=*/3);
-  SymbolTable(module).insert(word, module.getBody()->begin());
-  Value shared = LLVM::AddressOfOp::create(b, word);
+  Value shared = kernelLdsBuffer(b, op, i32, "__mla_split_ticket_", /*alignment=*/4);
   auto ifFirst = scf::IfOp::create(b, isFirstThread, /*withElseRegion=*/false);
   {
     OpBuilder::InsertionGuard guard(b);

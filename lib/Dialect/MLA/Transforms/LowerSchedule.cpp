@@ -45,6 +45,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelLds.h"
+
 #include "mla/Dialect/MLA/Transforms/Passes.h"
 #include "mla/Kernel/DeviceSchedule.h"
 #include "mla/Target/GFX950/GFX950.h"
@@ -641,17 +643,9 @@ void UnitEmitter::emit() {
 }
 
 Value UnitEmitter::entryInLds() {
-  auto module = op->getParentOfType<gpu::GPUModuleOp>();
-  auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
-  OpBuilder builder(op->getContext()); // detached: inserted (and renamed) below
-  auto type = LLVM::LLVMArrayType::get(builder.getI32Type(), kSharedInts);
-  auto global = LLVM::GlobalOp::create(
-      builder, op.getLoc(), type, /*isConstant=*/false, LLVM::Linkage::Internal,
-      ("__mla_unit_entry_" + kernel.getName()).str(), Attribute(), /*alignment=*/16,
-      /*addrSpace=*/3);
   // Another mla.cta_unit of the same kernel gets its own (renamed) buffer.
-  SymbolTable(module).insert(global, module.getBody()->begin());
-  return LLVM::AddressOfOp::create(b, global);
+  return kernelLdsBuffer(b, op, LLVM::LLVMArrayType::get(b.getI32Type(), kSharedInts),
+                         "__mla_unit_entry_", /*alignment=*/16);
 }
 
 struct LowerSchedulePass final : mla::impl::MLALowerScheduleBase<LowerSchedulePass> {
