@@ -49,8 +49,9 @@ namespace mla {
 /// loads in place of the per-variant load order; the attention's causal bounds without
 /// the divisions by N when dcp is null; 0.29: the attention kernel's `tickets` argument
 /// and the fused attention kernel mla_attn_fused (the fused combine of a host-planned
-/// split of 2..8 splits, mla.cta_split_ticket).
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.29.0-gfx950";
+/// split of 2..8 splits, mla.cta_split_ticket); 0.30: the fused combine merges two rows
+/// a wave (`half_wave_rows`: 16 rows in one round of 8 waves).
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.30.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

@@ -374,6 +374,30 @@ gpu.module @m {
 
 // -----
 
+gpu.module @m {
+  gpu.func @merge(%p: !llvm.ptr<1>, %i: index) kernel {
+    // expected-error@+1 {{'mla.cta_combine' op with 'half_wave_rows' takes neither 'ranks_outermost' nor 'partials_at'}}
+    mla.cta_combine row(%i) head(%i) slice(%i) of %i partials_at(%i) o_part(%p) lse_part(%p)
+        into out(%p) {config = #mla.config<>, half_wave_rows}
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @merge(%p: !llvm.ptr<1>, %i: index) kernel {
+    // expected-error@+1 {{'mla.cta_combine' op with 'half_wave_rows' merges whole rows: the slice must be 0}}
+    mla.cta_combine row(%i) head(%i) slice(%i) of %i o_part(%p) lse_part(%p)
+        into out(%p) {config = #mla.config<>, half_wave_rows}
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
+}
+
+// -----
+
 // The device schedule's tables: a unit entry is 4 ints, a request entry 2.
 func.func @f(%indptr: memref<?xi32>, %units: memref<?x3xi32>, %pieces: memref<?x2xi32>,
              %merges: memref<?x4xi32>) {

@@ -258,6 +258,39 @@ gpu.module @m {
 
 // -----
 
+// Half-wave rows (the fused combine's merge): only the NS <= 8 layout, nothing past it;
+// the lane within its half-wave (tid & 31) takes 16 columns of the whole row (16 c), so
+// each slot is one 16-value load; lane 0 of each half-wave writes the lse, every lane its
+// 16 output values.
+// CHECK-LABEL: gpu.func @half_wave_rows
+// CHECK: %[[NARROW:.*]] = arith.cmpi ule, %arg7, %c8 : index
+// CHECK: scf.if %[[NARROW]] {
+// CHECK:   %[[LANE:.*]] = arith.andi %{{.*}}, %c31_i32 : i32
+// CHECK:   %[[GROUPCOL:.*]] = arith.muli %{{.*}}, %c16_i32 : i32
+// CHECK-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<1> -> vector<16xbf16>
+// CHECK-NOT: amdgpu.dpp
+// CHECK:   rocdl.rcp
+// CHECK:   llvm.store %{{.*}} : vector<16xbf16>, !llvm.ptr<1>
+// CHECK:   arith.cmpi eq, %[[LANE]], %c0_i32
+// CHECK:   rocdl.log
+// CHECK:   llvm.store %{{.*}} : f32, !llvm.ptr<1>
+// CHECK-NOT: llvm.load
+// CHECK-NOT: llvm.store
+// CHECK: gpu.return
+gpu.module @m {
+  gpu.func @half_wave_rows(%o: !llvm.ptr<1>, %l: !llvm.ptr<1>, %out: !llvm.ptr<1>,
+                           %lse: !llvm.ptr<1>, %row: index, %head: index, %slice: index,
+                           %ns: index) kernel {
+    %c0 = arith.constant 0 : index
+    mla.cta_combine row(%row) head(%head) slice(%c0) of %ns o_part(%o) lse_part(%l)
+        into out(%out) lse(%lse) {config = #mla.config<>, half_wave_rows}
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
+}
+
+// -----
+
 // mla.cta_split_ticket: release the CTA's stores at agent scope, meet, thread 0 counts
 // the CTA on the ticket (a global atomic add) and shares the old count through an LDS
 // word of the kernel's own; the CTA that found NS - 1 acquires and resets the ticket.

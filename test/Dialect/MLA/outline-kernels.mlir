@@ -225,22 +225,29 @@ func.func @merge(%o: memref<?x16x?x512xbf16>, %l: memref<?x16x?xf32>,
 // CHECK: %[[TPAIR:.*]] = arith.addi %[[PAIRREQ]], %[[GROUP]]
 // CHECK: %[[LAST:.*]] = mla.cta_split_ticket %[[TK]][%[[TPAIR]]] of %[[NSPLIT]]
 // CHECK: scf.if %[[LAST]] {
-// The wave's index from lane 0 (uniform); rows item = i * 4 + h of the group's 4
-// heads x 4 positions, 8 waves in turn.
+// The wave's index from lane 0 (uniform), the half-wave from the lane; rows item = i * 4
+// + h of the group's 4 heads x 4 positions, half-wave h of wave w merging item 2 w + h.
 // CHECK: %[[TID:.*]] = arith.index_castui %{{.*}} : index to i32
 // CHECK: %[[WAVE32:.*]] = arith.shrui %[[TID]], %c6_i32
 // CHECK: %[[WAVEU:.*]] = rocdl.readfirstlane %[[WAVE32]] : i32
 // CHECK: %[[WAVE:.*]] = arith.index_castui %[[WAVEU]] : i32 to index
-// CHECK: scf.for %[[ITEM:.*]] = %[[WAVE]] to %c16 step %c8
+// CHECK: %[[HALF32:.*]] = arith.shrui %[[TID]], %c5_i32
+// CHECK: %[[HALFBIT:.*]] = arith.andi %[[HALF32]], %c1_i32
+// CHECK: %[[HALF:.*]] = arith.index_castui %[[HALFBIT]] : i32 to index
+// CHECK: %[[FIRST:.*]] = arith.muli %[[WAVE]], %c2
+// CHECK: scf.for %[[BASE:.*]] = %[[FIRST]] to %c16 step %c16
+// CHECK: %[[ITEM:.*]] = arith.addi %[[BASE]], %[[HALF]]
 // CHECK: %[[POSF:.*]] = arith.divui %[[ITEM]], %c4
 // CHECK: %[[HINF:.*]] = arith.remui %[[ITEM]], %c4
 // CHECK: %[[HBASE:.*]] = arith.muli %[[GROUP]], %c4
 // CHECK: %[[HEADF:.*]] = arith.addi %[[HBASE]], %[[HINF]]
 // CHECK: %[[HEADOK:.*]] = arith.cmpi ult, %[[HEADF]], %c12
-// CHECK: scf.if %[[HEADOK]] {
+// CHECK: %[[ITEMOK:.*]] = arith.cmpi ult, %[[ITEM]], %c16
+// CHECK: %[[MERGES:.*]] = arith.andi %[[HEADOK]], %[[ITEMOK]]
+// CHECK: scf.if %[[MERGES]] {
 // CHECK: %[[ROWREQ:.*]] = arith.muli %[[WORK]]#0, %c4
 // CHECK: %[[ROWF:.*]] = arith.addi %[[ROWREQ]], %[[POSF]]
-// CHECK: mla.cta_combine row(%[[ROWF]]) head(%[[HEADF]]) slice(%c0{{.*}}) of %[[NSPLIT]] o_part(%[[O]]) lse_part(%[[L]]) into out(%[[DOUT]]) lse(%[[DLSE]]) {config = #mla.config<qlen = 4>}
+// CHECK: mla.cta_combine row(%[[ROWF]]) head(%[[HEADF]]) slice(%c0{{.*}}) of %[[NSPLIT]] o_part(%[[O]]) lse_part(%[[L]]) into out(%[[DOUT]]) lse(%[[DLSE]]) {config = #mla.config<qlen = 4>, half_wave_rows}
 // CHECK: gpu.return
 func.func @fused(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>,
                  %pages: memref<?xi32>, %indptr: memref<?xi32>, %scale: f32, %vscale: f32,

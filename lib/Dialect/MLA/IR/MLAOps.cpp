@@ -242,6 +242,12 @@ LogicalResult CtaCombineOp::verify() {
     return emitOpError() << "with 'ranks_outermost' needs the row count ('of rows(...)')";
   if (!getRanksOutermost() && getNumRows())
     return emitOpError() << "takes the row count ('of rows(...)') only with 'ranks_outermost'";
+  // Two rows a wave is the fused combine's layout: whole rows, splits innermost.
+  if (getHalfWaveRows() && (getRanksOutermost() || getPartialsAt()))
+    return emitOpError() << "with 'half_wave_rows' takes neither 'ranks_outermost' nor "
+                            "'partials_at'";
+  if (getHalfWaveRows() && !matchPattern(getSlice(), m_Zero()))
+    return emitOpError() << "with 'half_wave_rows' merges whole rows: the slice must be 0";
   return success();
 }
 

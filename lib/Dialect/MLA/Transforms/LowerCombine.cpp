@@ -23,6 +23,10 @@
 // A slot past the row's last split is skipped by a uniform branch; the partly used slot
 // loads an in-bounds split and discards it.
 //
+// With `half_wave_rows` (the fused combine's merge, NS <= 8 only) lanes 0-31 and 32-63
+// merge a row each, lane `l mod 32` reading columns `16 l' .. 16 l' + 15` of the whole
+// row: the P = 1 layout with twice the columns a lane, so the same per-column steps.
+//
 // The partials' layout is the op's: splits innermost ([S, H, NS, 512], the split-KV
 // attention's) or, with `ranks_outermost`, ranks outermost ([N, S, H, 512], the layout
 // an all-gather of N decode-context-parallel ranks' results has: the DCP merge). Only
@@ -57,7 +61,8 @@ using namespace mla;
 
 namespace {
 
-/// Value columns each lane accumulates (one 16-byte load of bf16).
+/// Value columns each lane accumulates (one 16-byte load of bf16), twice as many when
+/// half-waves merge rows of their own.
 constexpr int64_t kColumnsPerLane = 8;
 constexpr int64_t kValueColumns = kernel::kCombineThreads * kColumnsPerLane;
 static_assert(kValueColumns == kernel::kLatentDim, "a combine wave covers an output row");
@@ -203,6 +208,9 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
   const int64_t splitGroups = variant.groups;
   const int64_t slotsPerLane = variant.maxSplits / variant.groups;
   const int64_t sliceColumns = kValueColumns / variant.groups;
+  const bool halfWaveRows = op.getHalfWaveRows();
+  assert((!halfWaveRows || splitGroups == 1) && "half-wave rows: the layout of NS <= 8 only");
+  const int64_t laneColumns = halfWaveRows ? 2 * kColumnsPerLane : kColumnsPerLane;
 
   FloatType f32 = b.getF32Type();
   Type bf16 = b.getBF16Type(), i32 = b.getI32Type();
@@ -215,8 +223,8 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
   };
   Value negInf = cstF(-INFINITY), fzero = cstF(0.0);
   Value log2e = cstF(M_LOG2E), ln2 = cstF(M_LN2);
-  auto accType = VectorType::get({kColumnsPerLane}, f32);
-  auto inType = VectorType::get({kColumnsPerLane}, bf16);
+  auto accType = VectorType::get({laneColumns}, f32);
+  auto inType = VectorType::get({laneColumns}, bf16);
   Value zeros = arith::ConstantOp::create(b, accType, DenseElementsAttr::get(accType, 0.0f));
 
   // This (row, head)'s partials: NS lse values and NS rows of 512 values. The row bases
@@ -244,13 +252,15 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
   // The lane within the wave: the combine kernel's CTA is one wave, the attention's
   // (the fused combine) eight, each merging rows of its own.
   Value tid = arith::IndexCastUIOp::create(b, i32, gpu::ThreadIdOp::create(b, gpu::Dimension::x));
-  Value lane = arith::AndIOp::create(b, tid, cst32(b, b.getLoc(), gfx950::kWaveSize - 1));
+  // With half-wave rows, the lane within its half-wave.
+  const int64_t rowLanes = halfWaveRows ? gfx950::kWaveSize / 2 : gfx950::kWaveSize;
+  Value lane = arith::AndIOp::create(b, tid, cst32(b, b.getLoc(), rowLanes - 1));
   Value group = arith::RemUIOp::create(b, lane, cst32(b, b.getLoc(), splitGroups));
   Value columnGroup = arith::DivUIOp::create(b, lane, cst32(b, b.getLoc(), splitGroups));
   // One op per statement: the IR's order must not depend on the host compiler's order
   // of evaluating arguments (docs/architecture.md, "Generated code and the host
   // compiler").
-  Value columnsPerLane = cst32(b, b.getLoc(), kColumnsPerLane);
+  Value columnsPerLane = cst32(b, b.getLoc(), laneColumns);
   Value groupColumn = arith::MulIOp::create(b, columnGroup, columnsPerLane);
   Value columnsPerSlice = cst32(b, b.getLoc(), sliceColumns);
   Value slice = arith::IndexCastUIOp::create(b, i32, op.getSlice());
@@ -289,7 +299,7 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
     return SmallVector<Value>(branch.getResults());
   };
 
-  // All loads first: slot j's 8 partial values (bf16) and lse. The split index is
+  // All loads first: slot j's 8 (16) partial values (bf16) and lse. The split index is
   // clamped with a min, not a select on `valid`, so no per-lane test is shared with the
   // later phases. A slot no lane uses holds poison: only used slots are read later.
   SmallVector<Value> loadState;
@@ -376,7 +386,8 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
       });
   Value laneSum = sums[0], laneAcc = sums[1];
 
-  // lse = (m + log2 W) ln 2, written by lane 0 of slice 0; -inf when every split is empty.
+  // lse = (m + log2 W) ln 2, written by lane 0 (of each half-wave) of slice 0; -inf when
+  // every split is empty.
   auto storeLse = [&](Value noneTaken, Value sum) {
     Value lseOut = op.getLse();
     if (!lseOut)
@@ -439,12 +450,12 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
     return;
   }
   SmallVector<Value> accColumns;
-  for (int64_t c = 0; c < kColumnsPerLane; ++c)
+  for (int64_t c = 0; c < laneColumns; ++c)
     accColumns.push_back(
         reduceOverSplitGroups(b, vector::ExtractOp::create(b, laneAcc, c), splitGroups,
                               add));
   Value acc = vector::FromElementsOp::create(b, accType, accColumns);
-  // Split group 0 stores the lane's 8 columns.
+  // Split group 0 stores the lane's 8 (16) columns.
   storeOut(
       acc, zeros, inType,
       [&] {
@@ -459,6 +470,17 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
 static void lowerCombine(CtaCombineOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
+  if (op.getHalfWaveRows()) {
+    // Only the first layout; more splits write nothing (the op's contract).
+    const kernel::CombineLayout &first = kernel::kCombineLayouts[0];
+    Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, op.getNumSplits(),
+                                       arith::ConstantIndexOp::create(b, loc, first.maxSplits));
+    auto ifFits = scf::IfOp::create(b, loc, fits, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifFits.thenBlock());
+    emitVariant(b, op, first);
+    op.erase();
+    return;
+  }
   std::function<void(OpBuilder &, size_t)> choose = [&](OpBuilder &nb, size_t i) {
     const kernel::CombineLayout *variants = kernel::kCombineLayouts;
     if (i + 1 == std::size(kernel::kCombineLayouts))

@@ -139,7 +139,8 @@ static void emitFusedCombine(OpBuilder &b, Location loc, Block &entry, ConfigAtt
       CtaSplitTicketOp::create(b, loc, b.getI1Type(), arg(kernel::kAttnTickets), pair, splits);
   auto ifLast = scf::IfOp::create(b, loc, ticket.getLast(), /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifLast.thenBlock());
-  // The wave's index, uniform (an SGPR), so that the row loop is a scalar loop.
+  // The wave's index, uniform (an SGPR), so that the row loop is a scalar loop; each
+  // half-wave merges a row of its own (`half_wave_rows`), so 8 waves take 16 rows a round.
   Type i32 = b.getI32Type();
   Value tid =
       arith::IndexCastUIOp::create(b, loc, i32, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
@@ -147,27 +148,36 @@ static void emitFusedCombine(OpBuilder &b, Location loc, Block &entry, ConfigAtt
       b, loc, tid, arith::ConstantIntOp::create(b, loc, i32, llvm::Log2_64(gfx950::kWaveSize)));
   Value wave = arith::IndexCastUIOp::create(
       b, loc, b.getIndexType(), ROCDL::ReadfirstlaneOp::create(b, loc, i32, waveOfThread));
+  Value halfOfThread = arith::ShRUIOp::create(
+      b, loc, tid, arith::ConstantIntOp::create(b, loc, i32, llvm::Log2_64(gfx950::kWaveSize / 2)));
+  Value halfBit =
+      arith::AndIOp::create(b, loc, halfOfThread, arith::ConstantIntOp::create(b, loc, i32, 1));
+  Value half = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), halfBit);
   // Row item = i * groupHeads + h: position i, head h of the group (past the last head
-  // of the last group: nothing).
+  // of the last group: nothing). The wave's first item is 2 w, its upper half's 2 w + 1.
   // One op per statement (docs/architecture.md, "Generated code and the host compiler").
   Value items = cst(qlen * groupHeads);
-  Value waves = cst(kernel::kWavesPerCta);
-  auto rows = scf::ForOp::create(b, loc, wave, items, waves);
+  Value itemsPerRound = cst(2 * kernel::kWavesPerCta);
+  Value firstItem = arith::MulIOp::create(b, loc, wave, cst(2));
+  auto rows = scf::ForOp::create(b, loc, firstItem, items, itemsPerRound);
   b.setInsertionPointToStart(rows.getBody());
-  Value item = rows.getInductionVar();
+  Value item = arith::AddIOp::create(b, loc, rows.getInductionVar(), half);
   Value position = arith::DivUIOp::create(b, loc, item, cst(groupHeads));
   Value headInGroup = arith::RemUIOp::create(b, loc, item, cst(groupHeads));
   Value head = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, group, cst(groupHeads)),
                                      headInGroup);
-  auto ifHead = scf::IfOp::create(b, loc, cmp(CmpIPredicate::ult, head, cst(heads)),
-                                  /*withElseRegion=*/false);
+  Value headInRange = cmp(CmpIPredicate::ult, head, cst(heads));
+  Value itemInRange = cmp(CmpIPredicate::ult, item, items);
+  Value merges = arith::AndIOp::create(b, loc, headInRange, itemInRange);
+  auto ifHead = scf::IfOp::create(b, loc, merges, /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifHead.thenBlock());
   Value row =
       arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, request, cst(qlen)), position);
-  CtaCombineOp::create(b, loc, arg(kernel::kAttnOPart), arg(kernel::kAttnLsePart),
-                       arg(kernel::kAttnOut), arg(kernel::kAttnLse), row, head,
-                       /*slice=*/cst(0), splits, /*num_rows=*/Value(), /*partials_at=*/Value(),
-                       config, /*ranks_outermost=*/false);
+  auto merge = CtaCombineOp::create(b, loc, arg(kernel::kAttnOPart), arg(kernel::kAttnLsePart),
+                                    arg(kernel::kAttnOut), arg(kernel::kAttnLse), row, head,
+                                    /*slice=*/cst(0), splits, /*num_rows=*/Value(),
+                                    /*partials_at=*/Value(), config, /*ranks_outermost=*/false);
+  merge.setHalfWaveRows(true);
 }
 
 /// Outlines `op` into the attention kernel: arguments kernel::AttentionArg (q, kv, pages,

@@ -290,7 +290,12 @@ def MLA_CtaCombineOp : MLA_Op<"cta_combine", [AttrSizedOperandSegments]> {
     laid out [NS, S, H, 512] and [NS, S, H] (the DCP merge's all-gathered ranks), which
     needs the row count S (`rows`). `partials_at`, when given, is the lse_part index of
     this (row, head)'s first partial (its partials follow it; the device schedule's
-    layout), instead of `(row * H + head) * num_splits`. Only valid inside a `gpu.func`.
+    layout), instead of `(row * H + head) * num_splits`. With `half_wave_rows` each
+    half-wave merges a row of its own (the fused combine, where the attention CTA's 8
+    waves merge up to 16 rows in one round): lanes 0-31 and 32-63 take the `row` and
+    `head` of their own lanes, each lane 16 columns of the whole row; only the layout of
+    at most 8 splits (P = 1) has it, and a call with more splits writes nothing. Only
+    valid inside a `gpu.func`.
   }];
   let arguments = (ins
     Arg<LLVM_PointerInAddressSpace<1>, "o_part, flat", [MemRead]>:$o_part,
@@ -304,7 +309,8 @@ def MLA_CtaCombineOp : MLA_Op<"cta_combine", [AttrSizedOperandSegments]> {
     Optional<Index>:$num_rows,
     Optional<Index>:$partials_at,
     MLA_ConfigAttr:$config,
-    UnitAttr:$ranks_outermost
+    UnitAttr:$ranks_outermost,
+    UnitAttr:$half_wave_rows
   );
   let assemblyFormat = [{
     `row` `(` $row `)` (`of` `rows` `(` $num_rows^ `)`)? `head` `(` $head `)`
