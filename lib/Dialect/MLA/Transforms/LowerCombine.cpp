@@ -470,12 +470,15 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
 static void lowerCombine(CtaCombineOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
+  // Whether `layout` serves the op's NS (a uniform test).
+  auto fitsLayout = [&](OpBuilder &nb, const kernel::CombineLayout &layout) -> Value {
+    return arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ule, op.getNumSplits(),
+                                 arith::ConstantIndexOp::create(nb, loc, layout.maxSplits));
+  };
   if (op.getHalfWaveRows()) {
     // Only the first layout; more splits write nothing (the op's contract).
     const kernel::CombineLayout &first = kernel::kCombineLayouts[0];
-    Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, op.getNumSplits(),
-                                       arith::ConstantIndexOp::create(b, loc, first.maxSplits));
-    auto ifFits = scf::IfOp::create(b, loc, fits, /*withElseRegion=*/false);
+    auto ifFits = scf::IfOp::create(b, loc, fitsLayout(b, first), /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifFits.thenBlock());
     emitVariant(b, op, first);
     op.erase();
@@ -485,11 +488,8 @@ static void lowerCombine(CtaCombineOp op) {
     const kernel::CombineLayout *variants = kernel::kCombineLayouts;
     if (i + 1 == std::size(kernel::kCombineLayouts))
       return emitVariant(nb, op, variants[i]);
-    Value fits = arith::CmpIOp::create(
-        nb, loc, arith::CmpIPredicate::ule, op.getNumSplits(),
-        arith::ConstantIndexOp::create(nb, loc, variants[i].maxSplits));
     scf::IfOp::create(
-        nb, loc, fits,
+        nb, loc, fitsLayout(nb, variants[i]),
         [&](OpBuilder &tb, Location tl) {
           emitVariant(tb, op, variants[i]);
           scf::YieldOp::create(tb, tl);
