@@ -3,7 +3,7 @@
 // agent-scope release (buffer_wbl2 sc1, then the wait for every store), a barrier,
 // thread 0's returning atomic add on the ticket, a barrier; in the last CTA an
 // agent-scope acquire (buffer_inv sc1) and the rows' merges with the combine's one-slice
-// layout only (NS <= 8: one v_rcp_f32, no lane exchange, no other variant). mla_attn,
+// layout only (NS <= 8: one v_rcp_f32 a layout, no lane exchange, no other variant). mla_attn,
 // the kernel without the merge, has none of it.
 // RUN: mla-compile %s -o %t.hsaco --dump-isa=%t.s && FileCheck %s < %t.s
 // RUN: FileCheck %s --check-prefix=PLAIN < %t.s
@@ -20,20 +20,26 @@
 // CHECK: s_barrier
 // CHECK-NOT: s_endpgm
 // CHECK: buffer_inv sc1
-// CHECK-NOT: {{v_permlane|row_mirror|row_half_mirror|s_endpgm}}
+// 12 heads at qlen 1: two layouts, each one v_rcp_f32 (waves 0-3 two rows a wave,
+// waves 4-7 one full-wave row each; the merging waves' code ends at .Lfunc_end).
+// CHECK-NOT: {{v_permlane|row_mirror|row_half_mirror}}
+// CHECK: v_rcp_f32
+// CHECK-NOT: {{v_permlane|row_mirror|row_half_mirror}}
 // CHECK: v_rcp_f32
 // CHECK-NOT: {{v_permlane|row_mirror|row_half_mirror|v_rcp_f32}}
-// CHECK: s_endpgm
+// CHECK: .Lfunc_end
 // The second fused kernel (the warp-specialised build) likewise.
 // CHECK-LABEL: mla_attn_fused_1:
 // CHECK: ; mla: fused combine
 // CHECK: buffer_wbl2 sc1
 // CHECK: global_atomic_add {{.*}} sc0
 // CHECK: buffer_inv sc1
-// CHECK-NOT: {{v_permlane|row_mirror|row_half_mirror|s_endpgm}}
+// CHECK-NOT: {{v_permlane|row_mirror|row_half_mirror}}
+// CHECK: v_rcp_f32
+// CHECK-NOT: {{v_permlane|row_mirror|row_half_mirror}}
 // CHECK: v_rcp_f32
 // CHECK-NOT: {{v_permlane|row_mirror|row_half_mirror|v_rcp_f32}}
-// CHECK: s_endpgm
+// CHECK: .Lfunc_end
 
 // PLAIN-LABEL: mla_attn:
 // PLAIN-NOT: {{fused combine|buffer_wbl2|global_atomic|buffer_inv}}

@@ -50,8 +50,10 @@ namespace mla {
 /// the divisions by N when dcp is null; 0.29: the attention kernel's `tickets` argument
 /// and the fused attention kernel mla_attn_fused (the fused combine of a host-planned
 /// split of 2..8 splits, mla.cta_split_ticket); 0.30: the fused combine merges two rows
-/// a wave (`half_wave_rows`: 16 rows in one round of 8 waves).
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.30.0-gfx950";
+/// a wave (`half_wave_rows`: 16 rows in one round of 8 waves); 0.31: where items 12-15 of
+/// the fused merge hold no head (12 heads at qlen 1), waves 4-7 merge items 8-11 one a
+/// wave with all 64 lanes, balancing the merge's rows over the 4 SIMDs.
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.31.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

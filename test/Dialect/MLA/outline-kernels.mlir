@@ -225,8 +225,11 @@ func.func @merge(%o: memref<?x16x?x512xbf16>, %l: memref<?x16x?xf32>,
 // CHECK: %[[TPAIR:.*]] = arith.addi %[[PAIRREQ]], %[[GROUP]]
 // CHECK: %[[LAST:.*]] = mla.cta_split_ticket %[[TK]][%[[TPAIR]]] of %[[NSPLIT]]
 // CHECK: scf.if %[[LAST]] {
-// The wave's index from lane 0 (uniform), the half-wave from the lane; rows item = i * 4
-// + h of the group's 4 heads x 4 positions, half-wave h of wave w merging item 2 w + h.
+// The wave's index from lane 0 (uniform), the half-wave from the lane; row item = i * 4
+// + h of the group's 4 heads x 4 positions. Waves 4-7 take items 8-11 one a wave (all
+// 64 lanes) when items 12-15 hold no head (the group's first head + 0 >= 12: never at
+// qlen 4, but the test is the group's); otherwise half-wave h of wave w merges item
+// 2 w + h.
 // CHECK: %[[TID:.*]] = arith.index_castui %{{.*}} : index to i32
 // CHECK: %[[WAVE32:.*]] = arith.shrui %[[TID]], %c6_i32
 // CHECK: %[[WAVEU:.*]] = rocdl.readfirstlane %[[WAVE32]] : i32
@@ -234,12 +237,28 @@ func.func @merge(%o: memref<?x16x?x512xbf16>, %l: memref<?x16x?xf32>,
 // CHECK: %[[HALF32:.*]] = arith.shrui %[[TID]], %c5_i32
 // CHECK: %[[HALFBIT:.*]] = arith.andi %[[HALF32]], %c1_i32
 // CHECK: %[[HALF:.*]] = arith.index_castui %[[HALFBIT]] : i32 to index
+// CHECK: %[[HBASE:.*]] = arith.muli %[[GROUP]], %c4
+// CHECK: %[[TAILHEAD:.*]] = arith.addi %[[HBASE]], %c0
+// CHECK: %[[NOTAIL:.*]] = arith.cmpi uge, %[[TAILHEAD]], %c12
+// CHECK: %[[UPPER:.*]] = arith.cmpi uge, %[[WAVE]], %c4
+// CHECK: %[[ONEAWAVE:.*]] = arith.andi %[[UPPER]], %[[NOTAIL]]
+// CHECK: scf.if %[[ONEAWAVE]] {
+// CHECK: %[[ITEMW:.*]] = arith.addi %[[WAVE]], %c4
+// CHECK: %[[POSW:.*]] = arith.divui %[[ITEMW]], %c4
+// CHECK: %[[HINW:.*]] = arith.remui %[[ITEMW]], %c4
+// CHECK: %[[HEADW:.*]] = arith.addi %[[HBASE]], %[[HINW]]
+// CHECK: %[[HEADWOK:.*]] = arith.cmpi ult, %[[HEADW]], %c12
+// CHECK: %[[ITEMWOK:.*]] = arith.cmpi ult, %[[ITEMW]], %c16
+// CHECK: %[[MERGESW:.*]] = arith.andi %[[HEADWOK]], %[[ITEMWOK]]
+// CHECK: scf.if %[[MERGESW]] {
+// CHECK: %[[ROWREQW:.*]] = arith.muli %[[WORK]]#0, %c4
+// CHECK: %[[ROWW:.*]] = arith.addi %[[ROWREQW]], %[[POSW]]
+// CHECK: mla.cta_combine row(%[[ROWW]]) head(%[[HEADW]]) slice(%c0{{.*}}) of %[[NSPLIT]] o_part(%[[O]]) lse_part(%[[L]]) into out(%[[DOUT]]) lse(%[[DLSE]]) {config = #mla.config<qlen = 4>} :
+// CHECK: } else {
 // CHECK: %[[FIRST:.*]] = arith.muli %[[WAVE]], %c2
-// CHECK: scf.for %[[BASE:.*]] = %[[FIRST]] to %c16 step %c16
-// CHECK: %[[ITEM:.*]] = arith.addi %[[BASE]], %[[HALF]]
+// CHECK: %[[ITEM:.*]] = arith.addi %[[FIRST]], %[[HALF]]
 // CHECK: %[[POSF:.*]] = arith.divui %[[ITEM]], %c4
 // CHECK: %[[HINF:.*]] = arith.remui %[[ITEM]], %c4
-// CHECK: %[[HBASE:.*]] = arith.muli %[[GROUP]], %c4
 // CHECK: %[[HEADF:.*]] = arith.addi %[[HBASE]], %[[HINF]]
 // CHECK: %[[HEADOK:.*]] = arith.cmpi ult, %[[HEADF]], %c12
 // CHECK: %[[ITEMOK:.*]] = arith.cmpi ult, %[[ITEM]], %c16

@@ -22,6 +22,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <algorithm>
 #include <tuple>
 
 namespace mla {
@@ -110,8 +111,8 @@ static std::pair<IntegerAttr, IntegerAttr> scheduleWaveAttrs(Builder &b, ConfigA
 /// The fused combine (argument `tickets`, a host-planned split of 2..
 /// kFusedCombineMaxSplits): after its partial stores each CTA counts itself on its
 /// (request, head group)'s ticket, and the last to finish merges the pair's rows into
-/// out and lse, its 8 waves taking (position, head) rows in turn, each with the
-/// combine's own code (mla.cta_combine, one column slice a row).
+/// out and lse, its 8 waves taking the (position, head) rows in one round, each with the
+/// combine's own code (mla.cta_combine: two rows a wave, or one on waves 4-7).
 static void emitFusedCombine(OpBuilder &b, Location loc, Block &entry, ConfigAttr config,
                              Value scheduled, Value request, Value group, Value splits) {
   using arith::CmpIPredicate;
@@ -139,8 +140,21 @@ static void emitFusedCombine(OpBuilder &b, Location loc, Block &entry, ConfigAtt
       CtaSplitTicketOp::create(b, loc, b.getI1Type(), arg(kernel::kAttnTickets), pair, splits);
   auto ifLast = scf::IfOp::create(b, loc, ticket.getLast(), /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifLast.thenBlock());
-  // The wave's index, uniform (an SGPR), so that the row loop is a scalar loop; each
-  // half-wave merges a row of its own (`half_wave_rows`), so 8 waves take 16 rows a round.
+  // Row item = i * groupHeads + h: position i, head h of the group (past the last head
+  // of the last group: nothing); at most 16 items (kernel::kRowsPerCta), one round of the
+  // 8 waves. Waves 0-3 take items 0-7 two a wave, a half-wave a row (`half_wave_rows`);
+  // waves 4-7 items 8-15 the same way, or, when items 12-15 hold no head (12 heads at
+  // qlen 1), items 8-11 one a wave with all 64 lanes: wave w runs on SIMD w mod 4, so
+  // each SIMD then merges 3 rows' columns instead of 4 on two SIMDs and 2 on the others.
+  static_assert(kernel::kRowsPerCta <= 2 * kernel::kWavesPerCta, "one round of rows");
+  constexpr int64_t kPairWaves = kernel::kWavesPerCta / 2;
+  constexpr int64_t kTailItems = 2 * kPairWaves + kPairWaves;
+  const int64_t items = qlen * groupHeads;
+  // The least head index among items 12-15 (none: no such item).
+  int64_t tailHead = heads;
+  for (int64_t item = kTailItems; item < items; ++item)
+    tailHead = std::min(tailHead, item % groupHeads);
+  // The wave's index, uniform (an SGPR), so that the choice of layout is a uniform branch.
   Type i32 = b.getI32Type();
   Value tid =
       arith::IndexCastUIOp::create(b, loc, i32, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
@@ -153,31 +167,37 @@ static void emitFusedCombine(OpBuilder &b, Location loc, Block &entry, ConfigAtt
   Value halfBit =
       arith::AndIOp::create(b, loc, halfOfThread, arith::ConstantIntOp::create(b, loc, i32, 1));
   Value half = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), halfBit);
-  // Row item = i * groupHeads + h: position i, head h of the group (past the last head
-  // of the last group: nothing). The wave's first item is 2 w, its upper half's 2 w + 1.
+  Value groupFirstHead = arith::MulIOp::create(b, loc, group, cst(groupHeads));
   // One op per statement (docs/architecture.md, "Generated code and the host compiler").
-  Value items = cst(qlen * groupHeads);
-  Value itemsPerRound = cst(2 * kernel::kWavesPerCta);
+  Value firstTailHead = arith::AddIOp::create(b, loc, groupFirstHead, cst(tailHead));
+  Value noTail = cmp(CmpIPredicate::uge, firstTailHead, cst(heads));
+  Value upperWave = cmp(CmpIPredicate::uge, wave, cst(kPairWaves));
+  Value onePerWave = arith::AndIOp::create(b, loc, upperWave, noTail);
+  // Merges `item` (a lane's) with the given layout when it is a row of the group.
+  auto mergeItem = [&](OpBuilder &nb, Value item, bool halfWaveRows) {
+    Value position = arith::DivUIOp::create(nb, loc, item, cst(groupHeads));
+    Value headInGroup = arith::RemUIOp::create(nb, loc, item, cst(groupHeads));
+    Value head = arith::AddIOp::create(nb, loc, groupFirstHead, headInGroup);
+    Value headInRange = arith::CmpIOp::create(nb, loc, CmpIPredicate::ult, head, cst(heads));
+    Value itemInRange = arith::CmpIOp::create(nb, loc, CmpIPredicate::ult, item, cst(items));
+    Value merges = arith::AndIOp::create(nb, loc, headInRange, itemInRange);
+    auto ifRow = scf::IfOp::create(nb, loc, merges, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard rowGuard(nb);
+    nb.setInsertionPointToStart(ifRow.thenBlock());
+    Value requestRow = arith::MulIOp::create(nb, loc, request, cst(qlen));
+    Value row = arith::AddIOp::create(nb, loc, requestRow, position);
+    auto merge = CtaCombineOp::create(nb, loc, arg(kernel::kAttnOPart), arg(kernel::kAttnLsePart),
+                                      arg(kernel::kAttnOut), arg(kernel::kAttnLse), row, head,
+                                      /*slice=*/cst(0), splits, /*num_rows=*/Value(),
+                                      /*partials_at=*/Value(), config, /*ranks_outermost=*/false);
+    merge.setHalfWaveRows(halfWaveRows);
+  };
+  auto layout = scf::IfOp::create(b, loc, onePerWave, /*withElseRegion=*/true);
+  b.setInsertionPointToStart(layout.thenBlock());
+  mergeItem(b, arith::AddIOp::create(b, loc, wave, cst(kPairWaves)), /*halfWaveRows=*/false);
+  b.setInsertionPointToStart(layout.elseBlock());
   Value firstItem = arith::MulIOp::create(b, loc, wave, cst(2));
-  auto rows = scf::ForOp::create(b, loc, firstItem, items, itemsPerRound);
-  b.setInsertionPointToStart(rows.getBody());
-  Value item = arith::AddIOp::create(b, loc, rows.getInductionVar(), half);
-  Value position = arith::DivUIOp::create(b, loc, item, cst(groupHeads));
-  Value headInGroup = arith::RemUIOp::create(b, loc, item, cst(groupHeads));
-  Value head = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, group, cst(groupHeads)),
-                                     headInGroup);
-  Value headInRange = cmp(CmpIPredicate::ult, head, cst(heads));
-  Value itemInRange = cmp(CmpIPredicate::ult, item, items);
-  Value merges = arith::AndIOp::create(b, loc, headInRange, itemInRange);
-  auto ifHead = scf::IfOp::create(b, loc, merges, /*withElseRegion=*/false);
-  b.setInsertionPointToStart(ifHead.thenBlock());
-  Value row =
-      arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, request, cst(qlen)), position);
-  auto merge = CtaCombineOp::create(b, loc, arg(kernel::kAttnOPart), arg(kernel::kAttnLsePart),
-                                    arg(kernel::kAttnOut), arg(kernel::kAttnLse), row, head,
-                                    /*slice=*/cst(0), splits, /*num_rows=*/Value(),
-                                    /*partials_at=*/Value(), config, /*ranks_outermost=*/false);
-  merge.setHalfWaveRows(true);
+  mergeItem(b, arith::AddIOp::create(b, loc, firstItem, half), /*halfWaveRows=*/true);
 }
 
 /// Outlines `op` into the attention kernel: arguments kernel::AttentionArg (q, kv, pages,
