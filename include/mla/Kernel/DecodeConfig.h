@@ -52,8 +52,10 @@ namespace mla {
 /// split of 2..8 splits, mla.cta_split_ticket); 0.30: the fused combine merges two rows
 /// a wave (`half_wave_rows`: 16 rows in one round of 8 waves); 0.31: where items 12-15 of
 /// the fused merge hold no head (12 heads at qlen 1), waves 4-7 merge items 8-11 one a
-/// wave with all 64 lanes, balancing the merge's rows over the 4 SIMDs.
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.31.0-gfx950";
+/// wave with all 64 lanes, balancing the merge's rows over the 4 SIMDs; 0.32: the plain
+/// build's softmax and epilogue built by the emitter functions the wspec roles use (one
+/// scalar instruction of the plain epilogue moves; the wspec code objects are 0.31's).
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.32.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

@@ -331,23 +331,12 @@ struct LowerMaskLogits final : TilePattern<MaskLogitsOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(MaskLogitsOp op, PatternRewriter &rewriter) const override {
     Emitter e(rewriter, op, state);
-    auto &b = rewriter;
-    Location loc = e.loc;
-    auto f32x4 = VectorType::get({4}, b.getF32Type());
-    Value s = e.mulf(op.getS(), vector::BroadcastOp::create(b, loc, f32x4, op.getLogitScale()));
-    Value crossing = e.blockCrossesBound(op.getBlockFirst(), op.getEnd(), op.getFirstBound());
-    auto ifCrossing = scf::IfOp::create(b, loc, TypeRange{f32x4}, crossing,
-                                        /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifCrossing.thenBlock());
-      scf::YieldOp::create(b, loc,
-                           e.maskTileOf(s, e.wrap(e.geo.wave), op.getBlockFirst(), op.getEnd(),
-                                        op.getCausalBound()));
-      b.setInsertionPointToStart(ifCrossing.elseBlock());
-      scf::YieldOp::create(b, loc, s);
-    }
-    rewriter.replaceOp(op, ifCrossing.getResult(0));
+    rewriter.replaceOp(op, e.scaleAndMask(op.getS(), op.getLogitScale(), op.getBlockFirst(),
+                                          op.getEnd(), op.getFirstBound(), [&](Value s) {
+                                            return e.maskTileOf(s, e.wrap(e.geo.wave),
+                                                                op.getBlockFirst(), op.getEnd(),
+                                                                op.getCausalBound());
+                                          }));
     return success();
   }
 };
@@ -362,62 +351,25 @@ struct LowerSoftmaxUpdate final : TilePattern<SoftmaxUpdateOp> {
     Location loc = e.loc;
     FloatType f32 = b.getF32Type();
     auto f32x4 = VectorType::get({4}, f32);
-    unsigned waves = layout::kTilesPerBlock;
     Value lds = op.getLds();
     SmallVector<Value, 4> logits;
     for (int64_t v = 0; v < 4; ++v)
       logits.push_back(e.extract(op.getS(), v));
     Value upperMax = e.fmax(logits[2], logits[3]);
     Value lowerMax = e.fmax(logits[0], logits[1]);
-    Value waveMax = e.fmax(lowerMax, upperMax);
-    waveMax = e.fmax(waveMax, e.shuffleXor(waveMax, 16));
-    waveMax = e.fmax(waveMax, e.shuffleXor(waveMax, 32));
-
+    Value waveMax = e.rowReduceMax(e.fmax(lowerMax, upperMax));
     // Row n's per-wave maxima are 8 consecutive floats: [n][w].
-    IRInt exchangeSlot =
-        (e.wrap(e.geo.row) * waves + e.wrap(e.geo.wave)) * 4u + layout::kRowMaxOffset;
-    auto ifFirstGroup = scf::IfOp::create(
-        b, loc, e.cmp(arith::CmpIPredicate::eq, e.geo.group, e.ci(0)), false);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifFirstGroup.thenBlock());
-      e.ldsStore(lds, waveMax, exchangeSlot, e.scopes.exchange, e.scopes.notExchange);
-    }
+    e.storeExchange(lds, layout::kRowMaxOffset, e.geo.wave, waveMax);
     e.barrier();
-    IRInt rowMaxima = e.wrap(e.geo.row) * (waves * 4u) + layout::kRowMaxOffset;
     Value blockMax = e.cf(-INFINITY);
-    for (unsigned half = 0; half < 2; ++half) {
-      Value four = e.ldsLoad(lds, f32x4, rowMaxima + half * 16u, e.scopes.exchange,
-                             e.scopes.notExchange);
-      for (int64_t i = 0; i < 4; ++i)
-        blockMax = e.fmax(blockMax, e.extract(four, i));
-    }
+    for (Value x : e.loadExchange(lds, layout::kRowMaxOffset, layout::kTilesPerBlock))
+      blockMax = e.fmax(blockMax, x);
     Value mNew = e.fmax(op.getM(), blockMax);
-    // While nothing is visible (m = -inf) every weight is 0 and nothing changes.
-    Value nothingVisible =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew, e.cf(-INFINITY));
-    Value mUse = e.select(nothingVisible, e.cf(0.0), mNew);
-
-    SmallVector<Value, 4> p, rest;
-    for (Value logit : logits) {
-      Value x = ROCDL::ROCDLExp2::create(b, loc, f32, e.subf(logit, mUse));
-      p.push_back(e.mulf(x, e.cf(double(1 << kPLog))));
-    }
-    Value hiCodes = e.packE4M3(p);
-    SmallVector<Value, 4> hiValues = e.unpackE4M3(hiCodes);
-    for (int64_t i = 0; i < 4; ++i)
-      rest.push_back(e.subf(p[i], hiValues[i]));
-    Value loCodes = e.packE4M3(rest);
-    SmallVector<Value, 4> loValues = e.unpackE4M3(loCodes);
-    // l sums exactly the weights PV multiplies V by.
-    Value tileSum = e.cf(0.0);
-    for (int64_t i = 0; i < 4; ++i)
-      tileSum = e.addf(tileSum, e.addf(hiValues[i], loValues[i]));
-    tileSum = e.addf(tileSum, e.shuffleXor(tileSum, 16));
-    tileSum = e.addf(tileSum, e.shuffleXor(tileSum, 32));
+    Value mUse = e.usableMax(mNew);
+    Emitter::TileWeights w = e.weightsOf(op.getS(), mUse);
 
     Value alpha = ROCDL::ROCDLExp2::create(b, loc, f32, e.subf(op.getM(), mUse));
-    Value l = e.addf(e.mulf(alpha, op.getL()), tileSum);
+    Value l = e.addf(e.mulf(alpha, op.getL()), w.rowSum);
     // alpha as [alpha, copy, alpha, copy], the copy an identity DPP move the backend
     // cannot see through: multiplying by a splat, it uses the register pair of alpha and
     // whatever register follows it (v_pk_mul_f32 with op_sel), and its waitcnt insertion
@@ -432,17 +384,7 @@ struct LowerSoftmaxUpdate final : TilePattern<SoftmaxUpdateOp> {
     for (int64_t tile = 0; tile < layout::kPvTilesPerWave; ++tile)
       o = vector::InsertOp::create(b, loc, e.mulf(e.extract(o, tile), alphaSplat), o, tile);
 
-    // Lane (g, n) holds tokens accRow(lane, 0 .. 3) of its wave's tile for row n: four
-    // consecutive positions of P's row (the layout test checks it), one dword per part.
-    // One op per statement, the right operand first (AttentionLayout.h, "Int").
-    IRInt rowToken = gfx950::mfma16x16x128::accRow(e.wrap(e.geo.lane), 0);
-    IRInt firstToken = e.wrap(e.geo.wave) * layout::kTileTokens + rowToken;
-    IRInt hiAt = layout::pOffset(QPart::Hi, e.wrap(e.geo.row), firstToken) + layout::kPOffset;
-    Value hiWord = e.word(hiCodes);
-    e.ldsStore(lds, hiWord, hiAt, e.scopes.p, e.scopes.notP);
-    IRInt loAt = layout::pOffset(QPart::Lo, e.wrap(e.geo.row), firstToken) + layout::kPOffset;
-    Value loWord = e.word(loCodes);
-    e.ldsStore(lds, loWord, loAt, e.scopes.p, e.scopes.notP);
+    e.storeWeights(lds, e.wrap(e.geo.wave), w);
     e.barrier();
     rewriter.replaceOp(op, ValueRange{mNew, l, o});
     return success();
@@ -477,72 +419,21 @@ struct LowerAttendEpilogue final : TilePattern<AttendEpilogueOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(AttendEpilogueOp op, PatternRewriter &rewriter) const override {
     Emitter e(rewriter, op, state);
-    auto &b = rewriter;
-    Location loc = e.loc;
-    FloatType f32 = b.getF32Type();
-    auto f32x4 = VectorType::get({4}, f32);
-    unsigned waves = layout::kTilesPerBlock;
     Value lds = op.getLds();
-    IRInt sumSlot =
-        (e.wrap(e.geo.row) * waves + e.wrap(e.geo.wave)) * 4u + layout::kRowSumOffset;
-    auto ifFirstGroup = scf::IfOp::create(
-        b, loc, e.cmp(arith::CmpIPredicate::eq, e.geo.group, e.ci(0)), false);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifFirstGroup.thenBlock());
-      e.ldsStore(lds, op.getL(), sumSlot, e.scopes.exchange, e.scopes.notExchange);
-    }
+    e.storeExchange(lds, layout::kRowSumOffset, e.geo.wave, op.getL());
     e.barrier();
-    IRInt rowSums = e.wrap(e.geo.row) * (waves * 4u) + layout::kRowSumOffset;
-    Value l = e.cf(0.0);
-    for (unsigned half = 0; half < 2; ++half) {
-      Value four = e.ldsLoad(lds, f32x4, rowSums + half * 16u, e.scopes.exchange,
-                             e.scopes.notExchange);
-      for (int64_t i = 0; i < 4; ++i)
-        l = e.addf(l, e.extract(four, i));
-    }
-    Value m = op.getM();
-    // Empty is l = 0 exactly (every weight 0), not m = -inf: the max drops a NaN logit
-    // (maxnum), so a NaN K byte leaves m at -inf when it is the split's only visible
-    // token, while its NaN weight makes l NaN. Testing l keeps that NaN in o and lse
-    // (docs/numerics.md, NaN contract); a split that saw a token has l >= 1.
-    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, e.cf(0.0));
-
-    // o_part [S, H, NS, 512], lse_part [S, H, NS]: `partial` indexes lse_part.
-    auto ifValid = scf::IfOp::create(b, loc, op.getRowValid(), /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifValid.thenBlock());
-    Value vscale = vector::BroadcastOp::create(b, loc, f32x4, op.getVscale());
-    // One reciprocal (v_rcp_f32), then products: o = (vscale O) (1 / l), as the model.
-    Value rcpSplat = vector::BroadcastOp::create(b, loc, f32x4,
-                                                 ROCDL::ROCDLRcp::create(b, loc, f32, l));
-    Value zeros = arith::ConstantOp::create(b, loc, f32x4, DenseElementsAttr::get(f32x4, 0.0f));
-    auto bf16x4 = VectorType::get({4}, b.getBF16Type());
-    // One op per statement, the right operand first (AttentionLayout.h, "Int").
-    Value rowElements = arith::ConstantIntOp::create(b, loc, layout::kLatentBytes, 64);
-    Value outRow = arith::MulIOp::create(b, loc, e.toI64(op.getPartial()), rowElements);
-    for (unsigned tile = 0; tile < layout::kPvTilesPerWave; ++tile) {
-      // Accumulator v of lane (g, n) is latent 16 tile' + accRow(lane, v) of row n.
-      Value o = e.mulf(e.mulf(vscale, e.extract(op.getO(), tile)), rcpSplat);
-      o = e.select(empty, zeros, o);
-      Value packed = arith::TruncFOp::create(b, loc, bf16x4, o);
-      IRInt row = gfx950::mfma16x16x128::accRow(e.wrap(e.geo.lane), 0);
-      IRInt latent = (e.wrap(e.geo.wave) * layout::kPvTilesPerWave + tile) * 16u + row;
-      Value index = arith::AddIOp::create(b, loc, outRow, e.toI64(latent));
-      LLVM::StoreOp::create(b, loc, packed, e.globalAt(op.getOPart(), index, b.getBF16Type()),
-                            /*alignment=*/8);
-    }
-    Value firstGroup = e.cmp(arith::CmpIPredicate::eq, e.geo.group, e.ci(0));
-    Value firstWave = e.cmp(arith::CmpIPredicate::eq, e.geo.wave, e.ci(0));
-    Value isWriter = arith::AndIOp::create(b, loc, firstWave, firstGroup);
-    auto ifWriter = scf::IfOp::create(b, loc, isWriter, /*withElseRegion=*/false);
-    b.setInsertionPointToStart(ifWriter.thenBlock());
-    Value log2l = ROCDL::ROCDLLog::create(b, loc, f32, l);
-    Value ln2 = e.cf(M_LN2); // one op per statement, the right operand first
-    Value pScaleLog2 = e.cf(double(kPLog));
-    Value lse = e.mulf(e.subf(e.addf(m, log2l), pScaleLog2), ln2);
-    lse = e.select(empty, e.cf(-INFINITY), lse);
-    LLVM::StoreOp::create(b, loc, lse, e.globalAt(op.getLsePart(), e.toI64(op.getPartial()), f32));
+    auto latentTileOf = [&](unsigned tile) {
+      return e.wrap(e.geo.wave) * layout::kPvTilesPerWave + tile;
+    };
+    auto oOf = [&](unsigned tile) { return e.extract(op.getO(), tile); };
+    // Lane group 0 of wave 0 writes the row's lse.
+    auto isWriter = [&]() -> Value {
+      Value firstGroup = e.cmp(arith::CmpIPredicate::eq, e.geo.group, e.ci(0));
+      Value firstWave = e.cmp(arith::CmpIPredicate::eq, e.geo.wave, e.ci(0));
+      return arith::AndIOp::create(rewriter, e.loc, firstWave, firstGroup);
+    };
+    e.storeResults(lds, layout::kPvTilesPerWave, latentTileOf, oOf, op.getM(), op.getVscale(),
+                   op.getOPart(), op.getLsePart(), op.getPartial(), op.getRowValid(), isWriter);
     rewriter.eraseOp(op);
     return success();
   }

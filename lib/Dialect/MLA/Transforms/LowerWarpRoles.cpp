@@ -118,28 +118,18 @@ struct LowerWsMaskLogits final : TilePattern<WsMaskLogitsOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(WsMaskLogitsOp op, PatternRewriter &rewriter) const override {
     Emitter e(rewriter, op, state);
-    auto &b = rewriter;
-    auto type = cast<VectorType>(op.getType());
-    Value scale = vector::BroadcastOp::create(b, e.loc, type, op.getLogitScale());
-    Value s = e.mulf(op.getS(), scale);
-    Value crossing = e.blockCrossesBound(op.getBlockFirst(), op.getEnd(), op.getFirstBound());
-    auto ifCrossing = scf::IfOp::create(b, e.loc, TypeRange{type}, crossing,
-                                        /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifCrossing.thenBlock());
+    auto mask = [&](Value s) {
       Value masked = s;
       for (unsigned t = 0; t < roles::kTilesPerComputeWave; ++t) {
         IRInt blockTile = tileOf(e, t);
         Value tile = e.maskTileOf(e.extract(masked, t), blockTile, op.getBlockFirst(),
                                   op.getEnd(), op.getCausalBound());
-        masked = vector::InsertOp::create(b, e.loc, tile, masked, int64_t(t));
+        masked = vector::InsertOp::create(rewriter, e.loc, tile, masked, int64_t(t));
       }
-      scf::YieldOp::create(b, e.loc, masked);
-      b.setInsertionPointToStart(ifCrossing.elseBlock());
-      scf::YieldOp::create(b, e.loc, s);
-    }
-    rewriter.replaceOp(op, ifCrossing.getResult(0));
+      return masked;
+    };
+    rewriter.replaceOp(op, e.scaleAndMask(op.getS(), op.getLogitScale(), op.getBlockFirst(),
+                                          op.getEnd(), op.getFirstBound(), mask));
     return success();
   }
 };
@@ -317,29 +307,12 @@ struct LowerWsAttendEpilogue final : TilePattern<WsAttendEpilogueOp> {
   LogicalResult matchAndRewrite(WsAttendEpilogueOp op,
                                 PatternRewriter &rewriter) const override {
     Emitter e(rewriter, op, state);
-    auto &b = rewriter;
-    Location loc = e.loc;
-    Value l = e.cf(0.0);
-    for (Value x : e.loadExchange(op.getLds(), layout::kRowSumOffset, layout::kTilesPerBlock))
-      l = e.addf(l, x);
-    // Empty is l = 0 exactly (see mla.attend_epilogue's lowering: it keeps a NaN).
-    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, e.cf(0.0));
-    auto ifValid = scf::IfOp::create(b, loc, op.getRowValid(), /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifValid.thenBlock());
-    Value reciprocal = ROCDL::ROCDLRcp::create(b, loc, b.getF32Type(), l);
-    // One op per statement, the right operand first (AttentionLayout.h, "Int").
-    Value rowElements = arith::ConstantIntOp::create(b, loc, layout::kLatentBytes, 64);
-    Value outRow = arith::MulIOp::create(b, loc, e.toI64(op.getPartial()), rowElements);
-    for (unsigned i = 0; i < roles::kLatentTilesPerComputeWave; ++i) {
-      Value oTile = e.extract(op.getO(), i);
-      e.storeOutputTile(op.getOPart(), outRow, roleWave(e) * roles::kLatentTilesPerComputeWave + i,
-                        oTile, op.getVscale(), reciprocal, empty);
-    }
-    Value isWriter = isRoleWave0Group0(e);
-    auto ifWriter = scf::IfOp::create(b, loc, isWriter, /*withElseRegion=*/false);
-    b.setInsertionPointToStart(ifWriter.thenBlock());
-    e.storeLse(op.getLsePart(), op.getPartial(), op.getM(), l, empty);
+    e.storeResults(
+        op.getLds(), roles::kLatentTilesPerComputeWave,
+        [&](unsigned i) { return roleWave(e) * roles::kLatentTilesPerComputeWave + i; },
+        [&](unsigned i) { return e.extract(op.getO(), i); }, op.getM(), op.getVscale(),
+        op.getOPart(), op.getLsePart(), op.getPartial(), op.getRowValid(),
+        [&] { return isRoleWave0Group0(e); });
     rewriter.eraseOp(op);
     return success();
   }

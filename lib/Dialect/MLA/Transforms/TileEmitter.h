@@ -497,6 +497,25 @@ public:
     return masked;
   }
 
+  /// s times the logit scale, where the block crosses the split's end or the first
+  /// causal bound (one uniform branch) `mask` of the scaled logits instead (F13): only
+  /// that block pays for the mask.
+  Value scaleAndMask(Value s, Value logitScale, Value blockFirst, Value end, Value firstBound,
+                     function_ref<Value(Value)> mask) {
+    auto type = cast<VectorType>(s.getType());
+    Value scale = vector::BroadcastOp::create(b, loc, type, logitScale);
+    Value scaled = mulf(s, scale);
+    Value crossing = blockCrossesBound(blockFirst, end, firstBound);
+    auto ifCrossing = scf::IfOp::create(b, loc, TypeRange{type}, crossing,
+                                        /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifCrossing.thenBlock());
+    scf::YieldOp::create(b, loc, mask(scaled));
+    b.setInsertionPointToStart(ifCrossing.elseBlock());
+    scf::YieldOp::create(b, loc, scaled);
+    return ifCrossing.getResult(0);
+  }
+
   /// The max over the row's four lane groups (two xor shuffles).
   Value rowReduceMax(Value v) {
     v = fmax(v, shuffleXor(v, 16));
@@ -629,6 +648,40 @@ public:
     Value index = arith::AddIOp::create(b, loc, outRow, toI64(latent));
     LLVM::StoreOp::create(b, loc, packed, globalAt(oPart, index, b.getBF16Type()),
                           /*alignment=*/8);
+  }
+
+  /// The epilogue from the row sums in the exchange on (F12): l summed over the
+  /// exchange's 8 entries in entry order; for a valid row, o of the lane's `tiles`
+  /// accumulators (tile i: latent tile latentTileOf(i), accumulator oOf(i)) to
+  /// o_part's row `partial`, and lse from the lanes isWriter() names.
+  void storeResults(Value lds, unsigned tiles, function_ref<IRInt(unsigned)> latentTileOf,
+                    function_ref<Value(unsigned)> oOf, Value m, Value vscale, Value oPart,
+                    Value lsePart, Value partial, Value rowValid, function_ref<Value()> isWriter) {
+    namespace layout = mla::kernel::layout;
+    Value l = cf(0.0);
+    for (Value x : loadExchange(lds, layout::kRowSumOffset, layout::kTilesPerBlock))
+      l = addf(l, x);
+    // Empty is l = 0 exactly (every weight 0), not m = -inf: the max drops a NaN logit
+    // (maxnum), so a NaN K byte leaves m at -inf when it is the split's only visible
+    // token, while its NaN weight makes l NaN. Testing l keeps that NaN in o and lse
+    // (docs/numerics.md, NaN contract); a split that saw a token has l >= 1.
+    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, cf(0.0));
+    // o_part [S, H, NS, 512], lse_part [S, H, NS]: `partial` indexes lse_part.
+    auto ifValid = scf::IfOp::create(b, loc, rowValid, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifValid.thenBlock());
+    // One reciprocal (v_rcp_f32), then products: o = (vscale O) (1 / l), as the model.
+    Value reciprocal = ROCDL::ROCDLRcp::create(b, loc, b.getF32Type(), l);
+    // One op per statement, the right operand first (AttentionLayout.h, "Int").
+    Value rowElements = arith::ConstantIntOp::create(b, loc, layout::kLatentBytes, 64);
+    Value outRow = arith::MulIOp::create(b, loc, toI64(partial), rowElements);
+    for (unsigned i = 0; i < tiles; ++i) {
+      Value oTile = oOf(i);
+      storeOutputTile(oPart, outRow, latentTileOf(i), oTile, vscale, reciprocal, empty);
+    }
+    auto ifWriter = scf::IfOp::create(b, loc, isWriter(), /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifWriter.thenBlock());
+    storeLse(lsePart, partial, m, l, empty);
   }
 
   /// lse = (m + log2 l - PLOG) ln 2 (-inf for an empty split) to lse_part[partial].
