@@ -54,8 +54,10 @@ namespace mla {
 /// the fused merge hold no head (12 heads at qlen 1), waves 4-7 merge items 8-11 one a
 /// wave with all 64 lanes, balancing the merge's rows over the 4 SIMDs; 0.32: the plain
 /// build's softmax and epilogue built by the emitter functions the wspec roles use (one
-/// scalar instruction of the plain epilogue moves; the wspec code objects are 0.31's).
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.32.0-gfx950";
+/// scalar instruction of the plain epilogue moves; the wspec code objects are 0.31's);
+/// 0.33: the device schedule's budget search skips T2 where the first wave is sure
+/// (most <= floor(V / B) L), and a unit past a sure first wave skips the request scan.
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.33.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

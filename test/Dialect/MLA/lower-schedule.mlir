@@ -46,20 +46,25 @@
 // CHECK: amdgpu.dpp %c0_i32 %{{.*}} row_bcast_31 {row_mask = 12 : i32} : i32
 // CHECK-NEXT: %[[MSCAN:.*]] = arith.maxui
 // CHECK-NEXT: %[[MOST:.*]] = rocdl.readlane %[[MSCAN]], %c63_i32
-// 2. The budget: a binary search only when U > B and some block exists.
+// 2. The budget: a binary search over [lo, hi], lo = max(1, ceil(total / U), ceil(most /
+// 256)), hi = max(lo, ceil(total / (U - B))), when U > B and some block exists; lo = hi =
+// max(1, most) otherwise (no probe), the divisors kept >= 1.
 // CHECK: %[[SPARE:.*]] = arith.cmpi ugt, %[[U]], %[[B]]
 // CHECK: %[[ANY:.*]] = arith.cmpi ugt, %[[TOTAL]], %c0_i32
 // CHECK: %[[SEARCH:.*]] = arith.andi %[[SPARE]], %[[ANY]]
-// CHECK: %[[BUDGET:.*]] = scf.if %[[SEARCH]] -> (i32) {
-// lo = max(1, ceil(total / U), ceil(most / 256)), hi = max(lo, ceil(total / (U - B)))
-// CHECK:   arith.divui %{{.*}}, %[[U]]
-// CHECK:   %[[BYUNITS:.*]] = arith.maxui %c1_i32,
-// CHECK:   %[[MOSTPIECES:.*]] = arith.divui %{{.*}}, %c256_i32
-// CHECK:   %[[LO:.*]] = arith.maxui %[[BYUNITS]], %[[MOSTPIECES]]
-// CHECK:   %[[FREE:.*]] = arith.subi %[[U]], %[[B]]
-// CHECK:   arith.divui %{{.*}}, %[[FREE]]
-// CHECK:   %[[HI:.*]] = arith.maxui %[[LO]],
-// CHECK:   scf.while (%[[L:.*]] = %[[LO]], %[[H:.*]] = %[[HI]])
+// CHECK: %[[FREE:.*]] = arith.subi %[[U]], %[[B]]
+// CHECK: %[[FREEDIV:.*]] = arith.select %[[SPARE]], %[[FREE]], %c1_i32
+// CHECK: %[[UDIV:.*]] = arith.maxui %c1_i32, %[[U]]
+// CHECK: arith.divui %{{.*}}, %[[UDIV]]
+// CHECK: %[[BYUNITS:.*]] = arith.maxui %c1_i32,
+// CHECK: %[[MOSTPIECES:.*]] = arith.divui %{{.*}}, %c256_i32
+// CHECK: %[[LO:.*]] = arith.maxui %[[BYUNITS]], %[[MOSTPIECES]]
+// CHECK: arith.divui %{{.*}}, %[[FREEDIV]]
+// CHECK: %[[HI:.*]] = arith.maxui %[[LO]],
+// CHECK: %[[ONEEACH:.*]] = arith.maxui %c1_i32, %[[MOST]]
+// CHECK: %[[LOS:.*]] = arith.select %[[SEARCH]], %[[LO]], %[[ONEEACH]]
+// CHECK: %[[HIS:.*]] = arith.select %[[SEARCH]], %[[HI]], %[[ONEEACH]]
+// CHECK: %[[BUDGET:.*]]:2 = scf.while (%[[L:.*]] = %[[LOS]], %[[H:.*]] = %[[HIS]])
 // CHECK:     arith.cmpi ult
 // CHECK:     scf.condition
 // CHECK:   } do {
@@ -75,8 +80,6 @@
 // CHECK:     %[[FITS:.*]] = arith.cmpi ule, %[[PSUM]], %[[U]]
 // CHECK:     arith.select %[[FITS]]
 // CHECK:     arith.select %[[FITS]]
-// CHECK: } else {
-// CHECK:   arith.maxui %c1_i32, %[[MOST]]
 // 3. 64 requests at a time: n_b, an inclusive DPP scan, first_b; the merge slices
 // s_b = P(n_b) (1, 8, 16) for n_b > 1, and their scan.
 // CHECK: %[[PLACED:.*]]:2 = scf.for %[[BASE:.*]] = %c0_i32 to %[[B]] step %c64_i32 iter_args(%[[RUNNING:.*]] = %c0_i32, %[[MRUNNING:.*]] = %c0_i32)
@@ -88,7 +91,7 @@
 // CHECK:     llvm.getelementptr %[[INDPTR]]
 // CHECK:   } else {
 // CHECK:     scf.yield %[[FIRSTSPAN]]#0, %[[FIRSTSPAN]]#1, %[[FIRSTSPAN]]#2
-// CHECK:   arith.divui %{{.*}}, %[[BUDGET]]
+// CHECK:   arith.divui %{{.*}}, %[[BUDGET]]#0
 // CHECK:   %[[N:.*]] = arith.select %[[VALID]], %{{.*}}, %c0_i32
 // CHECK:   amdgpu.dpp %c0_i32 %[[N]] row_shr(1 : i32) : i32
 // CHECK:   amdgpu.dpp %c0_i32 %{{.*}} row_bcast_31 {row_mask = 12 : i32} : i32
@@ -193,32 +196,69 @@ gpu.module @plan {
   }
 }
 
-// With `wave_units` (several waves of units): the budget T2 for all U first, then, when
-// U is larger than the first wave's units and B is not, the budget T1 for the first
-// wave's units, its search capped at X + 1 with X = W T2 + (W - 1) 4 (W = `waves`, here
-// 3; kSecondWaveBlocks = 4): T2 is taken when X < T1 (or B > the first wave's units),
-// which the capped search decides without finding a T1 above X + 1.
+// With `wave_units` (several waves of units): the search ranges of all U units and of the
+// first wave's units (min(88, U)). When U is larger than the first wave's units and B is
+// not, and the longest request has at most twice the mean length (B most <= 2 total, in
+// 64 bits), the first wave is sure where most <= k L: k = floor(V / B) (1 without a
+// division where 2 B > V), L = W lo(T2) + (W - 1) 4 (W = `waves`, here 3;
+// kSecondWaveBlocks = 4); then only T1 is searched, its hi also at most ceil(most / k).
+// Otherwise the budget T2 for all U first, then, when U is larger than the first wave's
+// units and B is not, T1's search capped at X + 1 with X = W T2 + (W - 1) 4: T2 is taken
+// when X < T1 (or B > the first wave's units), which the capped search decides without
+// finding a T1 above X + 1.
 // CHECK-LABEL: gpu.module @plan_two_waves
 // CHECK: gpu.func @mla_schedule(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[B2:.*]]: i32, %[[U2:.*]]: i32)
 // CHECK: %[[WAVE:.*]] = arith.minui %c88_i32, %[[U2]]
-// CHECK: %[[T2:.*]] = scf.if
-// CHECK:   scf.while
-// CHECK: %[[CU:.*]] = arith.muli %[[T2]], %c3_i32
-// CHECK: %[[COST:.*]] = arith.addi %[[CU]], %c8_i32
+// CHECK: %[[ALLLO:[0-9]+]] = arith.select %[[ALLSP:[0-9]+]], %{{[0-9]+}}, %[[ALLONE:[0-9]+]] : i32
+// CHECK-NEXT: %[[ALLHI:[0-9]+]] = arith.select %[[ALLSP]], %{{[0-9]+}}, %[[ALLONE]] : i32
+// CHECK: arith.cmpi ugt, %[[WAVE]], %[[B2]]
+// CHECK: %[[FIRSTLO:[0-9]+]] = arith.select %[[FSP:[0-9]+]], %{{[0-9]+}}, %[[FONE:[0-9]+]] : i32
+// CHECK-NEXT: %[[FIRSTHI:[0-9]+]] = arith.select %[[FSP]], %{{[0-9]+}}, %[[FONE]] : i32
 // CHECK: %[[SECOND:.*]] = arith.cmpi ult, %[[WAVE]], %[[U2]]
 // CHECK: %[[FEW:.*]] = arith.cmpi ule, %[[B2]], %[[WAVE]]
 // CHECK: %[[TRY:.*]] = arith.andi %[[SECOND]], %[[FEW]]
-// CHECK: %[[T:.*]] = scf.if %[[TRY]] -> (i32) {
-// CHECK:   %[[CAP:.*]] = arith.addi %[[COST]], %c1_i32
-// CHECK:   %[[T1:.*]] = scf.if
-// CHECK:     %[[CAPPED:.*]] = arith.maxui %[[LO:.*]], %[[CAP]]
-// CHECK-NEXT:     %[[HICAP:.*]] = arith.minui %{{.*}}, %[[CAPPED]]
-// CHECK:     scf.while (%{{.*}} = %[[LO]], %{{.*}} = %[[HICAP]])
-// CHECK:   %[[SHORTER:.*]] = arith.cmpi ult, %[[COST]], %[[T1]]
-// CHECK:   %[[PICK:.*]] = arith.select %[[SHORTER]], %[[T2]], %[[T1]]
-// CHECK:   scf.yield %[[PICK]]
+// CHECK: %[[LEASTW:.*]] = arith.muli %[[ALLLO]], %c3_i32
+// CHECK: %[[LEAST:.*]] = arith.addi %[[LEASTW]], %c8_i32
+// CHECK: %[[LONGEST:.*]] = arith.muli %{{.*}}, %{{.*}} : i64
+// CHECK: %[[TWICE:.*]] = arith.shli %{{.*}}, %c1_i64 : i64
+// CHECK: %[[NEAR:.*]] = arith.cmpi ule, %[[LONGEST]], %[[TWICE]] : i64
+// CHECK: %[[TEST:.*]] = arith.andi %[[TRY]], %[[NEAR]]
+// CHECK: %[[SURE:.*]]:2 = scf.if %[[TEST]] -> (i1, i32) {
+// CHECK:   %[[BGUARD:.*]] = arith.maxui %c1_i32, %[[B2]]
+// CHECK:   %[[TWOB:.*]] = arith.addi %[[BGUARD]], %[[BGUARD]]
+// CHECK:   %[[ONEK:.*]] = arith.cmpi ugt, %[[TWOB]], %[[WAVE]]
+// CHECK:   %[[K:.*]] = scf.if %[[ONEK]] -> (i32) {
+// CHECK:     scf.yield %c1_i32
+// CHECK:   } else {
+// CHECK:     arith.divui %[[WAVE]], %[[BGUARD]]
+// CHECK:   %[[LEASTWIDE:.*]] = arith.extui %[[LEAST]] : i32 to i64
+// CHECK:   %[[KWIDE:.*]] = arith.extui %[[K]] : i32 to i64
+// CHECK:   %[[KL:.*]] = arith.muli %[[KWIDE]], %[[LEASTWIDE]] : i64
+// CHECK:   %[[FITS:.*]] = arith.cmpi ule, %{{.*}}, %[[KL]] : i64
+// CHECK:   scf.yield %[[FITS]], %[[K]]
 // CHECK: } else {
-// CHECK:   scf.yield %[[T2]]
+// CHECK:   scf.yield %false, %c1_i32
+// CHECK: %[[T:.*]] = scf.if %[[SURE]]#0 -> (i32) {
+// CHECK:   %[[BYMOST:.*]] = arith.divui %{{.*}}, %[[SURE]]#1
+// CHECK:   %[[HIMIN:.*]] = arith.minui %[[FIRSTHI]], %[[BYMOST]]
+// CHECK:   %[[HISURE:.*]] = arith.maxui %[[FIRSTLO]], %[[HIMIN]]
+// CHECK:   %[[T1SURE:.*]]:2 = scf.while (%{{.*}} = %[[FIRSTLO]], %{{.*}} = %[[HISURE]])
+// CHECK:   scf.yield %[[T1SURE]]#0
+// CHECK: } else {
+// CHECK:   %[[T2:.*]]:2 = scf.while (%{{.*}} = %[[ALLLO]], %{{.*}} = %[[ALLHI]])
+// CHECK:   %[[CU:.*]] = arith.muli %[[T2]]#0, %c3_i32
+// CHECK:   %[[COST:.*]] = arith.addi %[[CU]], %c8_i32
+// CHECK:   %[[PICKED:.*]] = scf.if %[[TRY]] -> (i32) {
+// CHECK:     %[[CAP:.*]] = arith.addi %[[COST]], %c1_i32
+// CHECK:     %[[CAPPED:.*]] = arith.maxui %[[FIRSTLO]], %[[CAP]]
+// CHECK-NEXT:     %[[HICAP:.*]] = arith.minui %[[FIRSTHI]], %[[CAPPED]]
+// CHECK:     %[[T1:.*]]:2 = scf.while (%{{.*}} = %[[FIRSTLO]], %{{.*}} = %[[HICAP]])
+// CHECK:     %[[SHORTER:.*]] = arith.cmpi ult, %[[COST]], %[[T1]]#0
+// CHECK:     %[[PICK:.*]] = arith.select %[[SHORTER]], %[[T2]]#0, %[[T1]]#0
+// CHECK:     scf.yield %[[PICK]]
+// CHECK:   } else {
+// CHECK:     scf.yield %[[T2]]#0
+// CHECK:   scf.yield %[[PICKED]]
 // CHECK: scf.for
 // CHECK: arith.divui %{{.*}}, %[[T]]
 gpu.module @plan_two_waves {
@@ -231,7 +271,7 @@ gpu.module @plan_two_waves {
 }
 
 // mla.cta_unit: the attention CTA's own entry, computed by wave 0 alone (threads 0..63)
-// and shared through a 16-byte workgroup buffer of its own: the block budget (lanes by
+// and shared through a 24-byte workgroup buffer of its own: the block budget (lanes by
 // gpu.lane_id), then, 64 requests at a time, the lane whose pieces [first, first + n)
 // hold the unit and the lane whose merge entries hold entry `unit` (unsigned unit -
 // first < n), each read with readlane from the ballot's lowest set bit (bit 63 forced,
@@ -350,6 +390,43 @@ gpu.module @two_units {
         tables(%units, %pieces, %merges) if %write
         : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
     "test.use"(%first#0, %second#0) : (i32, i32) -> ()
+    gpu.return
+  }
+}
+
+// mla.cta_unit with `wave_units`: where the first wave is sure (the planner's test
+// above), a unit past the first wave's units is idle, and so is its merge entry (a
+// request has no more merge entries than pieces): its entry {-1, 0, 0, 0}, tokens 0, 0
+// and merge entry {-1, 0, 0, 0} without the scan over the requests; every other unit
+// scans as before. Lane 0 stores what either branch found.
+// CHECK-LABEL: gpu.module @unit_two_waves
+// CHECK: gpu.func @attn(%{{.*}}: !llvm.ptr<1>, %[[TU:.*]]: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[TB:.*]]: i32, %[[TN:.*]]: i32, %[[TUNIT:.*]]: i32, %[[TW:.*]]: i1)
+// CHECK: %[[TWAVE:.*]] = arith.minui %c128_i32, %[[TN]]
+// CHECK: %[[TSURE:.*]]:2 = scf.if %{{.*}} -> (i1, i32) {
+// CHECK: %[[TPAST:.*]] = arith.cmpi uge, %[[TUNIT]], %[[TWAVE]]
+// CHECK: %[[TIDLE:.*]] = arith.andi %[[TSURE]]#0, %[[TPAST]]
+// CHECK: %[[TFOUND:.*]]:10 = scf.if %[[TIDLE]] -> (i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) {
+// CHECK-NEXT: scf.yield %c-1_i32, %c0_i32, %c0_i32, %c0_i32, %c0_i32, %c0_i32, %c-1_i32, %c0_i32, %c0_i32, %c0_i32
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[TSCAN:.*]]:12 = scf.for %{{.*}} = %c0_i32 to %[[TB]] step %c64_i32
+// CHECK: rocdl.ballot
+// CHECK: scf.yield %[[TSCAN]]#2, %[[TSCAN]]#3, %[[TSCAN]]#4, %[[TSCAN]]#5, %[[TSCAN]]#6, %[[TSCAN]]#7, %[[TSCAN]]#8, %[[TSCAN]]#9, %[[TSCAN]]#10, %[[TSCAN]]#11
+// CHECK: scf.if %{{.*}} {
+// CHECK:   llvm.store %[[TFOUND]]#0, %{{.*}} : i32, !llvm.ptr<3>
+// CHECK:   scf.if %[[TW]] {
+// CHECK:     %[[TSLOT:.*]] = arith.muli %[[TUNIT]], %c4_i32
+// CHECK:     %[[TAT:.*]] = llvm.getelementptr %[[TU]][%[[TSLOT]]]
+// CHECK:     llvm.store %[[TFOUND]]#0, %[[TAT]]
+// CHECK:     llvm.store %[[TFOUND]]#6
+// CHECK: gpu.barrier
+gpu.module @unit_two_waves {
+  gpu.func @attn(%indptr: !llvm.ptr<1>, %units: !llvm.ptr<1>, %pieces: !llvm.ptr<1>,
+                 %merges: !llvm.ptr<1>, %b: i32, %u: i32, %unit: i32, %write: i1) kernel {
+    %entry:6 = mla.cta_unit %unit of requests(%b) units(%u) indptr(%indptr)
+        tables(%units, %pieces, %merges) if %write {wave_units = 128 : i64, waves = 2 : i64}
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    "test.use"(%entry#0, %entry#1, %entry#2, %entry#3, %entry#4, %entry#5)
+        : (i32, i32, i32, i32, i32, i32) -> ()
     gpu.return
   }
 }

@@ -12,7 +12,13 @@
 //   2. the block budget T: max(1, most) when U <= B or total = 0, else a binary search
 //      for the smallest T in [lo, hi] with sum_b max(1, ceil(blocks_b / T)) <= U,
 //      lo = max(1, ceil(total / U), ceil(most / 256)), hi = max(lo, ceil(total / (U - B)))
-//      (hi always fits), each probe one pass over the requests and one wave reduction;
+//      (hi always fits), each probe one pass over the requests and one wave reduction.
+//      With several waves of units (`wave_units` V, `waves` W) the rule chooses between
+//      T1 (V units) and T2 (all U); where B <= V < U and B most <= 2 total, the first
+//      wave is sure when most <= k L (k = floor(V / B), L = W lo(T2) + (W - 1)
+//      kSecondWaveBlocks, a lower bound of W T2 + (W - 1) kSecondWaveBlocks, since T1 <=
+//      ceil(most / k)): then only T1 is searched, in [lo, min(hi, ceil(most / k))],
+//      which for a uniform batch is T1 itself (no probe). Otherwise T2, then T1 capped;
 //   3. in chunks of 64 requests: n_b = max(1, ceil(blocks_b / T)), first_b from an
 //      inclusive wave scan plus the earlier chunks' total; lane b writes pieces[b] =
 //      {n_b, first_b}; then the chunk's units[first_b + j] = {b, j, n_b, first_b} for
@@ -27,15 +33,16 @@
 //
 // mla.cta_unit, an attention CTA's prologue under the device schedule, runs steps 1 and 2
 // in wave 0 (the other waves wait at a barrier: two waves share a SIMD, so eight waves
-// computing the same values took twice one wave's time), then step 3's scans without
-// the stores: the lane whose pieces [first_b, first_b + n_b) hold the CTA's unit
-// (and the lane whose merge entries hold entry `unit`) is found with a ballot and read
-// with readlane; a writing CTA stores only its own unit and merge entries and, when its
-// unit is a request's first piece, that request's entry. The U CTAs of head group 0
-// thus write every entry that step 3 and 4 would. Lane 0 of wave 0 leaves the entry and
-// the request's tokens [indptr[b], indptr[b + 1]) (read by lane b for its blocks) in a
-// 24-byte workgroup buffer of the op's own, which every wave reads after the barrier:
-// the CTA's attention does not read indptr again.
+// computing the same values took twice one wave's time), then, unless its unit is past a
+// sure first wave (then idle, its merge entry too: a request has no more merge entries
+// than pieces), step 3's scans without the stores: the lane whose pieces [first_b,
+// first_b + n_b) hold the CTA's unit (and the lane whose merge entries hold entry `unit`)
+// is found with a ballot and read with readlane; a writing CTA stores only its own unit
+// and merge entries and, when its unit is a request's first piece, that request's entry.
+// The U CTAs of head group 0 thus write every entry that step 3 and 4 would. Lane 0 of
+// wave 0 leaves the entry and the request's tokens [indptr[b], indptr[b + 1]) (read by
+// lane b for its blocks) in a 24-byte workgroup buffer of the op's own, which every wave
+// reads after the barrier: the CTA's attention does not read indptr again.
 //
 // Wave scans and reductions are DPP moves (amdgpu.dpp) and v_readlane_b32: no LDS round
 // trip, unlike gpu.shuffle's ds_bpermute; the planner uses no LDS at all.
@@ -179,9 +186,17 @@ protected:
   /// The combine's column slices of a request of n pieces: P(n) = 1, 8, 16 or 64 for
   /// n <= 8, <= 64, <= 128, <= 256 (kernel::combineSplitGroups), none for n = 1.
   Value slicesOf(Value n);
-  /// The block budget for `units` units (step 2). With `cap`, the search stops at `cap`:
-  /// a budget above `cap` comes back as some value above `cap - 1`, not as itself.
-  Value budgetFor(Value total, Value most, Value units, Value cap = Value());
+  /// Where step 2's search for `units` units runs: [lo, hi], hi always fitting; lo = hi
+  /// = max(1, most) where there is nothing to search (U <= B or no block).
+  struct BudgetRange {
+    Value lo, hi;
+  };
+  /// The range for `units` units.
+  BudgetRange budgetRange(Value total, Value most, Value units);
+  /// The block budget: the smallest budget of `range` that fits `units` units. With
+  /// `cap`, the search stops at `cap`: a budget above `cap` comes back as some value
+  /// above `cap - 1`, not as itself.
+  Value searchBudget(BudgetRange range, Value units, Value cap = Value());
   /// The budget for the inputs' units, or with `waveUnits`, the rule's choice between
   /// the first wave's budget and all waves'.
   Value chooseBudget(Value total, Value most);
@@ -190,6 +205,10 @@ protected:
   Operation *anchor;
   ScheduleInputs in;
   Value lane;
+  /// Set by chooseBudget where the kernel has several waves of units: the first wave's
+  /// units, and whether the batch takes them alone without T2's search (then every
+  /// unit from firstWaveUnits on is idle). Null with one wave.
+  Value firstWaveUnits, firstWaveSure;
   Span firstSpan; ///< request l's span in lane l ({0, 0, 0} past the last request)
   llvm::DenseMap<int64_t, Value> constants;
 };
@@ -304,74 +323,118 @@ void PlannerEmitter::fillEntries(Value laneCount, Value exclusive, Value base, V
   scf::YieldOp::create(b, ValueRange{arith::AndIOp::create(b, left, lowerBit)});
 }
 
-Value BudgetEmitter::budgetFor(Value total, Value most, Value units, Value cap) {
+BudgetEmitter::BudgetRange BudgetEmitter::budgetRange(Value total, Value most, Value units) {
   Value requests = in.numRequests;
   Value moreUnits = cmp(arith::CmpIPredicate::ugt, units, requests);
   Value anyBlock = cmp(arith::CmpIPredicate::ugt, total, c(0));
   Value spare = arith::AndIOp::create(b, moreUnits, anyBlock);
-  auto ifSpare = scf::IfOp::create(b, TypeRange{b.getI32Type()}, spare, true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifSpare.thenBlock());
-    Value byUnits = umax(c(1), ceilDiv(total, units));
-    Value byPieces = ceilDiv(most, c(kernel::kMaxPieces));
-    Value lo = umax(byUnits, byPieces);
-    Value hi = umax(lo, ceilDiv(total, sub(units, requests)));
-    // hi always fits; a cap below it may not, so the search ends at the cap (or at lo,
-    // when the cap is below lo) where no budget up to the cap fits.
-    if (cap)
-      hi = arith::MinUIOp::create(b, hi, umax(lo, cap));
-    Type i32 = b.getI32Type();
-    auto search = scf::WhileOp::create(b, TypeRange{i32, i32}, ValueRange{lo, hi});
-    {
-      OpBuilder::InsertionGuard inner(b);
-      Block *before = b.createBlock(&search.getBefore(), {}, {i32, i32}, {b.getLoc(), b.getLoc()});
-      Value l = before->getArgument(0), h = before->getArgument(1);
-      scf::ConditionOp::create(b, cmp(arith::CmpIPredicate::ult, l, h), ValueRange{l, h});
-      Block *after = b.createBlock(&search.getAfter(), {}, {i32, i32}, {b.getLoc(), b.getLoc()});
-      l = after->getArgument(0), h = after->getArgument(1);
-      Value mid = arith::DivUIOp::create(b, add(l, h), c(2));
-      Value fits = cmp(arith::CmpIPredicate::ule, piecesFor(mid), units);
-      scf::YieldOp::create(b, ValueRange{select(fits, l, add(mid, c(1))), select(fits, mid, h)});
-    }
-    scf::YieldOp::create(b, search.getResult(0));
-    b.setInsertionPointToStart(ifSpare.elseBlock());
-    scf::YieldOp::create(b, umax(c(1), most));
-  }
-  return ifSpare.getResult(0);
+  // The divisors stay >= 1 where there is no spare unit (the range is then max(1, most)).
+  Value spareUnits = select(moreUnits, sub(units, requests), c(1));
+  Value byUnits = umax(c(1), ceilDiv(total, umax(c(1), units)));
+  Value byPieces = ceilDiv(most, c(kernel::kMaxPieces));
+  Value lo = umax(byUnits, byPieces);
+  // hi fits: sum_b max(1, ceil(blocks_b / hi)) <= total / hi + B <= U.
+  Value hi = umax(lo, ceilDiv(total, spareUnits));
+  Value onePieceEach = umax(c(1), most);
+  return {select(spare, lo, onePieceEach), select(spare, hi, onePieceEach)};
+}
+
+Value BudgetEmitter::searchBudget(BudgetRange range, Value units, Value cap) {
+  Value lo = range.lo, hi = range.hi;
+  // hi always fits; a cap below it may not, so the search ends at the cap (or at lo,
+  // when the cap is below lo) where no budget up to the cap fits.
+  if (cap)
+    hi = arith::MinUIOp::create(b, hi, umax(lo, cap));
+  Type i32 = b.getI32Type();
+  auto search = scf::WhileOp::create(b, TypeRange{i32, i32}, ValueRange{lo, hi});
+  OpBuilder::InsertionGuard guard(b);
+  Block *before = b.createBlock(&search.getBefore(), {}, {i32, i32}, {b.getLoc(), b.getLoc()});
+  Value l = before->getArgument(0), h = before->getArgument(1);
+  scf::ConditionOp::create(b, cmp(arith::CmpIPredicate::ult, l, h), ValueRange{l, h});
+  Block *after = b.createBlock(&search.getAfter(), {}, {i32, i32}, {b.getLoc(), b.getLoc()});
+  l = after->getArgument(0), h = after->getArgument(1);
+  Value mid = arith::DivUIOp::create(b, add(l, h), c(2));
+  Value fits = cmp(arith::CmpIPredicate::ule, piecesFor(mid), units);
+  scf::YieldOp::create(b, ValueRange{select(fits, l, add(mid, c(1))), select(fits, mid, h)});
+  return search.getResult(0);
 }
 
 Value BudgetEmitter::chooseBudget(Value total, Value most) {
   Value units = in.numUnits;
   std::optional<uint64_t> waveUnits = in.waveUnits;
   if (!waveUnits)
-    return budgetFor(total, most, units);
+    return searchBudget(budgetRange(total, most, units), units);
   // Several waves: T1 for the first wave's units (never more than U), T2 for all U; T2 when
   // W T2 + (W - 1) kSecondWaveBlocks < T1 (W = `waves`, 2 when absent) or B > the first
-  // wave's units. With U within one wave only T1's search runs. T2 comes first: the test
-  // only needs to know whether T1 exceeds X = W T2 + (W - 1) kSecondWaveBlocks, so T1's
-  // search is capped at X + 1 (mostly one probe where T2 wins).
+  // wave's units. With U within one wave only T1's search runs.
   const int64_t waves = in.waves ? int64_t(*in.waves) : 2;
+  const int64_t furtherCtas = (waves - 1) * kernel::kSecondWaveBlocks;
   Value firstWave = arith::MinUIOp::create(b, c(int64_t(*waveUnits)), units);
-  Value twoWaves = budgetFor(total, most, units);
-  Value blocksOfCu = mul(twoWaves, c(waves));
-  Value cost = add(blocksOfCu, c((waves - 1) * kernel::kSecondWaveBlocks));
+  firstWaveUnits = firstWave;
+  BudgetRange all = budgetRange(total, most, units);
+  BudgetRange first = budgetRange(total, most, firstWave);
   // With B > the first wave's units, T1 is one piece a request, already more CTAs than
   // one a CU: then all units. With U within one wave, T2 is T1.
   Value hasSecondWave = cmp(arith::CmpIPredicate::ult, firstWave, units);
   Value fewRequests = cmp(arith::CmpIPredicate::ule, in.numRequests, firstWave);
   Value tryFirstWave = arith::AndIOp::create(b, hasSecondWave, fewRequests);
-  auto ifFirstWave = scf::IfOp::create(b, TypeRange{b.getI32Type()}, tryFirstWave, true);
+  // The first wave without T2's search where T1 cannot exceed the least cost of all
+  // waves, L = W lo(T2) + (W - 1) kSecondWaveBlocks <= W T2 + (W - 1) kSecondWaveBlocks:
+  // T1 <= ceil(most / k), k = floor(V / B) (no request then takes more than k pieces,
+  // B k <= V), and ceil(most / k) <= L iff most <= k L. A uniform batch, mostly.
+  // The test costs a division, so it runs only where the longest request has at most
+  // twice the mean length, B most <= 2 total (64-bit products), where it may hold.
+  Value leastCost = add(mul(all.lo, c(waves)), c(furtherCtas));
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto wide = [&](Value x) { return arith::ExtUIOp::create(b, i64, x).getResult(); };
+  Value longestBlocks = arith::MulIOp::create(b, wide(most), wide(in.numRequests));
+  Value twiceTotal = arith::ShLIOp::create(b, wide(total), arith::ConstantIntOp::create(b, i64, 1));
+  Value nearUniform = cmp(arith::CmpIPredicate::ule, longestBlocks, twiceTotal);
+  auto ifTest = scf::IfOp::create(b, TypeRange{b.getI1Type(), i32},
+                                  arith::AndIOp::create(b, tryFirstWave, nearUniform),
+                                  /*withElseRegion=*/true);
   {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifFirstWave.thenBlock());
-    Value oneWave = budgetFor(total, most, firstWave, add(cost, c(1)));
-    Value shorter = cmp(arith::CmpIPredicate::ult, cost, oneWave);
-    scf::YieldOp::create(b, select(shorter, twoWaves, oneWave));
-    b.setInsertionPointToStart(ifFirstWave.elseBlock());
-    scf::YieldOp::create(b, twoWaves);
+    OpBuilder::InsertionGuard test(b);
+    b.setInsertionPointToStart(ifTest.thenBlock());
+    // k = 1 without the division where 2 B > V (then most <= L decides).
+    Value requests = umax(c(1), in.numRequests);
+    Value onePerRequest = cmp(arith::CmpIPredicate::ugt, add(requests, requests), firstWave);
+    auto ifOne = scf::IfOp::create(b, TypeRange{i32}, onePerRequest, /*withElseRegion=*/true);
+    b.setInsertionPointToStart(ifOne.thenBlock());
+    scf::YieldOp::create(b, c(1));
+    b.setInsertionPointToStart(ifOne.elseBlock());
+    scf::YieldOp::create(b, umax(c(1), arith::DivUIOp::create(b, firstWave, requests)));
+    b.setInsertionPointAfter(ifOne);
+    Value perRequest = ifOne.getResult(0);
+    Value leastCostBlocks = arith::MulIOp::create(b, wide(perRequest), wide(leastCost));
+    Value mostFits = cmp(arith::CmpIPredicate::ule, wide(most), leastCostBlocks);
+    scf::YieldOp::create(b, ValueRange{mostFits, perRequest});
+    b.setInsertionPointToStart(ifTest.elseBlock());
+    scf::YieldOp::create(b, ValueRange{arith::ConstantIntOp::create(b, b.getI1Type(), 0), c(1)});
   }
-  return ifFirstWave.getResult(0);
+  Value perRequest = ifTest.getResult(1);
+  firstWaveSure = ifTest.getResult(0);
+  auto ifSure = scf::IfOp::create(b, TypeRange{i32}, firstWaveSure, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifSure.thenBlock());
+  // ceil(most / k) also bounds T1's search (for a uniform batch it is T1 itself).
+  Value byMost = ceilDiv(most, perRequest);
+  BudgetRange sure = {first.lo, umax(first.lo, arith::MinUIOp::create(b, first.hi, byMost))};
+  scf::YieldOp::create(b, searchBudget(sure, firstWave));
+  // Otherwise T2 first: the test only needs to know whether T1 exceeds X = W T2 + (W - 1)
+  // kSecondWaveBlocks, so T1's search is capped at X + 1 (mostly one probe where T2 wins).
+  b.setInsertionPointToStart(ifSure.elseBlock());
+  Value twoWaves = searchBudget(all, units);
+  Value cost = add(mul(twoWaves, c(waves)), c(furtherCtas));
+  auto ifFirstWave = scf::IfOp::create(b, TypeRange{i32}, tryFirstWave, /*withElseRegion=*/true);
+  scf::YieldOp::create(b, ifFirstWave.getResult(0));
+  b.setInsertionPointToStart(ifFirstWave.thenBlock());
+  Value oneWave = searchBudget(first, firstWave, add(cost, c(1)));
+  Value shorter = cmp(arith::CmpIPredicate::ult, cost, oneWave);
+  scf::YieldOp::create(b, select(shorter, twoWaves, oneWave));
+  b.setInsertionPointToStart(ifFirstWave.elseBlock());
+  scf::YieldOp::create(b, twoWaves);
+  return ifSure.getResult(0);
 }
 
 Value BudgetEmitter::emitBudget() {
@@ -571,6 +634,18 @@ void UnitEmitter::emit() {
     init.append(idle);
     init.append({c(0), c(0)});
     init.append(idle);
+    // A unit past the first wave of a batch the first wave serves alone is idle, and so
+    // is its merge entry (a request has no more merge entries than pieces): no scan.
+    scf::IfOp ifScan;
+    if (firstWaveSure) {
+      Value pastFirstWave = cmp(arith::CmpIPredicate::uge, unit, firstWaveUnits);
+      Value idleUnit = arith::AndIOp::create(b, firstWaveSure, pastFirstWave);
+      SmallVector<Type> types(init.size() - 2, b.getI32Type());
+      ifScan = scf::IfOp::create(b, types, idleUnit, /*withElseRegion=*/true);
+      b.setInsertionPointToStart(ifScan.thenBlock());
+      scf::YieldOp::create(b, ValueRange(init).drop_front(2));
+      b.setInsertionPointToStart(ifScan.elseBlock());
+    }
     auto chunks = scf::ForOp::create(b, c(0), requests, wave, init);
     {
       OpBuilder::InsertionGuard guard(b);
@@ -608,9 +683,15 @@ void UnitEmitter::emit() {
       next.append(mergeEntry);
       scf::YieldOp::create(b, next);
     }
-    ValueRange shared = chunks.getResults().slice(2, kSharedInts);
+    ValueRange found = chunks.getResults().drop_front(2);
+    if (ifScan) {
+      scf::YieldOp::create(b, found);
+      b.setInsertionPointAfter(ifScan);
+      found = ifScan.getResults();
+    }
+    ValueRange shared = found.take_front(kSharedInts);
     ValueRange unitEntry = shared.take_front(kernel::kUnitEntryInts);
-    ValueRange mergeEntry = chunks.getResults().slice(2 + kSharedInts, kernel::kMergeEntryInts);
+    ValueRange mergeEntry = found.slice(kSharedInts, kernel::kMergeEntryInts);
 
     // 4. lane 0: the entry for the CTA's waves and, in a writing CTA, the unit's unit
     // and merge entries.
