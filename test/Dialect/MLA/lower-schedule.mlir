@@ -219,8 +219,11 @@ gpu.module @plan {
 // CHECK: %[[TRY:.*]] = arith.andi %[[SECOND]], %[[FEW]]
 // CHECK: %[[LEASTW:.*]] = arith.muli %[[ALLLO]], %c3_i32
 // CHECK: %[[LEAST:.*]] = arith.addi %[[LEASTW]], %c8_i32
-// CHECK: %[[LONGEST:.*]] = arith.muli %{{.*}}, %{{.*}} : i64
-// CHECK: %[[TWICE:.*]] = arith.shli %{{.*}}, %c1_i64 : i64
+// CHECK: %[[MOSTWIDE:.*]] = arith.extui %{{.*}} : i32 to i64
+// CHECK-NEXT: %[[BWIDE:.*]] = arith.extui %[[B2]] : i32 to i64
+// CHECK-NEXT: %[[LONGEST:.*]] = arith.muli %[[MOSTWIDE]], %[[BWIDE]] : i64
+// CHECK-NEXT: %[[TOTALWIDE:.*]] = arith.extui %{{.*}} : i32 to i64
+// CHECK: %[[TWICE:.*]] = arith.shli %[[TOTALWIDE]], %c1_i64 : i64
 // CHECK: %[[NEAR:.*]] = arith.cmpi ule, %[[LONGEST]], %[[TWICE]] : i64
 // CHECK: %[[TEST:.*]] = arith.andi %[[TRY]], %[[NEAR]]
 // CHECK: %[[SURE:.*]]:2 = scf.if %[[TEST]] -> (i1, i32) {
@@ -231,10 +234,10 @@ gpu.module @plan {
 // CHECK:     scf.yield %c1_i32
 // CHECK:   } else {
 // CHECK:     arith.divui %[[WAVE]], %[[BGUARD]]
-// CHECK:   %[[LEASTWIDE:.*]] = arith.extui %[[LEAST]] : i32 to i64
 // CHECK:   %[[KWIDE:.*]] = arith.extui %[[K]] : i32 to i64
-// CHECK:   %[[KL:.*]] = arith.muli %[[KWIDE]], %[[LEASTWIDE]] : i64
-// CHECK:   %[[FITS:.*]] = arith.cmpi ule, %{{.*}}, %[[KL]] : i64
+// CHECK-NEXT:   %[[LEASTWIDE:.*]] = arith.extui %[[LEAST]] : i32 to i64
+// CHECK-NEXT:   %[[KL:.*]] = arith.muli %[[KWIDE]], %[[LEASTWIDE]] : i64
+// CHECK-NEXT:   %[[FITS:.*]] = arith.cmpi ule, %[[MOSTWIDE]], %[[KL]] : i64
 // CHECK:   scf.yield %[[FITS]], %[[K]]
 // CHECK: } else {
 // CHECK:   scf.yield %false, %c1_i32

@@ -384,11 +384,18 @@ Value BudgetEmitter::chooseBudget(Value total, Value most) {
   // B k <= V), and ceil(most / k) <= L iff most <= k L. A uniform batch, mostly.
   // The test costs a division, so it runs only where the longest request has at most
   // twice the mean length, B most <= 2 total (64-bit products), where it may hold.
-  Value leastCost = add(mul(all.lo, c(waves)), c(furtherCtas));
+  Value leastCostOfCu = mul(all.lo, c(waves));
+  Value leastCost = add(leastCostOfCu, c(furtherCtas));
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   auto wide = [&](Value x) { return arith::ExtUIOp::create(b, i64, x).getResult(); };
-  Value longestBlocks = arith::MulIOp::create(b, wide(most), wide(in.numRequests));
-  Value twiceTotal = arith::ShLIOp::create(b, wide(total), arith::ConstantIntOp::create(b, i64, 1));
+  // One op per statement: the IR's order must not depend on the host compiler's order of
+  // evaluating arguments.
+  Value mostWide = wide(most);
+  Value requestsWide = wide(in.numRequests);
+  Value longestBlocks = arith::MulIOp::create(b, mostWide, requestsWide);
+  Value totalWide = wide(total);
+  Value one64 = arith::ConstantIntOp::create(b, i64, 1);
+  Value twiceTotal = arith::ShLIOp::create(b, totalWide, one64);
   Value nearUniform = cmp(arith::CmpIPredicate::ule, longestBlocks, twiceTotal);
   auto ifTest = scf::IfOp::create(b, TypeRange{b.getI1Type(), i32},
                                   arith::AndIOp::create(b, tryFirstWave, nearUniform),
@@ -406,11 +413,14 @@ Value BudgetEmitter::chooseBudget(Value total, Value most) {
     scf::YieldOp::create(b, umax(c(1), arith::DivUIOp::create(b, firstWave, requests)));
     b.setInsertionPointAfter(ifOne);
     Value perRequest = ifOne.getResult(0);
-    Value leastCostBlocks = arith::MulIOp::create(b, wide(perRequest), wide(leastCost));
-    Value mostFits = cmp(arith::CmpIPredicate::ule, wide(most), leastCostBlocks);
+    Value perRequestWide = wide(perRequest);
+    Value leastCostWide = wide(leastCost);
+    Value leastCostBlocks = arith::MulIOp::create(b, perRequestWide, leastCostWide);
+    Value mostFits = cmp(arith::CmpIPredicate::ule, mostWide, leastCostBlocks);
     scf::YieldOp::create(b, ValueRange{mostFits, perRequest});
     b.setInsertionPointToStart(ifTest.elseBlock());
-    scf::YieldOp::create(b, ValueRange{arith::ConstantIntOp::create(b, b.getI1Type(), 0), c(1)});
+    Value notSure = arith::ConstantIntOp::create(b, b.getI1Type(), 0);
+    scf::YieldOp::create(b, ValueRange{notSure, c(1)});
   }
   Value perRequest = ifTest.getResult(1);
   firstWaveSure = ifTest.getResult(0);
@@ -425,7 +435,8 @@ Value BudgetEmitter::chooseBudget(Value total, Value most) {
   // kSecondWaveBlocks, so T1's search is capped at X + 1 (mostly one probe where T2 wins).
   b.setInsertionPointToStart(ifSure.elseBlock());
   Value twoWaves = searchBudget(all, units);
-  Value cost = add(mul(twoWaves, c(waves)), c(furtherCtas));
+  Value blocksOfCu = mul(twoWaves, c(waves));
+  Value cost = add(blocksOfCu, c(furtherCtas));
   auto ifFirstWave = scf::IfOp::create(b, TypeRange{i32}, tryFirstWave, /*withElseRegion=*/true);
   scf::YieldOp::create(b, ifFirstWave.getResult(0));
   b.setInsertionPointToStart(ifFirstWave.thenBlock());
