@@ -38,7 +38,7 @@ struct ModeledComparison {
 };
 
 // mla-perf (default cases: B 64..448 at ISL 8K, B 1, 4, 8 at ISL 32K and 128K), on the
-// tree of 2026-12-03 with generated code 0.28 (the warp-specialised build as a compute
+// tree of 2026-12-04 with generated code 0.34 (the warp-specialised build as a compute
 // role and a DMA role whose waves execute no LDS instruction; 0.18 gave the Q split to
 // the compute role and the DMA role's block 0 no wait for it: +0.3..+10.6 % on the
 // table's wspec rows; 0.19 issues 2 DMAs before a block's wait from 3 head groups:
@@ -49,15 +49,17 @@ struct ModeledComparison {
 // 0.24 and 0.25 the combine: -0.1..-0.3 %; 0.26's rope tails a block ahead: qlen 4
 // -4.4 % under both sets; 0.27 the attention's kernel arguments in one round trip:
 // -0.0..-0.5 %; 0.28 the combine's decode on i32 and the causal bounds without dcp's
-// divisions: -0.2..+0.0 %; 0.29 the attention's tickets argument: -0.3..0 %). Wspec's time depends on the answer by at most 0.1 %; plain
-// is up to 3.3 % faster under the vmcnt answer at qlen 4 under `pessimistic` (0.1-2.6 %
-// at qlen 1 and 2 but for qlen 2 under `default`, where wspec is 0.3 % faster, and 14 %
-// slower at qlen 4 under `default`) and 18-45 % slower under the
-// lgkmcnt answer, so wspec has the better worst case at qlen 1, 2 and 4 in both sets.
+// divisions: -0.2..+0.0 %; 0.29 the attention's tickets argument: -0.3..0 %; 0.34 the
+// plain build's DMA source pages by DPP moves: plain -0.0..-3.6 %, wspec unchanged).
+// Wspec's time depends on the answer by at most 0.1 %; plain is up to 5.1 % faster
+// under the vmcnt answer at qlen 4 under `pessimistic` (0.0-4.0 % at qlen 1 and 2 but
+// for qlen 2 under `default`, where wspec is 0.1 % faster, and 10.5 % slower at qlen 4
+// under `default`) and 18-45 % slower under the lgkmcnt answer, so wspec has the better
+// worst case at qlen 1, 2 and 4 in both sets.
 constexpr ModeledComparison kModeled[] = {
-    {12, 1, {{1076.8, 881.3}, {882.3, 882.3}}, {{1457.4, 1043.0}, {1046.9, 1046.9}}},
-    {12, 2, {{1279.3, 917.6}, {914.6, 914.6}}, {{2027.2, 1122.9}, {1154.6, 1153.5}}},
-    {12, 4, {{1737.9, 1246.4}, {1075.2, 1075.3}}, {{2778.3, 1469.8}, {1524.1, 1523.8}}},
+    {12, 1, {{1070.4, 882.0}, {882.3, 882.3}}, {{1446.2, 1042.5}, {1046.9, 1046.9}}},
+    {12, 2, {{1266.2, 915.5}, {914.6, 914.6}}, {{2004.9, 1109.5}, {1154.6, 1153.5}}},
+    {12, 4, {{1707.6, 1201.9}, {1075.2, 1075.3}}, {{2745.5, 1449.6}, {1524.1, 1523.8}}},
 };
 
 bool wspecHasTheBetterWorstCase(const ModeledBuilds &set) {

@@ -117,26 +117,27 @@
 // WAIT-NOT: vmcnt
 // WAIT: ; mla: block loop exit
 
-// Each block's 9 DMA source pages are fetched across lanes (ds_bpermute) at once and
-// waited for together (lgkmcnt(0)) before the first DMA (mla.kv_dma_pages), so no wait
-// between DMAs counts them (its count would depend on the LDS-DMA counter question).
+// Each block's 9 DMA source pages are fetched across lanes at once before the first DMA
+// (mla.kv_dma_pages): two DPP row_newbcast moves for each of the 8 latent DMAs, no LDS
+// permute, so no lgkmcnt wait before the DMAs (its count would depend on the LDS-DMA
+// counter question).
 // DMASRC-LABEL: mla_attn:
 // DMASRC: ; mla: block loop
-// DMASRC-NOT: ds_bpermute_b32
+// DMASRC-NOT: {{ds_bpermute_b32|row_newbcast}}
 // DMASRC: s_waitcnt vmcnt(10)
-// DMASRC-NEXT: ds_bpermute_b32
-// DMASRC-COUNT-8: ds_bpermute_b32
-// DMASRC-NEXT: s_waitcnt lgkmcnt(0)
-// DMASRC-NOT: {{ds_bpermute_b32|lgkmcnt}}
+// DMASRC-NEXT: v_mov_b32_dpp {{v[0-9]+}}, [[IDX:v[0-9]+]] row_newbcast:0 row_mask:0x3 bank_mask:0xf
+// DMASRC-COUNT-7: v_mov_b32_dpp {{v[0-9]+}}, [[IDX]] row_newbcast:{{[0-9]+}} row_mask:0x3 bank_mask:0xf
+// DMASRC-COUNT-8: v_mov_b32_dpp {{v[0-9]+}}, [[IDX]] row_newbcast:{{[0-9]+}} row_mask:0xc bank_mask:0xf
+// DMASRC-NOT: {{ds_bpermute_b32|lgkmcnt|row_newbcast}}
 // DMASRC-COUNT-3: global_load_lds_dwordx4
-// DMASRC-NOT: ds_bpermute_b32
+// DMASRC-NOT: {{ds_bpermute_b32|row_newbcast}}
 // DMASRC: s_waitcnt vmcnt(10)
-// DMASRC-NEXT: ds_bpermute_b32
-// DMASRC-COUNT-8: ds_bpermute_b32
-// DMASRC-NEXT: s_waitcnt lgkmcnt(0)
-// DMASRC-NOT: {{ds_bpermute_b32|lgkmcnt}}
+// DMASRC-NEXT: v_mov_b32_dpp {{v[0-9]+}}, [[IDX2:v[0-9]+]] row_newbcast:0 row_mask:0x3 bank_mask:0xf
+// DMASRC-COUNT-7: v_mov_b32_dpp {{v[0-9]+}}, [[IDX2]] row_newbcast:{{[0-9]+}} row_mask:0x3 bank_mask:0xf
+// DMASRC-COUNT-8: v_mov_b32_dpp {{v[0-9]+}}, [[IDX2]] row_newbcast:{{[0-9]+}} row_mask:0xc bank_mask:0xf
+// DMASRC-NOT: {{ds_bpermute_b32|lgkmcnt|row_newbcast}}
 // DMASRC-COUNT-3: global_load_lds_dwordx4
-// DMASRC-NOT: ds_bpermute_b32
+// DMASRC-NOT: {{ds_bpermute_b32|row_newbcast}}
 // DMASRC: ; mla: last block
 
 // QK reads K one step ahead of its MFMAs (the scheduling groups of mla-lower-tile-ops):

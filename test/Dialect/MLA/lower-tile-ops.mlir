@@ -5,7 +5,9 @@
 
 // The lane geometry is computed once at the kernel's entry: wave (uniform), lane.
 // F5/F7: 3 of the tile's 9 DMAs into the slot being filled, each lane's source row from
-// the page index its token's lane loaded (ds_bpermute), 32-bit offsets page * 576.
+// the page index its token's lane loaded: DMA 3's half 0 (rows 0-1, row_mask 0x3) from
+// lane 6 of its row (row_newbcast:6 = 0x156 = 342), half 1 (0xc) from lane 7 (343), the
+// first move's other rows left undefined; 32-bit offsets page * 576.
 // CHECK-DAG: #[[FILL:.*]] = #llvm.alias_scope<{{.*}}description = "slot being filled">
 // CHECK-DAG: #[[READ:.*]] = #llvm.alias_scope<{{.*}}description = "slot being read">
 // CHECK-DAG: #[[P:.*]] = #llvm.alias_scope<{{.*}}description = "P">
@@ -13,7 +15,9 @@
 // CHECK-LABEL: gpu.func @dma
 // CHECK: %[[TID:.*]] = rocdl.workitem.id.x
 // CHECK: %[[WAVE:.*]] = rocdl.readfirstlane
-// CHECK: %[[PAGE:.*]] = rocdl.ds_bpermute
+// CHECK: %[[UNDEF:.*]] = llvm.mlir.poison : i32
+// CHECK-NEXT: %[[HALF0:.*]] = rocdl.update.dpp %[[UNDEF]], %[[IDX:.*]] with 342, 3, 15, false : i32
+// CHECK-NEXT: %[[PAGE:.*]] = rocdl.update.dpp %[[HALF0]], %[[IDX]] with 343, 12, 15, false : i32
 // The row's byte offset as a 24-bit product (exact below 4 GiB): v_mad_u32_u24.
 // CHECK: llvm.call_intrinsic "llvm.amdgcn.mul.u24"(%[[PAGE]], %c576_i32{{.*}}) : (i32, i32) -> i32
 // CHECK: rocdl.global.load.lds %{{.*}}, %{{.*}}, 16, 0, 0 {alias_scopes = [#[[FILL]]], noalias_scopes = [#[[READ]], #[[P]], #[[X]]]}
@@ -55,18 +59,25 @@ gpu.module @m {
 
 // -----
 
-// The source pages fetched beforehand: mla.kv_dma_pages is a scheduling barrier and the
-// 9 permutes, in DMA order, waited for together (lgkmcnt(0): 49279 = 0xC07F) before
-// another scheduling barrier, so no wait between the DMAs counts them; a kv_dma on its
-// result permutes nothing and takes its DMAs' elements (3, 4, 5 here).
+// The source pages fetched beforehand: mla.kv_dma_pages is a scheduling barrier, then
+// the 8 latent DMAs' two row_newbcast moves each (lanes 2j and 2j + 1: 0x150 + 2j for
+// rows 0-1, 0x151 + 2j for rows 2-3), in DMA order, and another scheduling barrier; no
+// LDS access, so no lgkmcnt wait; the tail DMA takes the lane's own page. A kv_dma on
+// its result moves nothing and takes its DMAs' elements (3, 4, 5 here).
 // CHECK-LABEL: gpu.func @dma_pages
 // CHECK: amdgpu.sched_barrier allow = <none>
 // CHECK-NOT: amdgpu.memory_counter_wait
-// CHECK-COUNT-9: rocdl.ds_bpermute
+// CHECK: rocdl.update.dpp %{{.*}}, %[[IDX:.*]] with 336, 3, 15, false
+// CHECK-NEXT: rocdl.update.dpp %{{.*}}, %[[IDX]] with 337, 12, 15, false
+// CHECK: rocdl.update.dpp %{{.*}}, %[[IDX]] with 338, 3, 15, false
+// CHECK: rocdl.update.dpp %{{.*}}, %[[IDX]] with 349, 12, 15, false
+// CHECK: rocdl.update.dpp %{{.*}}, %[[IDX]] with 350, 3, 15, false
+// CHECK-NEXT: %[[LAST:.*]] = rocdl.update.dpp %{{.*}}, %[[IDX]] with 351, 12, 15, false
+// CHECK-NOT: rocdl.update.dpp
 // CHECK-NOT: rocdl.ds_bpermute
-// CHECK: rocdl.s.waitcnt 49279
-// CHECK-NEXT: amdgpu.sched_barrier allow = <none>
-// CHECK: %[[SRC:.*]] = vector.from_elements {{.*}} : vector<9xi32>
+// CHECK-NOT: rocdl.s.waitcnt
+// CHECK: amdgpu.sched_barrier allow = <none>
+// CHECK: %[[SRC:.*]] = vector.from_elements {{.*}}, %[[LAST]], %[[IDX]] : vector<9xi32>
 // CHECK: %[[P3:.*]] = vector.extract %[[SRC]][3] : i32 from vector<9xi32>
 // CHECK: llvm.call_intrinsic "llvm.amdgcn.mul.u24"(%[[P3]], %c576_i32{{.*}})
 // CHECK: rocdl.global.load.lds
@@ -88,7 +99,7 @@ gpu.module @m {
 
 // An untracked page-index load is inline assembly (the backend's wait insertion does not
 // see it), and kv_dma_pages with index_pending waits for it with that count
-// (vmcnt(10)) between two scheduling barriers, before the permutes read it. A tracked
+// (vmcnt(10)) between two scheduling barriers, before the moves read it. A tracked
 // load stays an llvm.load.
 // CHECK-LABEL: gpu.func @untracked_index
 // CHECK: %[[IDX:.*]] = llvm.inline_asm has_side_effects "global_load_dword $0, $1, off", "=&v,v,~{memory}" %{{.*}} : (!llvm.ptr<1>) -> i32
@@ -96,13 +107,12 @@ gpu.module @m {
 // CHECK-NEXT: llvm.inline_asm has_side_effects "", "~{memory}"
 // CHECK-NEXT: amdgpu.memory_counter_wait load(10)
 // CHECK-NEXT: amdgpu.sched_barrier allow = <none>
-// CHECK-NOT: rocdl.ds_bpermute
-// CHECK: rocdl.ds_bpermute %{{.*}}, %[[IDX]]
-// CHECK: rocdl.s.waitcnt 49279
+// CHECK-NOT: rocdl.update.dpp
+// CHECK: rocdl.update.dpp %{{.*}}, %[[IDX]] with 336
 // CHECK: %[[TRACKED:.*]] = llvm.load %{{.*}} : !llvm.ptr<1> -> i32
 // CHECK: amdgpu.sched_barrier allow = <none>
 // CHECK-NOT: amdgpu.memory_counter_wait
-// CHECK: rocdl.ds_bpermute %{{.*}}, %[[TRACKED]]
+// CHECK: rocdl.update.dpp %{{.*}}, %[[TRACKED]] with 336
 gpu.module @m {
   gpu.func @untracked_index(%g: !llvm.ptr<1>, %i: i32) kernel {
     %p = mla.load_page_index %g[%i] block %i of [%i, %i) untracked
@@ -117,7 +127,8 @@ gpu.module @m {
 
 // F14: the wide-KV build computes DMA offsets in 64 bits (page * 576 as i64).
 // CHECK-LABEL: gpu.func @wide
-// CHECK: %[[PAGE:.*]] = rocdl.ds_bpermute
+// CHECK: rocdl.update.dpp
+// CHECK-NEXT: %[[PAGE:.*]] = rocdl.update.dpp
 // CHECK: %[[PAGE64:.*]] = arith.extui %[[PAGE]] : i32 to i64
 // CHECK: arith.muli %[[PAGE64]], %c576_i64{{.*}} : i64
 // CHECK-COUNT-9: rocdl.global.load.lds

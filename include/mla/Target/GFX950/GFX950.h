@@ -361,6 +361,40 @@ constexpr Counts decode(uint16_t simm16) {
 
 } // namespace waitcnt
 
+//===----------------------------------------------------------------------===//
+// DPP (data-parallel primitives of the VOP1/VOP2 DPP encoding)
+//===----------------------------------------------------------------------===//
+
+namespace dpp {
+
+/// A DPP row: the lanes a row-relative control (row_shl, row_newbcast, ...) and one
+/// bit of `row_mask` cover.
+inline constexpr unsigned kRowLanes = 16;
+inline constexpr unsigned kRows = kWaveSize / kRowLanes;
+
+/// `row_newbcast:n` (gfx90a and later, so gfx950): every lane of a row reads lane n
+/// of its own row. The control value is LLVM's DppCtrl::ROW_NEWBCAST_FIRST + n,
+/// 0x150 + n. ISA ref 9.6 [EXP: `llvm-mc -mcpu=gfx950` encodes `row_newbcast:3` as
+/// control 0x153; semantics INF].
+constexpr unsigned rowNewBroadcast(unsigned laneInRow) {
+  assert(laneInRow < kRowLanes);
+  return 0x150 + laneInRow;
+}
+
+/// `row_mask` / `bank_mask` enabling every row / every bank (lanes of a disabled row
+/// keep the destination's old value).
+inline constexpr unsigned kAllRows = 0xf;
+inline constexpr unsigned kAllBanks = 0xf;
+
+/// `row_mask` enabling the two rows of half `half` of the wave (lanes 32 half ..
+/// 32 half + 31).
+constexpr unsigned rowMaskOfHalf(unsigned half) {
+  assert(half < 2);
+  return 0x3u << (2 * half);
+}
+
+} // namespace dpp
+
 } // namespace mla::gfx950
 
 #endif // MLA_TARGET_GFX950_GFX950_H

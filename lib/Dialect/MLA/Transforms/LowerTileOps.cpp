@@ -74,9 +74,9 @@ struct LowerKvDmaPages final : TilePattern<KvDmaPagesOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(KvDmaPagesOp op, PatternRewriter &rewriter) const override {
     Emitter e(rewriter, op, state);
-    // The permutes only read registers, so the backend's scheduler would hoist them
-    // above the wait that covers the indices' load, and the backend would then wait for
-    // that load with vmcnt(0), draining the DMAs in flight. Nothing crosses this point.
+    // The moves only read registers, so the backend's scheduler would hoist them above
+    // the wait that covers the indices' load, and the backend would then wait for that
+    // load with vmcnt(0), draining the DMAs in flight. Nothing crosses this point.
     // The indices' load, when no earlier wait covered it: with a count, since the
     // backend's own wait for it would be vmcnt(0) (the counter then holds loads and LDS
     // DMAs, which it does not count in order).
@@ -85,13 +85,8 @@ struct LowerKvDmaPages final : TilePattern<KvDmaPagesOp> {
     else
       e.schedBarrier();
     SmallVector<Value, layout::kDmasPerTile> pages;
-    for (const Emitter::DmaSourceOffset &src :
-         e.dmaSourcesOfTile(op.getPage(), 0, layout::kDmasPerTile, e.wrap(e.geo.wave)))
-      pages.push_back(src.token);
-    // All permutes at once, before any DMA: the backend's waits between the DMAs for
-    // the later permutes count the DMAs on lgkmcnt (LLVM's answer to the LDS-DMA
-    // counter question), which would be too few under the other answer.
-    ROCDL::SWaitcntOp::create(rewriter, e.loc, gfx950::waitcnt::encodeLgkmcnt(0));
+    for (unsigned dma = 0; dma < layout::kDmasPerTile; ++dma)
+      pages.push_back(e.dmaPageOfLane(op.getPage(), dma));
     e.schedBarrier();
     rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, op.getType(), pages);
     return success();
@@ -100,7 +95,7 @@ struct LowerKvDmaPages final : TilePattern<KvDmaPagesOp> {
 
 /// DMAs first .. last - 1 of the wave's tile (F5, F7): lane i of DMA j loads what the
 /// layout puts at tile byte 1024 j + 16 i; the token's page index comes from the lane
-/// that loaded it, through ds_bpermute (here, or in mla.kv_dma_pages beforehand).
+/// that loaded it, by DPP moves (here, or in mla.kv_dma_pages beforehand).
 struct LowerKvDma final : TilePattern<KvDmaOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(KvDmaOp op, PatternRewriter &rewriter) const override {

@@ -295,11 +295,9 @@ public:
 
   /// DMAs of tile `tile` of the block (F5, F7, F14): lane i of DMA j loads what the
   /// layout puts at tile byte 1024 j + 16 i; the token's page index comes from the lane
-  /// that loaded it, through ds_bpermute. dmaSourcesOfTile gives the global sources (as
-  /// the token's page and the lane's byte in the row) and LDS destinations of DMAs
-  /// first .. last - 1 with their permutes, without the DMAs, so that a caller can issue
-  /// every permute before the first DMA (an LDS DMA may count on lgkmcnt, and a
-  /// permute's wait would then wait for the DMAs before it); issueDmas issues them.
+  /// that loaded it (dmaPageOfLane). dmaSourcesOfTile gives the global sources (as the
+  /// token's page and the lane's byte in the row) and LDS destinations of DMAs first ..
+  /// last - 1 without the DMAs; issueDmas issues them.
   struct DmaSourceOffset {
     Value token;   // the page (KV row) of the lane's token
     Value rowByte; // the lane's byte in the row
@@ -312,17 +310,38 @@ public:
     SmallVector<DmaSourceOffset, 9> sources;
     for (unsigned dma = first; dma < last; ++dma) {
       layout::DmaSource<IRInt> src = layout::dmaSourceOfLane(dma, wrap(geo.lane));
-      Value token =
-          ROCDL::DsBpermuteOp::create(b, loc, b.getI32Type(), src.token * 4u, page);
-      sources.push_back({token, src.rowByte, dma * layout::kDmaBytes, tile});
+      sources.push_back({dmaPageOfLane(page, dma), src.rowByte, dma * layout::kDmaBytes, tile});
     }
     return sources;
   }
-  /// The source page of each of a tile's 9 DMAs for this lane, as dmaSourcesOfTile's
-  /// permutes give it, without an LDS access: each latent DMA's two tokens' pages by
-  /// readlane from the lanes holding them (lane = token, pageIndexOfTile), the tail
-  /// DMA's the lane's own. For a wave with LDS DMAs in flight: if those count on
-  /// lgkmcnt, a permute's wait would also wait for them.
+  /// The source page of this lane in the tile's DMA `dma`, from `page`, the tile's page
+  /// indices with lane % 16 = token (pageIndexOfTile). A latent DMA's half h (lanes
+  /// 32 h .. 32 h + 31, two DPP rows) loads token latentDmaTokenOfHalf(dma, h): one
+  /// `row_newbcast` move a half, the other half's rows masked off, so the second move
+  /// keeps the first's rows. The tail DMA's lane loads its own token. Register-only: no
+  /// LDS access (whose wait, were LDS DMAs counted on lgkmcnt, would wait for the DMAs
+  /// in flight too) and no scalar round trip.
+  Value dmaPageOfLane(Value page, unsigned dma) {
+    namespace layout = mla::kernel::layout;
+    if (dma == layout::kLatentDmasPerTile)
+      return page;
+    // Half 0's move leaves half 1's rows undefined (no copy of `page` to keep there).
+    Value pageOfHalf = LLVM::PoisonOp::create(b, loc, b.getI32Type());
+    for (unsigned half = 0; half < 2; ++half)
+      pageOfHalf = ROCDL::DPPUpdateOp::create(
+          b, loc, b.getI32Type(), /*old=*/pageOfHalf, page,
+          gfx950::dpp::rowNewBroadcast(layout::latentDmaTokenOfHalf(dma, half)),
+          gfx950::dpp::rowMaskOfHalf(half), gfx950::dpp::kAllBanks, /*boundCtrl=*/false);
+    return pageOfHalf;
+  }
+  /// The source page of each of a tile's 9 DMAs for this lane, as dmaPageOfLane gives
+  /// it, by readlane instead: each latent DMA's two tokens' pages read into scalars
+  /// from the lanes holding them (lane = token) and selected by half, the tail DMA's
+  /// the lane's own. The warp-specialised DMA role's choice: about 80 instructions a
+  /// block where the DPP moves take 32, and that time is what keeps the role's DMAs
+  /// within the 15 outstanding `lgkmcnt` allows them under the lgkmcnt answer. With
+  /// the moves the role issues earlier, blocks on the full counter before barrier B,
+  /// and the compute role waits there (docs/warp-specialization.md, "Schedule").
   SmallVector<Value, 9> dmaPagesByReadlane(Value page) {
     namespace layout = mla::kernel::layout;
     SmallVector<Value, 9> pages;
