@@ -58,8 +58,10 @@ namespace mla {
 /// 0.33: the device schedule's budget search skips T2 where the first wave is sure
 /// (most <= floor(V / B) L), and a unit past a sure first wave skips the request scan;
 /// 0.34: the plain build's DMA source pages by DPP row_newbcast moves instead of
-/// ds_bpermute and its lgkmcnt(0) (the wspec code objects are 0.33's).
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.34.0-gfx950";
+/// ds_bpermute and its lgkmcnt(0) (the wspec code objects are 0.33's); 0.35: the
+/// device schedule's sure-first-wave test takes k = floor(V / B) by its division alone
+/// (no compare branch for k = 1).
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.35.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

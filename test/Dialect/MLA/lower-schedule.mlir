@@ -199,8 +199,8 @@ gpu.module @plan {
 // With `wave_units` (several waves of units): the search ranges of all U units and of the
 // first wave's units (min(88, U)). When U is larger than the first wave's units and B is
 // not, and the longest request has at most twice the mean length (B most <= 2 total, in
-// 64 bits), the first wave is sure where most <= k L: k = floor(V / B) (1 without a
-// division where 2 B > V), L = W lo(T2) + (W - 1) 4 (W = `waves`, here 3;
+// 64 bits), the first wave is sure where most <= k L: k = floor(V / B) (at least 1
+// there), L = W lo(T2) + (W - 1) 4 (W = `waves`, here 3;
 // kSecondWaveBlocks = 4); then only T1 is searched, its hi also at most ceil(most / k).
 // Otherwise the budget T2 for all U first, then, when U is larger than the first wave's
 // units and B is not, T1's search capped at X + 1 with X = W T2 + (W - 1) 4: T2 is taken
@@ -228,13 +228,9 @@ gpu.module @plan {
 // CHECK: %[[TEST:.*]] = arith.andi %[[TRY]], %[[NEAR]]
 // CHECK: %[[SURE:.*]]:2 = scf.if %[[TEST]] -> (i1, i32) {
 // CHECK:   %[[BGUARD:.*]] = arith.maxui %c1_i32, %[[B2]]
-// CHECK:   %[[TWOB:.*]] = arith.addi %[[BGUARD]], %[[BGUARD]]
-// CHECK:   %[[ONEK:.*]] = arith.cmpi ugt, %[[TWOB]], %[[WAVE]]
-// CHECK:   %[[K:.*]] = scf.if %[[ONEK]] -> (i32) {
-// CHECK:     scf.yield %c1_i32
-// CHECK:   } else {
-// CHECK:     arith.divui %[[WAVE]], %[[BGUARD]]
-// CHECK:   %[[KWIDE:.*]] = arith.extui %[[K]] : i32 to i64
+// CHECK-NEXT:   %[[KDIV:.*]] = arith.divui %[[WAVE]], %[[BGUARD]]
+// CHECK-NEXT:   %[[K:.*]] = arith.maxui %c1_i32, %[[KDIV]]
+// CHECK-NEXT:   %[[KWIDE:.*]] = arith.extui %[[K]] : i32 to i64
 // CHECK-NEXT:   %[[LEASTWIDE:.*]] = arith.extui %[[LEAST]] : i32 to i64
 // CHECK-NEXT:   %[[KL:.*]] = arith.muli %[[KWIDE]], %[[LEASTWIDE]] : i64
 // CHECK-NEXT:   %[[FITS:.*]] = arith.cmpi ule, %[[MOSTWIDE]], %[[KL]] : i64

@@ -403,16 +403,12 @@ Value BudgetEmitter::chooseBudget(Value total, Value most) {
   {
     OpBuilder::InsertionGuard test(b);
     b.setInsertionPointToStart(ifTest.thenBlock());
-    // k = 1 without the division where 2 B > V (then most <= L decides).
+    // k >= 1 here (B <= V; the max keeps ceil(most / k) defined whatever the wave's
+    // size). Finding k = 1 by a compare where 2 B > V instead of the division measured
+    // the same (64 x 9,283 at qlen 4, generated code 0.33).
     Value requests = umax(c(1), in.numRequests);
-    Value onePerRequest = cmp(arith::CmpIPredicate::ugt, add(requests, requests), firstWave);
-    auto ifOne = scf::IfOp::create(b, TypeRange{i32}, onePerRequest, /*withElseRegion=*/true);
-    b.setInsertionPointToStart(ifOne.thenBlock());
-    scf::YieldOp::create(b, c(1));
-    b.setInsertionPointToStart(ifOne.elseBlock());
-    scf::YieldOp::create(b, umax(c(1), arith::DivUIOp::create(b, firstWave, requests)));
-    b.setInsertionPointAfter(ifOne);
-    Value perRequest = ifOne.getResult(0);
+    Value perRequestOrZero = arith::DivUIOp::create(b, firstWave, requests);
+    Value perRequest = umax(c(1), perRequestOrZero);
     Value perRequestWide = wide(perRequest);
     Value leastCostWide = wide(leastCost);
     Value leastCostBlocks = arith::MulIOp::create(b, perRequestWide, leastCostWide);
