@@ -583,6 +583,22 @@ std::vector<SelfTestKernel> buildKernels() {
                  }
                },
                /*belowEmulatorWaitStates=*/true});
+  // DPP row_newbcast with row masks (ISA ref 9.6): the attention kernel's DMA
+  // source-page moves and a masked broadcast that keeps the disabled rows. The model is
+  // written out here, not taken from the emulator's DPP decode, so that it checks it.
+  k.push_back({"st_dpp_row_newbcast", 1, 9, 0,
+               [](std::mt19937 &rng, Words &in) {
+                 for (unsigned l = 0; l < kLanes; ++l)
+                   in[l] = rng();
+               },
+               [](const Words &in, Words &out) {
+                 for (unsigned l = 0; l < kLanes; ++l) {
+                   const unsigned row = l / 16, half = l / 32;
+                   for (unsigned j = 0; j < 8; ++j)
+                     out[l * 9 + j] = in[16 * row + 2 * j + half];
+                   out[l * 9 + 8] = row % 2 == 0 ? in[16 * row + 5] : in[l];
+                 }
+               }});
   return k;
 }
 

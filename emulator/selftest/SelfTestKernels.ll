@@ -786,6 +786,61 @@ entry:
   ret void
 }
 
+; st_dpp_row_newbcast: IN = 1, OUT = 9. x -> for j = 0..7 the attention kernel's DMA
+; source-page sequence (docs/attention-kernel.md, "DMA source pages"): v_mov_b32_dpp
+; row_newbcast:2j row_mask:0x3 (old undefined), then row_newbcast:2j+1 row_mask:0xc on
+; it, so lanes 0-31 hold lane 2j of their row and lanes 32-63 lane 2j+1; then
+; row_newbcast:5 row_mask:0x5 over x itself: rows 0 and 2 take lane 5 of their row,
+; rows 1 and 3 keep x (a disabled row is not written; ISA ref 9.6).
+define amdgpu_kernel void @st_dpp_row_newbcast(ptr addrspace(1) %in, ptr addrspace(1) %out) #0 {
+entry:
+  %lane = call i32 @llvm.amdgcn.workitem.id.x()
+  %lane64 = zext i32 %lane to i64
+  %ip = getelementptr inbounds i32, ptr addrspace(1) %in, i64 %lane64
+  %x = load i32, ptr addrspace(1) %ip, align 4
+  %obase = mul i32 %lane, 9
+  %obase64 = zext i32 %obase to i64
+  %op = getelementptr inbounds i32, ptr addrspace(1) %out, i64 %obase64
+  %h0 = call i32 @llvm.amdgcn.update.dpp.i32(i32 poison, i32 %x, i32 336, i32 3, i32 15, i1 false)
+  %p0 = call i32 @llvm.amdgcn.update.dpp.i32(i32 %h0, i32 %x, i32 337, i32 12, i32 15, i1 false)
+  %o0 = getelementptr inbounds i32, ptr addrspace(1) %op, i64 0
+  store i32 %p0, ptr addrspace(1) %o0, align 4
+  %h1 = call i32 @llvm.amdgcn.update.dpp.i32(i32 poison, i32 %x, i32 338, i32 3, i32 15, i1 false)
+  %p1 = call i32 @llvm.amdgcn.update.dpp.i32(i32 %h1, i32 %x, i32 339, i32 12, i32 15, i1 false)
+  %o1 = getelementptr inbounds i32, ptr addrspace(1) %op, i64 1
+  store i32 %p1, ptr addrspace(1) %o1, align 4
+  %h2 = call i32 @llvm.amdgcn.update.dpp.i32(i32 poison, i32 %x, i32 340, i32 3, i32 15, i1 false)
+  %p2 = call i32 @llvm.amdgcn.update.dpp.i32(i32 %h2, i32 %x, i32 341, i32 12, i32 15, i1 false)
+  %o2 = getelementptr inbounds i32, ptr addrspace(1) %op, i64 2
+  store i32 %p2, ptr addrspace(1) %o2, align 4
+  %h3 = call i32 @llvm.amdgcn.update.dpp.i32(i32 poison, i32 %x, i32 342, i32 3, i32 15, i1 false)
+  %p3 = call i32 @llvm.amdgcn.update.dpp.i32(i32 %h3, i32 %x, i32 343, i32 12, i32 15, i1 false)
+  %o3 = getelementptr inbounds i32, ptr addrspace(1) %op, i64 3
+  store i32 %p3, ptr addrspace(1) %o3, align 4
+  %h4 = call i32 @llvm.amdgcn.update.dpp.i32(i32 poison, i32 %x, i32 344, i32 3, i32 15, i1 false)
+  %p4 = call i32 @llvm.amdgcn.update.dpp.i32(i32 %h4, i32 %x, i32 345, i32 12, i32 15, i1 false)
+  %o4 = getelementptr inbounds i32, ptr addrspace(1) %op, i64 4
+  store i32 %p4, ptr addrspace(1) %o4, align 4
+  %h5 = call i32 @llvm.amdgcn.update.dpp.i32(i32 poison, i32 %x, i32 346, i32 3, i32 15, i1 false)
+  %p5 = call i32 @llvm.amdgcn.update.dpp.i32(i32 %h5, i32 %x, i32 347, i32 12, i32 15, i1 false)
+  %o5 = getelementptr inbounds i32, ptr addrspace(1) %op, i64 5
+  store i32 %p5, ptr addrspace(1) %o5, align 4
+  %h6 = call i32 @llvm.amdgcn.update.dpp.i32(i32 poison, i32 %x, i32 348, i32 3, i32 15, i1 false)
+  %p6 = call i32 @llvm.amdgcn.update.dpp.i32(i32 %h6, i32 %x, i32 349, i32 12, i32 15, i1 false)
+  %o6 = getelementptr inbounds i32, ptr addrspace(1) %op, i64 6
+  store i32 %p6, ptr addrspace(1) %o6, align 4
+  %h7 = call i32 @llvm.amdgcn.update.dpp.i32(i32 poison, i32 %x, i32 350, i32 3, i32 15, i1 false)
+  %p7 = call i32 @llvm.amdgcn.update.dpp.i32(i32 %h7, i32 %x, i32 351, i32 12, i32 15, i1 false)
+  %o7 = getelementptr inbounds i32, ptr addrspace(1) %op, i64 7
+  store i32 %p7, ptr addrspace(1) %o7, align 4
+  %m = call i32 @llvm.amdgcn.update.dpp.i32(i32 %x, i32 %x, i32 341, i32 5, i32 15, i1 false)
+  %o8 = getelementptr inbounds i32, ptr addrspace(1) %op, i64 8
+  store i32 %m, ptr addrspace(1) %o8, align 4
+  ret void
+}
+
+declare i32 @llvm.amdgcn.update.dpp.i32(i32, i32, i32, i32, i32, i1)
+
 declare <2 x float> @llvm.fma.v2f32(<2 x float>, <2 x float>, <2 x float>)
 declare float @llvm.maxnum.f32(float, float)
 
