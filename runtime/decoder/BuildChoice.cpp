@@ -53,7 +53,7 @@ struct ModeledComparison {
 // plain build's DMA source pages by DPP moves: plain -0.0..-3.6 %, wspec unchanged).
 // Wspec's time depends on the answer by at most 0.1 %; plain is up to 5.1 % faster
 // under the vmcnt answer at qlen 4 under `pessimistic` (0.0-4.0 % at qlen 1 and 2 but
-// for qlen 2 under `default`, where wspec is 0.1 % faster, and 10.5 % slower at qlen 4
+// for qlen 2 under `default`, where wspec is 0.1 % faster, and 11.7 % slower at qlen 4
 // under `default`) and 18-45 % slower under the lgkmcnt answer, so wspec has the better
 // worst case at qlen 1, 2 and 4 in both sets.
 constexpr ModeledComparison kModeled[] = {
