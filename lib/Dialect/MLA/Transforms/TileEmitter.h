@@ -339,9 +339,9 @@ public:
   /// from the lanes holding them (lane = token) and selected by half, the tail DMA's
   /// the lane's own. The warp-specialised DMA role's choice: about 80 instructions a
   /// block where the DPP moves take 32, and that time is what keeps the role's DMAs
-  /// within the 15 outstanding `lgkmcnt` allows them under the lgkmcnt answer. With
-  /// the moves the role issues earlier, blocks on the full counter before barrier B,
-  /// and the compute role waits there (docs/warp-specialization.md, "Schedule").
+  /// within what `lgkmcnt` can count under the lgkmcnt answer. With the moves the role
+  /// issues earlier and blocks on the full counter before barrier B, and a block's step
+  /// grows (docs/warp-specialization.md, "Schedule").
   SmallVector<Value, 9> dmaPagesByReadlane(Value page) {
     namespace layout = mla::kernel::layout;
     SmallVector<Value, 9> pages;
