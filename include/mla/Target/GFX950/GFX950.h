@@ -370,7 +370,6 @@ namespace dpp {
 /// A DPP row: the lanes a row-relative control (row_shl, row_newbcast, ...) and one
 /// bit of `row_mask` cover.
 inline constexpr unsigned kRowLanes = 16;
-inline constexpr unsigned kRows = kWaveSize / kRowLanes;
 
 /// `row_newbcast:n` (gfx90a and later, so gfx950): every lane of a row reads lane n
 /// of its own row. The control value is LLVM's DppCtrl::ROW_NEWBCAST_FIRST + n,
@@ -381,17 +380,17 @@ constexpr unsigned rowNewBroadcast(unsigned laneInRow) {
   return 0x150 + laneInRow;
 }
 
-/// `row_mask` / `bank_mask` enabling every row / every bank (lanes of a disabled row
-/// keep the destination's old value).
-inline constexpr unsigned kAllRows = 0xf;
+/// `bank_mask` enabling every bank.
 inline constexpr unsigned kAllBanks = 0xf;
 
-/// `row_mask` enabling the two rows of half `half` of the wave (lanes 32 half ..
-/// 32 half + 31).
+/// `row_mask` enabling the rows of half `half` of the wave (lanes 32 half ..
+/// 32 half + 31); lanes of a disabled row keep the destination's old value.
 constexpr unsigned rowMaskOfHalf(unsigned half) {
   assert(half < 2);
-  return 0x3u << (2 * half);
+  constexpr unsigned rowsOfHalf = kWaveSize / 2 / kRowLanes;
+  return ((1u << rowsOfHalf) - 1) << (rowsOfHalf * half);
 }
+static_assert(rowMaskOfHalf(0) == 0x3 && rowMaskOfHalf(1) == 0xc);
 
 } // namespace dpp
 
