@@ -391,12 +391,11 @@ def MLA_KvDmaPagesOp : MLA_Op<"kv_dma_pages"> {
   let description = [{
     Element `j` is the page index of the token whose 16 bytes this lane loads in DMA `j`
     of its wave's tile: `page` (the lane-per-token result of `mla.load_page_index`) of
-    the lane that holds that token, fetched across lanes (a `ds_bpermute` each). Apart
-    from `mla.kv_dma` so that the block schedule can fetch a block's source pages before
-    its first DMA: a wait for these LDS-unit results issued after a DMA would also wait
-    for the DMA when LDS DMA counts on lgkmcnt, and right before a DMA it exposes the
-    permute's latency. The permutes are waited for together (`lgkmcnt(0)`) before any
-    later DMA, so no count between DMAs depends on the LDS-DMA counter question.
+    the lane that holds that token, moved across lanes by two DPP `row_newbcast` moves
+    a latent DMA (one per half-wave; the tail DMA's lane holds its own token). Apart
+    from `mla.kv_dma` so that the block schedule can fetch a block's source pages once,
+    before its first DMA, between scheduling barriers. The moves are register-only: no
+    `lgkmcnt` wait, so no count between DMAs depends on the LDS-DMA counter question.
     `index_pending` N: first wait for the load of `page` with N later vector-memory
     operations left in flight (`s_waitcnt vmcnt(N)`), for a schedule in which no other
     wait has covered that load.
@@ -839,9 +838,9 @@ def MLA_WsDmaSourcesOp : MLA_Op<"ws_dma_sources"> {
     `mla.ws_load_page_indices` (the vector-memory operations issued after them stay
     in flight), then element 9 t + j: the page of the token lane i loads in DMA j of
     tile 2 r + t (`dmaSourceOfLane`), from the lane that loaded it by
-    `v_readlane_b32` rather than `ds_bpermute`. The DMA role always has DMAs in
+    `v_readlane_b32` rather than `ds_bpermute` (the DMA role always has DMAs in
     flight, and if an LDS DMA counts on `lgkmcnt`, a permute's wait would wait for
-    them.
+    them) or the plain build's DPP moves (docs/warp-specialization.md, "Schedule").
   }];
   let arguments = (ins
     MLA_RolePages:$pages_of_tiles,
