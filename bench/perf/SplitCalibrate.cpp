@@ -181,7 +181,7 @@ int main(int argc, char **argv) {
     c.isl = splits * kernel::kBlockTokens;
     c.splits = int(splits);
     perf::PerfResult r = run(c, options);
-    const int64_t groups = kernel::combineSplitGroups(splits);
+    const int64_t groups = kernel::combineLaunchGroups(c.heads * c.qlen, splits);
     combine.push_back({splits, (splits + groups - 1) / groups, r.combineUs});
   }
   std::vector<std::array<double, 2>> cx;

@@ -305,6 +305,21 @@ ModelPartials modelSplitAttention(const ProblemView &problem, int numSplits) {
 ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
                          int numSplits) {
   checkNumSplits(numSplits);
+  const int64_t rowHeads = int64_t(lsePart.size()) / numSplits;
+  return modelCombine(oPart, lsePart, numSplits,
+                      int(kernel::combineLaunchGroups(rowHeads, numSplits)));
+}
+
+ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
+                         int numSplits, int splitGroups) {
+  checkNumSplits(numSplits);
+  bool knownLayout = false;
+  for (const kernel::CombineLayout &layout : kernel::kCombineLayouts)
+    knownLayout |= splitGroups == layout.groups && numSplits <= layout.maxSplits;
+  if (!knownLayout)
+    throw std::invalid_argument("mla::ref: no combine layout has " +
+                                std::to_string(splitGroups) + " split groups for " +
+                                std::to_string(numSplits) + " splits");
   if (lsePart.size() % numSplits != 0 ||
       oPart.size() != lsePart.size() * kValueDim)
     throw std::invalid_argument(
@@ -317,29 +332,29 @@ ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
   ModelOutput result;
   result.out.assign(rows * kValueDim, 0);
   result.lse.assign(rows, kNegInf);
-  // The combine kernel's split groups (P = kernel::combineSplitGroups(NS): 1, 8, 16 or 64):
+  // The combine kernel's split groups (P: 1, 8, 16 or 64, the layout the launch took):
   // group g sums splits g, g + P, g + 2P, ... in order; the P group sums are then added
   // pairwise, as its lanes' butterfly does: neighbours first up to 16 groups, the widest
   // exchange first in the whole-wave layout (P = 64, docs/combine-kernel.md).
-  const int kGroups = static_cast<int>(kernel::combineSplitGroups(numSplits));
+  const int groups = splitGroups;
   // The whole-wave layout: as many split groups as the combine wave has lanes.
   constexpr int kWholeWaveGroups = static_cast<int>(kernel::kCombineThreads);
-  std::vector<float> groupW(kGroups);
-  std::vector<std::vector<float>> groupAcc(kValueDim, std::vector<float>(kGroups));
+  std::vector<float> groupW(groups);
+  std::vector<std::vector<float>> groupAcc(kValueDim, std::vector<float>(groups));
   auto pairwise = [&](std::vector<float> v) {
-    if (kGroups == kWholeWaveGroups) {
+    if (groups == kWholeWaveGroups) {
       // The whole-wave layout: every lane l adds lane l ^ d's value for d = 32, 16, 15
       // (a 16-lane row mirrored), 7 (an 8-lane half mirrored), 2, 1; all lanes end equal.
       for (int d : {32, 16, 15, 7, 2, 1}) {
         std::vector<float> next(v.size());
-        for (int l = 0; l < kGroups; ++l)
+        for (int l = 0; l < groups; ++l)
           next[l] = v[l] + v[l ^ d];
         v = std::move(next);
       }
       return v[0];
     }
-    for (int width = 1; width < kGroups; width *= 2)
-      for (int g = 0; g < kGroups; g += 2 * width)
+    for (int width = 1; width < groups; width *= 2)
+      for (int g = 0; g < groups; g += 2 * width)
         v[g] = v[g] + v[g + width];
     return v[0];
   };
@@ -363,7 +378,7 @@ ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
       if (t == kNegInf)
         continue; // An empty split adds nothing, whatever its o holds.
       const float weight = std::exp2(t - mSafe);
-      const int g = s % kGroups;
+      const int g = s % groups;
       groupW[g] += weight;
       const uint16_t *o = oPart.data() + (r * numSplits + s) * kValueDim;
       for (int d = 0; d < kValueDim; ++d)
@@ -415,7 +430,9 @@ ModelOutput modelAttentionByRequest(const Problem &problem,
     Problem one = requestProblem(problem, b);
     const int n = piecesPerRequest[b];
     ModelPartials partials = modelSplitAttention(one.view(), n);
-    ModelOutput combined = modelCombine(partials);
+    // A merge entry of the device schedule takes the layout of its request's pieces.
+    ModelOutput combined =
+        modelCombine(partials.o, partials.lse, n, int(kernel::combineSplitGroups(n)));
     all.out.insert(all.out.end(), combined.out.begin(), combined.out.end());
     const std::vector<float> &lse = n == 1 ? partials.lse : combined.lse;
     all.lse.insert(all.lse.end(), lse.begin(), lse.end());

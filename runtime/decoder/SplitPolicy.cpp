@@ -140,13 +140,13 @@ double placeAttention(const AttentionWork &work, int64_t units, int64_t groups,
   return busiest;
 }
 
-/// A combine launch of `waves` waves (one per 64-column slice of one (row, head)), each
-/// merging `numSplits` splits.
-double combineTime(int64_t waves, unsigned numCUs, int numSplits,
+/// A combine launch of `waves` waves (one per column slice of one (row, head)), each
+/// merging `numSplits` splits with the layout of `splitGroups` split groups.
+double combineTime(int64_t waves, unsigned numCUs, int numSplits, int64_t splitGroups,
                    const SplitCostModel &model) {
   const int64_t resident = int64_t(numCUs) * std::max(model.combineWavesPerCu, 1);
   const int64_t rounds = ceilDiv(waves, resident);
-  const int64_t slots = ceilDiv(numSplits, kernel::combineSplitGroups(numSplits));
+  const int64_t slots = ceilDiv(numSplits, splitGroups);
   return model.combineLaunch +
          double(rounds) * (model.combineWave + model.combinePerSlot * double(slots));
 }
@@ -155,8 +155,9 @@ double combineTime(int64_t requests, int64_t heads, int64_t qlen, unsigned numCU
                    int numSplits, const SplitCostModel &model) {
   if (numSplits == 1 && model.singleSplitSkipsCombine)
     return 0;
+  const int64_t rowHeads = requests * qlen * heads;
   return combineTime(kernel::combineGridSize(requests * qlen, heads, numSplits), numCUs,
-                     numSplits, model);
+                     numSplits, kernel::combineLaunchGroups(rowHeads, numSplits), model);
 }
 
 } // namespace
@@ -245,7 +246,8 @@ SplitCost mla::rt::estimateDeviceScheduleCost(Span<const int32_t> indptr, int64_
   cost.attention = model.attentionLaunch + busiest;
   // A merge entry is one column slice of a request: qlen x H waves.
   cost.combine = mergeEntries ? combineTime(mergeEntries * qlen * heads, numCUs,
-                                            int(mostPieces), model)
+                                            int(mostPieces),
+                                            kernel::combineSplitGroups(mostPieces), model)
                               : 0;
   return cost;
 }

@@ -1,7 +1,8 @@
 // The DCP merge kernel's instruction stream on gfx950 (issue 22, F17): the combine's
 // lowering with the ranks outermost ([N, S, H, 512], docs/combine-kernel.md), so the
-// same properties as combine-isa-gfx950.mlir: in each of the four variants the global
-// loads of all its slots (8 in the 64-group one, 16 in the others) form one run with no s_waitcnt vmcnt and no scalar load
+// same properties as combine-isa-gfx950.mlir: in each of the five variants the global
+// loads of all its slots (4 and 8 in the 64-group layout's two, 16 in the others) form
+// one run with no s_waitcnt vmcnt and no scalar load
 // between them (the 64-bit rank offsets are computed, not loaded), no scalar memory
 // access after the kernel arguments, one v_rcp_f32 per variant and no division.
 // RUN: mla-compile %s -o %t.hsaco --dump-isa \
@@ -17,6 +18,8 @@
 // CHECK-NEXT: {{^ *}}1 s_load_dwordx2{{$}}
 // CHECK-NEXT: {{^ *}}1 s_waitcnt{{$}}
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}
+// CHECK: {{^ *}}4 global_load{{$}}
+// CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div|v_rcp}}
 // CHECK: {{^ *}}8 global_load{{$}}
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}
 // CHECK: {{^ *}}1 v_rcp_f32

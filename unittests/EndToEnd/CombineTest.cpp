@@ -138,11 +138,16 @@ uint32_t bitsOf(float value) {
   return bits;
 }
 
-class CombineVsModel : public ::testing::TestWithParam<int> {};
+/// Query rows (each kHeads (row, head) pairs) and splits of one combine launch.
+struct CombineCase {
+  int rows, splits;
+};
+
+class CombineVsModel : public ::testing::TestWithParam<CombineCase> {};
 
 TEST_P(CombineVsModel, BitExact) {
-  const int splits = GetParam();
-  Partials p = makePartials(/*rows=*/8, splits, uint64_t(1000 + splits));
+  const int rows = GetParam().rows, splits = GetParam().splits;
+  Partials p = makePartials(rows, splits, uint64_t(1000 * (9 - rows) + splits));
   ref::ModelOutput model = ref::modelCombine(p.o, p.lse, splits);
   ref::ModelOutput got = runCombine(p);
 
@@ -170,15 +175,27 @@ TEST_P(CombineVsModel, BitExact) {
     ASSERT_EQ(got.out[kValueDim + d], p.o[lastOfHead1 * kValueDim + d]) << d;
 }
 
-// NS in {1, 2, 3, 64, 256 = max}, the edges of the four layouts (8/9, 64/65, 128/129:
-// kernel::kCombineLayouts) and a partly used last slot (255).
+// 8 rows (96 pairs: the first layout that holds NS): NS in {1, 2, 3, 64, 256 = max},
+// the edges of the four layouts (8/9, 64/65, 128/129: kernel::kCombineLayouts) and a
+// partly used last slot (255). 2 rows (24 pairs: past NS 8 the widest layout,
+// kernel::combineLaunchGroups): its edges 8/9 and NS the narrower layouts would take
+// (64, 65, 128), and NS 129 for one row.
 static_assert(kernel::kMaxSplits == 256);
+static_assert(kernel::combineLaunchGroups(8 * 12, 9) == 8 &&
+                  kernel::combineLaunchGroups(2 * 12, 9) == 64,
+              "the cases below cover both layouts at the same NS");
 INSTANTIATE_TEST_SUITE_P(
     Splits, CombineVsModel,
-    ::testing::Values(1, 2, 3, 8, 9, 64, 65, 128, 129, int(kernel::kMaxSplits) - 1,
-                      int(kernel::kMaxSplits)),
-    [](const ::testing::TestParamInfo<int> &info) {
-      return "NS" + std::to_string(info.param);
+    ::testing::Values(CombineCase{8, 1}, CombineCase{8, 2}, CombineCase{8, 3},
+                      CombineCase{8, 8}, CombineCase{8, 9}, CombineCase{8, 64},
+                      CombineCase{8, 65}, CombineCase{8, 128}, CombineCase{8, 129},
+                      CombineCase{8, int(kernel::kMaxSplits) - 1},
+                      CombineCase{8, int(kernel::kMaxSplits)}, CombineCase{2, 8},
+                      CombineCase{2, 9}, CombineCase{2, 64}, CombineCase{2, 65},
+                      CombineCase{2, 128}, CombineCase{1, 129}),
+    [](const ::testing::TestParamInfo<CombineCase> &info) {
+      return "S" + std::to_string(info.param.rows) + "_NS" +
+             std::to_string(info.param.splits);
     });
 
 } // namespace

@@ -118,6 +118,12 @@ TEST(ValidationTest, RejectsMismatchedCombineInputs) {
   std::vector<uint16_t> o(2 * 3 * kValueDim);
   std::vector<float> lse(2 * 3);
   EXPECT_NO_THROW(modelCombine(o, lse, 3));
+  EXPECT_NO_THROW(modelCombine(o, lse, 3, 64)); // any layout that holds 3 splits
+  EXPECT_THROW(modelCombine(o, lse, 3, 32), std::invalid_argument); // no layout's P
+  std::vector<uint16_t> o9(9 * kValueDim);
+  std::vector<float> lse9(9);
+  EXPECT_NO_THROW(modelCombine(o9, lse9, 9, 8));
+  EXPECT_THROW(modelCombine(o9, lse9, 9, 1), std::invalid_argument); // P = 1 holds 8
   EXPECT_THROW(modelCombine(o, lse, 4), std::invalid_argument);
   o.pop_back();
   EXPECT_THROW(modelCombine(o, lse, 3), std::invalid_argument);

@@ -60,8 +60,12 @@ namespace mla {
 /// 0.34: the plain build's DMA source pages by DPP row_newbcast moves instead of
 /// ds_bpermute and its lgkmcnt(0) (the wspec code objects are 0.33's); 0.35: the
 /// device schedule's sure-first-wave test takes k = floor(V / B) by its division alone
-/// (no compare branch for k = 1).
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.35.0-gfx950";
+/// (no compare branch for k = 1); 0.36: the combine's layout is the launch's choice
+/// (mla.cta_combine `slices`): the widest (64 split groups) where a launch of the host
+/// split or the DCP merge has at most 32 (row, head) pairs and more than 8 splits, its
+/// variant twice (NS > 128 and the fewer), the variant tests on 32 bits, and the slots
+/// every lane uses read without a clamp.
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.36.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

@@ -57,6 +57,24 @@ static_assert([] {
   return kCombineLayouts[std::size(kCombineLayouts) - 1].maxSplits == kMaxSplits;
 }(), "every layout holds its splits in kCombineMaxSlots slots a lane, up to kMaxSplits");
 
+/// The (row, head) pairs up to which a combine launch of more splits than the first
+/// layout holds takes the widest layout instead of the first that holds them: with few
+/// pairs the launch is a few waves, and each wave's slots, not the wave count, set its
+/// time (modeled, MI355X: at 12 and 24 pairs and 16-256 splits the widest layout is 0.1-
+/// 0.8 us faster, at 48 pairs and 67-79 splits 0.2-0.3 us slower; docs/combine-kernel.md,
+/// "Geometry"). A tuning choice, not a hardware fact.
+inline constexpr int64_t kCombineWideRowHeads = 32;
+/// The layout (P) of a combine launch over `rowHeads` (row, head) pairs of `splits`
+/// splits each, as the host-planned split and the DCP merge launch it:
+/// combineSplitGroups(splits), or the widest layout where the pairs are at most
+/// kCombineWideRowHeads and the splits more than the first layout holds. (A device
+/// schedule's merge entry takes combineSplitGroups of its request's pieces.)
+constexpr int64_t combineLaunchGroups(int64_t rowHeads, int64_t splits) {
+  if (splits > kCombineLayouts[0].maxSplits && rowHeads <= kCombineWideRowHeads)
+    return kCombineLayouts[std::size(kCombineLayouts) - 1].groups;
+  return combineSplitGroups(splits);
+}
+
 /// The most splits the attention kernel merges itself (the fused combine, argument
 /// `tickets`): the first combine layout's, one column slice a (row, head), so that a
 /// pair's last CTA reads at most 8 partial rows of each of its (row, head)s.
@@ -90,10 +108,10 @@ constexpr bool fusedCombineFits(int64_t requests, int64_t splits, int64_t heads,
 }
 
 /// Workgroups of the combine launch with `splits` splits: one per (row, head, column
-/// slice); with P = combineSplitGroups(splits), workgroup `bid` serves slice `bid mod P`
-/// of (row, head) number `bid / P` (= row * heads + head).
+/// slice); with P = combineLaunchGroups(rows * heads, splits), workgroup `bid` serves
+/// slice `bid mod P` of (row, head) number `bid / P` (= row * heads + head).
 constexpr int64_t combineGridSize(int64_t rows, int64_t heads, int64_t splits) {
-  return rows * heads * combineSplitGroups(splits);
+  return rows * heads * combineLaunchGroups(rows * heads, splits);
 }
 
 /// What one attention CTA serves.

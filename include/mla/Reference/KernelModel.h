@@ -94,7 +94,8 @@ ModelPartials modelSplitAttention(const ProblemView &problem, int numSplits);
 /// [rows, numSplits, 512] (bf16 bits) and [rows, numSplits] (f32), in f32 with a
 /// bf16 result, in base 2 and in the order the combine kernel computes it:
 /// t_s = lse_s log2(e), m = max t_s; over the non-empty splits w_s = exp2f(t_s - m);
-/// with G = kernel::combineSplitGroups(numSplits) (1, 8, 16 or 64) split groups, group g
+/// with G = kernel::combineLaunchGroups(rows, numSplits) (1, 8, 16 or 64; the layout a
+/// combine launch over these rows takes) split groups, group g
 /// sums W_g = sum w_s and acc_gd = sum w_s * o_sd (each product rounded) over its splits
 /// s = g, g + G, ... in order; W and acc_d are the group sums added pairwise ((g0 + g1) + (g2 + g3)) + ...;
 /// out_d = bf16(acc_d * (1 / W)); lse = (m + log2f(W)) ln 2. All splits empty: 0 and
@@ -102,6 +103,11 @@ ModelPartials modelSplitAttention(const ProblemView &problem, int numSplits);
 /// Throws std::invalid_argument if the sizes disagree or numSplits < 1.
 ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
                          int numSplits);
+/// modelCombine with G = splitGroups split groups (a device schedule's merge entry:
+/// kernel::combineSplitGroups of its pieces). Throws std::invalid_argument also if no
+/// combine layout has splitGroups groups and holds numSplits.
+ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
+                         int numSplits, int splitGroups);
 
 /// modelCombine over a ModelPartials.
 inline ModelOutput modelCombine(const ModelPartials &partials) {

@@ -149,9 +149,15 @@ TEST(SplitPolicy, CtasQueueOnTheirXcd) {
   // u + 8 on XCD u mod 8, one after the other: 1000 + 2 * 100 = 1200.
   SplitCost c = estimateSplitCost(lengths({2048}), 12, 1, 8, 16, handModel());
   EXPECT_DOUBLE_EQ(c.attention, 1200);
-  // Combine, 8 < NS <= 64: 8 slices (P = 8) of 12 (row, head): 96 waves over 8
-  // resident = 12 rounds of 200 + 20 * ceil(16 / 8): 2000 + 12 * 240.
-  EXPECT_DOUBLE_EQ(c.combine, 2000 + 12 * 240);
+  // Combine, NS 16 > 8 with 12 (row, head) pairs (at most 32): the widest layout (P =
+  // 64, kernel::combineLaunchGroups): 768 waves over 8 resident = 96 rounds of 200 + 20
+  // * ceil(16 / 64): 2000 + 96 * 220.
+  EXPECT_DOUBLE_EQ(c.combine, 2000 + 96 * 220);
+  // Three requests (36 pairs): the first layout that holds NS 16 (P = 8): 288 waves =
+  // 36 rounds of 200 + 20 * ceil(16 / 8): 2000 + 36 * 240.
+  SplitCost three =
+      estimateSplitCost(lengths({2048, 2048, 2048}), 12, 1, 8, 16, handModel());
+  EXPECT_DOUBLE_EQ(three.combine, 2000 + 36 * 240);
 }
 
 TEST(SplitPolicy, EmptySplitsCostLittle) {
@@ -218,10 +224,17 @@ TEST(SplitPolicy, ChoiceFollowsTheEstimate) {
   // With the launches (3000 in total) NS 1 (3390) is within 1 % of NS 2 (3370): the
   // smaller wins.
   EXPECT_EQ(chooseSplitCount(lengths({1024}), 12, 1, 256, handModel(), 256), 1);
-  // 64 blocks: NS 8 (8 blocks, P = 1, 8 slots) gives 170 + 360 = 530; NS 16 (4 blocks,
-  // P = 8, 2 slots) 130 + 240 = 370; NS 13 (5 blocks) 140 + 240 = 380; NS 22 (3 blocks,
+  // 64 blocks, 4 combine waves a CU (one round for any NS here). Past NS 8 one request's
+  // 12 (row, head) pairs take the widest layout (P = 64, kernel::combineLaunchGroups):
+  // 768 waves of 200 + 20 * ceil(NS / 64) = 220 for every NS up to 64. NS 8 (8 blocks,
+  // P = 1, 8 slots) gives 170 + 360 = 530; NS 16 (4 blocks) 130 + 220 = 350; NS 32 (2
+  // blocks) 110 + 220 = 330; NS 64 (one block) 100 + 220 = 320: 64 wins (32 is 3 % worse).
+  m.combineWavesPerCu = 4;
+  EXPECT_EQ(chooseSplitCount(lengths({64 * 128}), 12, 1, 256, m, 256), 64);
+  // Three such requests (36 pairs) keep the first layout that holds NS: NS 8 530; NS 16
+  // (P = 8, 2 slots) 130 + 240 = 370; NS 13 (5 blocks) 140 + 240 = 380; NS 22 (3 blocks,
   // 3 slots) 120 + 260 = 380; NS 32 110 + 280 = 390; NS 64 100 + 360 = 460: 16 wins.
-  EXPECT_EQ(chooseSplitCount(lengths({64 * 128}), 12, 1, 256, m, 256), 16);
+  EXPECT_EQ(chooseSplitCount(lengths({64 * 128, 64 * 128, 64 * 128}), 12, 1, 256, m, 256), 16);
 }
 
 TEST(SplitPolicy, CalibratedChoices) {

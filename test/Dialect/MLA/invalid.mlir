@@ -272,7 +272,7 @@ func.func @f(%o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf16>, %out: memref<?
 
 func.func @f(%o: !llvm.ptr<1>, %row: index) {
   // expected-error@+1 {{'mla.cta_combine' op must be inside a gpu.func kernel (it is one CTA's work)}}
-  mla.cta_combine row(%row) head(%row) slice(%row) of %row o_part(%o) lse_part(%o) into out(%o)
+  mla.cta_combine row(%row) head(%row) slice(%row of %row) of %row o_part(%o) lse_part(%o) into out(%o)
       {config = #mla.config<>} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
   return
 }
@@ -354,7 +354,7 @@ func.func @f(%o: memref<2x5x12x512xbf16>, %l: memref<2x5x12xf32>, %out: memref<3
 gpu.module @m {
   gpu.func @merge(%p: !llvm.ptr<1>, %i: index) kernel {
     // expected-error@+1 {{'mla.cta_combine' op with 'ranks_outermost' needs the row count ('of rows(...)')}}
-    mla.cta_combine row(%i) head(%i) slice(%i) of %i o_part(%p) lse_part(%p) into out(%p)
+    mla.cta_combine row(%i) head(%i) slice(%i of %i) of %i o_part(%p) lse_part(%p) into out(%p)
         lse(%p) {config = #mla.config<>, ranks_outermost}
         : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
     gpu.return
@@ -366,7 +366,7 @@ gpu.module @m {
 gpu.module @m {
   gpu.func @combine(%p: !llvm.ptr<1>, %i: index) kernel {
     // expected-error@+1 {{'mla.cta_combine' op takes the row count ('of rows(...)') only with 'ranks_outermost'}}
-    mla.cta_combine row(%i) of rows(%i) head(%i) slice(%i) of %i o_part(%p) lse_part(%p)
+    mla.cta_combine row(%i) of rows(%i) head(%i) slice(%i of %i) of %i o_part(%p) lse_part(%p)
         into out(%p) {config = #mla.config<>} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
     gpu.return
   }
@@ -377,7 +377,7 @@ gpu.module @m {
 gpu.module @m {
   gpu.func @merge(%p: !llvm.ptr<1>, %i: index) kernel {
     // expected-error@+1 {{'mla.cta_combine' op with 'half_wave_rows' takes neither 'ranks_outermost' nor 'partials_at'}}
-    mla.cta_combine row(%i) head(%i) slice(%i) of %i partials_at(%i) o_part(%p) lse_part(%p)
+    mla.cta_combine row(%i) head(%i) slice(%i of %i) of %i partials_at(%i) o_part(%p) lse_part(%p)
         into out(%p) {config = #mla.config<>, half_wave_rows}
         : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
     gpu.return
@@ -389,9 +389,48 @@ gpu.module @m {
 gpu.module @m {
   gpu.func @merge(%p: !llvm.ptr<1>, %i: index) kernel {
     // expected-error@+1 {{'mla.cta_combine' op with 'half_wave_rows' merges whole rows: the slice must be 0}}
-    mla.cta_combine row(%i) head(%i) slice(%i) of %i o_part(%p) lse_part(%p)
+    mla.cta_combine row(%i) head(%i) slice(%i of %i) of %i o_part(%p) lse_part(%p)
         into out(%p) {config = #mla.config<>, half_wave_rows}
         : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @merge(%p: !llvm.ptr<1>, %i: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    // expected-error@+1 {{'mla.cta_combine' op with 'half_wave_rows' merges whole rows: the slices must be 1}}
+    mla.cta_combine row(%i) head(%i) slice(%c0 of %c8) of %i o_part(%p) lse_part(%p)
+        into out(%p) {config = #mla.config<>, half_wave_rows}
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @combine(%p: !llvm.ptr<1>, %i: index) kernel {
+    %c32 = arith.constant 32 : index
+    // expected-error@+1 {{'mla.cta_combine' op slices 32 is no combine layout's split groups (1, 8, 16 or 64)}}
+    mla.cta_combine row(%i) head(%i) slice(%i of %c32) of %i o_part(%p) lse_part(%p)
+        into out(%p) {config = #mla.config<>} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @combine(%p: !llvm.ptr<1>, %i: index) kernel {
+    %c16 = arith.constant 16 : index
+    %c129 = arith.constant 129 : index
+    // expected-error@+1 {{'mla.cta_combine' op the layout of 16 split groups holds at most 128 splits, not 129}}
+    mla.cta_combine row(%i) head(%i) slice(%i of %c16) of %c129 o_part(%p) lse_part(%p)
+        into out(%p) {config = #mla.config<>} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
     gpu.return
   }
 }

@@ -1,6 +1,6 @@
 // mla-lower-combine: one 64-lane CTA per column slice of a (row, head), in one of four
-// variants chosen by NS: P = 1, 8, 16 or 64 split groups for NS <= 8, <= 64, <= 128,
-// <= 256 (512 / P columns a CTA). Lane P c + g reads 8 columns from splits g, g + P, ...
+// variants: the op's layout of P = 1, 8, 16 or 64 split groups (`slices`), each taken
+// only where it holds NS (<= 8, <= 64, <= 128, <= 256); 512 / P columns a CTA. Lane P c + g reads 8 columns from splits g, g + P, ...
 // (8 slots, 4 at P = 64); all loads are issued, in nested uniform branches (slot j's
 // inside slot j - 1's), before any is used. Then the max, the weights and sums in base
 // 2, DPP butterflies across the P split groups (at P = 64 permlane swaps first and the
@@ -9,7 +9,12 @@
 
 // CHECK-LABEL: gpu.func @combine
 // CHECK-NOT: mla.cta_combine
-// CHECK: %[[NARROW:.*]] = arith.cmpi ule, %[[NSIDX:.*]], %c8 : index
+// The uniform tests on 32 bits: P == 1 and NS <= 8, P == 8 and NS <= 64, ...
+// CHECK: %[[NS32:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK: %[[P32:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK: %[[IS1:.*]] = arith.cmpi eq, %[[P32]], %c1_i32 : i32
+// CHECK: %[[HOLDS8:.*]] = arith.cmpi ule, %[[NS32]], %c8_i32 : i32
+// CHECK: %[[NARROW:.*]] = arith.andi %[[IS1]], %[[HOLDS8]] : i1
 // CHECK: scf.if %[[NARROW]] {
 //
 // P = 1: lane c takes columns 8 c .. 8 c + 7 of all 512 from every split (8 slots); no
@@ -20,7 +25,9 @@
 // CHECK:   rocdl.rcp
 // CHECK-NOT: amdgpu.dpp
 // CHECK: } else {
-// CHECK:   %[[MID:.*]] = arith.cmpi ule, %[[NSIDX]], %c64 : index
+// CHECK:   %[[IS8:.*]] = arith.cmpi eq, %[[P32]], %c8_i32{{.*}} : i32
+// CHECK:   %[[HOLDS64:.*]] = arith.cmpi ule, %[[NS32]], %c64_i32{{.*}} : i32
+// CHECK:   %[[MID:.*]] = arith.andi %[[IS8]], %[[HOLDS64]] : i1
 // CHECK:   scf.if %[[MID]] {
 //
 // P = 8 in detail.
@@ -43,10 +50,13 @@
 // CHECK: arith.constant 64 : i32
 // CHECK: %[[COL:.*]] = arith.addi
 //
-// Slot 0 loads split min(g, NS - 1), then slot 1 (split g + 8) inside it, ..., slot 7.
+// Slot 0 loads split g (this variant serves NS >= 9: every lane's split is there, no
+// clamp), then slot 1 (split min(g + 8, NS - 1)) inside it, ..., slot 7.
 // CHECK: %[[USED0:.*]] = arith.cmpi ult, %{{.*}}, %[[NS]] : i32
 // CHECK: %[[SLOTS:.*]]:16 = scf.if %[[USED0]] -> (vector<8xbf16>, f32,
-// CHECK:   %[[S0:.*]] = arith.minui %{{.*}}, %[[LAST]] : i32
+// CHECK-NOT: arith.minui
+// CHECK:   %[[S0:.*]] = arith.addi %{{.*}}, %[[G]] : i32
+// CHECK-NOT: arith.minui
 // CHECK:   arith.muli %[[S0]]
 // CHECK:   llvm.getelementptr %[[OROW]]
 // CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> vector<8xbf16>
@@ -55,6 +65,7 @@
 // CHECK:   %[[C8:.*]] = arith.constant 8 : i32
 // CHECK:   arith.cmpi ult, %[[C8]], %[[NS]] : i32
 // CHECK:   scf.if
+// CHECK:   arith.minui %{{.*}}, %[[LAST]] : i32
 // CHECK-COUNT-6: scf.if
 // CHECK:   arith.constant 56 : i32
 // CHECK:   llvm.load %{{.*}} : !llvm.ptr<1> -> vector<8xbf16>
@@ -64,11 +75,13 @@
 // CHECK:   scf.yield
 //
 // 1. m = max over the lane's valid splits of lse * log2(e) (nothing is loaded any more),
-// then over the 8 split groups.
+// then over the 8 split groups. Slot 0 is every lane's (no select), slot 1 on a lane's
+// own split may be past NS.
 // CHECK-NOT: llvm.load
-// CHECK: arith.mulf %[[SLOTS]]#1, %[[LOG2E]]
+// CHECK: %[[T0:.*]] = arith.mulf %[[SLOTS]]#1, %[[LOG2E]]
+// CHECK: arith.maxnumf %[[NEGINF]], %[[T0]]
+// CHECK: arith.mulf %[[SLOTS]]#3, %[[LOG2E]]
 // CHECK: arith.select %{{.*}}, %{{.*}}, %[[NEGINF]]
-// CHECK: arith.maxnumf %[[NEGINF]]
 // CHECK-NOT: llvm.load
 // CHECK: %[[D1:.*]] = amdgpu.dpp %[[LM:.*]] %[[LM]] quad_perm([1 : i32, 0 : i32, 3 : i32, 2 : i32]) : f32
 // CHECK: %[[M1:.*]] = arith.maxnumf %[[LM]], %[[D1]]
@@ -88,12 +101,16 @@
 // CHECK: %[[PROD:.*]] = arith.mulf %[[WV]], %[[O]] : vector<8xf32>
 // CHECK: %[[ACC:.*]] = arith.addf %{{.*}}, %[[PROD]] : vector<8xf32>
 // CHECK: %[[SUM:.*]] = arith.addf %[[ZERO]], %[[W]] : f32
-// CHECK: %[[VALID:.*]] = arith.cmpi ult, %{{.*}}, %[[NS]] : i32
 // CHECK: %[[NONEMPTY:.*]] = arith.cmpf une, %[[T]], %[[NEGINF]]
-// CHECK: %[[TAKE:.*]] = arith.andi %[[VALID]], %[[NONEMPTY]]
-// CHECK: arith.select %[[TAKE]], %[[SUM]], %[[ZERO]]
-// CHECK: arith.select %[[TAKE]], %[[ACC]]
-// CHECK-COUNT-7: rocdl.exp2
+// CHECK: arith.select %[[NONEMPTY]], %[[SUM]], %[[ZERO]]
+// CHECK: arith.select %[[NONEMPTY]], %[[ACC]]
+// From slot 1 on, only a lane's split below NS is taken.
+// CHECK: rocdl.exp2
+// CHECK: %[[VALID:.*]] = arith.cmpi ult, %{{.*}}, %[[NS]] : i32
+// CHECK: %[[NONEMPTY1:.*]] = arith.cmpf une
+// CHECK: %[[TAKE:.*]] = arith.andi %[[VALID]], %[[NONEMPTY1]]
+// CHECK: arith.select %[[TAKE]]
+// CHECK-COUNT-6: rocdl.exp2
 // CHECK-NOT: rocdl.exp2
 //
 // 3. W and each of the 8 columns summed over the split groups: 3 DPP steps each.
@@ -122,7 +139,9 @@
 // P = 16 (NS <= 128): 32-column slices, 8 slots (the last split g + 112), four DPP
 // steps (row_mirror joins the two halves of a DPP row).
 // CHECK: } else {
-// CHECK:   %[[WIDE:.*]] = arith.cmpi ule, %[[NSIDX]], %c128 : index
+// CHECK:   %[[IS16:.*]] = arith.cmpi eq, %[[P32]], %c16_i32{{.*}} : i32
+// CHECK:   %[[HOLDS128:.*]] = arith.cmpi ule, %[[NS32]], %c128_i32{{.*}} : i32
+// CHECK:   %[[WIDE:.*]] = arith.andi %[[IS16]], %[[HOLDS128]] : i1
 // CHECK:   scf.if %[[WIDE]] {
 // CHECK:   arith.remui %{{.*}}, %c16_i32{{.*}} : i32
 // CHECK:   arith.constant 32 : i32
@@ -139,16 +158,26 @@
 // CHECK-NOT: amdgpu.dpp
 // CHECK:   rocdl.rcp
 //
-// P = 64 (NS > 128): 8-column slices, one column group, 4 slots (the last split
-// g + 192). The max and W over all 64 lanes from the widest exchange down: permlane32 and
+// P = 64 (NS <= 256; where P is no layout's or its layout does not hold NS, nothing is
+// written), twice: for NS >= 129, whose slots 0 and 1 every lane uses (their splits
+// read without a clamp), and for the fewer splits a launch of few (row, head) pairs
+// gives this layout. 8-column slices, one column group, 4 slots (the last split g +
+// 192). The max and W over all 64 lanes from the widest exchange down: permlane32 and
 // permlane16 swaps (each lane adds the pair's two results), then row_mirror,
 // row_half_mirror, quad_perm [2,3,0,1], [1,0,3,2]. The 8 columns scattered: 4
 // permlane32 swaps (columns k and k + 4), 2 permlane16 swaps, the column a lane gives
 // away (by lane bit 3) over row_mirror, then the last three DPP steps; lane l ends with
 // column l / 8, and lanes 8 k store one bf16 each.
 // CHECK: } else {
+// CHECK:   %[[IS64:.*]] = arith.cmpi eq, %[[P32]], %c64_i32{{.*}} : i32
+// CHECK:   %[[HOLDS256:.*]] = arith.cmpi ule, %[[NS32]], %c256_i32{{.*}} : i32
+// CHECK:   %[[WIDEST:.*]] = arith.andi %[[IS64]], %[[HOLDS256]] : i1
+// CHECK:   scf.if %[[WIDEST]] {
+// CHECK:   %[[PAST:.*]] = arith.cmpi uge, %[[NS32]], %c129_i32 : i32
+// CHECK:   scf.if %[[PAST]] {
 // CHECK:   arith.remui %{{.*}}, %c64_i32{{.*}} : i32
 // CHECK:   arith.constant 8 : i32
+// CHECK-NOT: arith.minui
 // CHECK-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<1> -> {{vector<8xbf16>|f32}}
 // CHECK-NOT: llvm.load
 // CHECK:   rocdl.permlane32.swap %{{.*}}, %{{.*}}, false, false
@@ -182,10 +211,20 @@
 // CHECK:   scf.if
 // CHECK:     arith.shrui %{{.*}}, %c3_i32
 // CHECK:     llvm.store %[[BF1]], %{{.*}} : bf16, !llvm.ptr<1>
+// The second copy: slot 0's split clamped to the row's last (a lane's may be past NS).
+// CHECK: } else {
+// CHECK:   arith.remui %{{.*}}, %c64_i32{{.*}} : i32
+// CHECK:   arith.minui
+// CHECK:   llvm.load
+// CHECK:   rocdl.rcp
+// CHECK:   llvm.store %{{.*}} : bf16, !llvm.ptr<1>
+// No variant takes any other P.
+// CHECK-NOT: } else {
+// CHECK: gpu.return
 gpu.module @m {
   gpu.func @combine(%o: !llvm.ptr<1>, %l: !llvm.ptr<1>, %out: !llvm.ptr<1>, %lse: !llvm.ptr<1>,
-                    %row: index, %head: index, %slice: index, %ns: index) kernel {
-    mla.cta_combine row(%row) head(%head) slice(%slice) of %ns o_part(%o) lse_part(%l)
+                    %row: index, %head: index, %slice: index, %slices: index, %ns: index) kernel {
+    mla.cta_combine row(%row) head(%head) slice(%slice of %slices) of %ns o_part(%o) lse_part(%l)
         into out(%out) lse(%lse)
         {config = #mla.config<>} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
     gpu.return
@@ -194,17 +233,18 @@ gpu.module @m {
 
 // -----
 
-// Without an lse destination nothing is stored but the output (by each variant).
+// Without an lse destination nothing is stored but the output (by each variant, the
+// 64-group layout's two copies one bf16 each).
 // CHECK-LABEL: gpu.func @no_lse
 // CHECK-NOT: rocdl.log
 // CHECK-NOT: : f32, !llvm.ptr<1>
 // CHECK-COUNT-3: llvm.store %{{.*}} : vector<8xbf16>, !llvm.ptr<1>
-// CHECK: llvm.store %{{.*}} : bf16, !llvm.ptr<1>
+// CHECK-COUNT-2: llvm.store %{{.*}} : bf16, !llvm.ptr<1>
 // CHECK-NOT: llvm.store
 gpu.module @m {
   gpu.func @no_lse(%o: !llvm.ptr<1>, %l: !llvm.ptr<1>, %out: !llvm.ptr<1>,
-                   %row: index, %head: index, %slice: index, %ns: index) kernel {
-    mla.cta_combine row(%row) head(%head) slice(%slice) of %ns o_part(%o) lse_part(%l)
+                   %row: index, %head: index, %slice: index, %slices: index, %ns: index) kernel {
+    mla.cta_combine row(%row) head(%head) slice(%slice of %slices) of %ns o_part(%o) lse_part(%l)
         into out(%out) {config = #mla.config<>} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
     gpu.return
   }
@@ -217,7 +257,11 @@ gpu.module @m {
 // head (lse) and * 512 (o), and partial s lies s * S * 12 lse values (s * S * 12 * 512 o
 // values, 64-bit) further on; the lane's column is added to o's.
 // CHECK-LABEL: gpu.func @dcp_merge
-// CHECK: %[[NARROW:.*]] = arith.cmpi ule, %arg8, %c8 : index
+// CHECK: %[[DN32:.*]] = arith.index_castui %arg9 : index to i32
+// CHECK: %[[DP32:.*]] = arith.index_castui %arg8 : index to i32
+// CHECK: arith.cmpi eq, %[[DP32]], %c1_i32 : i32
+// CHECK: arith.cmpi ule, %[[DN32]], %c8_i32 : i32
+// CHECK: %[[NARROW:.*]] = arith.andi
 // CHECK: scf.if %[[NARROW]] {
 // CHECK: %[[RH:.*]] = arith.addi %{{.*}}, %arg6 : index
 // CHECK: %[[STRIDE:.*]] = arith.muli %arg5, %{{.*}} : index
@@ -247,8 +291,8 @@ gpu.module @m {
 // CHECK-COUNT-4: rocdl.rcp
 gpu.module @m {
   gpu.func @dcp_merge(%o: !llvm.ptr<1>, %l: !llvm.ptr<1>, %out: !llvm.ptr<1>, %lse: !llvm.ptr<1>,
-                      %row: index, %rows: index, %head: index, %slice: index, %n: index) kernel {
-    mla.cta_combine row(%row) of rows(%rows) head(%head) slice(%slice) of %n o_part(%o)
+                      %row: index, %rows: index, %head: index, %slice: index, %slices: index, %n: index) kernel {
+    mla.cta_combine row(%row) of rows(%rows) head(%head) slice(%slice of %slices) of %n o_part(%o)
         lse_part(%l) into out(%out) lse(%lse)
         {config = #mla.config<>, ranks_outermost}
         : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
@@ -263,7 +307,8 @@ gpu.module @m {
 // each slot is one 16-value load; lane 0 of each half-wave writes the lse, every lane its
 // 16 output values.
 // CHECK-LABEL: gpu.func @half_wave_rows
-// CHECK: %[[NARROW:.*]] = arith.cmpi ule, %arg7, %c8 : index
+// CHECK: %[[HN32:.*]] = arith.index_castui %arg7 : index to i32
+// CHECK: %[[NARROW:.*]] = arith.cmpi ule, %[[HN32]], %c8_i32 : i32
 // CHECK: scf.if %[[NARROW]] {
 // CHECK:   %[[LANE:.*]] = arith.andi %{{.*}}, %c31_i32 : i32
 // CHECK:   %[[GROUPCOL:.*]] = arith.muli %{{.*}}, %c16_i32 : i32
@@ -282,7 +327,8 @@ gpu.module @m {
                            %lse: !llvm.ptr<1>, %row: index, %head: index, %slice: index,
                            %ns: index) kernel {
     %c0 = arith.constant 0 : index
-    mla.cta_combine row(%row) head(%head) slice(%c0) of %ns o_part(%o) lse_part(%l)
+    %c1 = arith.constant 1 : index
+    mla.cta_combine row(%row) head(%head) slice(%c0 of %c1) of %ns o_part(%o) lse_part(%l)
         into out(%out) lse(%lse) {config = #mla.config<>, half_wave_rows}
         : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
     gpu.return

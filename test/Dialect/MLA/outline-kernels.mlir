@@ -92,7 +92,7 @@
 // CHECK: %[[PRESENT:.*]] = arith.andi %[[HASPART]], %[[HASOUT]]
 // CHECK: %[[CSCHED:.*]] = llvm.icmp "ne" %[[MT]], %{{.*}} : !llvm.ptr<1>
 // CHECK: %[[CSCHEDGO:.*]] = arith.andi %[[CSCHED]], %[[PRESENT]]
-// CHECK: %[[CWORK:.*]]:6 = scf.if %[[CSCHEDGO]] -> (index, index, index, index, index, i1) {
+// CHECK: %[[CWORK:.*]]:7 = scf.if %[[CSCHEDGO]] -> (index, index, index, index, index, index, i1) {
 // With the device schedule's merge table: workgroup (m * 4 + i) * 12 + h serves entry m
 // {request, slice, n, first}, position i, head h; entry m is read only below U.
 // CHECK: %[[C48:.*]] = arith.constant 48 : index
@@ -111,7 +111,16 @@
 // CHECK: %[[MERGES:.*]] = arith.andi %[[INTABLE]], %[[IDLE]]
 // CHECK: %[[CREQ:.*]] = arith.index_castui %{{.*}} : i32 to index
 // CHECK: %[[SLICE:.*]] = arith.index_castui %{{.*}} : i32 to index
+// CHECK: %[[N32:.*]] = llvm.load
 // CHECK: %[[NPIECES:.*]] = arith.maxui
+// The entry's layout from its n alone (kernel::combineSplitGroups), by the selects below.
+// CHECK: %[[EWIDE:.*]] = arith.cmpi ule, %[[N32]], %c128{{.*}} : i32
+// CHECK: %[[ELAYOUT16:.*]] = arith.select %[[EWIDE]], %c16{{.*}}, %c64{{.*}} : i32
+// CHECK: %[[EMID:.*]] = arith.cmpi ule, %[[N32]], %c64{{.*}} : i32
+// CHECK: %[[ELAYOUT8:.*]] = arith.select %[[EMID]], %c8{{.*}}, %[[ELAYOUT16]] : i32
+// CHECK: %[[ENARROW:.*]] = arith.cmpi ule, %[[N32]], %c8{{.*}} : i32
+// CHECK: %[[ESLICES32:.*]] = arith.select %[[ENARROW]], %c1{{.*}}, %[[ELAYOUT8]] : i32
+// CHECK: %[[ESLICES:.*]] = arith.index_castui %[[ESLICES32]] : i32 to index
 // CHECK: %[[CFIRST:.*]] = arith.index_castui %{{.*}} : i32 to index
 // CHECK: %[[ROW0:.*]] = arith.muli %[[CREQ]], %{{.*}} : index
 // CHECK: %[[ROW:.*]] = arith.addi %[[ROW0]], %[[POS]]
@@ -120,17 +129,23 @@
 // CHECK: %[[PAIRAT:.*]] = arith.muli %[[PAIR]], %[[NPIECES]]
 // CHECK: %[[FIRSTAT:.*]] = arith.muli %[[CFIRST]], %[[C48]]
 // CHECK: %[[PARTIALSAT:.*]] = arith.addi %[[FIRSTAT]], %[[PAIRAT]]
-// CHECK: scf.yield %[[ROW]], %[[HEAD]], %[[SLICE]], %[[NPIECES]], %[[PARTIALSAT]], %[[MERGES]]
+// CHECK: scf.yield %[[ROW]], %[[HEAD]], %[[SLICE]], %[[ESLICES]], %[[NPIECES]], %[[PARTIALSAT]], %[[MERGES]]
 // CHECK: } else {
 // The host-planned split: workgroup (row * 12 + head) * P + slice, P = 1, 8, 16 or 64
 // column slices per (row, head) for NS <= 8, <= 64, <= 128, <= 256
-// (kernel::combineSplitGroups), selected from the last layout back.
+// (kernel::combineSplitGroups), selected from the last layout back; 64 instead where
+// the launch has at most 32 (row, head) pairs and NS > 8 (kernel::combineLaunchGroups).
+// CHECK: %[[ROWHEADS:.*]] = arith.muli %[[ROWS]], %[[H32]] : i32
+// CHECK: %[[FEW:.*]] = arith.cmpi ule, %[[ROWHEADS]], %c32{{.*}} : i32
+// CHECK: %[[MANY:.*]] = arith.cmpi ugt, %[[CNSARG]], %c8{{.*}} : i32
+// CHECK: %[[TOWIDEST:.*]] = arith.andi %[[FEW]], %[[MANY]] : i1
 // CHECK: %[[WIDE:.*]] = arith.cmpi ule, %[[CNSARG]], %c128{{.*}} : i32
 // CHECK: %[[LAYOUT16:.*]] = arith.select %[[WIDE]], %c16{{.*}}, %c64{{.*}} : i32
 // CHECK: %[[MID:.*]] = arith.cmpi ule, %[[CNSARG]], %c64{{.*}} : i32
 // CHECK: %[[LAYOUT8:.*]] = arith.select %[[MID]], %c8{{.*}}, %[[LAYOUT16]] : i32
 // CHECK: %[[NARROW:.*]] = arith.cmpi ule, %[[CNSARG]], %c8{{.*}} : i32
-// CHECK: %[[SLICES:.*]] = arith.select %[[NARROW]], %c1{{.*}}, %[[LAYOUT8]] : i32
+// CHECK: %[[HOLDING:.*]] = arith.select %[[NARROW]], %c1{{.*}}, %[[LAYOUT8]] : i32
+// CHECK: %[[SLICES:.*]] = arith.select %[[TOWIDEST]], %c64{{.*}}, %[[HOLDING]] : i32
 // CHECK: %[[HSLICE32:.*]] = arith.remui %[[CBID]], %[[SLICES]] : i32
 // CHECK: %[[RH:.*]] = arith.divui %[[CBID]], %[[SLICES]] : i32
 // CHECK: %[[HROW32:.*]] = arith.divui %[[RH]], %[[H32]] : i32
@@ -139,13 +154,14 @@
 // CHECK: %[[HSLICE:.*]] = arith.index_castui %[[HSLICE32]] : i32 to index
 // CHECK: %[[HROW:.*]] = arith.index_castui %[[HROW32]] : i32 to index
 // CHECK: %[[HHEAD:.*]] = arith.index_castui %[[HHEAD32]] : i32 to index
+// CHECK: %[[HSLICES:.*]] = arith.index_castui %[[SLICES]] : i32 to index
 // CHECK: %[[HRH0:.*]] = arith.muli %[[HROW]], %[[H]]
 // CHECK: %[[HRH:.*]] = arith.addi %[[HRH0]], %[[HHEAD]]
 // CHECK: %[[HAT:.*]] = arith.muli %[[HRH]], %[[CNS]]
-// CHECK: scf.yield %[[HROW]], %[[HHEAD]], %[[HSLICE]], %[[CNS]], %[[HAT]], %[[HACTIVE]]
-// CHECK: %[[CGO:.*]] = arith.andi %[[CWORK]]#5, %[[PRESENT]]
+// CHECK: scf.yield %[[HROW]], %[[HHEAD]], %[[HSLICE]], %[[HSLICES]], %[[CNS]], %[[HAT]], %[[HACTIVE]]
+// CHECK: %[[CGO:.*]] = arith.andi %[[CWORK]]#6, %[[PRESENT]]
 // CHECK: scf.if %[[CGO]] {
-// CHECK: mla.cta_combine row(%[[CWORK]]#0) head(%[[CWORK]]#1) slice(%[[CWORK]]#2) of %[[CWORK]]#3 partials_at(%[[CWORK]]#4) o_part(%[[CO]]) lse_part(%[[CL]]) into out(%[[OUT]]) lse(%[[LSE]])
+// CHECK: mla.cta_combine row(%[[CWORK]]#0) head(%[[CWORK]]#1) slice(%[[CWORK]]#2 of %[[CWORK]]#3) of %[[CWORK]]#4 partials_at(%[[CWORK]]#5) o_part(%[[CO]]) lse_part(%[[CL]]) into out(%[[OUT]]) lse(%[[LSE]])
 func.func @tp8_q4(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>,
                   %pages: memref<?xi32>, %indptr: memref<?xi32>, %scale: f32, %vscale: f32,
                   %ns: index, %o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>,
@@ -185,7 +201,7 @@ func.func @two_combines(%o: memref<?x16x?x512xbf16>, %l: memref<?x16x?xf32>,
 // CHECK: gpu.func @mla_dcp_merge(%[[MO:.*]]: !llvm.ptr<1>, %[[ML:.*]]: !llvm.ptr<1>, %[[MOUT:.*]]: !llvm.ptr<1>, %[[MLSE:.*]]: !llvm.ptr<1>, %[[MROWS:.*]]: i32, %[[MN:.*]]: i32, %{{.*}}: !llvm.ptr<1>) kernel
 // CHECK: %[[ROWSIDX:.*]] = arith.index_castui %[[MROWS]] : i32 to index
 // CHECK: %[[NIDX:.*]] = arith.index_castui %[[MN]] : i32 to index
-// CHECK: mla.cta_combine row(%{{.*}}) of rows(%[[ROWSIDX]]) head(%{{.*}}) slice(%{{.*}}) of %[[NIDX]] o_part(%[[MO]]) lse_part(%[[ML]]) into out(%[[MOUT]]) lse(%[[MLSE]]) {config = #mla.config<heads = 16>, ranks_outermost}
+// CHECK: mla.cta_combine row(%{{.*}}) of rows(%[[ROWSIDX]]) head(%{{.*}}) slice(%{{.*}} of %{{.*}}) of %[[NIDX]] o_part(%[[MO]]) lse_part(%[[ML]]) into out(%[[MOUT]]) lse(%[[MLSE]]) {config = #mla.config<heads = 16>, ranks_outermost}
 func.func @merge(%o: memref<?x16x?x512xbf16>, %l: memref<?x16x?xf32>,
                  %outs: memref<?x?x16x512xbf16>, %lses: memref<?x?x16xf32>,
                  %out: memref<?x16x512xbf16>, %lse: memref<?x16xf32>) {
@@ -253,7 +269,7 @@ func.func @merge(%o: memref<?x16x?x512xbf16>, %l: memref<?x16x?xf32>,
 // CHECK: scf.if %[[MERGESW]] {
 // CHECK: %[[ROWREQW:.*]] = arith.muli %[[WORK]]#0, %c4
 // CHECK: %[[ROWW:.*]] = arith.addi %[[ROWREQW]], %[[POSW]]
-// CHECK: mla.cta_combine row(%[[ROWW]]) head(%[[HEADW]]) slice(%c0{{.*}}) of %[[NSPLIT]] o_part(%[[O]]) lse_part(%[[L]]) into out(%[[DOUT]]) lse(%[[DLSE]]) {config = #mla.config<qlen = 4>} :
+// CHECK: mla.cta_combine row(%[[ROWW]]) head(%[[HEADW]]) slice(%c0{{.*}} of %c1{{.*}}) of %[[NSPLIT]] o_part(%[[O]]) lse_part(%[[L]]) into out(%[[DOUT]]) lse(%[[DLSE]]) {config = #mla.config<qlen = 4>} :
 // CHECK: } else {
 // CHECK: %[[FIRST:.*]] = arith.muli %[[WAVE]], %c2
 // CHECK: %[[ITEM:.*]] = arith.addi %[[FIRST]], %[[HALF]]
@@ -266,7 +282,7 @@ func.func @merge(%o: memref<?x16x?x512xbf16>, %l: memref<?x16x?xf32>,
 // CHECK: scf.if %[[MERGES]] {
 // CHECK: %[[ROWREQ:.*]] = arith.muli %[[WORK]]#0, %c4
 // CHECK: %[[ROWF:.*]] = arith.addi %[[ROWREQ]], %[[POSF]]
-// CHECK: mla.cta_combine row(%[[ROWF]]) head(%[[HEADF]]) slice(%c0{{.*}}) of %[[NSPLIT]] o_part(%[[O]]) lse_part(%[[L]]) into out(%[[DOUT]]) lse(%[[DLSE]]) {config = #mla.config<qlen = 4>, half_wave_rows}
+// CHECK: mla.cta_combine row(%[[ROWF]]) head(%[[HEADF]]) slice(%c0{{.*}} of %c1{{.*}}) of %[[NSPLIT]] o_part(%[[O]]) lse_part(%[[L]]) into out(%[[DOUT]]) lse(%[[DLSE]]) {config = #mla.config<qlen = 4>, half_wave_rows}
 // CHECK: gpu.return
 func.func @fused(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>,
                  %pages: memref<?xi32>, %indptr: memref<?xi32>, %scale: f32, %vscale: f32,

@@ -248,6 +248,23 @@ LogicalResult CtaCombineOp::verify() {
                             "'partials_at'";
   if (getHalfWaveRows() && !matchPattern(getSlice(), m_Zero()))
     return emitOpError() << "with 'half_wave_rows' merges whole rows: the slice must be 0";
+  if (getHalfWaveRows() && !matchPattern(getSlices(), m_One()))
+    return emitOpError() << "with 'half_wave_rows' merges whole rows: the slices must be 1";
+  APInt slices, splits;
+  if (matchPattern(getSlices(), m_ConstantInt(&slices))) {
+    const kernel::CombineLayout *layout = nullptr;
+    for (const kernel::CombineLayout &l : kernel::kCombineLayouts)
+      if (slices == uint64_t(l.groups))
+        layout = &l;
+    if (!layout)
+      return emitOpError() << "slices " << slices.getSExtValue()
+                           << " is no combine layout's split groups (1, 8, 16 or 64)";
+    if (matchPattern(getNumSplits(), m_ConstantInt(&splits)) &&
+        splits.ugt(uint64_t(layout->maxSplits)))
+      return emitOpError() << "the layout of " << layout->groups
+                           << " split groups holds at most " << layout->maxSplits
+                           << " splits, not " << splits.getSExtValue();
+  }
   return success();
 }
 

@@ -1,9 +1,9 @@
 //===- LowerCombine.cpp - mla.cta_combine to scf/arith/vector/amdgpu/rocdl -===//
 //
 // Implements mla-lower-combine. One 64-lane CTA merges one column slice of the NS
-// partials of one (row, head), in one of four variants chosen by NS
-// (kernel::kCombineLayouts): P = 1, 8, 16 or 64 split groups for NS <= 8, <= 64, <= 128,
-// <= 256. Lane `P c + g` reads columns `8 c .. 8 c + 7` of the slice (512 / P columns)
+// partials of one (row, head), in one of four variants: the op's layout of P = 1, 8, 16
+// or 64 split groups (kernel::kCombineLayouts; they hold NS <= 8, <= 64, <= 128, <= 256;
+// which one a launch takes is the caller's choice, kernel::combineLaunchGroups). Lane `P c + g` reads columns `8 c .. 8 c + 7` of the slice (512 / P columns)
 // from splits g, g + P, g + 2P, ... So that no load waits for another, every load of the
 // row is issued first (a lane holds at most 8 partial rows and their lse in registers),
 // then the lanes compute:
@@ -200,8 +200,12 @@ static Value reduceScatterColumns(ImplicitLocOpBuilder &b, Value laneAcc, Value 
   return column;
 }
 
-/// Emits the combine of `op` for `variant` at `outer`'s insertion point.
-static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout variant) {
+/// Emits the combine of `op` for `variant` at `outer`'s insertion point, where NS is
+/// known to be at least `minSplits`: a slot every lane then uses reads its split
+/// without a clamp and takes it without a test. (Its uniform branch stays: LLVM folds
+/// it under the caller's test of NS, and the branches keep each slot's loads together.)
+static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout variant,
+                        int64_t minSplits) {
   ImplicitLocOpBuilder b(op.getLoc(), outer);
   ConfigAttr config = op.getConfig();
   const int64_t width = kernel::kLatentDim;
@@ -273,6 +277,8 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
   auto slotSplit = [&](OpBuilder &nb, Location loc, int64_t j) -> Value {
     return arith::AddIOp::create(nb, loc, cst32(nb, loc, j * splitGroups), group);
   };
+  // Whether every lane's split of slot j is below minSplits (so below NS).
+  auto slotSurelyValid = [&](int64_t j) { return (j + 1) * splitGroups <= minSplits; };
   auto slotValid = [&](OpBuilder &nb, Location loc, int64_t j) -> Value {
     return arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ult, slotSplit(nb, loc, j),
                                  splits32);
@@ -313,7 +319,9 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
         // two loads keeps it from landing between them, where the second load would
         // wait for the first. combine-isa-gfx950.mlir and dcp-merge-isa-gfx950.mlir
         // check every variant's loads for one run.
-        Value split = arith::MinUIOp::create(nb, loc, slotSplit(nb, loc, j), lastSplit);
+        Value split = slotSurelyValid(j)
+                          ? slotSplit(nb, loc, j)
+                          : arith::MinUIOp::create(nb, loc, slotSplit(nb, loc, j), lastSplit);
         Value oOffset, lseOffset;
         if (ranksOutermost) {
           Value rank = arith::IndexCastUIOp::create(nb, loc, nb.getIndexType(), split);
@@ -348,6 +356,8 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
       b, b.getLoc(), 0, ValueRange{negInf},
       [&](OpBuilder &nb, Location loc, int64_t j, ValueRange state) -> SmallVector<Value> {
         Value t = slotT(nb, loc, j);
+        if (slotSurelyValid(j))
+          return {arith::MaxNumFOp::create(nb, loc, state[0], t)};
         Value valid = slotValid(nb, loc, j);
         Value tValid = arith::SelectOp::create(nb, loc, valid, t, negInf);
         return {arith::MaxNumFOp::create(nb, loc, state[0], tValid)};
@@ -378,9 +388,9 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
         Value sum = arith::AddFOp::create(nb, loc, state[0], w);
         // An empty split (lse -inf) adds nothing, whatever its o holds; a NaN lse is
         // taken, so it reaches the result.
-        Value valid = slotValid(nb, loc, j);
+        Value valid = slotSurelyValid(j) ? Value() : slotValid(nb, loc, j);
         Value nonEmpty = arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::UNE, t, negInf);
-        Value taken = arith::AndIOp::create(nb, loc, valid, nonEmpty);
+        Value taken = valid ? arith::AndIOp::create(nb, loc, valid, nonEmpty) : nonEmpty;
         return {arith::SelectOp::create(nb, loc, taken, sum, state[0]),
                 arith::SelectOp::create(nb, loc, taken, acc, state[1])};
       });
@@ -465,39 +475,77 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
       [&] { return column; });
 }
 
-/// The variant for NS splits (kernel::kCombineLayouts), chosen by uniform branches:
-/// NS <= 8, NS <= 64, NS <= 128, the rest.
+/// The variant of the op's layout (`slices`, one of kernel::kCombineLayouts' split
+/// groups), chosen by uniform branches: P = 1, 8, 16 or 64, each only where it holds NS.
 static void lowerCombine(CtaCombineOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
-  // Whether `layout` serves the op's NS (a uniform test).
+  // The uniform tests on 32 bits (scalar compares; gfx9 has no 64-bit scalar ordering).
+  Type i32 = b.getI32Type();
+  Value splits32 = arith::IndexCastUIOp::create(b, loc, i32, op.getNumSplits());
+  Value slices32; // P, where the op's layout is chosen (not with half-wave rows)
+  auto cst32 = [&](OpBuilder &nb, int64_t v) -> Value {
+    return arith::ConstantIntOp::create(nb, loc, i32, v);
+  };
+  // Whether `layout` serves the op's NS.
+  auto holdsSplits = [&](OpBuilder &nb, const kernel::CombineLayout &layout) -> Value {
+    return arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ule, splits32,
+                                 cst32(nb, layout.maxSplits));
+  };
+  // Whether the op's layout is `layout` and holds its NS.
   auto fitsLayout = [&](OpBuilder &nb, const kernel::CombineLayout &layout) -> Value {
-    return arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ule, op.getNumSplits(),
-                                 arith::ConstantIndexOp::create(nb, loc, layout.maxSplits));
+    Value groups = cst32(nb, layout.groups);
+    Value isLayout = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq, slices32, groups);
+    Value holds = holdsSplits(nb, layout);
+    return arith::AndIOp::create(nb, loc, isLayout, holds);
   };
   if (op.getHalfWaveRows()) {
     // Only the first layout; more splits write nothing (the op's contract).
     const kernel::CombineLayout &first = kernel::kCombineLayouts[0];
-    auto ifFits = scf::IfOp::create(b, loc, fitsLayout(b, first), /*withElseRegion=*/false);
+    auto ifFits = scf::IfOp::create(b, loc, holdsSplits(b, first), /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifFits.thenBlock());
-    emitVariant(b, op, first);
+    emitVariant(b, op, first, /*minSplits=*/0);
     op.erase();
     return;
   }
+  // A P that is no layout's, or whose layout does not hold NS, falls through every
+  // test: nothing is written.
+  slices32 = arith::IndexCastUIOp::create(b, loc, i32, op.getSlices());
   std::function<void(OpBuilder &, size_t)> choose = [&](OpBuilder &nb, size_t i) {
     const kernel::CombineLayout *variants = kernel::kCombineLayouts;
-    if (i + 1 == std::size(kernel::kCombineLayouts))
-      return emitVariant(nb, op, variants[i]);
+    bool last = i + 1 == std::size(kernel::kCombineLayouts);
     scf::IfOp::create(
         nb, loc, fitsLayout(nb, variants[i]),
         [&](OpBuilder &tb, Location tl) {
-          emitVariant(tb, op, variants[i]);
+          // Past the first layout a variant serves the NS the narrower layouts do not
+          // hold, and its first slots are every lane's.
+          const int64_t pastNarrower = i == 0 ? 0 : variants[i - 1].maxSplits + 1;
+          if (!last || i == 0) {
+            emitVariant(tb, op, variants[i], pastNarrower);
+            scf::YieldOp::create(tb, tl);
+            return;
+          }
+          // The widest layout also serves the fewer splits of a launch over few (row,
+          // head) pairs (kernel::combineLaunchGroups): a second copy for those.
+          Value isPast = arith::CmpIOp::create(tb, tl, arith::CmpIPredicate::uge, splits32,
+                                               cst32(tb, pastNarrower));
+          scf::IfOp::create(
+              tb, tl, isPast,
+              [&](OpBuilder &pb, Location pl) {
+                emitVariant(pb, op, variants[i], pastNarrower);
+                scf::YieldOp::create(pb, pl);
+              },
+              [&](OpBuilder &fb, Location fl) {
+                emitVariant(fb, op, variants[i], /*minSplits=*/0);
+                scf::YieldOp::create(fb, fl);
+              });
           scf::YieldOp::create(tb, tl);
         },
-        [&](OpBuilder &eb, Location el) {
-          choose(eb, i + 1);
-          scf::YieldOp::create(eb, el);
-        });
+        last ? function_ref<void(OpBuilder &, Location)>()
+             : [&](OpBuilder &eb, Location el) {
+                 choose(eb, i + 1);
+                 scf::YieldOp::create(eb, el);
+               });
   };
   choose(b, 0);
   op.erase();

@@ -188,7 +188,8 @@ static void emitFusedCombine(OpBuilder &b, Location loc, Block &entry, ConfigAtt
     Value row = arith::AddIOp::create(nb, loc, requestRow, position);
     auto merge = CtaCombineOp::create(nb, loc, arg(kernel::kAttnOPart), arg(kernel::kAttnLsePart),
                                       arg(kernel::kAttnOut), arg(kernel::kAttnLse), row, head,
-                                      /*slice=*/cst(0), splits, /*num_rows=*/Value(),
+                                      /*slice=*/cst(0), /*slices=*/cst(1), splits,
+                                      /*num_rows=*/Value(),
                                       /*partials_at=*/Value(), config, /*ranks_outermost=*/false);
     merge.setHalfWaveRows(halfWaveRows);
   };
@@ -363,8 +364,8 @@ static void outlineSchedule(OpBuilder &builder, ScheduleOp op, gpu::GPUModuleOp 
 
 /// Outlines `op` into the combine kernel: arguments (o_part, lse_part, out, [lse],
 /// num_rows, num_splits, merges), kernel::CombineArg. With P =
-/// kernel::combineSplitGroups(num_splits) slices per (row, head), workgroup `(row * H +
-/// head) * P + slice` merges that column slice of that (row, head)
+/// kernel::combineLaunchGroups(num_rows * H, num_splits) slices per (row, head),
+/// workgroup `(row * H + head) * P + slice` merges that column slice of that (row, head)
 /// (kernel::combineGridSize). With the device schedule's merge table, workgroup `(m *
 /// qlen + i) * H + h` serves merge entry m's request, position i, head h.
 static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp module,
@@ -404,19 +405,32 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
   Value splits32 = arg(CombineArg::NumSplits);
   Value rows = indexFromI32(b, loc, rows32);
   Value splits = indexFromI32(b, loc, splits32);
-  // The grid of num_splits splits a row: slice, row and head of this workgroup, with
-  // P = combineSplitGroups(NS) (kernel::kCombineLayouts: the first layout whose
-  // maxSplits holds NS), chosen by selects from the last layout back.
-  auto splitGrid = [&]() {
-    const kernel::CombineLayout *layouts = kernel::kCombineLayouts;
-    size_t last = std::size(kernel::kCombineLayouts) - 1;
+  // P = combineSplitGroups(n) (kernel::kCombineLayouts: the first layout whose
+  // maxSplits holds n), by selects from the last layout back.
+  const kernel::CombineLayout *layouts = kernel::kCombineLayouts;
+  const size_t last = std::size(kernel::kCombineLayouts) - 1;
+  auto splitGroups = [&](Value n32) {
     Value slices = cst32(layouts[last].groups);
     for (size_t i = last; i-- > 0;) {
       // One op per statement (the IR's order must not depend on the host compiler).
-      Value fits = cmp(CmpIPredicate::ule, splits32, cst32(layouts[i].maxSplits));
+      Value fits = cmp(CmpIPredicate::ule, n32, cst32(layouts[i].maxSplits));
       Value groups = cst32(layouts[i].groups);
       slices = arith::SelectOp::create(b, loc, fits, groups, slices);
     }
+    return slices;
+  };
+  // The grid of num_splits splits a row: slice, row and head of this workgroup, and P =
+  // combineLaunchGroups(rows * H, NS): combineSplitGroups(NS), or the widest layout
+  // where the launch merges at most kCombineWideRowHeads (row, head) pairs and NS is
+  // more than the first layout holds.
+  auto splitGrid = [&]() {
+    IRInt rowHeads = IRInt(b, loc, rows32) * heads32;
+    Value fewPairs = cmp(CmpIPredicate::ule, rowHeads, cst32(kernel::kCombineWideRowHeads));
+    Value manySplits = cmp(CmpIPredicate::ugt, splits32, cst32(layouts[0].maxSplits));
+    Value wide = arith::AndIOp::create(b, loc, fewPairs, manySplits);
+    Value firstHolding = splitGroups(splits32);
+    Value widest = cst32(layouts[last].groups);
+    Value slices = arith::SelectOp::create(b, loc, wide, widest, firstHolding);
     IRInt slice = bid % IRInt(b, loc, slices);
     IRInt rowHead = bid / IRInt(b, loc, slices);
     IRInt row = rowHead / heads32;
@@ -426,7 +440,8 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
     Value sliceIndex = indexFromI32(b, loc, slice);
     Value rowIndex = indexFromI32(b, loc, row);
     Value headIndex = indexFromI32(b, loc, head);
-    return std::make_tuple(sliceIndex, rowIndex, headIndex, active);
+    Value slicesIndex = indexFromI32(b, loc, slices);
+    return std::make_tuple(sliceIndex, slicesIndex, rowIndex, headIndex, active);
   };
 
   // The partials and the output must be present for a workgroup to run. Tested here,
@@ -441,13 +456,13 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
 
   if (op.getRanksOutermost()) {
     // Ranks outermost (the DCP merge), a partial's address needs the row count.
-    auto [slice, row, head, active] = splitGrid();
+    auto [slice, slices, row, head, active] = splitGrid();
     Value run = arith::AndIOp::create(b, loc, active, pointersPresent);
     auto ifActive = scf::IfOp::create(b, loc, run, /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifActive.thenBlock());
     CtaCombineOp::create(b, loc, arg(CombineArg::OPart), arg(CombineArg::LsePart),
-                         arg(CombineArg::Out), arg(CombineArg::Lse), row, head, slice, splits,
-                         rows, /*partials_at=*/Value(), config, /*ranks_outermost=*/true);
+                         arg(CombineArg::Out), arg(CombineArg::Lse), row, head, slice, slices,
+                         splits, rows, /*partials_at=*/Value(), config, /*ranks_outermost=*/true);
     b.setInsertionPointToEnd(&entry);
     gpu::ReturnOp::create(b, loc);
     return;
@@ -461,7 +476,7 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
   Type index = b.getIndexType(), i1 = b.getI1Type();
   Value scheduled = isPresent(b, loc, mergeTable);
   Value scheduledRun = arith::AndIOp::create(b, loc, scheduled, pointersPresent);
-  auto work = scf::IfOp::create(b, loc, TypeRange{index, index, index, index, index, i1},
+  auto work = scf::IfOp::create(b, loc, TypeRange{index, index, index, index, index, index, i1},
                                 scheduledRun, /*withElseRegion=*/true);
   {
     OpBuilder::InsertionGuard inner(b);
@@ -483,8 +498,11 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
         b, loc, inTable, arith::CmpIOp::create(b, loc, CmpIPredicate::sge, request32, zero32));
     Value request = indexFromI32(b, loc, arith::MaxSIOp::create(b, loc, request32, zero32));
     Value slice = indexFromI32(b, loc, field(1));
-    Value piecesField = indexFromI32(b, loc, field(2));
+    Value piecesField32 = field(2);
+    Value piecesField = indexFromI32(b, loc, piecesField32);
     Value pieces = arith::MaxUIOp::create(b, loc, piecesField, cst(1));
+    // The entry's layout: its request's pieces alone choose it (combineSplitGroups).
+    Value slices = indexFromI32(b, loc, splitGroups(piecesField32));
     Value first = indexFromI32(b, loc, field(3));
     Value row = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, request, cst(config.getQlen())), position);
@@ -493,23 +511,24 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
     Value pairAt = arith::MulIOp::create(b, loc, pair, pieces);
     Value firstAt = arith::MulIOp::create(b, loc, first, rowHeads);
     Value partialsAt = arith::AddIOp::create(b, loc, firstAt, pairAt);
-    scf::YieldOp::create(b, loc, ValueRange{row, head, slice, pieces, partialsAt, run});
+    scf::YieldOp::create(b, loc, ValueRange{row, head, slice, slices, pieces, partialsAt, run});
     b.setInsertionPointToStart(work.elseBlock());
-    auto [hostSlice, hostRow, hostHead, hostActive] = splitGrid();
+    auto [hostSlice, hostSlices, hostRow, hostHead, hostActive] = splitGrid();
     Value hostAt = arith::MulIOp::create(
         b, loc,
         arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, hostRow, heads), hostHead),
         splits);
     scf::YieldOp::create(b, loc,
-                         ValueRange{hostRow, hostHead, hostSlice, splits, hostAt, hostActive});
+                         ValueRange{hostRow, hostHead, hostSlice, hostSlices, splits, hostAt,
+                                    hostActive});
   }
-  Value run = arith::AndIOp::create(b, loc, work.getResult(5), pointersPresent);
+  Value run = arith::AndIOp::create(b, loc, work.getResult(6), pointersPresent);
   auto ifRun = scf::IfOp::create(b, loc, run, /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifRun.thenBlock());
   CtaCombineOp::create(b, loc, arg(CombineArg::OPart), arg(CombineArg::LsePart),
                        arg(CombineArg::Out), arg(CombineArg::Lse), work.getResult(0),
                        work.getResult(1), work.getResult(2), work.getResult(3),
-                       /*num_rows=*/Value(), work.getResult(4), config,
+                       work.getResult(4), /*num_rows=*/Value(), work.getResult(5), config,
                        /*ranks_outermost=*/false);
   b.setInsertionPointToEnd(&entry);
   gpu::ReturnOp::create(b, loc);

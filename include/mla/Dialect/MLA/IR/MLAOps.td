@@ -284,8 +284,13 @@ def MLA_CtaCombineOp : MLA_Op<"cta_combine", [AttrSizedOperandSegments]> {
   let description = [{
     Merges the `num_splits` partials of query row `row`, head `head` of a `mla.combine`
     into `out` (and `lse` when given), for the value columns of column slice `slice`
-    (512 / P columns from `slice * 512 / P`, P = `kernel::combineSplitGroups(num_splits)`);
-    slice 0 writes the lse. Buffers are the kernel's flat global arguments (raw global pointers to
+    (512 / P columns from `slice * 512 / P`) with the layout of P = `slices` split
+    groups (one of kernel::kCombineLayouts: 1, 8, 16 or 64; the caller's choice, e.g.
+    `kernel::combineLaunchGroups` for a launch of the host-planned split,
+    `kernel::combineSplitGroups(num_splits)` for a device schedule's merge entry), which
+    must hold `num_splits` (at most its `maxSplits`; a constant pair is verified, a
+    dynamic P that is no layout's or does not hold `num_splits` writes nothing); slice 0
+    writes the lse. Buffers are the kernel's flat global arguments (raw global pointers to
     bf16 o_part and out, f32 lse_part and lse). With `ranks_outermost` the partials are
     laid out [NS, S, H, 512] and [NS, S, H] (the DCP merge's all-gathered ranks), which
     needs the row count S (`rows`). `partials_at`, when given, is the lse_part index of
@@ -305,6 +310,7 @@ def MLA_CtaCombineOp : MLA_Op<"cta_combine", [AttrSizedOperandSegments]> {
     Index:$row,
     Index:$head,
     Index:$slice,
+    Index:$slices,
     Index:$num_splits,
     Optional<Index>:$num_rows,
     Optional<Index>:$partials_at,
@@ -314,7 +320,7 @@ def MLA_CtaCombineOp : MLA_Op<"cta_combine", [AttrSizedOperandSegments]> {
   );
   let assemblyFormat = [{
     `row` `(` $row `)` (`of` `rows` `(` $num_rows^ `)`)? `head` `(` $head `)`
-    `slice` `(` $slice `)` `of` $num_splits (`partials_at` `(` $partials_at^ `)`)?
+    `slice` `(` $slice `of` $slices `)` `of` $num_splits (`partials_at` `(` $partials_at^ `)`)?
     `o_part` `(` $o_part `)` `lse_part` `(` $lse_part `)` `into` `out` `(` $out `)`
     (`lse` `(` $lse^ `)`)? attr-dict
     `:` type($o_part) `,` type($lse_part) `,` type($out) (`,` type($lse)^)?
