@@ -310,16 +310,15 @@ ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
                       int(kernel::combineLaunchGroups(rowHeads, numSplits)));
 }
 
-ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
-                         int numSplits, int splitGroups) {
+ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart, int numSplits,
+                         int splitGroups) {
   checkNumSplits(numSplits);
   bool knownLayout = false;
   for (const kernel::CombineLayout &layout : kernel::kCombineLayouts)
     knownLayout |= splitGroups == layout.groups && numSplits <= layout.maxSplits;
   if (!knownLayout)
-    throw std::invalid_argument("mla::ref: no combine layout has " +
-                                std::to_string(splitGroups) + " split groups for " +
-                                std::to_string(numSplits) + " splits");
+    throw std::invalid_argument("mla::ref: no combine layout has " + std::to_string(splitGroups) +
+                                " split groups for " + std::to_string(numSplits) + " splits");
   if (lsePart.size() % numSplits != 0 ||
       oPart.size() != lsePart.size() * kValueDim)
     throw std::invalid_argument(

@@ -156,8 +156,8 @@ double combineTime(int64_t requests, int64_t heads, int64_t qlen, unsigned numCU
   if (numSplits == 1 && model.singleSplitSkipsCombine)
     return 0;
   const int64_t rowHeads = requests * qlen * heads;
-  return combineTime(kernel::combineGridSize(requests * qlen, heads, numSplits), numCUs,
-                     numSplits, kernel::combineLaunchGroups(rowHeads, numSplits), model);
+  return combineTime(kernel::combineGridSize(requests * qlen, heads, numSplits), numCUs, numSplits,
+                     kernel::combineLaunchGroups(rowHeads, numSplits), model);
 }
 
 } // namespace
@@ -245,8 +245,7 @@ SplitCost mla::rt::estimateDeviceScheduleCost(Span<const int32_t> indptr, int64_
                             : std::max(work.total / numCUs, work.longest);
   cost.attention = model.attentionLaunch + busiest;
   // A merge entry is one column slice of a request: qlen x H waves.
-  cost.combine = mergeEntries ? combineTime(mergeEntries * qlen * heads, numCUs,
-                                            int(mostPieces),
+  cost.combine = mergeEntries ? combineTime(mergeEntries * qlen * heads, numCUs, int(mostPieces),
                                             kernel::combineSplitGroups(mostPieces), model)
                               : 0;
   return cost;

@@ -186,16 +186,15 @@ static_assert(kernel::combineLaunchGroups(8 * 12, 9) == 8 &&
               "the cases below cover both layouts at the same NS");
 INSTANTIATE_TEST_SUITE_P(
     Splits, CombineVsModel,
-    ::testing::Values(CombineCase{8, 1}, CombineCase{8, 2}, CombineCase{8, 3},
-                      CombineCase{8, 8}, CombineCase{8, 9}, CombineCase{8, 64},
-                      CombineCase{8, 65}, CombineCase{8, 128}, CombineCase{8, 129},
+    ::testing::Values(CombineCase{8, 1}, CombineCase{8, 2}, CombineCase{8, 3}, CombineCase{8, 8},
+                      CombineCase{8, 9}, CombineCase{8, 64}, CombineCase{8, 65},
+                      CombineCase{8, 128}, CombineCase{8, 129},
                       CombineCase{8, int(kernel::kMaxSplits) - 1},
-                      CombineCase{8, int(kernel::kMaxSplits)}, CombineCase{2, 8},
-                      CombineCase{2, 9}, CombineCase{2, 64}, CombineCase{2, 65},
-                      CombineCase{2, 128}, CombineCase{1, 129}),
+                      CombineCase{8, int(kernel::kMaxSplits)}, CombineCase{2, 8}, CombineCase{2, 9},
+                      CombineCase{2, 64}, CombineCase{2, 65}, CombineCase{2, 128},
+                      CombineCase{1, 129}),
     [](const ::testing::TestParamInfo<CombineCase> &info) {
-      return "S" + std::to_string(info.param.rows) + "_NS" +
-             std::to_string(info.param.splits);
+      return "S" + std::to_string(info.param.rows) + "_NS" + std::to_string(info.param.splits);
     });
 
 } // namespace

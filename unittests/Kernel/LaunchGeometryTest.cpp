@@ -125,13 +125,12 @@ TEST(LaunchGeometry, FusedCombineFitsOneCtaACu) {
   EXPECT_FALSE(fusedCombineFits(4, 9, 12, 1, 8, 256)); // past the first combine layout
 }
 
-
 // The combine launch's layout (checked by hand against kCombineLayouts): the first
 // layout that holds NS, except the widest (64 split groups) where the launch merges at
 // most 32 (row, head) pairs and NS is past the first layout's 8.
 TEST(LaunchGeometry, CombineLaunchLayout) {
-  EXPECT_EQ(combineLaunchGroups(12, 8), 1);   // one request at qlen 1, NS 8: P = 1
-  EXPECT_EQ(combineLaunchGroups(12, 9), 64);  // NS 9 would take P = 8
+  EXPECT_EQ(combineLaunchGroups(12, 8), 1);    // one request at qlen 1, NS 8: P = 1
+  EXPECT_EQ(combineLaunchGroups(12, 9), 64);   // NS 9 would take P = 8
   EXPECT_EQ(combineLaunchGroups(24, 128), 64); // qlen 2 or two requests; P = 16 else
   EXPECT_EQ(combineLaunchGroups(32, 65), 64);
   EXPECT_EQ(combineLaunchGroups(33, 65), 16); // one pair past the bound

@@ -95,9 +95,9 @@ ModelPartials modelSplitAttention(const ProblemView &problem, int numSplits);
 /// bf16 result, in base 2 and in the order the combine kernel computes it:
 /// t_s = lse_s log2(e), m = max t_s; over the non-empty splits w_s = exp2f(t_s - m);
 /// with G = kernel::combineLaunchGroups(rows, numSplits) (1, 8, 16 or 64; the layout a
-/// combine launch over these rows takes) split groups, group g
-/// sums W_g = sum w_s and acc_gd = sum w_s * o_sd (each product rounded) over its splits
-/// s = g, g + G, ... in order; W and acc_d are the group sums added pairwise ((g0 + g1) + (g2 + g3)) + ...;
+/// combine launch over these rows takes) split groups, group g sums W_g = sum w_s and
+/// acc_gd = sum w_s * o_sd (each product rounded) over its splits s = g, g + G, ... in
+/// order; W and acc_d are the group sums added pairwise ((g0 + g1) + (g2 + g3)) + ...;
 /// out_d = bf16(acc_d * (1 / W)); lse = (m + log2f(W)) ln 2. All splits empty: 0 and
 /// -inf. An empty split (lse -inf) adds nothing, whatever its o holds.
 /// Throws std::invalid_argument if the sizes disagree or numSplits < 1.
@@ -106,8 +106,8 @@ ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
 /// modelCombine with G = splitGroups split groups (a device schedule's merge entry:
 /// kernel::combineSplitGroups of its pieces). Throws std::invalid_argument also if no
 /// combine layout has splitGroups groups and holds numSplits.
-ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
-                         int numSplits, int splitGroups);
+ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart, int numSplits,
+                         int splitGroups);
 
 /// modelCombine over a ModelPartials.
 inline ModelOutput modelCombine(const ModelPartials &partials) {

@@ -155,8 +155,7 @@ TEST(SplitPolicy, CtasQueueOnTheirXcd) {
   EXPECT_DOUBLE_EQ(c.combine, 2000 + 96 * 220);
   // Three requests (36 pairs): the first layout that holds NS 16 (P = 8): 288 waves =
   // 36 rounds of 200 + 20 * ceil(16 / 8): 2000 + 36 * 240.
-  SplitCost three =
-      estimateSplitCost(lengths({2048, 2048, 2048}), 12, 1, 8, 16, handModel());
+  SplitCost three = estimateSplitCost(lengths({2048, 2048, 2048}), 12, 1, 8, 16, handModel());
   EXPECT_DOUBLE_EQ(three.combine, 2000 + 36 * 240);
 }
 

@@ -261,9 +261,8 @@ LogicalResult CtaCombineOp::verify() {
                            << " is no combine layout's split groups (1, 8, 16 or 64)";
     if (matchPattern(getNumSplits(), m_ConstantInt(&splits)) &&
         splits.ugt(uint64_t(layout->maxSplits)))
-      return emitOpError() << "the layout of " << layout->groups
-                           << " split groups holds at most " << layout->maxSplits
-                           << " splits, not " << splits.getSExtValue();
+      return emitOpError() << "the layout of " << layout->groups << " split groups holds at most "
+                           << layout->maxSplits << " splits, not " << splits.getSExtValue();
   }
   return success();
 }

@@ -2,10 +2,11 @@
 //
 // Implements mla-lower-combine. One 64-lane CTA merges one column slice of the NS
 // partials of one (row, head), in one of four variants: the op's layout of P = 1, 8, 16
-// or 64 split groups (kernel::kCombineLayouts; they hold NS <= 8, <= 64, <= 128, <= 256;
-// which one a launch takes is the caller's choice, kernel::combineLaunchGroups). Lane `P c + g` reads columns `8 c .. 8 c + 7` of the slice (512 / P columns)
-// from splits g, g + P, g + 2P, ... So that no load waits for another, every load of the
-// row is issued first (a lane holds at most 8 partial rows and their lse in registers),
+// or 64 split groups (kernel::kCombineLayouts; they hold NS <= 8, <= 64, <= 128,
+// <= 256; which one a launch takes is the caller's choice, kernel::combineLaunchGroups).
+// Lane `P c + g` reads columns `8 c .. 8 c + 7` of the slice (512 / P columns) from
+// splits g, g + P, g + 2P, ... So that no load waits for another, every load of the row
+// is issued first (a lane holds at most 8 partial rows and their lse in registers),
 // then the lanes compute:
 //
 //   1. t_s = lse_s log2(e); m = max_s t_s: a max over the lane's splits, then over the
@@ -31,8 +32,9 @@
 // attention's) or, with `ranks_outermost`, ranks outermost ([N, S, H, 512], the layout
 // an all-gather of N decode-context-parallel ranks' results has: the DCP merge). Only
 // the addresses differ: partial s of (row, head) is element (row H + head) NS + s, or
-// s S H + row H + head (times 512 for o); the math is the same code. The reference model (KernelModel.cpp,
-// modelCombine) follows these steps in this order, so the two agree bit for bit.
+// s S H + row H + head (times 512 for o); the math is the same code. The reference model
+// (KernelModel.cpp, modelCombine) follows these steps in this order, so the two agree
+// bit for bit.
 //
 //===----------------------------------------------------------------------===//
 

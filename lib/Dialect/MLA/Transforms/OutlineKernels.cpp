@@ -518,17 +518,16 @@ static void outlineCombine(OpBuilder &builder, CombineOp op, gpu::GPUModuleOp mo
         b, loc,
         arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, hostRow, heads), hostHead),
         splits);
-    scf::YieldOp::create(b, loc,
-                         ValueRange{hostRow, hostHead, hostSlice, hostSlices, splits, hostAt,
-                                    hostActive});
+    scf::YieldOp::create(
+        b, loc, ValueRange{hostRow, hostHead, hostSlice, hostSlices, splits, hostAt, hostActive});
   }
   Value run = arith::AndIOp::create(b, loc, work.getResult(6), pointersPresent);
   auto ifRun = scf::IfOp::create(b, loc, run, /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifRun.thenBlock());
   CtaCombineOp::create(b, loc, arg(CombineArg::OPart), arg(CombineArg::LsePart),
                        arg(CombineArg::Out), arg(CombineArg::Lse), work.getResult(0),
-                       work.getResult(1), work.getResult(2), work.getResult(3),
-                       work.getResult(4), /*num_rows=*/Value(), work.getResult(5), config,
+                       work.getResult(1), work.getResult(2), work.getResult(3), work.getResult(4),
+                       /*num_rows=*/Value(), work.getResult(5), config,
                        /*ranks_outermost=*/false);
   b.setInsertionPointToEnd(&entry);
   gpu::ReturnOp::create(b, loc);
