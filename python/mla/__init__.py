@@ -62,8 +62,9 @@ VALUE_DIM = _mla.VALUE_DIM    # an output row: the latent part
 
 
 def combine_grid(rows, heads, splits):
-    """Workgroups of a direct "mla_combine" launch: rows * heads * P, where P (1, 8 or
-    16 by the split count) column slices share each (row, head)."""
+    """Workgroups of a direct "mla_combine" launch: rows * heads * P, where P column
+    slices share each (row, head): 1, 8, 16 or 64 by the split count, and 64 for more
+    than 8 splits where rows * heads is at most 32 (docs/combine-kernel.md)."""
     return _mla.combine_grid(rows, heads, splits)
 
 

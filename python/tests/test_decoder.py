@@ -15,6 +15,8 @@ def test_import_surface():
     # 3 rows x 12 heads x P column slices, P = 1, 8, 16, 64 past 8, 64, 128 splits.
     assert [mla.combine_grid(3, 12, ns) for ns in (1, 8, 9, 64, 65, 128, 129, 256)] == \
         [36, 36, 288, 288, 576, 576, 2304, 2304]
+    # 2 rows x 12 heads (24 pairs, at most 32): past 8 splits always 64 slices.
+    assert [mla.combine_grid(2, 12, ns) for ns in (8, 9, 128)] == [24, 1536, 1536]
 
 
 def test_bf16_round_to_nearest_even():

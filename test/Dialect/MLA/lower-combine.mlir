@@ -1,7 +1,8 @@
-// mla-lower-combine: one 64-lane CTA per column slice of a (row, head), in one of four
-// variants: the op's layout of P = 1, 8, 16 or 64 split groups (`slices`), each taken
-// only where it holds NS (<= 8, <= 64, <= 128, <= 256); 512 / P columns a CTA. Lane P c + g reads 8 columns from splits g, g + P, ...
-// (8 slots, 4 at P = 64); all loads are issued, in nested uniform branches (slot j's
+// mla-lower-combine: one 64-lane CTA per column slice of a (row, head), in the variant
+// of the op's layout of P = 1, 8, 16 or 64 split groups (`slices`), each chosen by NS
+// on the range it is the first to hold (<= 8, <= 64, <= 128, <= 256) where P is its
+// own, and the 64-group layout also on fewer splits; 512 / P columns a CTA. Lane P c + g
+// reads 8 columns from splits g, g + P, ... (8 slots, 4 at P = 64); all loads are issued, in nested uniform branches (slot j's
 // inside slot j - 1's), before any is used. Then the max, the weights and sums in base
 // 2, DPP butterflies across the P split groups (at P = 64 permlane swaps first and the
 // columns scattered over the lanes), one reciprocal.
@@ -9,13 +10,27 @@
 
 // CHECK-LABEL: gpu.func @combine
 // CHECK-NOT: mla.cta_combine
-// The uniform tests on 32 bits: P == 1 and NS <= 8, P == 8 and NS <= 64, ...
+// The uniform tests on 32 bits. First P = 64 on NS <= 128 (a launch of few (row,
+// head) pairs): the widest layout with every slot's split clamped to the row's last (a
+// lane's may be past NS); 4 slots, 8 loads.
 // CHECK: %[[NS32:.*]] = arith.index_castui %{{.*}} : index to i32
 // CHECK: %[[P32:.*]] = arith.index_castui %{{.*}} : index to i32
-// CHECK: %[[IS1:.*]] = arith.cmpi eq, %[[P32]], %c1_i32 : i32
-// CHECK: %[[HOLDS8:.*]] = arith.cmpi ule, %[[NS32]], %c8_i32 : i32
-// CHECK: %[[NARROW:.*]] = arith.andi %[[IS1]], %[[HOLDS8]] : i1
+// CHECK: %[[W64:.*]] = arith.cmpi eq, %[[P32]], %c64_i32 : i32
+// CHECK: %[[FEWER:.*]] = arith.cmpi ule, %[[NS32]], %c128_i32 : i32
+// CHECK: %[[WIDEFEW:.*]] = arith.andi %[[W64]], %[[FEWER]] : i1
+// CHECK: scf.if %[[WIDEFEW]] {
+// CHECK:   arith.remui %{{.*}}, %c64_i32{{.*}} : i32
+// CHECK:   arith.minui
+// CHECK:   llvm.load
+// CHECK:   rocdl.permlane32.swap
+// CHECK:   rocdl.rcp
+// CHECK:   llvm.store %{{.*}} : bf16, !llvm.ptr<1>
+// Then by NS, each variant where P is its own.
+// CHECK: } else {
+// CHECK: %[[NARROW:.*]] = arith.cmpi ule, %[[NS32]], %c8_i32{{.*}} : i32
 // CHECK: scf.if %[[NARROW]] {
+// CHECK: %[[IS1:.*]] = arith.cmpi eq, %[[P32]], %c1_i32{{.*}} : i32
+// CHECK: scf.if %[[IS1]] {
 //
 // P = 1: lane c takes columns 8 c .. 8 c + 7 of all 512 from every split (8 slots); no
 // lane exchange.
@@ -25,10 +40,10 @@
 // CHECK:   rocdl.rcp
 // CHECK-NOT: amdgpu.dpp
 // CHECK: } else {
-// CHECK:   %[[IS8:.*]] = arith.cmpi eq, %[[P32]], %c8_i32{{.*}} : i32
-// CHECK:   %[[HOLDS64:.*]] = arith.cmpi ule, %[[NS32]], %c64_i32{{.*}} : i32
-// CHECK:   %[[MID:.*]] = arith.andi %[[IS8]], %[[HOLDS64]] : i1
+// CHECK:   %[[MID:.*]] = arith.cmpi ule, %[[NS32]], %c64_i32{{.*}} : i32
 // CHECK:   scf.if %[[MID]] {
+// CHECK:   %[[IS8:.*]] = arith.cmpi eq, %[[P32]], %c8_i32{{.*}} : i32
+// CHECK:   scf.if %[[IS8]] {
 //
 // P = 8 in detail.
 // CHECK-DAG: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
@@ -139,10 +154,10 @@
 // P = 16 (NS <= 128): 32-column slices, 8 slots (the last split g + 112), four DPP
 // steps (row_mirror joins the two halves of a DPP row).
 // CHECK: } else {
-// CHECK:   %[[IS16:.*]] = arith.cmpi eq, %[[P32]], %c16_i32{{.*}} : i32
-// CHECK:   %[[HOLDS128:.*]] = arith.cmpi ule, %[[NS32]], %c128_i32{{.*}} : i32
-// CHECK:   %[[WIDE:.*]] = arith.andi %[[IS16]], %[[HOLDS128]] : i1
+// CHECK:   %[[WIDE:.*]] = arith.cmpi ule, %[[NS32]], %c128_i32{{.*}} : i32
 // CHECK:   scf.if %[[WIDE]] {
+// CHECK:   %[[IS16:.*]] = arith.cmpi eq, %[[P32]], %c16_i32{{.*}} : i32
+// CHECK:   scf.if %[[IS16]] {
 // CHECK:   arith.remui %{{.*}}, %c16_i32{{.*}} : i32
 // CHECK:   arith.constant 32 : i32
 // CHECK-COUNT-16: llvm.load %{{.*}} : !llvm.ptr<1> -> {{vector<8xbf16>|f32}}
@@ -158,10 +173,9 @@
 // CHECK-NOT: amdgpu.dpp
 // CHECK:   rocdl.rcp
 //
-// P = 64 (NS <= 256; where P is no layout's or its layout does not hold NS, nothing is
-// written), twice: for NS >= 129, whose slots 0 and 1 every lane uses (their splits
-// read without a clamp), and for the fewer splits a launch of few (row, head) pairs
-// gives this layout. 8-column slices, one column group, 4 slots (the last split g +
+// P = 64 on 129 <= NS <= 256 (where P is no layout's or its layout does not hold NS,
+// nothing is written), whose slots 0 and 1 every lane uses (their splits read without
+// a clamp). 8-column slices, one column group, 4 slots (the last split g +
 // 192). The max and W over all 64 lanes from the widest exchange down: permlane32 and
 // permlane16 swaps (each lane adds the pair's two results), then row_mirror,
 // row_half_mirror, quad_perm [2,3,0,1], [1,0,3,2]. The 8 columns scattered: 4
@@ -169,12 +183,10 @@
 // away (by lane bit 3) over row_mirror, then the last three DPP steps; lane l ends with
 // column l / 8, and lanes 8 k store one bf16 each.
 // CHECK: } else {
-// CHECK:   %[[IS64:.*]] = arith.cmpi eq, %[[P32]], %c64_i32{{.*}} : i32
 // CHECK:   %[[HOLDS256:.*]] = arith.cmpi ule, %[[NS32]], %c256_i32{{.*}} : i32
+// CHECK:   %[[IS64:.*]] = arith.cmpi eq, %[[P32]], %c64_i32{{.*}} : i32
 // CHECK:   %[[WIDEST:.*]] = arith.andi %[[IS64]], %[[HOLDS256]] : i1
 // CHECK:   scf.if %[[WIDEST]] {
-// CHECK:   %[[PAST:.*]] = arith.cmpi uge, %[[NS32]], %c129_i32 : i32
-// CHECK:   scf.if %[[PAST]] {
 // CHECK:   arith.remui %{{.*}}, %c64_i32{{.*}} : i32
 // CHECK:   arith.constant 8 : i32
 // CHECK-NOT: arith.minui
@@ -211,13 +223,6 @@
 // CHECK:   scf.if
 // CHECK:     arith.shrui %{{.*}}, %c3_i32
 // CHECK:     llvm.store %[[BF1]], %{{.*}} : bf16, !llvm.ptr<1>
-// The second copy: slot 0's split clamped to the row's last (a lane's may be past NS).
-// CHECK: } else {
-// CHECK:   arith.remui %{{.*}}, %c64_i32{{.*}} : i32
-// CHECK:   arith.minui
-// CHECK:   llvm.load
-// CHECK:   rocdl.rcp
-// CHECK:   llvm.store %{{.*}} : bf16, !llvm.ptr<1>
 // No variant takes any other P.
 // CHECK-NOT: } else {
 // CHECK: gpu.return
@@ -234,12 +239,13 @@ gpu.module @m {
 // -----
 
 // Without an lse destination nothing is stored but the output (by each variant, the
-// 64-group layout's two copies one bf16 each).
+// 64-group layout's two, first and last, one bf16 each).
 // CHECK-LABEL: gpu.func @no_lse
 // CHECK-NOT: rocdl.log
 // CHECK-NOT: : f32, !llvm.ptr<1>
+// CHECK: llvm.store %{{.*}} : bf16, !llvm.ptr<1>
 // CHECK-COUNT-3: llvm.store %{{.*}} : vector<8xbf16>, !llvm.ptr<1>
-// CHECK-COUNT-2: llvm.store %{{.*}} : bf16, !llvm.ptr<1>
+// CHECK: llvm.store %{{.*}} : bf16, !llvm.ptr<1>
 // CHECK-NOT: llvm.store
 gpu.module @m {
   gpu.func @no_lse(%o: !llvm.ptr<1>, %l: !llvm.ptr<1>, %out: !llvm.ptr<1>,
@@ -259,10 +265,13 @@ gpu.module @m {
 // CHECK-LABEL: gpu.func @dcp_merge
 // CHECK: %[[DN32:.*]] = arith.index_castui %arg9 : index to i32
 // CHECK: %[[DP32:.*]] = arith.index_castui %arg8 : index to i32
-// CHECK: arith.cmpi eq, %[[DP32]], %c1_i32 : i32
-// CHECK: arith.cmpi ule, %[[DN32]], %c8_i32 : i32
-// CHECK: %[[NARROW:.*]] = arith.andi
+// CHECK: arith.cmpi eq, %[[DP32]], %c64_i32 : i32
+// CHECK: arith.cmpi ule, %[[DN32]], %c128_i32 : i32
+// CHECK: } else {
+// CHECK: %[[NARROW:.*]] = arith.cmpi ule, %[[DN32]], %c8_i32{{.*}} : i32
 // CHECK: scf.if %[[NARROW]] {
+// CHECK: arith.cmpi eq, %[[DP32]], %c1_i32{{.*}} : i32
+// CHECK: scf.if
 // CHECK: %[[RH:.*]] = arith.addi %{{.*}}, %arg6 : index
 // CHECK: %[[STRIDE:.*]] = arith.muli %arg5, %{{.*}} : index
 // CHECK: %[[LSEOFF:.*]] = arith.index_cast %[[RH]] : index to i64

@@ -478,7 +478,8 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
 }
 
 /// The variant of the op's layout (`slices`, one of kernel::kCombineLayouts' split
-/// groups), chosen by uniform branches: P = 1, 8, 16 or 64, each only where it holds NS.
+/// groups), chosen by uniform branches on P and NS: each layout where NS is past the
+/// narrower layouts' and P is its own, and the widest layout on fewer splits.
 static void lowerCombine(CtaCombineOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -489,67 +490,70 @@ static void lowerCombine(CtaCombineOp op) {
   auto cst32 = [&](OpBuilder &nb, int64_t v) -> Value {
     return arith::ConstantIntOp::create(nb, loc, i32, v);
   };
-  // Whether `layout` serves the op's NS.
+  // Whether `layout` holds the op's NS.
   auto holdsSplits = [&](OpBuilder &nb, const kernel::CombineLayout &layout) -> Value {
     return arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ule, splits32,
                                  cst32(nb, layout.maxSplits));
   };
-  // Whether the op's layout is `layout` and holds its NS.
-  auto fitsLayout = [&](OpBuilder &nb, const kernel::CombineLayout &layout) -> Value {
-    Value groups = cst32(nb, layout.groups);
-    Value isLayout = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq, slices32, groups);
-    Value holds = holdsSplits(nb, layout);
-    return arith::AndIOp::create(nb, loc, isLayout, holds);
+  // Whether the op's layout is `layout`.
+  auto isLayout = [&](OpBuilder &nb, const kernel::CombineLayout &layout) -> Value {
+    return arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq, slices32,
+                                 cst32(nb, layout.groups));
+  };
+  // Emits `variant` (where NS >= minSplits) under the uniform test `cond`.
+  auto emitIf = [&](OpBuilder &nb, Value cond, const kernel::CombineLayout &variant,
+                    int64_t minSplits) {
+    auto ifTaken = scf::IfOp::create(nb, loc, cond, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(nb);
+    nb.setInsertionPointToStart(ifTaken.thenBlock());
+    emitVariant(nb, op, variant, minSplits);
   };
   if (op.getHalfWaveRows()) {
     // Only the first layout; more splits write nothing (the op's contract).
     const kernel::CombineLayout &first = kernel::kCombineLayouts[0];
-    auto ifFits = scf::IfOp::create(b, loc, holdsSplits(b, first), /*withElseRegion=*/false);
-    b.setInsertionPointToStart(ifFits.thenBlock());
-    emitVariant(b, op, first, /*minSplits=*/0);
+    emitIf(b, holdsSplits(b, first), first, /*minSplits=*/0);
     op.erase();
     return;
   }
-  // A P that is no layout's, or whose layout does not hold NS, falls through every
-  // test: nothing is written.
   slices32 = arith::IndexCastUIOp::create(b, loc, i32, op.getSlices());
-  std::function<void(OpBuilder &, size_t)> choose = [&](OpBuilder &nb, size_t i) {
-    const kernel::CombineLayout *variants = kernel::kCombineLayouts;
-    bool last = i + 1 == std::size(kernel::kCombineLayouts);
+  const kernel::CombineLayout *layouts = kernel::kCombineLayouts;
+  const size_t last = std::size(kernel::kCombineLayouts) - 1;
+  // Each layout on the NS it is the first to hold, chosen by NS, so that LLVM knows
+  // the range in each variant (and folds the tests of the slots every lane uses); the
+  // op's P must be that layout's, else nothing is written.
+  std::function<void(OpBuilder &, size_t)> byRange = [&](OpBuilder &nb, size_t i) {
+    const int64_t pastNarrower = i == 0 ? 0 : layouts[i - 1].maxSplits + 1;
+    if (i == last) {
+      Value holds = holdsSplits(nb, layouts[i]);
+      Value taken = arith::AndIOp::create(nb, loc, isLayout(nb, layouts[i]), holds);
+      return emitIf(nb, taken, layouts[i], pastNarrower);
+    }
     scf::IfOp::create(
-        nb, loc, fitsLayout(nb, variants[i]),
+        nb, loc, holdsSplits(nb, layouts[i]),
         [&](OpBuilder &tb, Location tl) {
-          // Past the first layout a variant serves the NS the narrower layouts do not
-          // hold, and its first slots are every lane's.
-          const int64_t pastNarrower = i == 0 ? 0 : variants[i - 1].maxSplits + 1;
-          if (!last || i == 0) {
-            emitVariant(tb, op, variants[i], pastNarrower);
-            scf::YieldOp::create(tb, tl);
-            return;
-          }
-          // The widest layout also serves the fewer splits of a launch over few (row,
-          // head) pairs (kernel::combineLaunchGroups): a second copy for those.
-          Value isPast = arith::CmpIOp::create(tb, tl, arith::CmpIPredicate::uge, splits32,
-                                               cst32(tb, pastNarrower));
-          scf::IfOp::create(
-              tb, tl, isPast,
-              [&](OpBuilder &pb, Location pl) {
-                emitVariant(pb, op, variants[i], pastNarrower);
-                scf::YieldOp::create(pb, pl);
-              },
-              [&](OpBuilder &fb, Location fl) {
-                emitVariant(fb, op, variants[i], /*minSplits=*/0);
-                scf::YieldOp::create(fb, fl);
-              });
+          emitIf(tb, isLayout(tb, layouts[i]), layouts[i], pastNarrower);
           scf::YieldOp::create(tb, tl);
         },
-        last ? function_ref<void(OpBuilder &, Location)>()
-             : [&](OpBuilder &eb, Location el) {
-                 choose(eb, i + 1);
-                 scf::YieldOp::create(eb, el);
-               });
+        [&](OpBuilder &eb, Location el) {
+          byRange(eb, i + 1);
+          scf::YieldOp::create(eb, el);
+        });
   };
-  choose(b, 0);
+  // First the widest layout on fewer splits than it is the first to hold: a launch
+  // over few (row, head) pairs (kernel::combineLaunchGroups).
+  Value widest = isLayout(b, layouts[last]);
+  Value fewer = holdsSplits(b, layouts[last - 1]);
+  Value widestOnFewer = arith::AndIOp::create(b, loc, widest, fewer);
+  scf::IfOp::create(
+      b, loc, widestOnFewer,
+      [&](OpBuilder &tb, Location tl) {
+        emitVariant(tb, op, layouts[last], /*minSplits=*/0);
+        scf::YieldOp::create(tb, tl);
+      },
+      [&](OpBuilder &eb, Location el) {
+        byRange(eb, 0);
+        scf::YieldOp::create(eb, el);
+      });
   op.erase();
 }
 
