@@ -2,11 +2,11 @@
 // a row is in flight at once. The kernel has four layouts (P = 1, 8, 16, 64 split
 // groups, holding NS <= 8, <= 64, <= 128, <= 256, docs/combine-kernel.md) and five
 // variants: the 64-group layout twice (for NS > 128, 8 loads, first in the code
-// object; and on NS <= 128, taken by a launch of few (row, head) pairs, 2 slots, 4
-// loads, last); in each, the global loads of all its slots (lse + 8 bf16 values; 16
-// loads in the other layouts) form one run (LLVM's block placement puts two 16-load
-// runs and the 16- and 4-load runs one after the other, between them only the first
-// one's wait) with no s_waitcnt vmcnt and no scalar load between them, so no split
+// object; and on 8 < NS <= 128, taken by a launch of few (row, head) pairs, 2 slots, 4
+// loads); in each, the global loads of all its slots (lse + 8 bf16 values; 16 loads
+// in the other layouts) form one run (in LLVM's block order, which puts two 16-load
+// runs one after the other, between them only the first one's wait; the last variant
+// shares its tail, and its reciprocal, with another) with no s_waitcnt vmcnt and no scalar load between them, so no split
 // waits for another (there is no split loop: the slots are unrolled); the kernel
 // arguments come in one round trip (both scalar loads before the first wait); after
 // them and, with the device schedule, the workgroup's merge entry (one s_load_dwordx4:
@@ -50,10 +50,10 @@
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}
 // CHECK: {{^ *}}1 v_rcp_f32
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}
-// CHECK: {{^ *}}16 global_load{{$}}
-// CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div|v_rcp}}
 // CHECK: {{^ *}}4 global_load{{$}}
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}
 // CHECK: {{^ *}}1 v_rcp_f32
+// CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div}}
+// CHECK: {{^ *}}16 global_load{{$}}
 // CHECK-NOT: {{global_load|s_load|s_buffer_load|v_div|v_rcp}}
 // CHECK: s_endpgm

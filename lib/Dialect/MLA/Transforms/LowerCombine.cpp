@@ -478,8 +478,9 @@ static void emitVariant(OpBuilder &outer, CtaCombineOp op, kernel::CombineLayout
 }
 
 /// The variant of the op's layout (`slices`, one of kernel::kCombineLayouts' split
-/// groups), chosen by uniform branches on P and NS: each layout where NS is past the
-/// narrower layouts' and P is its own, and the widest layout on fewer splits.
+/// groups), chosen by uniform branches on NS and P: each layout where NS is past the
+/// narrower layouts' and P is its own, and the widest layout on fewer splits (past the
+/// first layout's).
 static void lowerCombine(CtaCombineOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -520,8 +521,26 @@ static void lowerCombine(CtaCombineOp op) {
   const size_t last = std::size(kernel::kCombineLayouts) - 1;
   // Each layout on the NS it is the first to hold, chosen by NS, so that LLVM knows
   // the range in each variant (and folds the tests of the slots every lane uses); the
-  // op's P must be that layout's, else nothing is written.
-  std::function<void(OpBuilder &, size_t)> byRange = [&](OpBuilder &nb, size_t i) {
+  // op's P must be that layout's, else nothing is written. Past the first layout's
+  // range, the widest layout first on the fewer splits than it is the first to hold: a
+  // launch over few (row, head) pairs (kernel::combineLaunchGroups).
+  std::function<void(OpBuilder &, size_t)> byRange;
+  auto widestOrByRange = [&](OpBuilder &nb) {
+    Value widest = isLayout(nb, layouts[last]);
+    Value fewer = holdsSplits(nb, layouts[last - 1]);
+    Value widestOnFewer = arith::AndIOp::create(nb, loc, widest, fewer);
+    scf::IfOp::create(
+        nb, loc, widestOnFewer,
+        [&](OpBuilder &tb, Location tl) {
+          emitVariant(tb, op, layouts[last], /*minSplits=*/layouts[0].maxSplits + 1);
+          scf::YieldOp::create(tb, tl);
+        },
+        [&](OpBuilder &eb, Location el) {
+          byRange(eb, 1);
+          scf::YieldOp::create(eb, el);
+        });
+  };
+  byRange = [&](OpBuilder &nb, size_t i) {
     const int64_t pastNarrower = i == 0 ? 0 : layouts[i - 1].maxSplits + 1;
     if (i == last) {
       Value holds = holdsSplits(nb, layouts[i]);
@@ -535,25 +554,14 @@ static void lowerCombine(CtaCombineOp op) {
           scf::YieldOp::create(tb, tl);
         },
         [&](OpBuilder &eb, Location el) {
-          byRange(eb, i + 1);
+          if (i == 0)
+            widestOrByRange(eb);
+          else
+            byRange(eb, i + 1);
           scf::YieldOp::create(eb, el);
         });
   };
-  // First the widest layout on fewer splits than it is the first to hold: a launch
-  // over few (row, head) pairs (kernel::combineLaunchGroups).
-  Value widest = isLayout(b, layouts[last]);
-  Value fewer = holdsSplits(b, layouts[last - 1]);
-  Value widestOnFewer = arith::AndIOp::create(b, loc, widest, fewer);
-  scf::IfOp::create(
-      b, loc, widestOnFewer,
-      [&](OpBuilder &tb, Location tl) {
-        emitVariant(tb, op, layouts[last], /*minSplits=*/0);
-        scf::YieldOp::create(tb, tl);
-      },
-      [&](OpBuilder &eb, Location el) {
-        byRange(eb, 0);
-        scf::YieldOp::create(eb, el);
-      });
+  byRange(b, 0);
   op.erase();
 }
 
