@@ -51,16 +51,16 @@ struct ModeledComparison {
 // -0.0..-0.5 %; 0.28 the combine's decode on i32 and the causal bounds without dcp's
 // divisions: -0.2..+0.0 %; 0.29 the attention's tickets argument: -0.3..0 %; 0.34 the
 // plain build's DMA source pages by DPP moves: plain -0.0..-3.6 %, wspec unchanged;
-// 0.36 the combine's layout by the launch's pairs: -0.04..+0.03 %).
+// 0.36 the combine's layout by the launch's pairs: -0.1..+0.04 %).
 // Wspec's time depends on the answer by at most 0.1 %; plain is up to 5.1 % faster
 // under the vmcnt answer at qlen 4 under `pessimistic` (0.0-4.0 % at qlen 1 and 2 but
 // for qlen 2 under `default`, where wspec is 0.1 % faster, and 11.7 % slower at qlen 4
 // under `default`) and 18-45 % slower under the lgkmcnt answer, so wspec has the better
 // worst case at qlen 1, 2 and 4 in both sets.
 constexpr ModeledComparison kModeled[] = {
-    {12, 1, {{1070.6, 882.2}, {882.6, 882.6}}, {{1446.5, 1042.8}, {1047.2, 1047.2}}},
-    {12, 2, {{1265.7, 915.0}, {914.1, 914.1}}, {{2004.5, 1109.0}, {1154.2, 1153.0}}},
-    {12, 4, {{1707.6, 1202.0}, {1075.2, 1075.3}}, {{2745.2, 1449.3}, {1523.8, 1523.5}}},
+    {12, 1, {{1070.6, 882.2}, {882.6, 882.6}}, {{1446.6, 1042.8}, {1047.3, 1047.3}}},
+    {12, 2, {{1265.6, 914.8}, {914.0, 914.0}}, {{2004.3, 1108.8}, {1154.0, 1152.8}}},
+    {12, 4, {{1707.6, 1201.9}, {1075.2, 1075.3}}, {{2745.2, 1449.3}, {1523.8, 1523.5}}},
 };
 
 bool wspecHasTheBetterWorstCase(const ModeledBuilds &set) {
