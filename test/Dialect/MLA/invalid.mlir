@@ -428,8 +428,38 @@ gpu.module @m {
   gpu.func @combine(%p: !llvm.ptr<1>, %i: index) kernel {
     %c16 = arith.constant 16 : index
     %c129 = arith.constant 129 : index
-    // expected-error@+1 {{'mla.cta_combine' op the layout of 16 split groups holds at most 128 splits, not 129}}
+    // expected-error@+1 {{'mla.cta_combine' op the layout of 16 split groups does not serve 129 splits (the first layout that holds them, or 64 groups past 8)}}
     mla.cta_combine row(%i) head(%i) slice(%i of %c16) of %c129 o_part(%p) lse_part(%p)
+        into out(%p) {config = #mla.config<>} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @combine(%p: !llvm.ptr<1>, %i: index) kernel {
+    %c64 = arith.constant 64 : index
+    %c5 = arith.constant 5 : index
+    // expected-error@+1 {{'mla.cta_combine' op the layout of 64 split groups does not serve 5 splits (the first layout that holds them, or 64 groups past 8)}}
+    mla.cta_combine row(%i) head(%i) slice(%i of %c64) of %c5 o_part(%p) lse_part(%p)
+        into out(%p) {config = #mla.config<>} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    gpu.return
+  }
+}
+
+// -----
+
+// The widest layout on 9 splits (a launch of few pairs) and the first layout that
+// holds 9 are both served.
+gpu.module @m {
+  gpu.func @combine(%p: !llvm.ptr<1>, %i: index) kernel {
+    %c8 = arith.constant 8 : index
+    %c9 = arith.constant 9 : index
+    %c64 = arith.constant 64 : index
+    mla.cta_combine row(%i) head(%i) slice(%i of %c64) of %c9 o_part(%p) lse_part(%p)
+        into out(%p) {config = #mla.config<>} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
+    mla.cta_combine row(%i) head(%i) slice(%i of %c8) of %c9 o_part(%p) lse_part(%p)
         into out(%p) {config = #mla.config<>} : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>
     gpu.return
   }

@@ -259,10 +259,22 @@ LogicalResult CtaCombineOp::verify() {
     if (!layout)
       return emitOpError() << "slices " << slices.getSExtValue()
                            << " is no combine layout's split groups (1, 8, 16 or 64)";
-    if (matchPattern(getNumSplits(), m_ConstantInt(&splits)) &&
-        splits.ugt(uint64_t(layout->maxSplits)))
-      return emitOpError() << "the layout of " << layout->groups << " split groups holds at most "
-                           << layout->maxSplits << " splits, not " << splits.getSExtValue();
+    // The layouts the lowering serves: the first that holds NS, or the widest past the
+    // first layout's NS (kernel::combineLaunchGroups's choices).
+    if (matchPattern(getNumSplits(), m_ConstantInt(&splits))) {
+      const kernel::CombineLayout &first = kernel::kCombineLayouts[0];
+      const kernel::CombineLayout &widest =
+          kernel::kCombineLayouts[std::size(kernel::kCombineLayouts) - 1];
+      const uint64_t n = splits.getZExtValue();
+      const bool served = splits.ule(uint64_t(widest.maxSplits)) &&
+                          (layout->groups == kernel::combineSplitGroups(int64_t(n)) ||
+                           (layout == &widest && n > uint64_t(first.maxSplits)));
+      if (!served)
+        return emitOpError() << "the layout of " << layout->groups
+                             << " split groups does not serve " << n
+                             << " splits (the first layout that holds them, or "
+                             << widest.groups << " groups past " << first.maxSplits << ")";
+    }
   }
   return success();
 }

@@ -287,10 +287,10 @@ def MLA_CtaCombineOp : MLA_Op<"cta_combine", [AttrSizedOperandSegments]> {
     (512 / P columns from `slice * 512 / P`) with the layout of P = `slices` split
     groups (one of kernel::kCombineLayouts: 1, 8, 16 or 64; the caller's choice, e.g.
     `kernel::combineLaunchGroups` for a launch of the host-planned split,
-    `kernel::combineSplitGroups(num_splits)` for a device schedule's merge entry), which
-    must hold `num_splits` (at most its `maxSplits`; a constant pair is verified, a
-    dynamic P that is no layout's or does not hold `num_splits` writes nothing); slice 0
-    writes the lse. Buffers are the kernel's flat global arguments (raw global pointers to
+    `kernel::combineSplitGroups(num_splits)` for a device schedule's merge entry): the
+    first layout that holds `num_splits`, or the widest (64) for more splits than the
+    first layout holds. A constant P or pair outside these is a verifier error; a
+    dynamic one writes nothing. Slice 0 writes the lse. Buffers are the kernel's flat global arguments (raw global pointers to
     bf16 o_part and out, f32 lse_part and lse). With `ranks_outermost` the partials are
     laid out [NS, S, H, 512] and [NS, S, H] (the DCP merge's all-gathered ranks), which
     needs the row count S (`rows`). `partials_at`, when given, is the lse_part index of
