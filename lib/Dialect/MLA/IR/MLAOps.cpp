@@ -272,8 +272,8 @@ LogicalResult CtaCombineOp::verify() {
       if (!served)
         return emitOpError() << "the layout of " << layout->groups
                              << " split groups does not serve " << n
-                             << " splits (the first layout that holds them, or "
-                             << widest.groups << " groups past " << first.maxSplits << ")";
+                             << " splits (the first layout that holds them, or " << widest.groups
+                             << " groups past " << first.maxSplits << ")";
     }
   }
   return success();
