@@ -112,7 +112,8 @@ void usage(raw_ostream &os) {
         "the row's NS (rt::estimateSplitCost, the calibrated constants).\n"
         "--trace FILE writes the attention launch's issue timeline (its first simulated\n"
         "CTA: cycle, workgroup, wave, pc, stall before it, instruction); one case, set,\n"
-        "answer and build. --trace-combine FILE: the same for the combine launch.\n";
+        "answer and build. --trace-combine FILE: the same for the combine launch (the\n"
+        "device schedule's: its slowest class of workgroups, as --report shows).\n";
 }
 
 std::vector<PerfCase> defaultCases() {
@@ -674,6 +675,19 @@ int main(int argc, char **argv) {
                    << ", ldsDmaCountsOnLgkmcnt=" << answers[k] << ":\n";
             r->attention.print(errs(), o.params.clockGHz, stallPcs);
             r->combine.print(errs(), o.params.clockGHz, /*stallPcs=*/4);
+            if (!r->combineClasses.empty()) {
+              errs() << "  combine classes (merge entry's pieces: cycles of one CU with the "
+                        "class's workgroups side by side; the report above is the slowest "
+                        "active class's):";
+              for (const PerfResult::CombineClass &k : r->combineClasses) {
+                if (k.active)
+                  errs() << format(" n=%lld %llu (%u)", (long long)k.pieces,
+                                   (unsigned long long)k.cycles, k.together);
+                else
+                  errs() << format(" idle %llu (%u)", (unsigned long long)k.cycles, k.together);
+              }
+              errs() << "\n";
+            }
             if (built.deviceSchedule)
               r->schedule.print(errs(), o.params.clockGHz, /*stallPcs=*/6);
           }

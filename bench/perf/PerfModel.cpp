@@ -844,7 +844,9 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
         return r.takeError();
       classCycles[key] = r->maxCuCycles();
       result.combineSimulated += r->simulatedWorkgroups;
-      if (!reported && key.second) { // the report of the first active class
+      result.combineClasses.push_back({key.first, key.second, together, r->maxCuCycles()});
+      // The report of the slowest active class.
+      if (key.second && (!reported || r->maxCuCycles() > result.combine.maxCuCycles())) {
         result.combine = std::move(*r);
         reported = true;
       }

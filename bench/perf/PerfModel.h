@@ -116,6 +116,16 @@ struct PerfResult {
   uint64_t attentionClasses = 0;        ///< Attention CTAs simulated (classes, x2 with a tail).
   uint64_t combineSimulated = 0;
   unsigned combinePerCu = 0;
+  /// The device schedule's combine: one class of its workgroups, simulated as one CU.
+  struct CombineClass {
+    int64_t pieces = 0;    ///< n_b of the merge entry's request (0: an idle entry).
+    bool active = false;   ///< The entry merges (an idle entry's workgroups exit).
+    unsigned together = 0; ///< Workgroups of the class simulated side by side on the CU.
+    uint64_t cycles = 0;   ///< That CU's cycles.
+  };
+  /// Every class of the device schedule's combine, by (pieces, active); `combine` is
+  /// the report of the slowest active one, which sets the launch's time.
+  std::vector<CombineClass> combineClasses;
   uint64_t attentionCycles = 0;         ///< Slowest XCD, attention launch.
   uint64_t combineCycles = 0;
   /// The device schedule's work alone: the planner kernel (one wave), simulated in

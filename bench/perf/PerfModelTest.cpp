@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 using namespace mla::perf;
@@ -155,4 +156,31 @@ TEST_F(PerfModelTest, DeviceScheduleByHand) {
   PerfResult host = model("qlen=1,lens=512x4");
   EXPECT_EQ(host.scheduleCycles, 0u);
   EXPECT_EQ(host.units, 0);
+}
+
+TEST_F(PerfModelTest, DeviceScheduleCombineReportsItsSlowestClass) {
+  // 4 and 8 blocks on 8 units: T = 2, so 2 and 4 pieces, two merge entries of one slice
+  // each (P = 1) and 6 idle ones.
+  PerfResult r = model("qlen=1,lens=512+1024,sched=device,units=8");
+  ASSERT_EQ(r.blockBudget, 2);
+  ASSERT_EQ(r.mostPieces, 4);
+  using Class = std::pair<int64_t, bool>; // (pieces, active)
+  const Class idle{0, false}, twoPieces{2, true}, fourPieces{4, true};
+  std::map<Class, uint64_t> cycles;
+  for (const PerfResult::CombineClass &k : r.combineClasses) {
+    EXPECT_TRUE(cycles.emplace(std::make_pair(k.pieces, k.active), k.cycles).second)
+        << "class (" << k.pieces << ", " << k.active << ") listed twice";
+    EXPECT_GE(k.together, 1u);
+  }
+  ASSERT_EQ(cycles.size(), 3u);
+  ASSERT_TRUE(cycles.count(idle));
+  ASSERT_TRUE(cycles.count(twoPieces));
+  ASSERT_TRUE(cycles.count(fourPieces));
+  // Each lane of the one-slice layout merges every piece in turn.
+  EXPECT_GT(cycles[fourPieces], cycles[twoPieces]);
+  // The report is the class that sets the launch's time, not the first one.
+  EXPECT_EQ(r.combine.maxCuCycles(), cycles[fourPieces]);
+  EXPECT_GE(r.combineCycles, cycles[fourPieces]);
+  // The host schedule's combine is one class: none listed.
+  EXPECT_TRUE(model("qlen=1,lens=512+1024,splits=2").combineClasses.empty());
 }
