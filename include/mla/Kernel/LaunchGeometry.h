@@ -74,6 +74,24 @@ constexpr int64_t combineLaunchGroups(int64_t rowHeads, int64_t splits) {
     return kCombineLayouts[std::size(kCombineLayouts) - 1].groups;
   return combineSplitGroups(splits);
 }
+/// Whether the combine's lowering serves the layout of `groups` split groups for
+/// `splits` splits: the first layout that holds them, or the widest past the first
+/// layout's (every choice of combineLaunchGroups and combineSplitGroups).
+constexpr bool combineLayoutServes(int64_t groups, int64_t splits) {
+  const CombineLayout &first = kCombineLayouts[0];
+  const CombineLayout &widest = kCombineLayouts[std::size(kCombineLayouts) - 1];
+  return splits <= widest.maxSplits && (groups == combineSplitGroups(splits) ||
+                                        (groups == widest.groups && splits > first.maxSplits));
+}
+static_assert(
+    [] {
+      for (int64_t splits = 1; splits <= kMaxSplits; ++splits)
+        for (int64_t rowHeads : {int64_t(1), kCombineWideRowHeads, kCombineWideRowHeads + 1})
+          if (!combineLayoutServes(combineLaunchGroups(rowHeads, splits), splits))
+            return false;
+      return true;
+    }(),
+    "the lowering serves every layout a combine launch takes");
 
 /// The most splits the attention kernel merges itself (the fused combine, argument
 /// `tickets`): the first combine layout's, one column slice a (row, head), so that a

@@ -259,16 +259,14 @@ LogicalResult CtaCombineOp::verify() {
     if (!layout)
       return emitOpError() << "slices " << slices.getSExtValue()
                            << " is no combine layout's split groups (1, 8, 16 or 64)";
-    // The layouts the lowering serves: the first that holds NS, or the widest past the
-    // first layout's NS (kernel::combineLaunchGroups's choices).
+    // The layouts the lowering serves (kernel::combineLayoutServes).
     if (matchPattern(getNumSplits(), m_ConstantInt(&splits))) {
       const kernel::CombineLayout &first = kernel::kCombineLayouts[0];
       const kernel::CombineLayout &widest =
           kernel::kCombineLayouts[std::size(kernel::kCombineLayouts) - 1];
       const uint64_t n = splits.getZExtValue();
       const bool served = splits.ule(uint64_t(widest.maxSplits)) &&
-                          (layout->groups == kernel::combineSplitGroups(int64_t(n)) ||
-                           (layout == &widest && n > uint64_t(first.maxSplits)));
+                          kernel::combineLayoutServes(layout->groups, int64_t(n));
       if (!served)
         return emitOpError() << "the layout of " << layout->groups
                              << " split groups does not serve " << n
