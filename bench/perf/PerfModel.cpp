@@ -555,8 +555,31 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   emu.params = P;
   emu.workgroupsPerCu = 1;
   emu.sample = [&](StringRef, uint64_t) { return sample; };
-  emu.l2Sharers = [&](uint32_t, uint64_t line) {
-    return line >= kvBegin && line < kvEnd ? double(groups) : 1.0;
+  // A request's q rows are read by each of its CTAs (every split, or every piece with the
+  // device schedule), whose units spread over the XCDs (unit mod X): those on one XCD
+  // share its L2, so a q line is charged 1/n to each of the n on the reader's XCD.
+  const int64_t qRequestBytes = c.qlen * c.heads * kBytesPerToken * 2;
+  std::vector<int32_t> qReaders(size_t(batch) * xcds); // [request][XCD]
+  if (deviceSchedule) {
+    for (int64_t u = 0; u < units; ++u)
+      if (const int32_t request = schedule.units[size_t(u) * kernel::kUnitEntryInts];
+          request >= 0)
+        ++qReaders[size_t(request) * xcds + size_t(u % xcds)];
+  } else {
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t s = 0; s < splits; ++s)
+        ++qReaders[size_t(b) * xcds + size_t((b * splits + s) % xcds)];
+  }
+  const uint64_t qBegin = q->address, qEnd = q->address + q->size;
+  emu.l2Sharers = [&](uint32_t workgroup, uint64_t line) {
+    if (line >= kvBegin && line < kvEnd)
+      return double(groups);
+    if (line >= qBegin && line < qEnd) {
+      const size_t request = size_t((line - qBegin) / uint64_t(qRequestBytes));
+      if (request < size_t(batch))
+        return std::max(1.0, double(qReaders[request * xcds + workgroup % xcds]));
+    }
+    return 1.0;
   };
   emu.threads = std::max(1u, options.threads);
   // The attention kernel's arguments on this case's buffers.

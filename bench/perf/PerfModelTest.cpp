@@ -184,3 +184,18 @@ TEST_F(PerfModelTest, DeviceScheduleCombineReportsItsSlowestClass) {
   // The host schedule's combine is one class: none listed.
   EXPECT_TRUE(model("qlen=1,lens=512+1024,splits=2").combineClasses.empty());
 }
+
+// The L2 rule for q (docs/timing-model.md, "L2 rule"): a request's q lines are read by
+// each of its CTAs, and those on one XCD cross from HBM once between them. One request
+// of 128 tokens a split at qlen 1 (12 heads, one head group; its q row is 12 x 576 x 2
+// = 13,824 B, 108 lines): with 8 splits each XCD runs one of its CTAs, with 16 splits
+// two (units u and u + 8). The two sampled CTAs (split 0 and the last split) read the
+// same KV, page-table and indptr lines in both cases, so the 16-split sample reads
+// 2 x 13,824 / 2 bytes fewer from HBM.
+TEST_F(PerfModelTest, QLinesAreSharedByTheRequestsCtasOnOneXcd) {
+  PerfResult oneAnXcd = model("qlen=1,B=1,isl=1024,splits=8");
+  PerfResult twoAnXcd = model("qlen=1,B=1,isl=2048,splits=16");
+  ASSERT_EQ(oneAnXcd.attentionClasses, 2u);
+  ASSERT_EQ(twoAnXcd.attentionClasses, 2u);
+  EXPECT_EQ(oneAnXcd.attention.hbmReadBytes - twoAnXcd.attention.hbmReadBytes, 13824u);
+}
