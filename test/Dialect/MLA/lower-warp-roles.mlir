@@ -257,6 +257,43 @@ gpu.module @m {
 
 // -----
 
+// Block 0's DMAs in the DMA role's prologue: the wait for the tile's index loads, then
+// each DMA right after its own source page's moves (the plain build's row_newbcast
+// pair of a latent DMA: lanes 2j and 2j + 1, 0x150 + 2j; none for the tail DMA), a
+// scheduling barrier after each so the moves stay with their DMA; no readlane.
+// CHECK-LABEL: gpu.func @dma_of_pages
+// CHECK: amdgpu.memory_counter_wait load(11)
+// CHECK-NEXT: amdgpu.sched_barrier allow = <none>
+// CHECK-NOT: rocdl.global.load.lds
+// CHECK: rocdl.update.dpp %{{.*}}, %[[PAGE:.*]] with 348, 3, 15, false
+// CHECK-NEXT: rocdl.update.dpp %{{.*}}, %[[PAGE]] with 349, 12, 15, false
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.mul.u24"
+// CHECK: rocdl.global.load.lds
+// CHECK-NEXT: amdgpu.sched_barrier allow = <none>
+// CHECK-NOT: rocdl.global.load.lds
+// CHECK: rocdl.update.dpp %{{.*}}, %[[PAGE]] with 350, 3, 15, false
+// CHECK-NEXT: rocdl.update.dpp %{{.*}}, %[[PAGE]] with 351, 12, 15, false
+// CHECK: rocdl.global.load.lds
+// CHECK-NEXT: amdgpu.sched_barrier allow = <none>
+// CHECK-NOT: rocdl.update.dpp
+// CHECK: rocdl.global.load.lds
+// CHECK-NEXT: amdgpu.sched_barrier allow = <none>
+// CHECK-NOT: rocdl.global.load.lds
+// CHECK-NOT: rocdl.readlane
+// CHECK: gpu.return
+gpu.module @m {
+  gpu.func @dma_of_pages(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32, %b: i32) kernel {
+    mla.warp_roles compute_waves 4 compute {
+    } dma {
+      %p = mla.ws_load_page_indices %g[%i] block %b of [%i, %i)
+      mla.ws_kv_dma_of_pages %g[%p] index_pending 11 to %lds slot %i tile 1 dmas 6 to 9
+    }
+    gpu.return
+  }
+}
+
+// -----
+
 // F11 in the compute role: V^T of latent tiles 8 r .. 8 r + 7 (4 transposing reads
 // each, from the slot being read), P's hi and lo (2 x 2 reads); the operands as dwords.
 // Then alpha from m and m_new, and per latent tile alpha O and an MFMA with P hi and

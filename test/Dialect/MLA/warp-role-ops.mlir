@@ -18,6 +18,7 @@
 // CHECK:   mla.ws_dma_sources %{{.*}} index_pending 9
 // CHECK:   mla.lds_barrier {lds_pending}
 // CHECK:   mla.ws_kv_dma %{{.*}}[%{{.*}}] to %{{.*}} slot %{{.*}} tile 1 dmas 4 to 9 {wide_kv}
+// CHECK:   mla.ws_kv_dma_of_pages %{{.*}}[%{{.*}}] index_pending 2 to %{{.*}} slot %{{.*}} tile 0 dmas 0 to 9
 // CHECK: }
 gpu.module @m {
   gpu.func @roles(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32, %f: f32, %v: i1,
@@ -38,6 +39,7 @@ gpu.module @m {
       %src = mla.ws_dma_sources %p index_pending 9
       mla.lds_barrier {lds_pending}
       mla.ws_kv_dma %g[%src] to %lds slot %i tile 1 dmas 4 to 9 {wide_kv}
+      mla.ws_kv_dma_of_pages %g[%p] index_pending 2 to %lds slot %i tile 0 dmas 0 to 9
     }
     gpu.return
   }
@@ -277,6 +279,58 @@ gpu.module @m {
     } dma {
       // expected-error@+1 {{'mla.ws_read_query' op runs on the compute role's waves only, but is in the 'dma' region of its mla.warp_roles}}
       %qh, %ql, %qr, %ls = mla.ws_read_query %lds scale %f
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32, %p: vector<2xi32>) kernel {
+    mla.warp_roles compute_waves 4 compute {
+      // expected-error@+1 {{'mla.ws_kv_dma_of_pages' op runs on the DMA role's waves only, but is in the 'compute' region of its mla.warp_roles}}
+      mla.ws_kv_dma_of_pages %g[%p] index_pending 2 to %lds slot %i tile 0 dmas 0 to 9
+    } dma {
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32, %p: vector<2xi32>) kernel {
+    mla.warp_roles compute_waves 4 compute {
+    } dma {
+      // expected-error@+1 {{'mla.ws_kv_dma_of_pages' op 'index_pending' 64 exceeds what vmcnt can count (63)}}
+      mla.ws_kv_dma_of_pages %g[%p] index_pending 64 to %lds slot %i tile 0 dmas 0 to 9
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32, %p: vector<2xi32>) kernel {
+    mla.warp_roles compute_waves 4 compute {
+    } dma {
+      // expected-error@+1 {{'mla.ws_kv_dma_of_pages' op 'tile' 2 must be below the 2 tiles a DMA wave fills}}
+      mla.ws_kv_dma_of_pages %g[%p] index_pending 2 to %lds slot %i tile 2 dmas 0 to 9
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%g: !llvm.ptr<1>, %lds: !llvm.ptr<3>, %i: i32, %p: vector<2xi32>) kernel {
+    mla.warp_roles compute_waves 4 compute {
+    } dma {
+      // expected-error@+1 {{'mla.ws_kv_dma_of_pages' op DMA range [3, 3) must be a non-empty part of a tile's 9 DMAs}}
+      mla.ws_kv_dma_of_pages %g[%p] index_pending 2 to %lds slot %i tile 1 dmas 3 to 3
     }
     gpu.return
   }

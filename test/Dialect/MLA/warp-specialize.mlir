@@ -42,8 +42,9 @@
 // CHECK-NEXT: } dma {
 // CHECK-NEXT: rocdl.s.setprio 3
 //
-// DMA role: block 0's and block 1's indices, block 0's sources (block 1's index loads
-// left in flight) and both tiles' DMAs, then block 1's sources (the 18 DMAs left in
+// DMA role: block 0's and block 1's indices, both tiles' DMAs of block 0, each DMA's
+// source found just before it (block 1's index loads left in flight; tile 1's wait
+// leaves tile 0's 9 DMAs in flight too), then block 1's sources (the 18 DMAs left in
 // flight); A of block 0 and block 1's first tile into slot 1. In block b: block b + 2's
 // indices; the wait for block b's DMAs, which leaves block b + 1's first tile and the
 // 2 index loads in flight (pending 11; after the last block pending 2, the index loads
@@ -54,11 +55,10 @@
 // CHECK-NEXT: %[[FIRSTS:.*]] = scf.if %[[ANY]] -> (vector<18xi32>) {
 // CHECK:        %[[P0:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %[[C0]] of[%[[I]], %[[I]])
 // CHECK:        %[[P1:.*]] = mla.ws_load_page_indices %[[G]][%[[I]]] block %{{.*}} of[%[[I]], %[[I]])
-// CHECK-NEXT:   %[[S0:.*]] = mla.ws_dma_sources %[[P0]] index_pending 2
 // CHECK-NEXT:   "; mla: dma role tile"
-// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[S0]]] to %[[LDS]] slot %[[SLOT0:.*]] tile 0 dmas 0 to 9 {wide_kv}
+// CHECK-NEXT:   mla.ws_kv_dma_of_pages %[[G]][%[[P0]]] index_pending 2 to %[[LDS]] slot %[[SLOT0:.*]] tile 0 dmas 0 to 9 {wide_kv}
 // CHECK-NEXT:   "; mla: dma role tile"
-// CHECK-NEXT:   mla.ws_kv_dma %[[G]][%[[S0]]] to %[[LDS]] slot %[[SLOT0]] tile 1 dmas 0 to 9 {wide_kv}
+// CHECK-NEXT:   mla.ws_kv_dma_of_pages %[[G]][%[[P0]]] index_pending 11 to %[[LDS]] slot %[[SLOT0]] tile 1 dmas 0 to 9 {wide_kv}
 // CHECK-NEXT:   %[[S1:.*]] = mla.ws_dma_sources %[[P1]] index_pending 18
 // CHECK-NEXT:   scf.yield %[[S1]]
 // No block: poison sources, which no DMA reads (zeros would cost 18 moves).
@@ -387,8 +387,8 @@ gpu.module @m {
 // CHECK-NEXT: rocdl.s.setprio 3
 // CHECK-NOT: mla.load_query
 // CHECK-NOT: mla.split_query
-// CHECK: mla.ws_kv_dma {{.*}} tile 0 dmas 0 to 9
-// CHECK: mla.ws_kv_dma {{.*}} tile 1 dmas 0 to 9
+// CHECK: mla.ws_kv_dma_of_pages {{.*}} tile 0 dmas 0 to 9
+// CHECK: mla.ws_kv_dma_of_pages {{.*}} tile 1 dmas 0 to 9
 // CHECK-NEXT: %[[S1:.*]] = mla.ws_dma_sources %{{.*}} index_pending 18
 // CHECK-NEXT: scf.yield %[[S1]]
 // Q, then A of block 0 and block 1's first tile.

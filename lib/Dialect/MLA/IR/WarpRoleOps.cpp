@@ -166,26 +166,46 @@ LogicalResult WsPvAccumulateOp::verify() { return verifyInRole(*this, Role::Comp
 LogicalResult WsAttendEpilogueOp::verify() { return verifyInRole(*this, Role::Compute); }
 LogicalResult WsLoadPageIndicesOp::verify() { return verifyInRole(*this, Role::Dma); }
 
+namespace {
+
+/// An `index_pending` count vmcnt can hold.
+template <typename OpT> LogicalResult verifyIndexPending(OpT op) {
+  if (op.getIndexPending() > gfx950::waitcnt::kMaxVmcnt)
+    return op.emitOpError() << "'index_pending' " << op.getIndexPending()
+                            << " exceeds what vmcnt can count (" << gfx950::waitcnt::kMaxVmcnt
+                            << ")";
+  return success();
+}
+
+/// A DMA role op's tile of the role wave and its non-empty range of the tile's DMAs.
+template <typename OpT> LogicalResult verifyRoleTileDmas(OpT op) {
+  if (op.getTile() >= kernel::warp_roles::kTilesPerDmaWave)
+    return op.emitOpError() << "'tile' " << op.getTile() << " must be below the "
+                            << kernel::warp_roles::kTilesPerDmaWave << " tiles a DMA wave fills";
+  uint32_t first = op.getFirst(), last = op.getLast();
+  if (first >= last || last > kernel::layout::kDmasPerTile)
+    return op.emitOpError() << "DMA range [" << first << ", " << last
+                            << ") must be a non-empty part of a tile's "
+                            << kernel::layout::kDmasPerTile << " DMAs";
+  return success();
+}
+
+} // namespace
+
 LogicalResult WsDmaSourcesOp::verify() {
   if (failed(verifyInRole(*this, Role::Dma)))
     return failure();
-  if (getIndexPending() > gfx950::waitcnt::kMaxVmcnt)
-    return emitOpError() << "'index_pending' " << getIndexPending()
-                         << " exceeds what vmcnt can count ("
-                         << gfx950::waitcnt::kMaxVmcnt << ")";
-  return success();
+  return verifyIndexPending(*this);
 }
 
 LogicalResult WsKvDmaOp::verify() {
   if (failed(verifyInRole(*this, Role::Dma)))
     return failure();
-  if (getTile() >= kernel::warp_roles::kTilesPerDmaWave)
-    return emitOpError() << "'tile' " << getTile() << " must be below the "
-                         << kernel::warp_roles::kTilesPerDmaWave << " tiles a DMA wave fills";
-  uint32_t first = getFirst(), last = getLast();
-  if (first >= last || last > kernel::layout::kDmasPerTile)
-    return emitOpError() << "DMA range [" << first << ", " << last
-                         << ") must be a non-empty part of a tile's "
-                         << kernel::layout::kDmasPerTile << " DMAs";
-  return success();
+  return verifyRoleTileDmas(*this);
+}
+
+LogicalResult WsKvDmaOfPagesOp::verify() {
+  if (failed(verifyInRole(*this, Role::Dma)) || failed(verifyIndexPending(*this)))
+    return failure();
+  return verifyRoleTileDmas(*this);
 }

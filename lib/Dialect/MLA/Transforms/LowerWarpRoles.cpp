@@ -251,6 +251,30 @@ struct LowerWsKvDma final : TilePattern<WsKvDmaOp> {
   }
 };
 
+/// Each DMA's source page moved to its lanes right before the DMA, a scheduling barrier
+/// after each, so that the backend does not hoist the moves of all 9 above the first.
+struct LowerWsKvDmaOfPages final : TilePattern<WsKvDmaOfPagesOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(WsKvDmaOfPagesOp op, PatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op, state);
+    e.waitUntracked(op.getIndexPending());
+    unsigned t = op.getTile();
+    IRInt blockTile = tileOf(e, t);
+    Value page = e.extract(op.getPagesOfTiles(), t);
+    for (unsigned dma = op.getFirst(); dma < op.getLast(); ++dma) {
+      layout::DmaSource<IRInt> src = layout::dmaSourceOfLane(dma, e.wrap(e.geo.lane));
+      Emitter::DmaSourceOffset source{e.dmaPageOfLane(page, dma), src.rowByte,
+                                      dma * layout::kDmaBytes, blockTile};
+      // 24-bit row products: block 1's index loads are in flight (see issueDmas).
+      e.issueDmas(op.getLds(), op.getSlot(), op.getKv(), op.getWideKv(), source,
+                  /*rowProduct24=*/true);
+      e.schedBarrier();
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Compute role: O
 //===----------------------------------------------------------------------===//
@@ -333,10 +357,11 @@ struct LowerWarpRolesPass final : mla::impl::MLALowerWarpRolesBase<LowerWarpRole
     if (state.geometry.empty())
       return;
     RewritePatternSet patterns(ctx);
-    patterns.add<LowerWsReadQuery, LowerWsQkTiles, LowerWsMaskLogits, LowerWsPublishMax, LowerWsSoftmax,
-                 LowerWsPublishSums, LowerWsLoadPageIndices, LowerWsDmaSources, LowerWsKvDma,
-                 LowerWsPvOperands,
-                 LowerWsPvAccumulate, LowerWsAttendEpilogue>(ctx, state);
+    patterns
+        .add<LowerWsReadQuery, LowerWsQkTiles, LowerWsMaskLogits, LowerWsPublishMax, LowerWsSoftmax,
+             LowerWsPublishSums, LowerWsLoadPageIndices, LowerWsDmaSources, LowerWsKvDma,
+             LowerWsKvDmaOfPages, LowerWsPvOperands, LowerWsPvAccumulate, LowerWsAttendEpilogue>(
+            ctx, state);
     walkAndApplyPatterns(module, std::move(patterns));
     // The role ops are gone; now the regions become the branch.
     RewritePatternSet branch(ctx);

@@ -394,11 +394,11 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
       dmaTileIf(condition, sources, slot, tile, stepDmas, tileDmas);
   };
   // Block 0: the index loads of blocks 0 and 1 together, block 0's DMAs once its own
-  // are in, and block 1's sources after them (its indices landed meanwhile), so that
-  // the role meets barrier Q without waiting for a load behind block 0's DMAs. The
-  // index loads are untracked: their registers must not cross a branch or the loop's
-  // back edge while in flight (the backend might copy them), so the loop carries the
-  // sources, not the indices.
+  // are in (each DMA's source found just before it), and block 1's sources after them (its indices
+  // landed meanwhile), so that the role meets barrier Q without waiting for a load behind block 0's
+  // DMAs. The index loads are untracked: their registers must not cross a branch or the loop's back
+  // edge while in flight (the backend might copy them), so the loop carries the sources, not the
+  // indices.
   Value firstSources;
   {
     // Block 0's indices, DMAs and block 1's sources (indices clamped into the split:
@@ -413,9 +413,13 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
     Value slot0 = ci(0);
     Value pages0 = loadPages(lower);
     Value pages1 = loadPages(wrap(lower) + 1u);
-    Value sources0 = sourcesOf(pages0, indexLoads);
-    dmaTile(sources0, slot0, 0);
-    dmaTile(sources0, slot0, 1);
+    // Block 0's DMAs, each after its own source's moves: with nothing in flight yet,
+    // the CU's DMA queue starts with the first instead of after all 18 sources.
+    for (unsigned tile = 0; tile < roles::kTilesPerDmaWave; ++tile) {
+      asmMarker(b, loc, "dma role tile");
+      WsKvDmaOfPagesOp::create(b, loc, lds, slot0, kv, pages0, indexLoads + tile * tileDmas, tile,
+                               0, tileDmas, wideKv);
+    }
     scf::YieldOp::create(b, loc, sourcesOf(pages1, 2 * tileDmas));
     // No block: no DMA reads the sources. Poison rather than zeros, which the backend
     // would materialise (18 moves) ahead of the prologue's index loads.

@@ -880,6 +880,35 @@ def MLA_WsKvDmaOp : MLA_Op<"ws_kv_dma"> {
   let hasVerifier = 1;
 }
 
+def MLA_WsKvDmaOfPagesOp : MLA_Op<"ws_kv_dma_of_pages"> {
+  let summary = "DMA role: a tile's LDS DMAs, each lane's source page found just before its DMA";
+  let description = [{
+    `s_waitcnt vmcnt(index_pending)` for the index loads of
+    `mla.ws_load_page_indices`, then `mla.ws_kv_dma` of DMAs `first .. last - 1` of tile
+    2 r + `tile` into slot `slot`, each DMA's source page moved to the lane that loads
+    it (the DPP moves of the plain build, `row_newbcast`) right before that DMA, in
+    order: the first DMA issues after two moves, not after the sources of all 18. The
+    DMA role's block 0, which nothing was in flight before, waits for no source it does
+    not need yet (docs/warp-specialization.md, "Schedule").
+  }];
+  let arguments = (ins
+    Arg<MLA_LdsPtr, "the CTA's LDS", [MemWrite]>:$lds,
+    I32:$slot,
+    Arg<MLA_GlobalPtr, "fp8 K pool", [MemRead]>:$kv,
+    MLA_RolePages:$pages_of_tiles,
+    I32Attr:$index_pending,
+    I32Attr:$tile,
+    I32Attr:$first,
+    I32Attr:$last,
+    UnitAttr:$wide_kv
+  );
+  let assemblyFormat = [{
+    $kv `[` $pages_of_tiles `]` `index_pending` $index_pending `to` $lds `slot` $slot
+    `tile` $tile `dmas` $first `to` $last attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 def MLA_WsPvOperandsOp : MLA_Op<"ws_pv_operands"> {
   let summary = "Compute role: everything a PV step needs from LDS, into registers (F11)";
   let description = [{
