@@ -262,12 +262,9 @@ struct LowerWsKvDmaOfPages final : TilePattern<WsKvDmaOfPagesOp> {
     IRInt blockTile = tileOf(e, t);
     Value page = e.extract(op.getPagesOfTiles(), t);
     for (unsigned dma = op.getFirst(); dma < op.getLast(); ++dma) {
-      layout::DmaSource<IRInt> src = layout::dmaSourceOfLane(dma, e.wrap(e.geo.lane));
-      Emitter::DmaSourceOffset source{e.dmaPageOfLane(page, dma), src.rowByte,
-                                      dma * layout::kDmaBytes, blockTile};
       // 24-bit row products: block 1's index loads are in flight (see issueDmas).
-      e.issueDmas(op.getLds(), op.getSlot(), op.getKv(), op.getWideKv(), source,
-                  /*rowProduct24=*/true);
+      e.issueDmas(op.getLds(), op.getSlot(), op.getKv(), op.getWideKv(),
+                  e.dmaSourcesOfTile(page, dma, dma + 1, blockTile), /*rowProduct24=*/true);
       e.schedBarrier();
     }
     rewriter.eraseOp(op);

@@ -394,11 +394,11 @@ LogicalResult warpSpecialize(scf::ForOp loop) {
       dmaTileIf(condition, sources, slot, tile, stepDmas, tileDmas);
   };
   // Block 0: the index loads of blocks 0 and 1 together, block 0's DMAs once its own
-  // are in (each DMA's source found just before it), and block 1's sources after them (its indices
-  // landed meanwhile), so that the role meets barrier Q without waiting for a load behind block 0's
-  // DMAs. The index loads are untracked: their registers must not cross a branch or the loop's back
-  // edge while in flight (the backend might copy them), so the loop carries the sources, not the
-  // indices.
+  // are in (each DMA's source found just before it), and block 1's sources after them
+  // (its indices landed meanwhile), so that the role meets barrier Q without waiting for
+  // a load behind block 0's DMAs. The index loads are untracked: their registers must
+  // not cross a branch or the loop's back edge while in flight (the backend might copy
+  // them), so the loop carries the sources, not the indices.
   Value firstSources;
   {
     // Block 0's indices, DMAs and block 1's sources (indices clamped into the split:
