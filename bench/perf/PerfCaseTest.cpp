@@ -148,7 +148,7 @@ TEST(PerfCase, BadInputNamesTheProblem) {
       {"qlen=1,lens=1K,wspec=2", "wspec must be 0 or 1"},
       {"qlen=1,lens=1K,dcp=0", "dcp must be 1..1024"},
       {"qlen=1,lens=1K,speed=3", "unknown key 'speed'"},
-      {"qlen=1,lens=1K,sched=gpu", "sched must be host or device, got 'gpu'"},
+      {"qlen=1,lens=1K,sched=gpu", "sched must be host, device or ranges, got 'gpu'"},
       {"qlen=1,lens=1K,sched=device,splits=4", "sched=device cuts each request into its own"},
       {"qlen=1,lens=1K,units=8", "units= needs sched=device"},
       {"qlen=1,lens=1Kx4,sched=device,units=3", "units=3 is out of range: 4..65536"},

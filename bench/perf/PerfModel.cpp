@@ -156,10 +156,11 @@ Expected<PerfCase> PerfCase::parse(StringRef text) {
       continue;
     }
     if (key == "sched" && item.contains('=')) {
-      if (value != "host" && value != "device")
-        return makeError("case '" + text + "': sched must be host or device, got '" + value +
-                         "'");
-      c.deviceSchedule = value == "device";
+      if (value != "host" && value != "device" && value != "ranges")
+        return makeError("case '" + text + "': sched must be host, device or ranges, got '" +
+                         value + "'");
+      c.deviceSchedule = value != "host";
+      c.rangeSchedule = value == "ranges";
       continue;
     }
     int64_t v;
@@ -236,7 +237,7 @@ Expected<PerfCase> PerfCase::parse(StringRef text) {
   if (c.deviceSchedule && c.fused)
     return makeError("case '" + text + "': fused=1 is for sched=host (the device schedule's "
                      "combine reads its merge table)");
-  if (c.units && !c.deviceSchedule)
+  if (c.units && (!c.deviceSchedule || c.rangeSchedule))
     return makeError("case '" + text + "': units= needs sched=device");
   if (c.units && (*c.units < c.batch || *c.units > kMaxRequests))
     return makeError("case '" + text + "': units=" + Twine(*c.units) + " is out of range: " +
@@ -285,7 +286,7 @@ std::string PerfCase::str() const {
   if (fused)
     s += ",fused=1";
   if (deviceSchedule)
-    s += ",sched=device";
+    s += rangeSchedule ? ",sched=ranges" : ",sched=device";
   if (units)
     s += ",units=" + std::to_string(*units);
   return s;
@@ -331,33 +332,41 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   // The device schedule: U units (the Decoder's count for this machine, or the case's),
   // the rule's schedule of this batch (what the attention CTAs and the planner kernel must
   // write) and the combine's split bound; the attention grid is then U units of one split.
-  const bool deviceSchedule = c.deviceSchedule;
+  // The range schedule: C ranges (units), each CTA its share of the batch's blocks.
+  const bool deviceSchedule = c.deviceSchedule, ranges = c.rangeSchedule;
   const int64_t units =
-      deviceSchedule ? (c.units ? *c.units
-                        : kernel::scheduleUnitCount(batch, c.heads, c.qlen, int64_t(P.numCUs),
-                                                    int64_t(xcds)))
-             : 0;
-  if (deviceSchedule && units < batch)
+      ranges           ? kernel::rangeCount(c.heads, c.qlen, int64_t(P.numCUs), int64_t(xcds))
+      : deviceSchedule ? (c.units ? *c.units
+                                  : kernel::scheduleUnitCount(batch, c.heads, c.qlen,
+                                                              int64_t(P.numCUs), int64_t(xcds)))
+                       : 0;
+  if (deviceSchedule && !ranges && units < batch)
     return makeError("case " + c.str() + ": the device schedule needs at least one unit a "
                                          "request");
   const kernel::Schedule schedule =
-      deviceSchedule
-          ? kernel::planSchedule(lengths, units,
-                                 kernel::scheduleFirstWaveUnits(c.heads, c.qlen, gfx950::kNumCUs,
-                                                                gfx950::kNumXcds),
-                                 kernel::scheduleWaves(c.heads, c.qlen))
+      deviceSchedule && !ranges
+          ? kernel::planSchedule(
+                lengths, units,
+                kernel::scheduleFirstWaveUnits(c.heads, c.qlen, gfx950::kNumCUs, gfx950::kNumXcds),
+                kernel::scheduleWaves(c.heads, c.qlen))
           : kernel::Schedule();
-  const int splits = deviceSchedule ? int(kernel::schedulePieceBound(batch, units))
-                     : c.splits ? *c.splits
-                              : rt::chooseNumSplits(indptr, c.heads, c.qlen,
-                                                    unsigned(P.numCUs));
+  const kernel::RangeSchedule rangeRule =
+      ranges ? kernel::planRanges(lengths, units, kernel::rangePieceCostBlocks(c.heads, c.qlen))
+             : kernel::RangeSchedule();
+  // The merge table the combine reads: U entries, or B + C with ranges.
+  const std::vector<int32_t> &mergeRule = ranges ? rangeRule.merges : schedule.merges;
+  const int64_t mergeEntries = ranges ? batch + units : units;
+  const int splits = ranges           ? int(units)
+                     : deviceSchedule ? int(kernel::schedulePieceBound(batch, units))
+                     : c.splits       ? *c.splits
+                                : rt::chooseNumSplits(indptr, c.heads, c.qlen, unsigned(P.numCUs));
   result.splits = splits;
   if (deviceSchedule) {
     result.units = units;
     result.blockBudget = schedule.blockBudget;
+    const std::vector<int32_t> &pieces = ranges ? rangeRule.pieces : schedule.pieces;
     for (int64_t b = 0; b < batch; ++b)
-      result.mostPieces = std::max<int64_t>(result.mostPieces,
-                                            schedule.pieces[b * kernel::kPieceEntryInts]);
+      result.mostPieces = std::max<int64_t>(result.mostPieces, pieces[b * kernel::kPieceEntryInts]);
   }
   // The fused combine merges in the attention's last CTA of each (request, head group).
   const bool fused = c.fused && !deviceSchedule &&
@@ -365,7 +374,9 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
                                               int64_t(P.numCUs));
   result.fusedCombine = fused;
   // The device schedule launches a combine only when some request can have two pieces.
-  const bool combines = !fused && (deviceSchedule ? units > batch : splits > 1);
+  const bool combines = !fused && (ranges           ? batch > 0
+                                   : deviceSchedule ? units > batch
+                                                    : splits > 1);
   const int64_t groups = kernel::headGroups(c.heads, c.qlen);
   const int64_t rows = batch * c.qlen;
   const uint64_t grid =
@@ -374,7 +385,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   result.attentionCtas = grid;
   // The device schedule's combine: one workgroup for each (merge entry, position, head).
   result.combineCtas =
-      uint64_t(deviceSchedule ? kernel::combineGridSize(units * c.qlen, c.heads, 1)
+      uint64_t(deviceSchedule ? kernel::combineGridSize(mergeEntries * c.qlen, c.heads, 1)
                               : kernel::combineGridSize(rows, c.heads, splits));
 
   // Device buffers. Every request's page table names slots 0..length-1 (the KV content
@@ -385,14 +396,18 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   // At least the steady-state simulation's tokens (below), each its own KV row.
   const int64_t poolTokens =
       std::max<int64_t>(longest, kSteadyBlocks[1] * int64_t(kernel::kBlockTokens));
-  auto kv = alloc(uint64_t(poolTokens) * kBytesPerToken);
+  // A range CTA serves several requests: then every request reads slots of its own (page t
+  // of request b is slot indptr[b] + t), or the second would hit the first's lines in L2.
+  const int64_t kvTokens = ranges ? std::max(totalTokens, poolTokens) : poolTokens;
+  auto kv = alloc(uint64_t(kvTokens) * kBytesPerToken);
   auto pages = alloc(uint64_t(std::max<int64_t>(totalTokens, poolTokens)) * 4);
   // The steady-state simulation's own page table, slots 0..poolTokens-1: the case's
   // table repeats slots when a request (the first, in a mixed batch) is shorter.
   auto steadyPages = alloc(uint64_t(poolTokens) * 4);
   auto ind = alloc(indptr.size() * 4);
   // Partials: [rows][NS] with the host schedule, [U pieces][qlen] with the device one.
-  const uint64_t partialRows = deviceSchedule ? uint64_t(units) * c.qlen : uint64_t(rows) * splits;
+  const uint64_t partialRows =
+      deviceSchedule ? uint64_t(mergeEntries) * c.qlen : uint64_t(rows) * splits;
   auto oPart = alloc(partialRows * c.heads * kernel::kLatentDim * 2);
   auto lsePart = alloc(partialRows * c.heads * 4);
   auto out = alloc(uint64_t(rows) * c.heads * kernel::kLatentDim * 2);
@@ -404,7 +419,8 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   // last: the other buffers keep the addresses they have without them.
   auto unitTable = alloc(uint64_t(std::max<int64_t>(units, 1)) * kernel::kUnitEntryInts * 4);
   auto pieceTable = alloc(uint64_t(batch) * kernel::kPieceEntryInts * 4);
-  auto mergeTable = alloc(uint64_t(std::max<int64_t>(units, 1)) * kernel::kMergeEntryInts * 4);
+  auto mergeTable =
+      alloc(uint64_t(std::max<int64_t>(mergeEntries, 1)) * kernel::kMergeEntryInts * 4);
   // The fused combine's tickets, one a (request, head group).
   auto tickets = alloc(uint64_t(batch) * groups * 4);
   for (auto *b : {&q, &kv, &pages, &steadyPages, &ind, &oPart, &lsePart, &unitTable, &pieceTable,
@@ -423,7 +439,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     std::vector<uint16_t> qHost(uint64_t(rows) * c.heads * kBytesPerToken, 0x3F80); // 1.0
     if (Error e = device->copyTo(*q, qHost.data(), qHost.size() * 2))
       return std::move(e);
-    std::vector<uint8_t> kvHost(uint64_t(poolTokens) * kBytesPerToken);
+    std::vector<uint8_t> kvHost(uint64_t(kvTokens) * kBytesPerToken);
     for (size_t i = 0; i < kvHost.size(); ++i)
       kvHost[i] = uint8_t(0x30 + (i * 7) % 16); // small positive E4M3 values
     if (Error e = device->copyTo(*kv, kvHost.data(), kvHost.size()))
@@ -431,7 +447,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     std::vector<int32_t> pageHost(std::max<int64_t>(totalTokens, poolTokens));
     for (size_t i = 0; i < pageHost.size(); ++i)
       pageHost[i] = int32_t(i);
-    for (int64_t b = 0; b < batch; ++b)
+    for (int64_t b = 0; b < batch && !ranges; ++b)
       for (int32_t t = 0; t < int32_t(lengths[b]); ++t)
         pageHost[size_t(indptr[b]) + t] = t;
     if (Error e = device->copyTo(*pages, pageHost.data(), pageHost.size() * 4))
@@ -450,8 +466,8 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   // in timing mode on the case's indptr, for its figure (scheduleUs; the call runs the
   // same search in every attention CTA's prologue instead, so it is not in totalUs). Its
   // tables must be the rule's (planSchedule), or the model would time another schedule
-  // than the one it classes the CTAs by.
-  if (deviceSchedule) {
+  // than the one it classes the CTAs by. (The range schedule has no planner kernel.)
+  if (deviceSchedule && !ranges) {
     rt::EmulatorOptions plannerEmu;
     plannerEmu.mode = rt::EmulatorMode::Timing;
     plannerEmu.params = P;
@@ -505,9 +521,27 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   std::set<int64_t> pairsTaken;
   std::map<Key, uint32_t> sharedPair;
   std::map<uint32_t, int64_t> pairOf;
+  // The range schedule: a range's class is its pieces' (tokens, only piece) in order,
+  // numbered; the key's second field is that number.
+  std::vector<std::vector<std::pair<int64_t, bool>>> rangePieces(ranges ? size_t(units) : 0);
+  for (int64_t b = 0; ranges && b < batch; ++b) {
+    const int32_t n = rangeRule.pieces[b * kernel::kPieceEntryInts];
+    const int32_t first = rangeRule.pieces[b * kernel::kPieceEntryInts + 1];
+    for (int32_t j = 0; j < n; ++j) {
+      auto [from, to] = rangeRule.pieceTokens[size_t(b)][size_t(j)];
+      rangePieces[size_t(first - b + j)].push_back({to - from, n == 1});
+    }
+  }
+  std::map<std::vector<std::pair<int64_t, bool>>, int64_t> rangeClass;
   for (uint64_t bid = 0; bid < grid; ++bid) {
     Key key{-1, 0, false, false}; // a padding CTA past the last unit
-    if (deviceSchedule) {
+    if (ranges) {
+      if (auto work = kernel::ctaOfWorkgroup(int64_t(bid), units, 1, c.heads, c.qlen, xcds)) {
+        auto found =
+            rangeClass.emplace(rangePieces[size_t(work->request)], int64_t(rangeClass.size()));
+        key = Key{work->headGroup, found.first->second, false, false};
+      }
+    } else if (deviceSchedule) {
       if (auto work = kernel::ctaOfWorkgroup(int64_t(bid), units, 1, c.heads, c.qlen, xcds)) {
         const int32_t *e = &schedule.units[size_t(work->request) * kernel::kUnitEntryInts];
         key = Key{-1, -1, false, false}; // an idle unit (request -1)
@@ -518,8 +552,8 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
                     e[1] == e[2] - 1 || range.end >= len, e[2] == 1};
         }
       }
-    } else if (auto work = kernel::ctaOfWorkgroup(int64_t(bid), batch, splits, c.heads, c.qlen,
-                                                  xcds)) {
+    } else if (auto work =
+                   kernel::ctaOfWorkgroup(int64_t(bid), batch, splits, c.heads, c.qlen, xcds)) {
       const int64_t len = lengths[size_t(work->request)];
       ref::TokenRange range = ref::splitTokens(int(len), splits, int(work->split));
       key = Key{work->headGroup, std::max(0, range.end - range.begin),
@@ -560,7 +594,14 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   // share its L2, so a q line is charged 1/n to each of the n on the reader's XCD.
   const int64_t qRequestBytes = c.qlen * c.heads * kBytesPerToken * 2;
   std::vector<int32_t> qReaders(size_t(batch) * xcds); // [request][XCD]
-  if (deviceSchedule) {
+  if (ranges) {
+    for (int64_t b = 0; b < batch; ++b) {
+      const int32_t n = rangeRule.pieces[b * kernel::kPieceEntryInts];
+      const int32_t first = rangeRule.pieces[b * kernel::kPieceEntryInts + 1];
+      for (int32_t j = 0; j < n; ++j)
+        ++qReaders[size_t(b) * xcds + size_t((first - b + j) % int64_t(xcds))];
+    }
+  } else if (deviceSchedule) {
     for (int64_t u = 0; u < units; ++u)
       if (const int32_t request = schedule.units[size_t(u) * kernel::kUnitEntryInts];
           request >= 0)
@@ -643,14 +684,14 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     }
     if (Error e = device->setEmulatorOptions(launch))
       return std::move(e);
-    if (Error e = device->launch(code,
-                                 fused ? kernel::kFusedAttentionKernelName
-                                       : kernel::kAttentionKernelName,
-                                 {uint32_t(grid), 1, 1},
-                                 {uint32_t(kernel::kAttentionThreads), 1, 1},
-                                 attentionArgs(int32_t(batch),
-                                               deviceSchedule ? int32_t(units) : splits,
-                                               *pages, deviceSchedule)))
+    if (Error e =
+            device->launch(code,
+                           fused    ? kernel::kFusedAttentionKernelName
+                           : ranges ? kernel::kRangeAttentionKernelName
+                                    : kernel::kAttentionKernelName,
+                           {uint32_t(grid), 1, 1}, {uint32_t(kernel::kAttentionThreads), 1, 1},
+                           attentionArgs(int32_t(batch), deviceSchedule ? int32_t(units) : splits,
+                                         *pages, deviceSchedule)))
       return std::move(e);
     std::vector<rt::TimingReport> reports = device->takeTimingReports();
     if (reports.size() != 1)
@@ -669,11 +710,12 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
   // so that the entries they wrote can be told apart and checked against the rule, then
   // restore the rule's tables for the combine (the unsampled CTAs wrote nothing).
   constexpr int32_t kPoison = int32_t(0x7eadbeef);
+  const std::vector<int32_t> &unitRule = ranges ? rangeRule.ranges : schedule.units;
   if (deviceSchedule) {
-    std::vector<int32_t> poison(schedule.units.size(), kPoison);
-    if (Error e = device->copyTo(*unitTable, poison.data(), poison.size() * 4))
+    std::vector<int32_t> poison(std::max(unitRule.size(), mergeRule.size()), kPoison);
+    if (Error e = device->copyTo(*unitTable, poison.data(), unitRule.size() * 4))
       return std::move(e);
-    if (Error e = device->copyTo(*mergeTable, poison.data(), poison.size() * 4))
+    if (Error e = device->copyTo(*mergeTable, poison.data(), mergeRule.size() * 4))
       return std::move(e);
   }
   auto full = simulateAttention(std::min<double>(P.numCUs, double(grid)), result.attention,
@@ -682,8 +724,8 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     return full.takeError();
   if (deviceSchedule) {
     int64_t written = 0;
-    for (auto [table, rule] : {std::pair{&*unitTable, &schedule.units},
-                               std::pair{&*mergeTable, &schedule.merges}}) {
+    for (auto [table, rule] :
+         {std::pair{&*unitTable, &unitRule}, std::pair{&*mergeTable, &mergeRule}}) {
       std::vector<int32_t> back(rule->size());
       if (Error e = device->copyFrom(back.data(), *table, back.size() * 4))
         return std::move(e);
@@ -691,8 +733,10 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
         if (back[i] == kPoison)
           continue;
         if (back[i] != (*rule)[i])
-          return makeError("case " + c.str() + ": the attention CTAs' schedule entries "
-                                               "differ from the rule's (kernel::planSchedule)");
+          return makeError("case " + c.str() +
+                           ": the attention CTAs' schedule entries "
+                           "differ from the rule's (kernel::planSchedule, "
+                           "kernel::planRanges)");
         ++written;
       }
       if (Error e = device->copyTo(*table, rule->data(), rule->size() * 4))
@@ -795,7 +839,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     a.out = KernelArg::pointer(*out);
     a.lse = KernelArg::pointer(*lse);
     a.numRows = int32_t(rows);
-    a.numSplits = deviceSchedule ? int32_t(units) : splits;
+    a.numSplits = deviceSchedule ? int32_t(mergeEntries) : splits;
     if (deviceSchedule)
       a.merges = KernelArg::pointer(*mergeTable);
     return rt::combineArgList(a);
@@ -816,7 +860,7 @@ Expected<PerfResult> mla::perf::modelDecodeCall(const PerfCase &c, const PerfOpt
     uint64_t activeCtas = 0;
     for (uint64_t bid = 0; bid < combineCtas; ++bid) {
       const size_t merge = size_t(bid / uint64_t(c.qlen * c.heads));
-      const int32_t *entry = &schedule.merges[merge * kernel::kMergeEntryInts];
+      const int32_t *entry = &mergeRule[merge * kernel::kMergeEntryInts];
       const bool active = entry[0] >= 0;
       const int64_t n = active ? entry[2] : 0;
       activeCtas += active;

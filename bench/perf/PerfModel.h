@@ -59,6 +59,9 @@ struct PerfCase {
   /// cuts each request into its own pieces over a fixed grid of U units
   /// (mla/Kernel/DeviceSchedule.h); false: one host-chosen split count NS for the batch.
   bool deviceSchedule = false;
+  /// The range schedule (with deviceSchedule; docs/decoder.md, "The range schedule"):
+  /// each attention CTA a contiguous share of the batch's blocks (kernel::planRanges).
+  bool rangeSchedule = false;
   /// The device schedule's unit count U (unset: kernel::scheduleUnitCount, as the
   /// Decoder plans it); a what-if for the rule, at least the request count.
   std::optional<int64_t> units;

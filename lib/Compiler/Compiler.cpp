@@ -50,26 +50,28 @@ std::string mla::decodeModuleSource(const DecodeConfig &config) {
   llvm::raw_string_ostream os(s);
   os << "func.func @mla_decode(%q: " << q << ", %kv: " << kv << ", "
      << "%pages: memref<?xi32>, %indptr: memref<?xi32>, %scale: f32, %vscale: f32, "
-     << "%splits: index, %o: " << o << ", %l: " << l << ", %out: " << out
-     << ", %lse: " << lse << ", %outs: " << outs << ", %lses: " << lses
+     << "%splits: index, %o: " << o << ", %l: " << l << ", %out: " << out << ", %lse: " << lse
+     << ", %outs: " << outs << ", %lses: " << lses
      << ", %units: memref<?x4xi32>, %pieces: memref<?x2xi32>, %merges: memref<?x4xi32>) {\n"
      << "  mla.schedule indptr(%indptr) into units(%units) pieces(%pieces) merges(%merges) "
      << "{config = " << attrs
      << "} : memref<?xi32>, memref<?x4xi32>, memref<?x2xi32>, memref<?x4xi32>\n"
      << "  mla.split_kv_decode q(%q) kv(%kv) pages(%pages) indptr(%indptr) scale(%scale) "
      << "vscale(%vscale) splits(%splits) into o_part(%o) lse_part(%l) {config = " << attrs
-     << "} : " << q << ", " << kv << ", memref<?xi32>, memref<?xi32>, " << o
-     << ", " << l << "\n"
+     << "} : " << q << ", " << kv << ", memref<?xi32>, memref<?xi32>, " << o << ", " << l << "\n"
      << "  mla.split_kv_decode q(%q) kv(%kv) pages(%pages) indptr(%indptr) scale(%scale) "
      << "vscale(%vscale) splits(%splits) into o_part(%o) lse_part(%l) {config = " << attrs
-     << ", fused_combine} : " << q << ", " << kv << ", memref<?xi32>, memref<?xi32>, " << o
-     << ", " << l << "\n"
-     << "  mla.combine o_part(%o) lse_part(%l) into out(%out)"
-     << (config.combineLse ? " lse(%lse)" : "") << " {config = " << attrs << "} : " << o
-     << ", " << l << ", " << out << (config.combineLse ? ", " + lse : std::string()) << "\n"
-     << "  mla.combine o_part(%outs) lse_part(%lses) into out(%out) lse(%lse) {config = "
-     << attrs << ", ranks_outermost} : " << outs << ", " << lses << ", " << out << ", " << lse
+     << ", fused_combine} : " << q << ", " << kv << ", memref<?xi32>, memref<?xi32>, " << o << ", "
+     << l << "\n"
+     << "  mla.split_kv_decode q(%q) kv(%kv) pages(%pages) indptr(%indptr) scale(%scale) "
+     << "vscale(%vscale) splits(%splits) into o_part(%o) lse_part(%l) {config = " << attrs
+     << ", ranges} : " << q << ", " << kv << ", memref<?xi32>, memref<?xi32>, " << o << ", " << l
      << "\n"
+     << "  mla.combine o_part(%o) lse_part(%l) into out(%out)"
+     << (config.combineLse ? " lse(%lse)" : "") << " {config = " << attrs << "} : " << o << ", "
+     << l << ", " << out << (config.combineLse ? ", " + lse : std::string()) << "\n"
+     << "  mla.combine o_part(%outs) lse_part(%lses) into out(%out) lse(%lse) {config = " << attrs
+     << ", ranks_outermost} : " << outs << ", " << lses << ", " << out << ", " << lse << "\n"
      << "  return\n}\n";
   return s;
 }

@@ -263,9 +263,11 @@ E4M3Pair splitE4M3(float value) {
   return parts;
 }
 
-ModelPartials modelSplitAttention(const ProblemView &problem, int numSplits) {
-  checkProblem(problem);
-  checkNumSplits(numSplits);
+namespace {
+/// modelSplitAttention with split s of request b (of seqLen tokens) covering
+/// rangeOf(b, seqLen, s).
+template <typename RangeOf>
+ModelPartials modelPartials(const ProblemView &problem, int numSplits, RangeOf rangeOf) {
   const std::array<float, 256> kvValue = decodeE4M3Table();
   ModelPartials result;
   result.numSplits = numSplits;
@@ -290,7 +292,7 @@ ModelPartials modelSplitAttention(const ProblemView &problem, int numSplits) {
         const size_t outputRow = (static_cast<size_t>(b) * qlen + i) * numHeads + h;
         for (int s = 0; s < numSplits; ++s) {
           // Blocks are aligned to the split start; an empty split runs none.
-          const TokenRange range = splitTokens(seqLen, numSplits, s);
+          const TokenRange range = rangeOf(b, seqLen, s);
           model.start(querySplits[outputRow], requestPages);
           model.run(range.begin, range.end, bound);
           const size_t index = outputRow * numSplits + s;
@@ -300,6 +302,14 @@ ModelPartials modelSplitAttention(const ProblemView &problem, int numSplits) {
     }
   }
   return result;
+}
+} // namespace
+
+ModelPartials modelSplitAttention(const ProblemView &problem, int numSplits) {
+  checkProblem(problem);
+  checkNumSplits(numSplits);
+  return modelPartials(problem, numSplits,
+                       [&](int, int seqLen, int s) { return splitTokens(seqLen, numSplits, s); });
 }
 
 ModelOutput modelCombine(ArrayView<uint16_t> oPart, ArrayView<float> lsePart,
@@ -417,6 +427,20 @@ Problem requestProblem(const Problem &p, size_t b) {
   return one;
 }
 
+namespace {
+/// Appends one request's rows, its pieces' partials merged as the combine merges a
+/// device-schedule merge entry (the layout of its piece count); a request of one piece
+/// keeps its partial's lse, as the attention kernel writes it.
+void appendRequest(ModelOutput &all, const ModelPartials &partials) {
+  const int n = partials.numSplits;
+  ModelOutput combined =
+      modelCombine(partials.o, partials.lse, n, int(kernel::combineSplitGroups(n)));
+  all.out.insert(all.out.end(), combined.out.begin(), combined.out.end());
+  const std::vector<float> &lse = n == 1 ? partials.lse : combined.lse;
+  all.lse.insert(all.lse.end(), lse.begin(), lse.end());
+}
+} // namespace
+
 ModelOutput modelAttentionByRequest(const Problem &problem,
                                     const std::vector<int> &piecesPerRequest) {
   if (piecesPerRequest.size() + 1 != problem.indptr.size())
@@ -428,13 +452,25 @@ ModelOutput modelAttentionByRequest(const Problem &problem,
   for (size_t b = 0; b < piecesPerRequest.size(); ++b) {
     Problem one = requestProblem(problem, b);
     const int n = piecesPerRequest[b];
-    ModelPartials partials = modelSplitAttention(one.view(), n);
-    // A merge entry of the device schedule takes the layout of its request's pieces.
-    ModelOutput combined =
-        modelCombine(partials.o, partials.lse, n, int(kernel::combineSplitGroups(n)));
-    all.out.insert(all.out.end(), combined.out.begin(), combined.out.end());
-    const std::vector<float> &lse = n == 1 ? partials.lse : combined.lse;
-    all.lse.insert(all.lse.end(), lse.begin(), lse.end());
+    appendRequest(all, modelSplitAttention(one.view(), n));
+  }
+  return all;
+}
+
+ModelOutput modelAttentionByPieces(const Problem &problem,
+                                   const std::vector<std::vector<TokenRange>> &pieces) {
+  if (pieces.size() + 1 != problem.indptr.size())
+    throw std::invalid_argument("modelAttentionByPieces: pieces of " +
+                                std::to_string(pieces.size()) + " requests for " +
+                                std::to_string(problem.indptr.size() - 1));
+  ModelOutput all;
+  for (size_t b = 0; b < pieces.size(); ++b) {
+    Problem one = requestProblem(problem, b);
+    const int n = int(pieces[b].size());
+    checkProblem(one.view());
+    checkNumSplits(n);
+    appendRequest(
+        all, modelPartials(one.view(), n, [&](int, int, int s) { return pieces[b][size_t(s)]; }));
   }
   return all;
 }

@@ -417,16 +417,20 @@ class Decoder:
         device ``indptr`` holds (``any_lengths`` is True; the split count is the
         policy's choice for B requests of min(N / B, 131072) tokens, docs/decoder.md).
 
-        ``schedule``: ``"auto"`` (the default), ``"host"`` or ``"device"``. The device
+        ``schedule``: ``"auto"`` (the default), ``"host"``, ``"device"`` or ``"ranges"``. The device
         schedule (the default of a plan without lengths when no ``num_splits`` is given)
         gives each request its own number of pieces from the device ``indptr`` at run
         time (each attention CTA computes its own) (``plan.schedule == "device"``, ``plan.units``
         the fixed grid's units, ``plan.num_splits`` the most pieces a request can get);
         the host schedule is one split count for the whole batch. A plan with lengths
         and no ``num_splits`` takes whichever the split policy estimates faster
-        (docs/decoder.md, "The device schedule")."""
-        if schedule not in ("auto", "host", "device"):
-            raise ValueError(f"schedule: must be 'auto', 'host' or 'device', got {schedule!r}")
+        (docs/decoder.md, "The device schedule"). ``"ranges"``, on request only, gives
+        each attention CTA a contiguous share of the batch's blocks (``plan.schedule ==
+        "ranges"``, ``plan.units`` the range count; docs/decoder.md, "The range
+        schedule")."""
+        if schedule not in ("auto", "host", "device", "ranges"):
+            raise ValueError(
+                f"schedule: must be 'auto', 'host', 'device' or 'ranges', got {schedule!r}")
         if slots is None:
             raise ValueError("slots: required (the KV pool's rows)")
         slots = _int(slots, "slots", 0, 2**63 - 1)

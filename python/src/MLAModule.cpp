@@ -360,18 +360,19 @@ py::dict planDict(const rt::DecodePlan &plan) {
   d["workspace_bytes"] = plan.workspaceBytes;
   d["tickets_offset"] = plan.ticketsOffset;
   d["tickets_bytes"] = plan.ticketsBytes;
-  d["schedule"] = plan.deviceSchedule ? "device" : "host";
+  d["schedule"] = plan.rangeSchedule ? "ranges" : plan.deviceSchedule ? "device" : "host";
   d["units"] = plan.units;
   return d;
 }
 
-/// The schedule argument of plan(): "auto", "host" or "device" (ValueError otherwise,
-/// and for "device" with a split count).
+/// The schedule argument of plan(): "auto", "host", "device" or "ranges" (ValueError
+/// otherwise, and for "device" or "ranges" with a split count).
 rt::SplitSchedule scheduleArg(const std::string &name, std::optional<int> numSplits) {
   std::optional<rt::SplitSchedule> s = rt::parseSplitSchedule(name);
   if (!s)
-    throw py::value_error("schedule: must be 'auto', 'host' or 'device', got '" + name + "'");
-  if (*s == rt::SplitSchedule::Device && numSplits)
+    throw py::value_error("schedule: must be 'auto', 'host', 'device' or 'ranges', got '" + name +
+                          "'");
+  if ((*s == rt::SplitSchedule::Device || *s == rt::SplitSchedule::Ranges) && numSplits)
     throw py::value_error("num_splits: the device schedule chooses each request's pieces; "
                           "give no split count or use the host schedule");
   return *s;
@@ -903,7 +904,9 @@ PYBIND11_MODULE(_mla, m) {
       .def_readonly("tickets_bytes", &rt::DecodePlan::ticketsBytes)
       .def_property_readonly("schedule",
                              [](const rt::DecodePlan &p) {
-                               return p.deviceSchedule ? "device" : "host";
+                               return p.rangeSchedule    ? "ranges"
+                                      : p.deviceSchedule ? "device"
+                                                         : "host";
                              })
       .def_readonly("units", &rt::DecodePlan::units)
       .def("as_dict", &planDict)

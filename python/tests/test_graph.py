@@ -184,10 +184,14 @@ def test_schedule_argument(device, decoder):
     assert dec.plan([0, 5, 9], 10, schedule="device").schedule == "device"
     assert dec.plan(max_requests=2, slots=10).schedule == "device"
     assert dec.plan(max_requests=2, slots=10, num_splits=3).schedule == "host"
-    with pytest.raises(ValueError, match="schedule: must be 'auto', 'host' or 'device'"):
+    assert dec.plan(max_requests=2, slots=10, schedule="ranges").schedule == "ranges"
+    assert dec.plan([0, 5, 9], 10, schedule="ranges").schedule == "ranges"
+    with pytest.raises(ValueError, match="schedule: must be 'auto', 'host', 'device' or 'ranges'"):
         dec.plan(max_requests=2, slots=10, schedule="gpu")
     with pytest.raises(ValueError, match="num_splits: the device schedule chooses"):
         dec.plan(max_requests=2, slots=10, num_splits=3, schedule="device")
+    with pytest.raises(ValueError, match="num_splits: the device schedule chooses"):
+        dec.plan(max_requests=2, slots=10, num_splits=3, schedule="ranges")
 
 
 def test_capture_defers_launches_and_names_misuse(device, decoder):

@@ -18,8 +18,8 @@ def code(decoder):
 
 def test_code_object_metadata(code):
     assert code.target == "amdgcn-amd-amdhsa--gfx950"
-    assert set(code.kernel_names) == {"mla_attn", "mla_attn_fused", "mla_combine",
-                                      "mla_dcp_merge", "mla_schedule"}
+    assert set(code.kernel_names) == {"mla_attn", "mla_attn_fused", "mla_attn_ranges",
+                                      "mla_combine", "mla_dcp_merge", "mla_schedule"}
     attn = code.kernel("mla_attn")
     # kernel-contract.md section 4: no scratch, LDS within 160 KiB, 512 threads.
     assert attn["scratch_bytes"] == 0

@@ -185,18 +185,28 @@ struct DeviceScheduleLayout {
   uint64_t lsePartOffset = 0, unitsOffset = 0, piecesOffset = 0, mergesOffset = 0,
            lseScratchOffset = 0, bytes = 0;
 };
-DeviceScheduleLayout deviceScheduleLayout(int64_t requests, int64_t heads, int64_t qlen) {
-  const int64_t units = deviceScheduleUnits(requests, heads, qlen);
+/// The range count of a range-schedule plan of B requests (none without a request).
+int64_t rangeScheduleRanges(int64_t requests, int64_t heads, int64_t qlen) {
+  if (requests == 0)
+    return 0;
+  return kernel::rangeCount(heads, qlen, gfx950::kNumCUs, gfx950::kNumXcds);
+}
+DeviceScheduleLayout deviceScheduleLayout(int64_t requests, int64_t heads, int64_t qlen,
+                                          bool ranges = false) {
+  // The device schedule: U units, partials of U pieces when some request may get
+  // several; the range schedule: C ranges, pieces and merge entries numbered up to B + C.
+  const int64_t units = ranges ? rangeScheduleRanges(requests, heads, qlen)
+                               : deviceScheduleUnits(requests, heads, qlen);
+  const int64_t pieces = ranges ? (requests ? requests + units : 0) : units;
   DeviceScheduleLayout l;
-  if (units > requests) { // some request may get several pieces: partials of U pieces
-    l.lsePartOffset = oPartBytes(units * qlen, heads, 1);
-    l.unitsOffset = l.lsePartOffset + lsePartBytes(units * qlen, heads, 1);
+  if (ranges || units > requests) {
+    l.lsePartOffset = oPartBytes(pieces * qlen, heads, 1);
+    l.unitsOffset = l.lsePartOffset + lsePartBytes(pieces * qlen, heads, 1);
   }
   l.piecesOffset = l.unitsOffset + alignTo256(uint64_t(units) * kernel::kUnitEntryInts * 4);
   l.mergesOffset =
       l.piecesOffset + alignTo256(uint64_t(requests) * kernel::kPieceEntryInts * 4);
-  l.lseScratchOffset =
-      l.mergesOffset + alignTo256(uint64_t(units) * kernel::kMergeEntryInts * 4);
+  l.lseScratchOffset = l.mergesOffset + alignTo256(uint64_t(pieces) * kernel::kMergeEntryInts * 4);
   l.bytes = l.lseScratchOffset + lsePartBytes(requests * qlen, heads, 1);
   return l;
 }
@@ -210,12 +220,15 @@ const char *rt::splitScheduleName(SplitSchedule schedule) {
     return "host";
   case SplitSchedule::Device:
     return "device";
+  case SplitSchedule::Ranges:
+    return "ranges";
   }
   return "?";
 }
 
 std::optional<SplitSchedule> rt::parseSplitSchedule(std::string_view name) {
-  for (SplitSchedule s : {SplitSchedule::Auto, SplitSchedule::Host, SplitSchedule::Device})
+  for (SplitSchedule s :
+       {SplitSchedule::Auto, SplitSchedule::Host, SplitSchedule::Device, SplitSchedule::Ranges})
     if (name == splitScheduleName(s))
       return s;
   return std::nullopt;
@@ -320,13 +333,14 @@ uint64_t Decoder::workspaceBytes(int64_t maxRequests, std::optional<int> maxSpli
     bytes = std::max(
         {bytes,
          runPlanBytes(b, heads, qlen, maxPolicySplits(b, heads, qlen, gfx950::kNumCUs, kMaxSplits)),
-         deviceScheduleLayout(b, heads, qlen).bytes});
+         deviceScheduleLayout(b, heads, qlen).bytes,
+         deviceScheduleLayout(b, heads, qlen, /*ranges=*/true).bytes});
   return bytes;
 }
 
 Expected<DecodePlan> Decoder::plan(Span<const int32_t> indptr, uint64_t slots,
                                    std::optional<int> numSplits, SplitSchedule schedule) {
-  if (schedule == SplitSchedule::Device && numSplits)
+  if ((schedule == SplitSchedule::Device || schedule == SplitSchedule::Ranges) && numSplits)
     return makeError("num_splits: the device schedule chooses each request's pieces; "
                      "give no split count or use the host schedule");
   if (schedule == SplitSchedule::Host || numSplits)
@@ -346,7 +360,7 @@ Expected<DecodePlan> Decoder::plan(Span<const int32_t> indptr, uint64_t slots,
   plan.totalTokens = indptr.back();
   plan.slots = slots;
   plan.owner = this;
-  if (Error e = completeDevicePlan(plan))
+  if (Error e = completeDevicePlan(plan, schedule == SplitSchedule::Ranges))
     return std::move(e);
   return plan;
 }
@@ -397,17 +411,18 @@ Expected<DecodePlan> Decoder::plan(int64_t maxRequests, uint64_t slots,
                                    std::optional<int> numSplits, SplitSchedule schedule) {
   if (maxRequests < 0 || maxRequests > 4096)
     return makeError("max_requests: must be in 0..4096, got " + Twine(maxRequests));
-  if (schedule == SplitSchedule::Device && numSplits)
+  if ((schedule == SplitSchedule::Device || schedule == SplitSchedule::Ranges) && numSplits)
     return makeError("num_splits: the device schedule chooses each request's pieces; "
                      "give no split count or use the host schedule");
-  if (schedule == SplitSchedule::Device || (schedule == SplitSchedule::Auto && !numSplits)) {
+  if (schedule == SplitSchedule::Device || schedule == SplitSchedule::Ranges ||
+      (schedule == SplitSchedule::Auto && !numSplits)) {
     DecodePlan plan;
     plan.requests = maxRequests;
     plan.rows = maxRequests * config_.qlen;
     plan.slots = slots;
     plan.anyLengths = true;
     plan.owner = this;
-    if (Error e = completeDevicePlan(plan))
+    if (Error e = completeDevicePlan(plan, schedule == SplitSchedule::Ranges))
       return std::move(e);
     return plan;
   }
@@ -467,15 +482,19 @@ Error Decoder::preparePlanCode(DecodePlan &plan) {
   return device_.prepare(*plan.code);
 }
 
-Error Decoder::completeDevicePlan(DecodePlan &plan) {
+Error Decoder::completeDevicePlan(DecodePlan &plan, bool ranges) {
   const int64_t heads = config_.heads, qlen = config_.qlen;
   if (Error e = preparePlanCode(plan))
     return e;
   plan.deviceSchedule = true;
-  plan.units = deviceScheduleUnits(plan.requests, heads, qlen);
-  plan.numSplits = int(kernel::schedulePieceBound(plan.requests, plan.units));
-  plan.combine = plan.units > plan.requests;
-  const DeviceScheduleLayout layout = deviceScheduleLayout(plan.requests, heads, qlen);
+  plan.rangeSchedule = ranges;
+  plan.units = ranges ? rangeScheduleRanges(plan.requests, heads, qlen)
+                      : deviceScheduleUnits(plan.requests, heads, qlen);
+  // The range schedule: a request's pieces are on distinct ranges.
+  plan.numSplits = ranges ? int(std::max<int64_t>(1, plan.units))
+                          : int(kernel::schedulePieceBound(plan.requests, plan.units));
+  plan.combine = ranges ? plan.requests > 0 : plan.units > plan.requests;
+  const DeviceScheduleLayout layout = deviceScheduleLayout(plan.requests, heads, qlen, ranges);
   plan.lsePartOffset = layout.lsePartOffset;
   plan.unitsOffset = layout.unitsOffset;
   plan.piecesOffset = layout.piecesOffset;
@@ -485,9 +504,11 @@ Error Decoder::completeDevicePlan(DecodePlan &plan) {
   if (plan.requests > 0) {
     plan.attentionGrid =
         uint32_t(kernel::attentionGridSize(plan.units, 1, heads, qlen, gfx950::kNumXcds));
-    // One workgroup for each (merge entry, position, head): U * qlen * H.
+    // One workgroup for each (merge entry, position, head): U * qlen * H, or (B + C) *
+    // qlen * H with ranges.
+    const int64_t entries = ranges ? plan.requests + plan.units : plan.units;
     plan.combineGrid =
-        plan.combine ? uint32_t(kernel::combineGridSize(plan.units * qlen, heads, 1)) : 0;
+        plan.combine ? uint32_t(kernel::combineGridSize(entries * qlen, heads, 1)) : 0;
   }
   return Error::success();
 }
@@ -522,11 +543,11 @@ Error Decoder::enqueueAttention(const DecodePlan &plan, const DeviceDecodeArgs &
     a.lse = KernelArg::pointer(fusedLse);
   }
   return device_.launchOn(stream, *plan.code,
-                          fusedLse ? kernel::kFusedAttentionKernelName
-                                   : kernel::kAttentionKernelName,
-                          {plan.attentionGrid, 1, 1},
-                          {uint32_t(kernel::kAttentionThreads), 1, 1}, attentionArgList(a),
-                          info ? &info->attentionStats : nullptr);
+                          fusedLse             ? kernel::kFusedAttentionKernelName
+                          : plan.rangeSchedule ? kernel::kRangeAttentionKernelName
+                                               : kernel::kAttentionKernelName,
+                          {plan.attentionGrid, 1, 1}, {uint32_t(kernel::kAttentionThreads), 1, 1},
+                          attentionArgList(a), info ? &info->attentionStats : nullptr);
 }
 
 /// The O(1) checks of a device run (no data is read).
@@ -567,6 +588,7 @@ Error Decoder::run(const DecodePlan &plan, const DeviceDecodeArgs &args, Stream 
     info->attentionGrid = plan.attentionGrid;
     info->combineGrid = plan.combineGrid;
     info->deviceSchedule = plan.deviceSchedule;
+    info->rangeSchedule = plan.rangeSchedule;
     info->units = uint32_t(plan.units);
   }
   if (args.lse && !config_.combineLse)
@@ -603,8 +625,8 @@ Error Decoder::enqueueCombine(const DecodePlan &plan, const DeviceDecodeArgs &ar
     c.lse = KernelArg::pointer(lse);
   c.numRows = int32_t(plan.rows);
   c.numSplits = plan.numSplits;
-  if (plan.deviceSchedule) { // the merge table's U entries
-    c.numSplits = int32_t(plan.units);
+  if (plan.deviceSchedule) { // the merge table's U (ranges: B + C) entries
+    c.numSplits = int32_t(plan.rangeSchedule ? plan.requests + plan.units : plan.units);
     c.merges = KernelArg::pointer(args.workspace + plan.mergesOffset);
   }
   return device_.launchOn(stream, *plan.code, kernel::kCombineKernelName,

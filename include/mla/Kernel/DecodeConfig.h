@@ -65,8 +65,9 @@ namespace mla {
 /// split or the DCP merge has at most 32 (row, head) pairs and more than 8 splits, its
 /// variant twice (NS > 128 and the fewer), the variant tests on 32 bits, and the slots
 /// every lane uses read without a clamp; 0.37: wspec's block 0 DMAs each right after its
-/// own source page's DPP moves (mla.ws_kv_dma_of_pages), not after all 18 sources.
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.37.0-gfx950";
+/// own source page's DPP moves (mla.ws_kv_dma_of_pages), not after all 18 sources; 0.38:
+/// the range schedule's attention kernel, mla_attn_ranges (the other kernels unchanged).
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.38.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

@@ -175,6 +175,129 @@ inline Schedule planSchedule(const std::vector<int64_t> &lengths, int64_t units,
   return s;
 }
 
+// ---- The range schedule (a CTA's contiguous share of the batch's work) -------------
+
+/// The range schedule's cost of a request beyond its blocks, in blocks: what a CTA pays
+/// for each piece it serves besides the piece's blocks (the Q load and split, block 0's
+/// latency, the epilogue). Modeled with the warp-specialised build (docs/performance.md,
+/// "What a CTA costs beyond its blocks"): 0.9 steady blocks at G = 1 (qlen 1 at 12
+/// heads), 2.2 at G = 2, 3.2 at G = 3, so min(G, 4).
+constexpr int64_t rangePieceCostBlocks(int64_t heads, int64_t qlen) {
+  int64_t groups = headGroups(heads, qlen);
+  return groups < 4 ? groups : 4;
+}
+
+/// The ranges of a range-schedule launch: one CTA a CU for each head group, the CTAs of a
+/// range on one XCD (F3: bid = x + X (g + G y) serves range x + X y), i.e.
+/// scheduleWaveUnits(): floor(cus / G) rounded down to a multiple of the XCD count (256,
+/// 128 and 80 ranges at G = 1, 2, 3 on 256 CUs; a count past that multiple would put
+/// the last ranges' CTAs in a second round).
+constexpr int64_t rangeCount(int64_t heads, int64_t qlen, int64_t cus, int64_t xcds) {
+  return scheduleWaveUnits(heads, qlen, cus, xcds);
+}
+
+/// The range schedule of one batch: the tables the attention CTAs write, and each
+/// request's pieces as token ranges (for the kernel model).
+struct RangeSchedule {
+  int64_t positions = 0;       ///< W: the batch's cost, in positions (blocks)
+  int64_t pieceCost = 0;       ///< F: rangePieceCostBlocks() of the plan
+  std::vector<int32_t> pieces; ///< [B][kPieceEntryInts]: {pieces, first piece}
+  std::vector<int32_t> ranges; ///< [C][kUnitEntryInts]: {r_c, r_{c+1}, P_c, P_{c+1}}
+  std::vector<int32_t> merges; ///< [B + C][kMergeEntryInts]: {request, slice, pieces, first}
+  /// Request b's pieces in order, each [first token, end token) of the request.
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> pieceTokens;
+};
+
+/// The first cost position of range `c` of `ranges` over `positions`: floor(c W / C), so
+/// that the ranges' sizes differ by at most one.
+constexpr int64_t rangeStart(int64_t c, int64_t positions, int64_t ranges) {
+  return c * positions / ranges;
+}
+
+/// The range holding cost position `at` (0 <= at < W): the c with P_c <= at < P_{c+1},
+/// floor(((at + 1) C - 1) / W).
+constexpr int64_t rangeOf(int64_t at, int64_t positions, int64_t ranges) {
+  return ((at + 1) * ranges - 1) / positions;
+}
+
+/// The range rule. Request b costs blocks_b + F positions (blocks_b = ceil(max(len_b, 0) /
+/// 128)), laid end to end in request order: request b occupies [W_b, W_{b+1}), W_0 = 0,
+/// W_{b+1} = W_b + blocks_b + F, its blocks first ([W_b, E_b), E_b = W_b + blocks_b),
+/// then its cost (so that where the requests' costs divide evenly into the ranges, as in
+/// a uniform batch, no range starts inside a request); W = max(1, W_B). Range c of C
+/// covers the positions [P_c, P_{c+1}), P_c = floor(c W / C): the CTAs of range c serve
+/// every block whose position it covers, request by request. Request b's pieces are the
+/// ranges from c0_b = rangeOf(min(W_b, W - 1)) to c1_b = rangeOf(E_b - 1) (c0_b for an
+/// empty request: one piece of no block), n_b = c1_b - c0_b + 1; piece j (range c = c0_b +
+/// j) covers the blocks [max(P_c, W_b) - W_b, min(P_{c+1}, E_b) - W_b) (none where the
+/// range holds no position, W < C), i.e. the tokens [128 s, min(128 e, len_b)). Piece
+/// (b, c) is numbered b + c (distinct: a later request's ranges start where an earlier
+/// one's end), first_b = b + c0_b: partials and merge entries are indexed from 0 to B +
+/// C - 1. A request of one piece is written by its CTA (out, lse); one of n_b > 1 pieces
+/// is merged by the combine from the merge entries first_b + k = {b, k, n_b, first_b}, k <
+/// combineSplitGroups(n_b) (<= n_b). Every other entry is idle {-1, 0, 0, 0}. Range c's
+/// table entry is {r_c, r_{c+1}, P_c, P_{c+1}}, r_c the first request with c1_b >= c (B
+/// if none): the CTAs of range c write the merge entries r + c for r in [r_c, r_{c+1}]
+/// (together every index once), and the request entry {n_b, first_b} of each request b
+/// with c0_b = c. A CTA pays about F blocks for each piece it serves; each request's F
+/// is counted once, so a range's pieces cost at most its positions and one F more.
+inline RangeSchedule planRanges(const std::vector<int64_t> &lengths, int64_t ranges,
+                                int64_t pieceCost) {
+  const int64_t requests = static_cast<int64_t>(lengths.size());
+  RangeSchedule s;
+  s.pieceCost = pieceCost;
+  std::vector<int64_t> start(lengths.size() + 1, 0), blocks(lengths.size());
+  for (size_t b = 0; b < lengths.size(); ++b) {
+    int64_t len = lengths[b] < 0 ? 0 : lengths[b];
+    blocks[b] = (len + kBlockTokens - 1) / kBlockTokens;
+    start[b + 1] = start[b] + blocks[b] + pieceCost;
+  }
+  const int64_t W = std::max<int64_t>(1, start[lengths.size()]);
+  s.positions = W;
+  auto firstRange = [&](int64_t b) { return rangeOf(std::min(start[b], W - 1), W, ranges); };
+  auto lastRange = [&](int64_t b) {
+    return blocks[b] > 0 ? rangeOf(start[b] + blocks[b] - 1, W, ranges) : firstRange(b);
+  };
+  s.pieces.assign(lengths.size() * kPieceEntryInts, 0);
+  s.ranges.assign(static_cast<size_t>(ranges) * kUnitEntryInts, 0);
+  s.merges.assign(static_cast<size_t>(requests + ranges) * kMergeEntryInts, 0);
+  for (int64_t m = 0; m < requests + ranges; ++m)
+    s.merges[m * kMergeEntryInts] = -1;
+  s.pieceTokens.resize(lengths.size());
+  for (int64_t b = 0; b < requests; ++b) {
+    const int64_t c0 = firstRange(b), c1 = lastRange(b), n = c1 - c0 + 1;
+    const int64_t first = b + c0, blocksEnd = start[b] + blocks[b];
+    const int64_t len = lengths[b] < 0 ? 0 : lengths[b];
+    s.pieces[b * kPieceEntryInts] = int32_t(n);
+    s.pieces[b * kPieceEntryInts + 1] = int32_t(first);
+    for (int64_t c = c0; c <= c1; ++c) {
+      int64_t from = std::max(rangeStart(c, W, ranges), start[b]) - start[b];
+      int64_t to = std::min(rangeStart(c + 1, W, ranges), blocksEnd) - start[b];
+      to = std::max(from, to);
+      s.pieceTokens[b].push_back(
+          {std::min(from * kBlockTokens, len), std::min(to * kBlockTokens, len)});
+    }
+    const int64_t slices = n > 1 ? combineSplitGroups(n) : 0;
+    for (int64_t k = 0; k < slices; ++k) {
+      int32_t *e = &s.merges[(first + k) * kMergeEntryInts];
+      e[0] = int32_t(b), e[1] = int32_t(k), e[2] = int32_t(n), e[3] = int32_t(first);
+    }
+  }
+  int64_t r = 0;
+  for (int64_t c = 0; c < ranges; ++c) {
+    while (r < requests && lastRange(r) < c)
+      ++r;
+    int32_t *e = &s.ranges[c * kUnitEntryInts];
+    e[0] = int32_t(r);
+    e[2] = int32_t(rangeStart(c, W, ranges));
+    e[3] = int32_t(rangeStart(c + 1, W, ranges));
+    if (c > 0)
+      s.ranges[(c - 1) * kUnitEntryInts + 1] = int32_t(r);
+  }
+  s.ranges[(ranges - 1) * kUnitEntryInts + 1] = int32_t(requests);
+  return s;
+}
+
 } // namespace mla::kernel
 
 #endif // MLA_KERNEL_DEVICESCHEDULE_H

@@ -71,6 +71,11 @@ inline constexpr char kCombineKernelName[] = "mla_combine";
 /// kernel of its own so that mla_attn's code stays what it was without the merge (its
 /// presence moved the scheduling of the whole kernel: up to 3 % slower, modeled).
 inline constexpr char kFusedAttentionKernelName[] = "mla_attn_fused";
+/// The attention kernel of the range schedule (`mla.split_kv_decode` with `ranges`):
+/// mla_attn's arguments, `num_splits` being the range count C and `units` the range
+/// table; each CTA serves its range of the batch's blocks, request by request
+/// (kernel-contract.md section 3, "The range schedule").
+inline constexpr char kRangeAttentionKernelName[] = "mla_attn_ranges";
 /// The decode context parallelism merge: the combine with the ranks' partials laid out
 /// ranks outermost (an all-gather's [N, S, H, 512] and [N, S, H]), always with the lse
 /// output; its arguments are the combine's (kernel::CombineArg), NumSplits being N.

@@ -128,6 +128,13 @@ Problem requestProblem(const Problem &problem, size_t request);
 ModelOutput modelAttentionByRequest(const Problem &problem,
                                     const std::vector<int> &piecesPerRequest);
 
+/// The decode with each request's own pieces given as token ranges (the range schedule:
+/// kernel::planRanges' pieceTokens), request by request, merged as modelAttentionByRequest
+/// merges. Throws std::invalid_argument if `pieces` has not one list a request or a
+/// request has none.
+ModelOutput modelAttentionByPieces(const Problem &problem,
+                                   const std::vector<std::vector<TokenRange>> &pieces);
+
 } // namespace mla::ref
 
 #endif // MLA_REFERENCE_KERNELMODEL_H

@@ -574,6 +574,16 @@ mla::compileToHsaco(gpu::GPUModuleOp gpuModule, const HsacoOptions &options) {
     return success(!hadErrors);
   };
 
+  // scf-to-cf carries an scf.for's loop annotation to the latch branch as the
+  // discardable attribute `llvm.loop_annotation`, which the translation ignores: make it
+  // the branch's own loop_annotation, so that the loop metadata reaches LLVM.
+  gpuModule.walk([](LLVM::BrOp branch) {
+    constexpr llvm::StringLiteral kName = "llvm.loop_annotation";
+    if (auto annotation = branch->getAttrOfType<LLVM::LoopAnnotationAttr>(kName)) {
+      branch.setLoopAnnotationAttr(annotation);
+      branch->removeAttr(kName);
+    }
+  });
   std::unique_ptr<llvm::Module> module =
       translateModuleToLLVMIR(gpuModule, llvmContext, gpuModule.getName());
   if (!module)

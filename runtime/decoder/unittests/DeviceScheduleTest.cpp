@@ -389,14 +389,17 @@ TEST(DeviceSchedule, TwoWavePlannerMatchesTheRule) {
 
 namespace {
 
-/// Request `b` of `p` alone (its q rows, its pages), as a problem of one request.
-/// Runs `p` through `decoder` with a device-schedule plan made from its lengths (with
-/// its decode context parallelism arguments, if any) and returns out and lse.
-ref::ModelOutput runDeviceSchedule(rt::Device &device, rt::Decoder &decoder,
-                                   const ref::Problem &p, rt::DecodePlan &plan) {
+/// Runs `p` through `decoder` with a plan of `schedule` made from its lengths (with its
+/// decode context parallelism arguments, if any) over a workspace of garbage (the
+/// attention CTAs must write every table entry); returns out and lse, and the workspace
+/// after the run in `workspaceAfter`.
+ref::ModelOutput runScheduled(rt::Device &device, rt::Decoder &decoder, const ref::Problem &p,
+                              rt::SplitSchedule schedule, rt::DecodePlan &plan,
+                              std::vector<uint8_t> &workspaceAfter) {
   const uint64_t slots = p.kv.size() / 576;
-  plan = unwrapOrFail(decoder.plan(p.indptr, slots, std::nullopt, rt::SplitSchedule::Device));
+  plan = unwrapOrFail(decoder.plan(p.indptr, slots, std::nullopt, schedule));
   EXPECT_TRUE(plan.deviceSchedule);
+  EXPECT_EQ(plan.rangeSchedule, schedule == rt::SplitSchedule::Ranges);
   const uint64_t rows = uint64_t(plan.rows), heads = uint64_t(p.numHeads);
   auto alloc = [&](const void *data, uint64_t bytes) {
     auto a = unwrapOrFail(rt::DeviceAllocation::allocate(device, std::max<uint64_t>(bytes, 4)));
@@ -433,30 +436,39 @@ ref::ModelOutput runDeviceSchedule(rt::Device &device, rt::Decoder &decoder,
   EXPECT_FALSE(llvm::errorToBool(device.synchronize()));
   EXPECT_TRUE(info.deviceSchedule);
   EXPECT_EQ(info.attentionStats.workgroups, info.attentionGrid);
-  // No planner kernel runs: the attention CTAs of head group 0 wrote the rule's tables
-  // (each its own unit and merge entry, and the request entry of the request whose
-  // first piece it serves).
-  {
-    std::vector<int64_t> lengths;
-    for (size_t b = 0; b + 1 < p.indptr.size(); ++b)
-      lengths.push_back(p.indptr[b + 1] - p.indptr[b]);
-    kernel::Schedule rule = planSchedule(
-        lengths, plan.units,
-        kernel::scheduleFirstWaveUnits(p.numHeads, p.qlen, gfx950::kNumCUs, gfx950::kNumXcds),
-        kernel::scheduleWaves(p.numHeads, p.qlen));
-    kernel::Schedule written = rule;
-    EXPECT_FALSE(llvm::errorToBool(
-        workspace.download(written.units.data(), written.units.size() * 4, plan.unitsOffset)));
-    EXPECT_FALSE(llvm::errorToBool(
-        workspace.download(written.pieces.data(), written.pieces.size() * 4, plan.piecesOffset)));
-    EXPECT_FALSE(llvm::errorToBool(
-        workspace.download(written.merges.data(), written.merges.size() * 4, plan.mergesOffset)));
-    EXPECT_EQ(written.units, rule.units);
-    EXPECT_EQ(written.pieces, rule.pieces);
-    EXPECT_EQ(written.merges, rule.merges);
-  }
+  workspaceAfter.resize(plan.workspaceBytes);
+  EXPECT_FALSE(llvm::errorToBool(workspace.download(workspaceAfter.data(), plan.workspaceBytes)));
   EXPECT_FALSE(llvm::errorToBool(out.download(got.out.data(), got.out.size() * 2)));
   EXPECT_FALSE(llvm::errorToBool(lse.download(got.lse.data(), got.lse.size() * 4)));
+  return got;
+}
+
+/// `count` int32 of `bytes` from byte `offset`.
+std::vector<int32_t> tableAt(const std::vector<uint8_t> &bytes, uint64_t offset, size_t count) {
+  std::vector<int32_t> table(count);
+  EXPECT_LE(offset + count * 4, bytes.size());
+  std::memcpy(table.data(), bytes.data() + offset, count * 4);
+  return table;
+}
+
+/// runScheduled with the device schedule; the tables the attention CTAs of head group 0
+/// wrote (each its own unit and merge entry, and the request entry of the request whose
+/// first piece it serves: no planner kernel runs) must be the rule's.
+ref::ModelOutput runDeviceSchedule(rt::Device &device, rt::Decoder &decoder, const ref::Problem &p,
+                                   rt::DecodePlan &plan) {
+  std::vector<uint8_t> workspace;
+  ref::ModelOutput got =
+      runScheduled(device, decoder, p, rt::SplitSchedule::Device, plan, workspace);
+  std::vector<int64_t> lengths;
+  for (size_t b = 0; b + 1 < p.indptr.size(); ++b)
+    lengths.push_back(p.indptr[b + 1] - p.indptr[b]);
+  kernel::Schedule rule = planSchedule(
+      lengths, plan.units,
+      kernel::scheduleFirstWaveUnits(p.numHeads, p.qlen, gfx950::kNumCUs, gfx950::kNumXcds),
+      kernel::scheduleWaves(p.numHeads, p.qlen));
+  EXPECT_EQ(tableAt(workspace, plan.unitsOffset, rule.units.size()), rule.units);
+  EXPECT_EQ(tableAt(workspace, plan.piecesOffset, rule.pieces.size()), rule.pieces);
+  EXPECT_EQ(tableAt(workspace, plan.mergesOffset, rule.merges.size()), rule.merges);
   return got;
 }
 
@@ -554,12 +566,98 @@ INSTANTIATE_TEST_SUITE_P(
         ScheduleCase{12, 1, rt::AttentionBuild::Plain, {4000, 0, 300}, /*wideKv=*/true}),
     caseName);
 
-// One decode step with the device schedule, captured with short lengths (a plan without
-// lengths: the default), replays correctly for longer, mixed and empty batches written
-// into the same device buffers: each replay equals a fresh call (a plan from the
-// batch's indptr with the device schedule) and the kernel model request by request,
-// and the planner's tables are the rule's for that batch.
-TEST(DeviceSchedule, GraphReplayReadsEveryLengthFromDeviceMemory) {
+namespace {
+
+/// runScheduled with the range schedule; the tables its CTAs wrote must be the rule's
+/// (kernel::planRanges), which `rule` returns.
+ref::ModelOutput runRangeSchedule(rt::Device &device, rt::Decoder &decoder, const ref::Problem &p,
+                                  kernel::RangeSchedule &rule) {
+  std::vector<uint8_t> workspace;
+  rt::DecodePlan plan;
+  ref::ModelOutput got =
+      runScheduled(device, decoder, p, rt::SplitSchedule::Ranges, plan, workspace);
+  EXPECT_EQ(plan.units, kernel::rangeCount(p.numHeads, p.qlen, gfx950::kNumCUs, gfx950::kNumXcds));
+  std::vector<int64_t> lengths;
+  for (size_t b = 0; b + 1 < p.indptr.size(); ++b)
+    lengths.push_back(p.indptr[b + 1] - p.indptr[b]);
+  rule = kernel::planRanges(lengths, plan.units, kernel::rangePieceCostBlocks(p.numHeads, p.qlen));
+  EXPECT_EQ(tableAt(workspace, plan.unitsOffset, rule.ranges.size()), rule.ranges);
+  EXPECT_EQ(tableAt(workspace, plan.piecesOffset, rule.pieces.size()), rule.pieces);
+  EXPECT_EQ(tableAt(workspace, plan.mergesOffset, rule.merges.size()), rule.merges);
+  return got;
+}
+
+class RangeScheduleDecode : public testing::TestWithParam<ScheduleCase> {};
+
+/// The rule's pieces as the kernel model takes them.
+std::vector<std::vector<ref::TokenRange>> tokenRanges(const kernel::RangeSchedule &rule) {
+  std::vector<std::vector<ref::TokenRange>> pieces(rule.pieceTokens.size());
+  for (size_t b = 0; b < pieces.size(); ++b)
+    for (auto [from, to] : rule.pieceTokens[b])
+      pieces[b].push_back({int(from), int(to)});
+  return pieces;
+}
+
+/// 150 requests of 0..1,100 tokens (every 7th empty).
+std::vector<int> manyRequests() {
+  std::vector<int> lengths;
+  for (int b = 0; b < 150; ++b)
+    lengths.push_back(b % 7 == 0 ? 0 : (b * 389) % 1100);
+  return lengths;
+}
+
+} // namespace
+
+// A decode with the range schedule equals the kernel model of the rule's pieces request
+// by request (bit for bit, lse included), and the fp64 reference within numerics.md's
+// bounds; the CTAs of head group 0 wrote the rule's tables.
+TEST_P(RangeScheduleDecode, MatchesModelAndReference) {
+  const ScheduleCase &c = GetParam();
+  auto device = rt::Device::openEmulator();
+  DecodeConfig config;
+  config.heads = c.heads;
+  config.qlen = c.qlen;
+  config.wideKv = c.wideKv;
+  std::unique_ptr<rt::Decoder> decoder =
+      unwrapOrFail(rt::Decoder::create(*device, config, std::string(), c.build));
+  ASSERT_TRUE(decoder);
+  ref::Problem p = problem(c.heads, c.qlen, c.lengths, 47);
+  kernel::RangeSchedule rule;
+  ref::ModelOutput got = runRangeSchedule(*device, *decoder, p, rule);
+  ref::ModelOutput expected = ref::modelAttentionByPieces(p, tokenRanges(rule));
+  EXPECT_EQ(got.out, expected.out);
+  EXPECT_EQ(0, std::memcmp(got.lse.data(), expected.lse.data(), got.lse.size() * 4));
+
+  int longest = 0;
+  for (int l : c.lengths)
+    longest = std::max(longest, l);
+  ref::ModelErrorBounds bounds = ref::modelErrorBounds(longest);
+  ref::ErrorStats vsExact = ref::compareOutputs(got, ref::exactAttention(p.view()));
+  EXPECT_LE(vsExact.maxRelOut, bounds.outRel);
+  EXPECT_LE(vsExact.maxAbsLse, bounds.lse);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Ranges, RangeScheduleDecode,
+    testing::Values(
+        // one long request over every range (the P = 64 combine layout)
+        ScheduleCase{12, 1, rt::AttentionBuild::Wspec, {40000}},
+        // mixed lengths with empty and one-block requests, several a range
+        ScheduleCase{12, 1, rt::AttentionBuild::Plain, {0, 3000, 1, 129, 700, 0, 2500, 64}},
+        ScheduleCase{12, 2, rt::AttentionBuild::Wspec, {900, 0, 2100, 130, 7}},
+        ScheduleCase{12, 4, rt::AttentionBuild::Wspec, {5000, 17, 300}},
+        ScheduleCase{12, 4, rt::AttentionBuild::Plain, {5000, 17, 300}},
+        // more requests than a wave has lanes (the prologue's second chunk), many a range
+        ScheduleCase{12, 1, rt::AttentionBuild::Wspec, manyRequests()},
+        // the wide-KV build
+        ScheduleCase{12, 2, rt::AttentionBuild::Wspec, {4000, 0, 300}, /*wideKv=*/true}),
+    caseName);
+
+namespace {
+
+/// The device schedule's (or the range schedule's) graph replay, as the test below says.
+void checkGraphReplay(rt::SplitSchedule schedule) {
+  const bool ranges = schedule == rt::SplitSchedule::Ranges;
   constexpr int kHeads = 12;
   auto device = rt::Device::openEmulator();
   auto decoder = makeDecoder(*device, kHeads, 1);
@@ -567,8 +665,9 @@ TEST(DeviceSchedule, GraphReplayReadsEveryLengthFromDeviceMemory) {
   const int64_t requests = 4;
   const uint64_t slots = 40000;
   ref::Problem pool = problem(kHeads, 1, {int(slots)}, 11);
-  rt::DecodePlan plan = unwrapOrFail(decoder->plan(requests, slots));
+  rt::DecodePlan plan = unwrapOrFail(decoder->plan(requests, slots, std::nullopt, schedule));
   ASSERT_TRUE(plan.deviceSchedule);
+  ASSERT_EQ(plan.rangeSchedule, ranges);
   ASSERT_TRUE(plan.anyLengths);
   EXPECT_EQ(plan.units, 256);
   EXPECT_TRUE(plan.combine);
@@ -626,20 +725,23 @@ TEST(DeviceSchedule, GraphReplayReadsEveryLengthFromDeviceMemory) {
     ASSERT_OK(out.download(got.out.data(), got.out.size() * 2));
     ASSERT_OK(lse.download(got.lse.data(), got.lse.size() * 4));
 
-    // The planner's request table is the rule's for this batch.
+    // The request table the attention CTAs wrote is the rule's for this batch.
     std::vector<int64_t> lengths(batches[i].begin(), batches[i].end());
-    kernel::Schedule rule = planSchedule(lengths, plan.units);
-    std::vector<int32_t> pieceTable(rule.pieces.size());
+    kernel::RangeSchedule rangeRule =
+        kernel::planRanges(lengths, plan.units, kernel::rangePieceCostBlocks(kHeads, 1));
+    std::vector<int32_t> rulePieces =
+        ranges ? rangeRule.pieces : planSchedule(lengths, plan.units).pieces;
+    std::vector<int32_t> pieceTable(rulePieces.size());
     ASSERT_OK(workspace.download(pieceTable.data(), pieceTable.size() * 4, plan.piecesOffset));
-    EXPECT_EQ(pieceTable, rule.pieces);
+    EXPECT_EQ(pieceTable, rulePieces);
 
-    ref::ModelOutput expected = expectedOutput(p, plan.units);
+    ref::ModelOutput expected = ranges ? ref::modelAttentionByPieces(p, tokenRanges(rangeRule))
+                                       : expectedOutput(p, plan.units);
     EXPECT_EQ(got.out, expected.out);
     EXPECT_EQ(0, std::memcmp(got.lse.data(), expected.lse.data(), got.lse.size() * 4));
 
     // A fresh call planned from this batch's lengths gives the same bits.
-    rt::DecodePlan fresh =
-        unwrapOrFail(decoder->plan(p.indptr, slots, std::nullopt, rt::SplitSchedule::Device));
+    rt::DecodePlan fresh = unwrapOrFail(decoder->plan(p.indptr, slots, std::nullopt, schedule));
     ASSERT_OK(decoder->run(fresh, a));
     ASSERT_OK(device->synchronize());
     std::vector<uint16_t> freshOut(got.out.size());
@@ -653,6 +755,23 @@ TEST(DeviceSchedule, GraphReplayReadsEveryLengthFromDeviceMemory) {
   }
   ASSERT_OK(device->destroyGraph(graph));
   ASSERT_OK(device->destroyStream(stream));
+}
+
+} // namespace
+
+// One decode step with the device schedule, captured with short lengths (a plan without
+// lengths: the default), replays correctly for longer, mixed and empty batches written
+// into the same device buffers: each replay equals a fresh call (a plan from the
+// batch's indptr with the device schedule) and the kernel model request by request,
+// and the planner's tables are the rule's for that batch.
+TEST(DeviceSchedule, GraphReplayReadsEveryLengthFromDeviceMemory) {
+  checkGraphReplay(rt::SplitSchedule::Device);
+}
+
+// The same with the range schedule: each replay equals a fresh range-schedule call and
+// the kernel model of the rule's pieces, request by request.
+TEST(RangeSchedule, GraphReplayReadsEveryLengthFromDeviceMemory) {
+  checkGraphReplay(rt::SplitSchedule::Ranges);
 }
 
 // Misuse of the schedule argument is an error naming it.

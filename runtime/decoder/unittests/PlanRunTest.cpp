@@ -303,19 +303,22 @@ TEST(PlanRun, WorkspaceCoversThePolicysPlans) {
   // at 256, 196,608 at 4096); every region is a multiple of 256 already.
   EXPECT_EQ(decoder->workspaceBytes(256), 100663296u + 393216u + 12288u);
   EXPECT_EQ(decoder->workspaceBytes(4096), 100663296u + 393216u + 196608u);
-  // One request: the device schedule's plan (docs/decoder.md) is the larger: partials
-  // of U = 256 pieces, 256 * 12 * 1024 + 256 * 12 * 4, the unit table 256 * 16, the
-  // request table 8, the merge table 256 * 16 and the lse scratch 48, each rounded to
-  // 256 (the host schedule's 256 splits need the same partials, without the tables:
-  // 3,158,272).
-  EXPECT_EQ(decoder->workspaceBytes(1), 3145728u + 12288u + 4096u + 256u + 4096u + 256u);
-  // Device-schedule plans of any B fit the bound of their B (at 256 and above U = B:
-  // no partials, only the tables and the lse scratch).
-  for (int64_t requests : {1, 2, 64, 255, 256, 300, 4096}) {
-    rt::DecodePlan p = unwrapOrFail(decoder->plan(requests, 1000));
-    EXPECT_TRUE(p.deviceSchedule);
-    EXPECT_LE(p.workspaceBytes, decoder->workspaceBytes(requests)) << requests << " requests";
-  }
+  // One request: the range schedule's plan (docs/decoder.md) is the largest: partials
+  // of B + C = 257 pieces, 257 * 12 * 1024 + 257 * 12 * 4 (12,336 -> 12,544), the range
+  // table 256 * 16, the request table 8 (-> 256), the merge table 257 * 16 (4,112 ->
+  // 4,352) and the lse scratch 48 (-> 256), each rounded to 256 (the device schedule's
+  // plan: 3,166,720, the same with 256 pieces; the host schedule's 256 splits 3,158,272).
+  EXPECT_EQ(decoder->workspaceBytes(1), 3158016u + 12544u + 4096u + 256u + 4352u + 256u);
+  // Device- and range-schedule plans of any B fit the bound of their B (at 256 and
+  // above the device schedule's U = B: no partials, only the tables and the lse scratch).
+  for (int64_t requests : {1, 2, 64, 255, 256, 300, 4096})
+    for (rt::SplitSchedule schedule : {rt::SplitSchedule::Device, rt::SplitSchedule::Ranges}) {
+      rt::DecodePlan p = unwrapOrFail(decoder->plan(requests, 1000, std::nullopt, schedule));
+      EXPECT_TRUE(p.deviceSchedule);
+      EXPECT_EQ(p.rangeSchedule, schedule == rt::SplitSchedule::Ranges);
+      EXPECT_LE(p.workspaceBytes, decoder->workspaceBytes(requests))
+          << requests << " requests, " << rt::splitScheduleName(schedule);
+    }
   // Explicit split counts: B requests with NS splits each (the old form), and the fused
   // combine's tickets (3 requests x 1 head group x 4 bytes, rounded to 256) for 2..8
   // splits of a grid of at most 256 CTAs; none at 9 splits.

@@ -535,3 +535,48 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// The fused combine counts a host split's CTAs; a range CTA serves several requests.
+func.func @f(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>, %p: memref<?xi32>, %i: memref<?xi32>, %s: f32, %o: memref<?x12x?x512xbf16>, %l: memref<?x12x?xf32>, %ns: index) {
+  // expected-error@+1 {{'mla.split_kv_decode' op 'fused_combine' and 'ranges' exclude each other}}
+  mla.split_kv_decode q(%q) kv(%kv) pages(%p) indptr(%i) scale(%s) vscale(%s)
+      splits(%ns) into o_part(%o) lse_part(%l) {config = #mla.config<>, fused_combine, ranges}
+      : memref<?x12x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>, memref<?x12x?x512xbf16>, memref<?x12x?xf32>
+  return
+}
+
+// -----
+
+func.func @f(%p: !llvm.ptr<1>, %n: i32) {
+  // expected-error@+1 {{'mla.cta_range' op must be inside a gpu.func kernel (it is one CTA's work)}}
+  %r:7 = mla.cta_range %n of ranges(%n) requests(%n) indptr(%p) {piece_cost = 1 : i64}
+      : !llvm.ptr<1>
+  return
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%p: !llvm.ptr<1>, %n: i32) kernel {
+    // expected-error@+1 {{'mla.cta_range' op attribute 'piece_cost' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+    %r:7 = mla.cta_range %n of ranges(%n) requests(%n) indptr(%p) {piece_cost = 0 : i64}
+        : !llvm.ptr<1>
+    gpu.return
+  }
+}
+
+// -----
+
+// A piece needs both of its ends (the generic form can give one).
+gpu.module @m {
+  gpu.func @k(%p: !llvm.ptr<1>, %s: f32, %i: index, %t: i32) kernel {
+    // expected-error@+1 {{'mla.cta_attend' op takes both ends of the piece or neither}}
+    "mla.cta_attend"(%p, %p, %p, %t, %t, %p, %p, %s, %s, %p, %p, %i, %i, %i, %i, %i, %t)
+        <{config = #mla.config<>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0>}>
+        : (!llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, i32, i32, !llvm.ptr<1>, !llvm.ptr<1>, f32, f32,
+           !llvm.ptr<1>, !llvm.ptr<1>, index, index, index, index, index, i32) -> ()
+    gpu.return
+  }
+}

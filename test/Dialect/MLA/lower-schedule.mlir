@@ -429,3 +429,64 @@ gpu.module @unit_two_waves {
     gpu.return
   }
 }
+
+// mla.cta_range: where range %range of %c starts, computed by wave 0 alone and shared
+// through a 28-byte workgroup buffer of its own. Step 1: W = sum (blocks + F), F = 2
+// (piece_cost), lane l starting with request l's span (kept for step 3) and then every
+// 64th request, then a wave sum; step 2: P_c and P_{c+1} = floor(c W / C) in 64 bits;
+// step 3: 64 requests at a time until found, the first request whose last block
+// (blocks first, then F) reaches P_c: an inclusive scan of the costs, a ballot, and
+// readlane of its index, start position and tokens; lane 0 stores the seven results;
+// after a barrier every wave reads them back as uniform values.
+// CHECK-LABEL: gpu.module @ranges
+// CHECK: llvm.mlir.global internal @__mla_range_start_attn() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<7 x i32>
+// CHECK: gpu.func @attn(%[[RI:.*]]: !llvm.ptr<1>, %[[RB:.*]]: i32, %[[RC:.*]]: i32, %[[RANGE:.*]]: i32)
+// CHECK-NOT: mla.cta_range
+// CHECK: %[[RTIDX:.*]] = gpu.thread_id x
+// CHECK: %[[RTID:.*]] = arith.index_castui %[[RTIDX]] : index to i32
+// CHECK: %[[RWAVE0:.*]] = arith.cmpi ult, %[[RTID]], %c64_i32
+// CHECK: scf.if %[[RWAVE0]] {
+// CHECK-NOT: gpu.barrier
+// Step 1: lane l's own request first (request 0 past the last), F = 2 added to its blocks.
+// CHECK:   %[[FIRSTBLOCKS:.*]] = arith.divui %{{.*}}, %c128_i32
+// CHECK:   %[[FIRSTOWN:.*]] = arith.addi %[[FIRSTBLOCKS]], %c2_i32
+// CHECK:   %[[SUM:.*]] = scf.for %{{.*}} = %{{.*}} to %[[RB]] step %c64_i32 iter_args(%{{.*}} = %{{.*}})
+// CHECK:   %[[TOTAL:.*]] = rocdl.readlane %{{.*}}, %c63_i32
+// CHECK:   %[[W:.*]] = arith.maxui %c1_i32, %[[TOTAL]]
+// Step 2: P_c and P_{c+1}, 64-bit.
+// CHECK:   %[[WWIDE:.*]] = arith.extui %[[W]] : i32 to i64
+// CHECK:   %[[CWIDE:.*]] = arith.extui %[[RC]] : i32 to i64
+// CHECK:   %[[RWIDE:.*]] = arith.extui %[[RANGE]] : i32 to i64
+// CHECK:   %[[PROD:.*]] = arith.muli %[[RWIDE]], %[[WWIDE]] : i64
+// CHECK:   %[[PQ:.*]] = arith.divui %[[PROD]], %[[CWIDE]] : i64
+// CHECK:   %[[PC:.*]] = arith.trunci %[[PQ]] : i64 to i32
+// CHECK:   arith.divui %{{.*}}, %[[CWIDE]] : i64
+// CHECK:   %[[PNEXT:.*]] = arith.trunci %{{.*}} : i64 to i32
+// CHECK:   %[[LASTPOS:.*]] = arith.subi %[[W]], %c1_i32
+// Step 3: not found yet: {B, W, 0, 0}.
+// CHECK:   %[[FOUND:.*]]:6 = scf.for %{{.*}} = %c0_i32 to %[[RB]] step %c64_i32 iter_args(%{{.*}} = %c0_i32, %[[DONE:.*]] = %false, %[[R0:.*]] = %[[RB]], %[[W0:.*]] = %[[W]], %{{.*}} = %c0_i32, %{{.*}} = %c0_i32)
+// CHECK:     scf.if %[[DONE]]
+// CHECK:     rocdl.ballot
+// CHECK:     "llvm.intr.cttz"
+// CHECK:     rocdl.readlane
+// CHECK:   %[[LANE0:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32
+// CHECK:   scf.if %[[LANE0]] {
+// CHECK:     llvm.store %[[FOUND]]#2
+// CHECK:     llvm.store %[[FOUND]]#3
+// CHECK:     llvm.store %[[W]]
+// CHECK:     llvm.store %[[FOUND]]#4
+// CHECK:     llvm.store %[[FOUND]]#5
+// CHECK:     llvm.store %[[PC]]
+// CHECK:     llvm.store %[[PNEXT]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-7: rocdl.readfirstlane
+// CHECK: "test.use"
+gpu.module @ranges {
+  gpu.func @attn(%indptr: !llvm.ptr<1>, %b: i32, %c: i32, %range: i32) kernel {
+    %start:7 = mla.cta_range %range of ranges(%c) requests(%b) indptr(%indptr)
+        {piece_cost = 2 : i64} : !llvm.ptr<1>
+    "test.use"(%start#0, %start#1, %start#2, %start#3, %start#4, %start#5, %start#6)
+        : (i32, i32, i32, i32, i32, i32, i32) -> ()
+    gpu.return
+  }
+}

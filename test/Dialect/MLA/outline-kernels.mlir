@@ -297,6 +297,66 @@ func.func @fused(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>,
 
 // -----
 
+// ranges: the kernel is mla_attn_ranges, with mla_attn's arguments; CTA bid serves range
+// x + 8 y of head group g (F3, G = 2 at qlen 2); a CTA past the last range (num_splits)
+// exits. The prologue finds the range's start (mla.cta_range, F = min(G, 4) = 2), then
+// a loop over the requests from r_c (LICM off) attends this range's piece of each
+// (mla.cta_attend with the piece's tokens), each followed by a barrier, until a request
+// goes on past the range; thread 0 of head group 0 writes the merge, request and range
+// entries.
+// CHECK-LABEL: gpu.module @tp8_q2_ranges
+// CHECK: gpu.func @mla_attn_ranges(%[[RQ:.*]]: !llvm.ptr<1>, %[[RKV:.*]]: !llvm.ptr<1>, %[[RP:.*]]: !llvm.ptr<1>, %[[RI:.*]]: !llvm.ptr<1>, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[RB:.*]]: i32, %[[RC:.*]]: i32, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[RUT:.*]]: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[RPT:.*]]: !llvm.ptr<1>, %[[RMT:.*]]: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>) kernel
+// CHECK-DAG: %[[RG:.*]] = arith.constant 2 : index
+// CHECK: %[[RBID:.*]] = gpu.block_id x
+// CHECK: %[[RREST:.*]] = arith.divui %[[RBID]], %{{.*}}
+// CHECK: %[[RGROUP:.*]] = arith.remui %[[RREST]], %[[RG]]
+// CHECK: %[[RNC:.*]] = arith.index_castui %[[RC]] : i32 to index
+// CHECK: %[[RIN:.*]] = arith.cmpi ult, %{{.*}}, %[[RNC]]
+// CHECK: scf.if %[[RIN]] {
+// CHECK: %[[RGROUP0:.*]] = arith.cmpi eq, %[[RGROUP]], %{{.*}}
+// CHECK: %[[RTID:.*]] = gpu.thread_id x
+// CHECK: %[[RTHREAD0:.*]] = arith.cmpi eq, %[[RTID]], %{{.*}}
+// CHECK: %[[RWRITES:.*]] = arith.andi %[[RGROUP0]], %[[RTHREAD0]]
+// CHECK: %[[RFIRST:.*]], %{{.*}}, %{{.*}}, %[[RBEGIN0:.*]], %[[REND0:.*]], %[[PC:.*]], %[[PNEXT:.*]] = mla.cta_range %{{.*}} of ranges(%[[RC]]) requests(%[[RB]]) indptr(%[[RI]]) {piece_cost = 2 : i64}
+// CHECK: %[[VISIT:.*]]:5 = scf.while (%[[R:.*]] = %[[RFIRST]], %{{.*}} = %{{.*}}, %{{.*}} = %[[RBEGIN0]], %{{.*}} = %[[REND0]], %{{.*}} = %true)
+// Past the last request: the idle merge entry B + c.
+// CHECK: %[[PAST:.*]] = arith.cmpi eq, %{{.*}}, %[[RB]]
+// CHECK: scf.if %[[PAST]]
+// CHECK: scf.if %[[RWRITES]] {
+// CHECK: llvm.getelementptr %[[RMT]]
+// CHECK: llvm.store %c-1_i32
+// The request's first and last ranges, the division only outside this one.
+// CHECK: arith.cmpi uge, %{{.*}}, %[[PC]]
+// CHECK: arith.cmpi ult, %{{.*}}, %[[PNEXT]]
+// CHECK: arith.divui %{{.*}}, %positions : i32
+// CHECK: arith.divui %{{.*}} : i64
+// CHECK: scf.if %[[RWRITES]] {
+// CHECK: llvm.getelementptr %[[RMT]]
+// CHECK: llvm.getelementptr %[[RPT]]
+// CHECK: mla.cta_attend request(%{{.*}}) head_group(%[[RGROUP]]) split(%{{.*}}) of %{{.*}} first_partial(%{{.*}}) piece(%{{.*}}, %{{.*}}) q(%[[RQ]]) kv(%[[RKV]]) pages(%[[RP]])
+// CHECK-NEXT: gpu.barrier
+// CHECK: } attributes {llvm.loop_annotation = #loop_annotation}
+// CHECK: scf.if %[[RWRITES]] {
+// CHECK: llvm.getelementptr %[[RUT]]
+// CHECK: llvm.store %[[RFIRST]]
+// CHECK: llvm.store %[[VISIT]]#0
+// CHECK: llvm.store %[[PC]]
+// CHECK: llvm.store %[[PNEXT]]
+// CHECK: gpu.return
+func.func @tp8_q2_ranges(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>,
+                         %pages: memref<?xi32>, %indptr: memref<?xi32>, %scale: f32,
+                         %vscale: f32, %ns: index, %o: memref<?x12x?x512xbf16>,
+                         %l: memref<?x12x?xf32>) {
+  mla.split_kv_decode q(%q) kv(%kv) pages(%pages) indptr(%indptr)
+      scale(%scale) vscale(%vscale) splits(%ns) into o_part(%o) lse_part(%l)
+      {config = #mla.config<qlen = 2>, ranges}
+      : memref<?x12x576xbf16>, memref<?x576xf8E4M3FN>, memref<?xi32>, memref<?xi32>,
+        memref<?x12x?x512xbf16>, memref<?x12x?xf32>
+  return
+}
+
+// -----
+
 // Functions without mla ops are left alone.
 // CHECK-LABEL: func.func @host_only
 // CHECK-NOT: gpu.module

@@ -194,3 +194,25 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// A piece (the range schedule): the CTA attends the tokens [from, to) it is given, made
+// uniform, instead of its split by the split rule (no division by the split count).
+// CHECK-LABEL: gpu.func @piece
+// CHECK: %[[FROM:.*]] = rocdl.readfirstlane %arg6 : i32
+// CHECK: %[[TO:.*]] = rocdl.readfirstlane %arg7 : i32
+// CHECK: %[[COUNT:.*]] = arith.subi %[[TO]], %[[FROM]] : i32
+// CHECK: scf.for %[[BLOCK:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: mla.load_page_index %arg0[%{{.*}}] block %[[BLOCK]] of[%[[FROM]], %[[TO]])
+gpu.module @m {
+  gpu.func @piece(%p: !llvm.ptr<1>, %s: f32, %i: index, %t: i32, %u: i32, %v: i32,
+                  %from: i32, %to: i32) kernel {
+    mla.cta_attend request(%i) head_group(%i) split(%i) of %i first_partial(%i) piece(%from, %to)
+        q(%p) kv(%p) pages(%p) tokens(%t, %u) seq_lens(%p) dcp(%p) scale(%s) vscale(%s)
+        into o_part(%p) lse_part(%p) {config = #mla.config<>}
+        : !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>, !llvm.ptr<1>,
+          !llvm.ptr<1>
+    gpu.return
+  }
+}

@@ -109,6 +109,10 @@ LogicalResult SplitKvDecodeOp::verify() {
   Operation *op = getOperation();
   if (failed(verifyPlainMemrefs(op)))
     return failure();
+  // The fused combine counts a host-planned split's CTAs; a range CTA serves pieces of
+  // several requests.
+  if (getFusedCombine() && getRanges())
+    return emitOpError() << "'fused_combine' and 'ranges' exclude each other";
   MemRefType q = getQ().getType(), kv = getKv().getType();
   const int64_t width = kernel::kHeadDim;
   if (failed(expectDim(op, "q", q, 1, config.getHeads(), "heads")) ||
@@ -189,7 +193,15 @@ static LogicalResult verifyInsideKernel(Operation *op) {
   return success();
 }
 
-LogicalResult CtaAttendOp::verify() { return verifyInsideKernel(getOperation()); }
+LogicalResult CtaAttendOp::verify() {
+  if (failed(verifyInsideKernel(getOperation())))
+    return failure();
+  if (bool(getPieceFrom()) != bool(getPieceTo()))
+    return emitOpError() << "takes both ends of the piece or neither";
+  return success();
+}
+
+LogicalResult CtaRangeOp::verify() { return verifyInsideKernel(getOperation()); }
 
 LogicalResult ScheduleOp::verify() {
   Operation *op = getOperation();

@@ -44,6 +44,12 @@
 // lane b for its blocks) in a 24-byte workgroup buffer of the op's own, which every wave
 // reads after the barrier: the CTA's attention does not read indptr again.
 //
+// mla.cta_range, the range schedule's prologue (kernel-contract.md, "The range
+// schedule"; the host's rule is planRanges), runs in wave 0 too: W = sum_b (blocks_b +
+// F) by a wave sum (lane l keeps request l's span), P_c and P_{c+1}, then 64 requests at
+// a time until found, the first request whose last block reaches P_c (a wave scan of the
+// costs and a ballot), with its start position and tokens; shared through LDS as above.
+//
 // Wave scans and reductions are DPP moves (amdgpu.dpp) and v_readlane_b32: no LDS round
 // trip, unlike gpu.shuffle's ds_bpermute; the planner uses no LDS at all.
 // Every value read from the last lane is uniform, so the loop bounds and the search are
@@ -147,6 +153,9 @@ protected:
     combine(fromLane(x, amdgpu::DPPPerm::row_bcast_31, Attribute(), 0xc));
     return x;
   }
+  /// `values` (an entry) of the first lane where `hit` holds, read with readlane;
+  /// `previous` where no lane does.
+  SmallVector<Value> entryOfHit(Value hit, ValueRange values, ValueRange previous);
   /// The last lane's value, uniform (v_readlane_b32).
   Value lastLane(Value x) {
     return ROCDL::ReadlaneOp::create(b, b.getI32Type(), x, c(gfx950::kWaveSize - 1));
@@ -586,9 +595,6 @@ public:
   void emit();
 
 private:
-  /// `values` (an entry) of the one lane where `hit` holds, read with readlane;
-  /// `previous` where no lane does.
-  SmallVector<Value> entryOfHit(Value hit, ValueRange values, ValueRange previous);
   /// The address of the CTA's LDS copy of the op's results (kSharedInts i32), a
   /// workgroup buffer of its own.
   Value entryInLds();
@@ -596,8 +602,7 @@ private:
   CtaUnitOp op;
 };
 
-SmallVector<Value> UnitEmitter::entryOfHit(Value hit, ValueRange values,
-                                           ValueRange previous) {
+SmallVector<Value> BudgetEmitter::entryOfHit(Value hit, ValueRange values, ValueRange previous) {
   Type i64 = b.getI64Type();
   Value hits = ROCDL::BallotOp::create(b, i64, hit);
   Value any = cmp(arith::CmpIPredicate::ne, hits, arith::ConstantIntOp::create(b, i64, 0));
@@ -736,6 +741,145 @@ Value UnitEmitter::entryInLds() {
                          "__mla_unit_entry_", /*alignment=*/16);
 }
 
+/// mla.cta_range: where a range of the range schedule starts, computed by the CTA's
+/// wave 0 and shared through LDS.
+class RangeEmitter : BudgetEmitter {
+  /// The op's results: r_c, W_{r_c}, W, indptr[r_c], indptr[r_c + 1], P_c, P_{c+1}.
+  static constexpr int64_t kSharedInts = 7;
+
+public:
+  RangeEmitter(CtaRangeOp op)
+      : BudgetEmitter(op, ScheduleInputs{op.getIndptr(), op.getNumRequests(), op.getNumRanges(),
+                                         std::nullopt, std::nullopt}),
+        op(op) {}
+
+  void emit();
+
+private:
+  CtaRangeOp op;
+};
+
+void RangeEmitter::emit() {
+  lane = arith::IndexCastUIOp::create(b, b.getI32Type(), gpu::LaneIdOp::create(b, nullptr));
+  Value tid = arith::IndexCastUIOp::create(b, b.getI32Type(),
+                                           gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+  Value requests = op.getNumRequests();
+  Value wave = c(gfx950::kWaveSize);
+  Value pieceCost = c(int64_t(op.getPieceCost()));
+  Value shared = kernelLdsBuffer(b, op, LLVM::LLVMArrayType::get(b.getI32Type(), kSharedInts),
+                                 "__mla_range_start_", /*alignment=*/16);
+  Type i32 = b.getI32Type(), i1 = b.getI1Type();
+
+  // Wave 0 alone computes the start; the other waves wait at the barrier below.
+  Value isWaveZero = cmp(arith::CmpIPredicate::ult, tid, wave);
+  auto ifWaveZero = scf::IfOp::create(b, isWaveZero, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard waveZero(b);
+    b.setInsertionPointToStart(ifWaveZero.thenBlock());
+    // 1. W = sum_b (blocks_b + F): lane l over the requests l, l + 64, ...; request l's
+    // span stays in lane l (firstSpan, {0, 0, 0} past the last request), so that step 3
+    // reads indptr again only past the first 64 requests.
+    Value firstValid = cmp(arith::CmpIPredicate::ult, lane, requests);
+    firstSpan = spanOf(select(firstValid, lane, c(0)));
+    Value firstOwn = select(firstValid, add(firstSpan.blocks, pieceCost), c(0));
+    auto sum = scf::ForOp::create(b, add(lane, wave), requests, wave, ValueRange{firstOwn});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(sum.getBody());
+      Value own = add(blocksOf(sum.getInductionVar()), pieceCost);
+      scf::YieldOp::create(b, add(sum.getRegionIterArgs()[0], own));
+    }
+    Value total = waveReduce(sum.getResult(0), /*isMax=*/false);
+    Value positions = umax(c(1), total);
+    // 2. P_c = floor(c W / C) and P_{c+1} (64-bit: c W reaches 2^34).
+    Type i64 = b.getI64Type();
+    Value positionsWide = arith::ExtUIOp::create(b, i64, positions);
+    Value rangesWide = arith::ExtUIOp::create(b, i64, op.getNumRanges());
+    auto startOf = [&](Value range) {
+      Value rangeWide = arith::ExtUIOp::create(b, i64, range);
+      Value product = arith::MulIOp::create(b, rangeWide, positionsWide);
+      Value startWide = arith::DivUIOp::create(b, product, rangesWide);
+      return arith::TruncIOp::create(b, i32, startWide).getResult();
+    };
+    Value rangeStart = startOf(op.getRange());
+    Value rangeEnd = startOf(add(op.getRange(), c(1)));
+    Value lastPosition = sub(positions, c(1));
+    // 3. In chunks of 64 requests, until found: the first request b with L_b >= P_c, W_b
+    // and its tokens [indptr[b], indptr[b + 1]); B, W, 0, 0 where none is.
+    Value notFound = arith::ConstantIntOp::create(b, i1, 0);
+    auto chunks = scf::ForOp::create(b, c(0), requests, wave,
+                                     ValueRange{c(0), notFound, requests, positions, c(0), c(0)});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(chunks.getBody());
+      ValueRange carried = chunks.getRegionIterArgs();
+      auto ifFound = scf::IfOp::create(b, TypeRange{i32, i1, i32, i32, i32, i32}, carried[1],
+                                       /*withElseRegion=*/true);
+      scf::YieldOp::create(b, ifFound.getResults());
+      b.setInsertionPointToStart(ifFound.thenBlock());
+      scf::YieldOp::create(b, carried);
+      b.setInsertionPointToStart(ifFound.elseBlock());
+      Value base = chunks.getInductionVar();
+      Value running = carried[0];
+      Value request = add(base, lane);
+      Value valid = cmp(arith::CmpIPredicate::ult, request, requests);
+      // A lane past the last request reads request 0 (in bounds) and costs nothing.
+      auto ifLater = scf::IfOp::create(b, TypeRange{i32, i32, i32},
+                                       cmp(arith::CmpIPredicate::ugt, base, c(0)), true);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(ifLater.thenBlock());
+        Span span = spanOf(select(valid, request, c(0)));
+        scf::YieldOp::create(b, ValueRange{span.begin, span.end, span.blocks});
+        b.setInsertionPointToStart(ifLater.elseBlock());
+        scf::YieldOp::create(b, ValueRange{firstSpan.begin, firstSpan.end, firstSpan.blocks});
+      }
+      Value blocks = ifLater.getResult(2);
+      Value own = select(valid, add(blocks, pieceCost), c(0));
+      Value inclusive = waveInclusiveScan(own, /*isMax=*/false);
+      Value end = add(running, inclusive);
+      Value begin = sub(end, own);
+      // L_b: the request's last block's position (its blocks come first), or an empty
+      // request's own.
+      Value hasBlock = cmp(arith::CmpIPredicate::ugt, blocks, c(0));
+      Value blocksEnd = add(begin, blocks);
+      Value lastBlock = sub(blocksEnd, c(1));
+      Value emptyAt = arith::MinUIOp::create(b, begin, lastPosition);
+      Value last = select(hasBlock, lastBlock, emptyAt);
+      Value reaches = cmp(arith::CmpIPredicate::uge, last, rangeStart);
+      Value hit = arith::AndIOp::create(b, valid, reaches);
+      SmallVector<Value> entry = entryOfHit(
+          hit, {request, begin, ifLater.getResult(0), ifLater.getResult(1)}, carried.drop_front(2));
+      Value found = cmp(arith::CmpIPredicate::ult, entry[0], requests);
+      Value nextRunning = add(running, lastLane(inclusive));
+      SmallVector<Value> next = {nextRunning, found};
+      next.append(entry);
+      scf::YieldOp::create(b, next);
+    }
+    // 4. Lane 0: the start for the CTA's waves.
+    auto ifLaneZero =
+        scf::IfOp::create(b, cmp(arith::CmpIPredicate::eq, lane, c(0)), /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifLaneZero.thenBlock());
+    store(chunks.getResult(2), shared, c(0));
+    store(chunks.getResult(3), shared, c(1));
+    store(positions, shared, c(2));
+    store(chunks.getResult(4), shared, c(3));
+    store(chunks.getResult(5), shared, c(4));
+    store(rangeStart, shared, c(5));
+    store(rangeEnd, shared, c(6));
+  }
+
+  // Every wave reads the start after the barrier, as uniform values.
+  gpu::BarrierOp::create(b);
+  SmallVector<Value> start;
+  for (int64_t i = 0; i < kSharedInts; ++i) {
+    Value loaded = load(shared, c(i));
+    start.push_back(ROCDL::ReadfirstlaneOp::create(b, i32, loaded));
+  }
+  op.replaceAllUsesWith(start);
+  op.erase();
+}
+
 struct LowerSchedulePass final : mla::impl::MLALowerScheduleBase<LowerSchedulePass> {
   void runOnOperation() override {
     SmallVector<CtaScheduleOp> ops;
@@ -746,6 +890,10 @@ struct LowerSchedulePass final : mla::impl::MLALowerScheduleBase<LowerSchedulePa
     getOperation().walk([&](CtaUnitOp op) { units.push_back(op); });
     for (CtaUnitOp op : units)
       UnitEmitter(op).emit();
+    SmallVector<CtaRangeOp> ranges;
+    getOperation().walk([&](CtaRangeOp op) { ranges.push_back(op); });
+    for (CtaRangeOp op : ranges)
+      RangeEmitter(op).emit();
   }
 };
 

@@ -108,6 +108,23 @@ static std::pair<IntegerAttr, IntegerAttr> scheduleWaveAttrs(Builder &b, ConfigA
           b.getI64IntegerAttr(kernel::scheduleWaves(config.getHeads(), config.getQlen()))};
 }
 
+/// F3: workgroup bid = x + X * (g + G * y) serves unit u = x + X * y (a host split, a
+/// device-schedule unit or a range) and head group g, so a unit's head groups share bid
+/// mod X, i.e. one XCD (X = XCD count, G = head groups). Returns (u, g) as indices.
+static std::pair<Value, Value> unitAndGroupOfWorkgroup(OpBuilder &b, Location loc,
+                                                       ConfigAttr config) {
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value xcds = cst(gfx950::kNumXcds);
+  Value groups = cst(kernel::headGroups(config.getHeads(), config.getQlen()));
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value x = arith::RemUIOp::create(b, loc, bid, xcds);
+  Value rest = arith::DivUIOp::create(b, loc, bid, xcds);
+  Value group = arith::RemUIOp::create(b, loc, rest, groups);
+  Value y = arith::DivUIOp::create(b, loc, rest, groups);
+  Value unit = arith::AddIOp::create(b, loc, x, arith::MulIOp::create(b, loc, xcds, y));
+  return {unit, group};
+}
+
 /// The fused combine (argument `tickets`, a host-planned split of 2..
 /// kFusedCombineMaxSplits): after its partial stores each CTA counts itself on its
 /// (request, head group)'s ticket, and the last to finish merges the pair's rows into
@@ -222,16 +239,7 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
   };
   using arith::CmpIPredicate;
 
-  // F3: bid = x + X * (g + G * y) serves unit u = x + X * y and head group g, so a
-  // unit's head groups share bid mod X, i.e. one XCD (X = XCD count, G = head groups).
-  Value xcds = cst(gfx950::kNumXcds);
-  Value groups = cst(kernel::headGroups(config.getHeads(), config.getQlen()));
-  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value x = arith::RemUIOp::create(b, loc, bid, xcds);
-  Value rest = arith::DivUIOp::create(b, loc, bid, xcds);
-  Value group = arith::RemUIOp::create(b, loc, rest, groups);
-  Value y = arith::DivUIOp::create(b, loc, rest, groups);
-  Value unit = arith::AddIOp::create(b, loc, x, arith::MulIOp::create(b, loc, xcds, y));
+  auto [unit, group] = unitAndGroupOfWorkgroup(b, loc, config);
   Value requests = indexFromI32(b, loc, arg(kernel::kAttnNumRequests));
   Value splits = indexFromI32(b, loc, arg(kernel::kAttnNumSplits));
   // The device schedule (a unit table): num_splits is the unit count U. Otherwise the
@@ -330,14 +338,281 @@ static void outlineAttention(OpBuilder &builder, SplitKvDecodeOp op,
     b.setInsertionPointToStart(ifActive.thenBlock());
     using namespace kernel;
     CtaAttendOp::create(b, loc, arg(kAttnQ), arg(kAttnKv), arg(kAttnPages), work.getResult(7),
-                        work.getResult(8),
-                        arg(kAttnSeqLens), arg(kAttnDcp), arg(kAttnScale), arg(kAttnVscale),
-                        work.getResult(4), work.getResult(5), work.getResult(0), group,
-                        work.getResult(1), work.getResult(2), work.getResult(3), config);
+                        work.getResult(8), arg(kAttnSeqLens), arg(kAttnDcp), arg(kAttnScale),
+                        arg(kAttnVscale), work.getResult(4), work.getResult(5), work.getResult(0),
+                        group, work.getResult(1), work.getResult(2), work.getResult(3),
+                        /*piece_from=*/Value(), /*piece_to=*/Value(), config);
     b.setInsertionPointAfter(ifActive);
     if (op.getFusedCombine())
       emitFusedCombine(b, loc, entry, config, scheduled, work.getResult(0), group, splits);
   }
+  gpu::ReturnOp::create(b, loc);
+}
+
+/// Outlines `op` (with `ranges`) into the range-schedule attention kernel: the attention
+/// kernel's arguments (kernel::AttentionArg), `num_splits` being the range count C and
+/// `units` the range table. CTA bid = x + X (g + G y) serves range c = x + X y of head
+/// group g (F3); a CTA past the last range exits. Its prologue finds where its range
+/// starts (mla.cta_range), then it serves the requests from r_c on, one piece each, until
+/// a request's pieces go on past its range (kernel-contract.md section 3, "The range
+/// schedule"; the host's rule: mla/Kernel/DeviceSchedule.h, planRanges). The CTAs of head
+/// group 0 write the range's entry of the range table, the merge entries r + c of the
+/// requests r it visits, and the request entry of each request whose first piece it
+/// serves.
+static void outlineRangeAttention(OpBuilder &builder, SplitKvDecodeOp op, gpu::GPUModuleOp module,
+                                  StringRef name) {
+  Location loc = op.getLoc();
+  ConfigAttr config = op.getConfig();
+  SmallVector<Type> args;
+  for (kernel::ArgKind kind : kernel::kAttentionArgKinds)
+    args.push_back(argType(builder, kind));
+  gpu::GPUFuncOp kernel = createKernel(builder, loc, module, name, args, kernel::kAttentionThreads);
+  Block &entry = kernel.getBody().front();
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  auto arg = [&](kernel::AttentionArg i) { return entry.getArgument(i); };
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  using arith::CmpIPredicate;
+  Type i32 = b.getI32Type(), i64 = b.getI64Type(), i1 = b.getI1Type();
+  auto c32 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i32, v).getResult(); };
+  auto cmp = [&](CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y).getResult();
+  };
+  auto select = [&](Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, cond, x, y).getResult();
+  };
+  auto add = [&](Value x, Value y) { return arith::AddIOp::create(b, loc, x, y).getResult(); };
+  auto sub = [&](Value x, Value y) { return arith::SubIOp::create(b, loc, x, y).getResult(); };
+  auto mul = [&](Value x, Value y) { return arith::MulIOp::create(b, loc, x, y).getResult(); };
+  auto umin = [&](Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y).getResult(); };
+  auto umax = [&](Value x, Value y) { return arith::MaxUIOp::create(b, loc, x, y).getResult(); };
+  auto store = [&](Value value, Value base, Value index) {
+    Value at = LLVM::GEPOp::create(b, loc, base.getType(), i32, base, ValueRange{index});
+    LLVM::StoreOp::create(b, loc, value, at);
+  };
+
+  // F3 as in mla_attn: a range's head groups share bid mod X, i.e. one XCD.
+  auto [range, group] = unitAndGroupOfWorkgroup(b, loc, config);
+  Value ranges32 = arg(kernel::kAttnNumSplits);
+  Value requests32 = arg(kernel::kAttnNumRequests);
+  Value ranges = indexFromI32(b, loc, ranges32);
+  // Every pointer argument read in the entry block (emptyUse), as in mla_attn.
+  emptyUse(b, loc, pointerArguments(entry), "s");
+  auto ifInRange = scf::IfOp::create(b, loc, cmp(CmpIPredicate::ult, range, ranges),
+                                     /*withElseRegion=*/false);
+  b.setInsertionPointToStart(ifInRange.thenBlock());
+  const int64_t pieceCost = kernel::rangePieceCostBlocks(config.getHeads(), config.getQlen());
+  Value range32 = arith::IndexCastUIOp::create(b, loc, i32, range);
+  // Thread 0 of head group 0's CTA writes the range's table entries: a store in flight
+  // makes its wave's next vmcnt wait count it, so no other wave has one.
+  Value groupZero = cmp(CmpIPredicate::eq, group, cst(0));
+  Value threadZero =
+      cmp(CmpIPredicate::eq, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), cst(0));
+  Value writesTables = arith::AndIOp::create(b, loc, groupZero, threadZero);
+  auto start = CtaRangeOp::create(b, loc, TypeRange{i32, i32, i32, i32, i32, i32, i32},
+                                  arg(kernel::kAttnIndptr), requests32, ranges32, range32,
+                                  b.getI64IntegerAttr(pieceCost));
+  Value positions = start.getPositions();
+  // The range of a position, floor(((at + 1) C - 1) / W): in 32 bits where (at + 1) C
+  // fits (W < 2^24 positions and C <= 256: every batch of up to 2^31 tokens but the
+  // longest), else in 64 (a 64-bit division is several times longer).
+  Value positionsWide = arith::ExtUIOp::create(b, loc, i64, positions);
+  Value rangesWide = arith::ExtUIOp::create(b, loc, i64, ranges32);
+  Value fewPositions = cmp(CmpIPredicate::ult, positions, c32(int64_t(1) << 24));
+  Value fewRanges = cmp(CmpIPredicate::ule, ranges32, c32(256));
+  Value narrow = arith::AndIOp::create(b, loc, fewPositions, fewRanges);
+  auto rangeOf = [&](Value at) {
+    Value next = add(at, c32(1));
+    auto ifNarrow = scf::IfOp::create(b, loc, TypeRange{i32}, narrow, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(ifNarrow.thenBlock());
+    Value scaled = sub(mul(next, ranges32), c32(1));
+    scf::YieldOp::create(b, loc, ValueRange{arith::DivUIOp::create(b, loc, scaled, positions)});
+    b.setInsertionPointToStart(ifNarrow.elseBlock());
+    Value nextWide = arith::ExtUIOp::create(b, loc, i64, next);
+    Value scaledWide = arith::MulIOp::create(b, loc, nextWide, rangesWide);
+    Value one = arith::ConstantIntOp::create(b, loc, i64, 1);
+    Value below = arith::SubIOp::create(b, loc, scaledWide, one);
+    Value quotient = arith::DivUIOp::create(b, loc, below, positionsWide);
+    scf::YieldOp::create(b, loc,
+                         ValueRange{arith::TruncIOp::create(b, loc, i32, quotient).getResult()});
+    return ifNarrow.getResult(0);
+  };
+  Value from = start.getRangeStart();
+  Value to = start.getRangeEnd();
+  Value lastPosition = sub(positions, c32(1));
+  Value rowPartials = c32(config.getQlen() * config.getHeads());
+  auto storeEntry = [&](Value table, Value at, ValueRange entryInts) {
+    Value slot = mul(at, c32(int64_t(entryInts.size())));
+    for (auto [i, value] : llvm::enumerate(entryInts))
+      store(value, table, add(slot, c32(int64_t(i))));
+  };
+  // The combine's column slices of a request of n > 1 pieces
+  // (kernel::combineSplitGroups).
+  auto slicesOf = [&](Value n) {
+    const size_t last = std::size(kernel::kCombineLayouts) - 1;
+    Value slices = c32(kernel::kCombineLayouts[last].groups);
+    for (size_t i = last; i-- > 0;) {
+      Value fits = cmp(CmpIPredicate::ule, n, c32(kernel::kCombineLayouts[i].maxSplits));
+      slices = select(fits, c32(kernel::kCombineLayouts[i].groups), slices);
+    }
+    return slices;
+  };
+
+  // The requests from r_c on: (r, W_r, indptr[r], indptr[r + 1], whether to go on).
+  Value yes = arith::ConstantIntOp::create(b, loc, i1, 1);
+  auto visit = scf::WhileOp::create(b, loc, TypeRange{i32, i32, i32, i32, i1},
+                                    ValueRange{start.getFirstRequest(), start.getFirstPosition(),
+                                               start.getFirstBegin(), start.getFirstEnd(), yes});
+  // LICM off: hoisting the attention's loop invariants out of the loop over requests
+  // keeps them live across it (12 SGPRs spilled at qlen 1).
+  {
+    MLIRContext *ctx = b.getContext();
+    auto licm = LLVM::LoopLICMAttr::get(ctx, /*disable=*/b.getBoolAttr(true),
+                                        /*versioningDisable=*/BoolAttr());
+    auto annotation = LLVM::LoopAnnotationAttr::get(
+        ctx, /*disableNonforced=*/BoolAttr(), /*vectorize=*/{}, /*interleave=*/{},
+        /*unroll=*/{}, /*unrollAndJam=*/{}, licm, /*distribute=*/{}, /*pipeline=*/{},
+        /*peeled=*/{}, /*unswitch=*/{}, /*mustProgress=*/BoolAttr(),
+        /*isVectorized=*/BoolAttr(), /*startLoc=*/{}, /*endLoc=*/{},
+        /*parallelAccesses=*/{});
+    visit->setAttr("llvm.loop_annotation", annotation);
+  }
+  {
+    OpBuilder::InsertionGuard guard(b);
+    SmallVector<Type> carried = {i32, i32, i32, i32, i1};
+    SmallVector<Location> locs(carried.size(), loc);
+    Block *before = b.createBlock(&visit.getBefore(), {}, carried, locs);
+    scf::ConditionOp::create(b, loc, before->getArgument(4), before->getArguments());
+    Block *after = b.createBlock(&visit.getAfter(), {}, carried, locs);
+    Value request = after->getArgument(0), position = after->getArgument(1);
+    Value begin = after->getArgument(2), end = after->getArgument(3);
+    Value idle[] = {c32(-1), c32(0), c32(0), c32(0)};
+    Value past = cmp(CmpIPredicate::eq, request, requests32);
+    auto ifPast = scf::IfOp::create(b, loc, carried, past, /*withElseRegion=*/true);
+    scf::YieldOp::create(b, loc, ifPast.getResults());
+    // Past the last request: the range's last merge entry, B + c, is idle.
+    b.setInsertionPointToStart(ifPast.thenBlock());
+    {
+      auto ifWrites = scf::IfOp::create(b, loc, writesTables, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(ifWrites.thenBlock());
+      storeEntry(arg(kernel::kAttnMerges), add(request, range32), idle);
+    }
+    Value no = arith::ConstantIntOp::create(b, loc, i1, 0);
+    scf::YieldOp::create(b, loc, ValueRange{request, position, begin, end, no});
+    // Request r: its pieces' ranges c0 .. c1, and this range's piece of it.
+    b.setInsertionPointToStart(ifPast.elseBlock());
+    Value nextRequest = add(request, c32(1));
+    Value len = arith::MaxSIOp::create(b, loc, sub(end, begin), c32(0));
+    Value blockTokens = c32(kernel::kBlockTokens);
+    Value roundedUp = add(len, c32(kernel::kBlockTokens - 1));
+    Value blocks = arith::DivUIOp::create(b, loc, roundedUp, blockTokens);
+    // The request's blocks take the positions [W_r, E_r), its cost the F after them.
+    Value blocksEnd = add(position, blocks);
+    Value firstAt = umin(position, lastPosition);
+    Value hasBlock = cmp(CmpIPredicate::ugt, blocks, c32(0));
+    Value lastBlockAt = sub(blocksEnd, c32(1));
+    Value lastAt = select(hasBlock, lastBlockAt, firstAt);
+    // The range of a position: this one where it holds it (no division: every request
+    // but the range's first and last), else rangeOf.
+    auto rangeNear = [&](Value at) {
+      Value fromHere = cmp(CmpIPredicate::uge, at, from);
+      Value beforeNext = cmp(CmpIPredicate::ult, at, to);
+      Value here = arith::AndIOp::create(b, loc, fromHere, beforeNext);
+      auto ifHere = scf::IfOp::create(b, loc, TypeRange{i32}, here, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(ifHere.thenBlock());
+      scf::YieldOp::create(b, loc, range32);
+      b.setInsertionPointToStart(ifHere.elseBlock());
+      scf::YieldOp::create(b, loc, rangeOf(at));
+      return ifHere.getResult(0);
+    };
+    Value c0 = rangeNear(firstAt);
+    Value c1 = rangeNear(lastAt);
+    Value spanned = sub(c1, c0);
+    Value n = add(spanned, c32(1));
+    Value first = add(request, c0);
+    Value piece = sub(range32, c0);
+    Value fromFirst = cmp(CmpIPredicate::ule, c0, range32);
+    Value toLast = cmp(CmpIPredicate::ule, range32, c1);
+    Value isPiece = arith::AndIOp::create(b, loc, fromFirst, toLast);
+    {
+      auto ifWrites = scf::IfOp::create(b, loc, writesTables, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(ifWrites.thenBlock());
+      // Merge entry r + c: slice `piece` of a request of several pieces, or idle.
+      Value several = cmp(CmpIPredicate::ugt, n, c32(1));
+      Value inSlices = cmp(CmpIPredicate::ult, piece, slicesOf(n));
+      Value merges = arith::AndIOp::create(b, loc, several, inSlices);
+      Value real = arith::AndIOp::create(b, loc, isPiece, merges);
+      Value mergeEntry[] = {select(real, request, idle[0]), select(real, piece, idle[1]),
+                            select(real, n, idle[2]), select(real, first, idle[3])};
+      storeEntry(arg(kernel::kAttnMerges), add(request, range32), mergeEntry);
+      // The request entry, by the range of its first piece.
+      auto ifOpens = scf::IfOp::create(b, loc, cmp(CmpIPredicate::eq, c0, range32),
+                                       /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifOpens.thenBlock());
+      Value requestEntry[] = {n, first};
+      storeEntry(arg(kernel::kAttnPieces), request, requestEntry);
+    }
+    {
+      auto ifPiece = scf::IfOp::create(b, loc, isPiece, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(ifPiece.thenBlock());
+      // The piece's blocks [max(P_c - W_r, 0), min(P_{c+1}, E_r) - W_r), as tokens (signed:
+      // positions stay below 2^31; max(a, b) - b would become a saturating subtraction,
+      // v_sub_u32 with clamp, which the emulator does not model).
+      Value zero = c32(0);
+      Value firstBlock = arith::MaxSIOp::create(b, loc, sub(from, position), zero);
+      Value lastBlock = sub(umin(to, blocksEnd), position);
+      Value endBlock = arith::MaxSIOp::create(b, loc, firstBlock, lastBlock);
+      Value pieceFrom = umin(mul(firstBlock, blockTokens), len);
+      Value pieceTo = umin(mul(endBlock, blockTokens), len);
+      // A request of one piece is written to out and lse, at its own rows.
+      Value single = cmp(CmpIPredicate::eq, n, c32(1));
+      Value firstRow = select(single, request, first);
+      Value firstPartial = mul(firstRow, rowPartials);
+      Value o = select(single, arg(kernel::kAttnOut), arg(kernel::kAttnOPart));
+      Value l = select(single, arg(kernel::kAttnLse), arg(kernel::kAttnLsePart));
+      using namespace kernel;
+      CtaAttendOp::create(b, loc, arg(kAttnQ), arg(kAttnKv), arg(kAttnPages), begin, end,
+                          arg(kAttnSeqLens), arg(kAttnDcp), arg(kAttnScale), arg(kAttnVscale), o, l,
+                          indexFromI32(b, loc, request), group, indexFromI32(b, loc, piece),
+                          indexFromI32(b, loc, n), indexFromI32(b, loc, firstPartial), pieceFrom,
+                          pieceTo, config);
+      // Every wave is done with this piece's LDS before the next piece's Q and DMAs.
+      gpu::BarrierOp::create(b, loc);
+    }
+    // On to the next request while this one's pieces end within the range; its end is
+    // indptr[min(r + 2, B)] (in bounds).
+    Value endsHere = cmp(CmpIPredicate::ule, c1, range32);
+    auto ifNext = scf::IfOp::create(b, loc, TypeRange{i32}, endsHere, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(ifNext.thenBlock());
+      Value afterNext = umin(add(request, c32(2)), requests32);
+      scf::YieldOp::create(b, loc, loadI32(b, loc, arg(kernel::kAttnIndptr), afterNext));
+      b.setInsertionPointToStart(ifNext.elseBlock());
+      scf::YieldOp::create(b, loc, end);
+    }
+    Value nextEnd = ifNext.getResult(0);
+    Value following = select(endsHere, nextRequest, request);
+    Value requestEnd = add(blocksEnd, c32(pieceCost));
+    Value nextPosition = select(endsHere, requestEnd, position);
+    Value followingBegin = select(endsHere, end, begin);
+    Value followingEnd = select(endsHere, nextEnd, end);
+    scf::YieldOp::create(
+        b, loc, ValueRange{following, nextPosition, followingBegin, followingEnd, endsHere});
+  }
+  // The range's entry {r_c, r_{c+1}, P_c, P_{c+1}}.
+  {
+    auto ifWrites = scf::IfOp::create(b, loc, writesTables, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(ifWrites.thenBlock());
+    Value rangeEntry[] = {start.getFirstRequest(), visit.getResult(0), from, to};
+    storeEntry(arg(kernel::kAttnUnits), range32, rangeEntry);
+  }
+  b.setInsertionPointAfter(ifInRange);
   gpu::ReturnOp::create(b, loc);
 }
 
@@ -583,7 +858,7 @@ struct OutlineKernelsPass final
 
       builder.setInsertionPointToEnd(module.getBody());
       auto gpuModule = gpu::GPUModuleOp::create(builder, func.getLoc(), func.getSymName());
-      unsigned attn = 0, fusedAttn = 0, comb = 0, merge = 0, sched = 0;
+      unsigned attn = 0, fusedAttn = 0, rangeAttn = 0, comb = 0, merge = 0, sched = 0;
       auto uniqueName = [](StringRef base, unsigned &count) {
         std::string name = base.str();
         if (count++)
@@ -594,6 +869,9 @@ struct OutlineKernelsPass final
         if (auto decode = dyn_cast<SplitKvDecodeOp>(op); decode && decode.getFusedCombine())
           outlineAttention(builder, decode, gpuModule,
                            uniqueName(kernel::kFusedAttentionKernelName, fusedAttn));
+        else if (decode && decode.getRanges())
+          outlineRangeAttention(builder, decode, gpuModule,
+                                uniqueName(kernel::kRangeAttentionKernelName, rangeAttn));
         else if (decode)
           outlineAttention(builder, decode, gpuModule,
                            uniqueName(kernel::kAttentionKernelName, attn));

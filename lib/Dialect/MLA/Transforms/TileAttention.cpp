@@ -79,11 +79,18 @@ void tileAttention(CtaAttendOp op, LLVM::GlobalOp ldsGlobal) {
   IRInt requestBase = uniform(op.getRequestBegin());
   IRInt next = uniform(op.getRequestEnd());
   IRInt seq = next - requestBase;
-  IRInt perSplit = (seq + numSplits - 1u) / numSplits;
-  IRInt chunk = (perSplit + (layout::kBlockTokens - 1)) / layout::kBlockTokens *
-                layout::kBlockTokens;
-  IRInt start = split * chunk;
-  IRInt end = wrap(arith::MinSIOp::create(b, loc, start + chunk, seq));
+  IRInt start = wrap(Value()), end = wrap(Value());
+  if (op.getPieceFrom()) {
+    // The range schedule's piece: its tokens given.
+    start = uniform(op.getPieceFrom());
+    end = uniform(op.getPieceTo());
+  } else {
+    IRInt perSplit = (seq + numSplits - 1u) / numSplits;
+    IRInt chunk =
+        (perSplit + (layout::kBlockTokens - 1)) / layout::kBlockTokens * layout::kBlockTokens;
+    start = split * chunk;
+    end = wrap(arith::MinSIOp::create(b, loc, start + chunk, seq));
+  }
   Value count = arith::SubIOp::create(b, loc, end, start);
   Value positive = cmp(arith::CmpIPredicate::sgt, count, ci(0));
   // One op per statement (here and below): the IR's order must not depend on the host

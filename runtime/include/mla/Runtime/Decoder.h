@@ -89,6 +89,7 @@ struct DecodeRunInfo {
   /// numSplits is the most pieces a request could get (each request's own count is on
   /// the device).
   bool deviceSchedule = false;
+  bool rangeSchedule = false; ///< the range schedule (units: its range count)
   uint32_t units = 0;
   bool wideKv = false;
   uint32_t attentionGrid = 0;
@@ -106,6 +107,8 @@ enum class SplitSchedule {
           ///< plan(maxRequests): Device; Host whenever numSplits is given
   Host,   ///< one split count NS for the whole batch, chosen on the host
   Device, ///< each request cut into its own pieces on the device, by the attention CTAs
+  Ranges, ///< each attention CTA a contiguous share of the batch's blocks, found on the
+          ///< device (docs/decoder.md, "The range schedule")
 };
 const char *splitScheduleName(SplitSchedule schedule);
 std::optional<SplitSchedule> parseSplitSchedule(std::string_view name);
@@ -131,6 +134,11 @@ struct DecodePlan {
   bool deviceSchedule = false;
   int64_t units = 0;
   uint64_t unitsOffset = 0, piecesOffset = 0, mergesOffset = 0;
+  /// The range schedule (with deviceSchedule): `units` is the range count C; each
+  /// attention CTA serves its range of the batch's blocks, request by request
+  /// (mla_attn_ranges); partials and merge entries of B + C pieces, the range table at
+  /// unitsOffset (int32 [C][4]); the combine runs over (B + C) * qlen * H workgroups.
+  bool rangeSchedule = false;
   /// NS > 1: the attention kernel writes partials into the workspace and the combine
   /// writes out/lse. NS = 1: the attention kernel writes out and lse directly (its
   /// o_part [S, H, 1, 512] bf16 and natural-log lse_part [S, H, 1] are out's and
@@ -381,7 +389,7 @@ private:
   /// count: the build, the grids and the workspace layout.
   Error completePlan(DecodePlan &plan, int numSplits);
   /// completePlan for the device schedule.
-  Error completeDevicePlan(DecodePlan &plan);
+  Error completeDevicePlan(DecodePlan &plan, bool ranges = false);
   /// The code object of a plan's build, loaded on the device.
   Error preparePlanCode(DecodePlan &plan);
   /// The combine of a run (the merge table's with the device schedule).

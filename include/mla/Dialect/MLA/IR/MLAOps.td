@@ -23,6 +23,11 @@ def MLA_SplitKvDecodeOp : MLA_Op<"split_kv_decode"> {
     last CTA of each (request, head group) merges the splits into `out` and `lse`
     (kernel-contract.md section 3, "The fused combine").
 
+    With `ranges` the op is outlined as the range-schedule attention kernel
+    (`mla_attn_ranges`): `num_splits` is the range count C, and each CTA serves the
+    blocks of its range of the batch, request by request (`mla.cta_range`;
+    kernel-contract.md section 3, "The range schedule").
+
     ```mlir
     mla.split_kv_decode q(%q) kv(%kv) pages(%pages) indptr(%indptr)
         scale(%scale) vscale(%vscale) splits(%ns) into o_part(%o) lse_part(%lse)
@@ -42,7 +47,8 @@ def MLA_SplitKvDecodeOp : MLA_Op<"split_kv_decode"> {
     Arg<MemRefRankOf<[BF16], [4]>, "bf16 [S, H, NS, 512]", [MemWrite]>:$o_part,
     Arg<MemRefRankOf<[F32], [3]>, "f32 [S, H, NS]", [MemWrite]>:$lse_part,
     MLA_ConfigAttr:$config,
-    UnitAttr:$fused_combine
+    UnitAttr:$fused_combine,
+    UnitAttr:$ranges
   );
   let assemblyFormat = [{
     `q` `(` $q `)` `kv` `(` $kv `)` `pages` `(` $pages `)` `indptr` `(` $indptr `)`
@@ -194,11 +200,43 @@ def MLA_CtaUnitOp : MLA_Op<"cta_unit"> {
   let hasVerifier = 1;
 }
 
+def MLA_CtaRangeOp : MLA_Op<"cta_range"> {
+  let summary = "Where a range of the range schedule starts, computed by its own CTA";
+  let description = [{
+    The prologue of the range-schedule attention kernel (kernel-contract.md section 3,
+    "The range schedule"; the host states the rule in mla/Kernel/DeviceSchedule.h,
+    planRanges): from `indptr` and `num_requests` B, the batch's cost W = sum_b (F +
+    ceil(max(len_b, 0) / 128)) with F = `piece_cost`, and for range `range` of
+    `num_ranges` C, r_c, the first request b with L_b >= P_c (P_c = floor(c W / C);
+    request b occupies the positions [W_b, W_{b+1}), its blocks first: L_b = W_b +
+    blocks_b - 1 for a request with a block, min(W_b, W - 1) for an empty one; B if
+    none), and W_{r_c}, the cost position where that request starts (W if none).
+    Results: r_c, W_{r_c}, max(W, 1), r_c's tokens [indptr[r_c], indptr[r_c + 1])
+    (0, 0 if none), and the range's positions P_c, P_{c+1}. Wave 0 computes them and passes them to every wave
+    through a workgroup buffer of its own after a barrier, so every wave of the CTA must
+    reach the op. Only valid inside a `gpu.func`.
+  }];
+  let arguments = (ins
+    Arg<LLVM_PointerInAddressSpace<1>, "request offsets", [MemRead]>:$indptr,
+    I32:$num_requests,
+    I32:$num_ranges,
+    I32:$range,
+    ConfinedAttr<I64Attr, [IntPositive]>:$piece_cost
+  );
+  let results = (outs I32:$first_request, I32:$first_position, I32:$positions,
+                      I32:$first_begin, I32:$first_end, I32:$range_start, I32:$range_end);
+  let assemblyFormat = [{
+    $range `of` `ranges` `(` $num_ranges `)` `requests` `(` $num_requests `)`
+    `indptr` `(` $indptr `)` attr-dict `:` type($indptr)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // CTA-level ops: one workgroup's share of a problem op, inside an outlined kernel.
 //===----------------------------------------------------------------------===//
 
-def MLA_CtaAttendOp : MLA_Op<"cta_attend"> {
+def MLA_CtaAttendOp : MLA_Op<"cta_attend", [AttrSizedOperandSegments]> {
   let summary = "One CTA of the split-KV attention: a head group of one request's split";
   let description = [{
     The work of the CTA serving (`request`, `head_group`, `split`) of a
@@ -216,7 +254,10 @@ def MLA_CtaAttendOp : MLA_Op<"cta_attend"> {
     `first_partial` on: (position `i`, head `h`, split `s`) at `first_partial + (i * H + h)
     * num_splits + s` (the host-planned split passes `request * qlen * H * NS`, i.e.
     `[S, H, NS]`; the device schedule the request's first piece times `qlen * H`, or for a
-    request of one piece the output itself). Only valid inside a `gpu.func`.
+    request of one piece the output itself). With `piece(from, to)` the CTA attends the
+    request's tokens [`from`, `to`) (the range schedule's piece, on block boundaries)
+    instead of split `split` of `num_splits` by the split rule; `split` and `num_splits`
+    still place the partials. Only valid inside a `gpu.func`.
   }];
   let arguments = (ins
     Arg<LLVM_PointerInAddressSpace<1>, "q, flat", [MemRead]>:$q,
@@ -235,11 +276,14 @@ def MLA_CtaAttendOp : MLA_Op<"cta_attend"> {
     Index:$split,
     Index:$num_splits,
     Index:$first_partial,
+    Optional<I32>:$piece_from,
+    Optional<I32>:$piece_to,
     MLA_ConfigAttr:$config
   );
   let assemblyFormat = [{
     `request` `(` $request `)` `head_group` `(` $head_group `)` `split` `(` $split `)`
     `of` $num_splits `first_partial` `(` $first_partial `)`
+    (`piece` `(` $piece_from^ `,` $piece_to `)`)?
     `q` `(` $q `)` `kv` `(` $kv `)` `pages` `(` $pages `)`
     `tokens` `(` $request_begin `,` $request_end `)`
     `seq_lens` `(` $seq_lens `)` `dcp` `(` $dcp `)`

@@ -21,7 +21,11 @@ def MLAOutlineKernels : Pass<"mla-outline-kernels", "::mlir::ModuleOp"> {
     an `mla.cta_attend`. With the `tickets` argument and a host-planned split of
     2..8 splits the combine is fused: each CTA then counts itself on its (request, head
     group)'s ticket (`mla.cta_split_ticket`) and the last merges the pair's rows with
-    `mla.cta_combine`, one row a wave at a time.
+    `mla.cta_combine`, one row a wave at a time. A `mla.split_kv_decode` with `ranges`
+    becomes the range-schedule kernel `mla_attn_ranges` (F19): CTA `bid` serves range `x
+    + 8 * y`; its prologue finds where the range starts (`mla.cta_range`), then a loop
+    over the requests attends its piece of each (`mla.cta_attend` with `piece`, the loop
+    annotated with LICM off) and thread 0 of head group 0 writes the schedule's tables.
 
     The combine kernel is one 64-thread CTA per (query row, head), each an `mla.cta_combine`.
 
@@ -39,7 +43,7 @@ def MLAOutlineKernels : Pass<"mla-outline-kernels", "::mlir::ModuleOp"> {
 }
 
 def MLALowerSchedule : Pass<"mla-lower-schedule", "::mlir::gpu::GPUModuleOp"> {
-  let summary = "Lower mla.cta_schedule (the planner) and mla.cta_unit (an attention CTA's own entry) to scf/arith/gpu/llvm";
+  let summary = "Lower mla.cta_schedule (the planner), mla.cta_unit (an attention CTA's own entry) and mla.cta_range (a range CTA's start) to scf/arith/gpu/llvm";
   let description = [{
     One wave computes the schedule of docs/kernel-contract.md ("The device schedule")
     from the device indptr: the block budget T (a binary search over whole-wave passes),
@@ -49,7 +53,11 @@ def MLALowerSchedule : Pass<"mla-lower-schedule", "::mlir::gpu::GPUModuleOp"> {
     by the whole wave (`rocdl.ballot` picks such requests). `mla.cta_unit` computes the
     same budget in wave 0 of an attention CTA and finds its own unit's entry and merge
     entry with a ballot per 64 requests, writing only those; the entry reaches the
-    other waves through a 16-byte workgroup buffer and a barrier.
+    other waves through a 16-byte workgroup buffer and a barrier. `mla.cta_range` (the
+    range schedule, "The range schedule") computes in wave 0 the batch's cost W (a wave
+    sum) and, 64 requests at a time until found, the first request whose last block
+    reaches the range's first position (a wave scan and a ballot), passed to the other
+    waves the same way.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
                            "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
