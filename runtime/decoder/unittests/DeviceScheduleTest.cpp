@@ -505,6 +505,15 @@ std::string caseName(const testing::TestParamInfo<ScheduleCase> &info) {
 
 class DeviceScheduleDecode : public testing::TestWithParam<ScheduleCase> {};
 
+/// A Decoder of the case's heads, qlen, KV build and attention build.
+std::unique_ptr<rt::Decoder> decoderFor(rt::Device &device, const ScheduleCase &c) {
+  DecodeConfig config;
+  config.heads = c.heads;
+  config.qlen = c.qlen;
+  config.wideKv = c.wideKv;
+  return unwrapOrFail(rt::Decoder::create(device, config, std::string(), c.build));
+}
+
 } // namespace
 
 // A decode with the device schedule equals the kernel model request by request, and
@@ -512,12 +521,7 @@ class DeviceScheduleDecode : public testing::TestWithParam<ScheduleCase> {};
 TEST_P(DeviceScheduleDecode, MatchesModelAndReference) {
   const ScheduleCase &c = GetParam();
   auto device = rt::Device::openEmulator();
-  DecodeConfig config;
-  config.heads = c.heads;
-  config.qlen = c.qlen;
-  config.wideKv = c.wideKv;
-  std::unique_ptr<rt::Decoder> decoder =
-      unwrapOrFail(rt::Decoder::create(*device, config, std::string(), c.build));
+  std::unique_ptr<rt::Decoder> decoder = decoderFor(*device, c);
   ASSERT_TRUE(decoder);
   ref::Problem p = problem(c.heads, c.qlen, c.lengths, 41);
   rt::DecodePlan plan;
@@ -614,12 +618,7 @@ std::vector<int> manyRequests() {
 TEST_P(RangeScheduleDecode, MatchesModelAndReference) {
   const ScheduleCase &c = GetParam();
   auto device = rt::Device::openEmulator();
-  DecodeConfig config;
-  config.heads = c.heads;
-  config.qlen = c.qlen;
-  config.wideKv = c.wideKv;
-  std::unique_ptr<rt::Decoder> decoder =
-      unwrapOrFail(rt::Decoder::create(*device, config, std::string(), c.build));
+  std::unique_ptr<rt::Decoder> decoder = decoderFor(*device, c);
   ASSERT_TRUE(decoder);
   ref::Problem p = problem(c.heads, c.qlen, c.lengths, 47);
   kernel::RangeSchedule rule;
