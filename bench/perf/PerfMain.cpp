@@ -26,7 +26,7 @@
 // each CTA computing its own piece, then the combine; the table then has a schedule and
 // a planner column: the planner kernel's time for the same schedule, not in the call).
 // --schedule-table: issue 20's batches (uniform, mixed beside uniform of the same
-// request count and tokens, one long request) under the host and the device schedule,
+// request count and tokens, one long request) under the host, device and range schedules,
 // with the mixed / uniform ratios; with --update-doc it writes the marked section
 // mla-perf-schedule of FILE. --fused-table: the table's cases whose Decoder plan may
 // fuse its combine (kernel::fusedCombineFits), two launches against the fused call
@@ -36,10 +36,12 @@
 #include "PerfModel.h"
 #include "Published.h"
 
+#include "mla/Kernel/DeviceSchedule.h"
 #include "mla/Kernel/LaunchGeometry.h"
 #include "mla/Runtime/Decoder.h"
 #include "mla/Runtime/LLVMBridge.h"
 #include "mla/Runtime/SplitPolicy.h"
+#include "mla/Target/GFX950/GFX950.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -104,7 +106,7 @@ void usage(raw_ostream &os) {
         "sched=device (in a case) models the device schedule's call: the attention over\n"
         "U units (units=U: another unit count), each CTA computing its own piece, and\n"
         "the combine; \"planner us\" is the planner kernel's time, not part of the call.\n"
-        "--schedule-table: issue 20's batches under both schedules, mixed / uniform.\n"
+        "--schedule-table: issue 20's batches under the three schedules, mixed / uniform.\n"
         "fused=1 (in a case): the fused combine (one launch; where the plan may fuse).\n"
         "--fused-table: the table's cases that may fuse, two launches against fused.\n"
         "TB/s = the sum of the lengths x 576 B over the call's modeled time.\n"
@@ -219,7 +221,7 @@ void writeMarkedSection(const std::string &path, const std::string &marker,
                  heading);
 }
 
-/// --schedule-table: issue 20's batches under the host and the device schedule.
+/// --schedule-table: issue 20's batches under the host, the device and the range schedule.
 struct ScheduleRow {
   PerfCase c;
   int beside = -1; ///< The row of the uniform batch this mixed one is compared with.
@@ -457,63 +459,85 @@ int main(int argc, char **argv) {
     if (!cases.empty() || published || splits)
       die("--schedule-table models its own batches: give no --case, --splits or --published");
     const std::vector<ScheduleRow> rows = scheduleTableRows();
+    // The schedules, in the columns' order; each modeled on every row.
+    enum Schedule { Host, Device, Ranges, NumSchedules };
+    const char *scheduleNames[] = {"host", "device", "ranges"};
     std::string document;
     raw_string_ostream doc(document);
     for (size_t si = 0; si < sets.size(); ++si) {
-      // [row][answer index][device schedule]
-      std::map<std::tuple<size_t, size_t, bool>, PerfResult> results;
+      // [row][answer index][schedule]
+      std::map<std::tuple<size_t, size_t, int>, PerfResult> results;
       std::string table;
       raw_string_ostream os(table);
-      os << "| qlen | build | B | lengths | tokens | host NS | device schedule";
+      os << "| qlen | build | B | lengths | tokens | host NS | device schedule | ranges | "
+            "Auto takes";
       for (int answer : answers)
-        os << " | host us | host TB/s | planner us | device us | device TB/s (" << answerName(answer)
-           << ") | device / host | mixed / uniform: host | mixed / uniform: device | mixed / "
-              "uniform: the faster schedule of each";
-      os << " |\n|---|---|---|---|---|---|---";
-      for (size_t i = 0; i < answers.size() * 9; ++i)
+        os << " | host us | host TB/s | planner us | device us | device TB/s | ranges us | "
+              "ranges TB/s ("
+           << answerName(answer)
+           << ") | fastest | mixed / uniform: host | device | ranges | the fastest of each";
+      os << " |\n|---|---|---|---|---|---|---|---|---";
+      for (size_t i = 0; i < answers.size() * 12; ++i)
         os << "|---";
       os << "|\n";
       outs() << (si ? "\n" : "") << "parameter set '" << sets[si]
-             << "': the host and the device schedule (modeled, "
+             << "': the host, the device and the range schedule (modeled, "
              << (builds.size() == 2 ? std::string("the Decoder's build")
                                     : std::string(buildName(builds[0])) + " build")
              << ")\n";
       for (size_t ri = 0; ri < rows.size(); ++ri) {
         PerfCase c = rows[ri].c;
         c.wspec = reportsWspec(c, builds);
-        int64_t tokens = 0;
+        std::vector<int32_t> indptr{0};
         for (int64_t len : c.lengths())
-          tokens += len;
+          indptr.push_back(int32_t(indptr.back() + len));
         std::string row;
         raw_string_ostream rs(row);
         for (size_t k = 0; k < answers.size(); ++k)
-          for (bool onDevice : {false, true}) {
+          for (int sched = Host; sched < NumSchedules; ++sched) {
             PerfOptions o = options;
             o.params = setParams[si];
             o.params.ldsDmaCountsOnLgkmcnt = answers[k];
             PerfCase run = c;
-            run.deviceSchedule = onDevice;
+            run.deviceSchedule = sched != Host;
+            run.rangeSchedule = sched == Ranges;
             auto r = modelDecodeCall(run, o);
             if (!r)
               die("case " + run.str() + ": " + toString(r.takeError()));
-            results[{ri, k, onDevice}] = std::move(*r);
+            results[{ri, k, sched}] = std::move(*r);
           }
-        const PerfResult &first = results[{ri, 0, true}];
-        rs << "| " << c.qlen << " | " << buildName(c.wspec) << " | " << c.lengths().size()
-           << " | " << c.lengthsText() << " | " << tokens << " | "
-           << results[{ri, 0, false}].splits << " | U " << first.units
-           << ", T " << first.blockBudget << ", pieces <= " << first.mostPieces;
+        const PerfResult &device = results[{ri, 0, Device}], &ranges = results[{ri, 0, Ranges}];
+        const int hostSplits = results[{ri, 0, Host}].splits;
+        // What Decoder::plan(indptr) takes under SplitSchedule::Auto (its estimates).
+        const rt::SplitSchedule autoTakes =
+            rt::chooseSchedule(indptr, c.heads, c.qlen, unsigned(setParams[si].numCUs), hostSplits);
+        rs << "| " << c.qlen << " | " << buildName(c.wspec) << " | " << c.lengths().size() << " | "
+           << c.lengthsText() << " | " << indptr.back() << " | " << hostSplits << " | U "
+           << device.units << ", T " << device.blockBudget << ", pieces <= " << device.mostPieces
+           << " | C " << ranges.units << ", pieces <= " << ranges.mostPieces << " | "
+           << rt::splitScheduleName(autoTakes);
+        auto fastest = [&](size_t r, size_t k) {
+          int best = Host;
+          for (int sched = Device; sched < NumSchedules; ++sched)
+            if (results[{r, k, sched}].tbps > results[{r, k, best}].tbps)
+              best = sched;
+          return best;
+        };
         for (size_t k = 0; k < answers.size(); ++k) {
-          const PerfResult &h = results[{ri, k, false}], &d = results[{ri, k, true}];
-          rs << format(" | %.1f | %.2f | %.2f | %.1f | %.2f | %.0f %%", h.totalUs, h.tbps,
-                       d.scheduleUs, d.totalUs, d.tbps, 100 * d.tbps / h.tbps);
+          const PerfResult &h = results[{ri, k, Host}], &d = results[{ri, k, Device}],
+                           &g = results[{ri, k, Ranges}];
+          rs << format(" | %.1f | %.2f | %.2f | %.1f | %.2f | %.1f | %.2f | ", h.totalUs, h.tbps,
+                       d.scheduleUs, d.totalUs, d.tbps, g.totalUs, g.tbps)
+             << scheduleNames[fastest(ri, k)];
           if (rows[ri].beside >= 0) {
             const size_t u = size_t(rows[ri].beside);
-            const double uh = results[{u, k, false}].tbps, ud = results[{u, k, true}].tbps;
-            rs << format(" | %.0f %% | %.0f %% | %.0f %%", 100 * h.tbps / uh, 100 * d.tbps / ud,
-                         100 * std::max(h.tbps, d.tbps) / std::max(uh, ud));
+            for (int sched = Host; sched < NumSchedules; ++sched)
+              rs << format(" | %.0f %%",
+                           100 * results[{ri, k, sched}].tbps / results[{u, k, sched}].tbps);
+            rs << format(" | %.0f %%", 100 * results[{ri, k, fastest(ri, k)}].tbps /
+                                           results[{u, k, fastest(u, k)}].tbps);
           } else {
-            rs << " | | | ";
+            rs << " | | | | ";
           }
         }
         rs << " |\n";
@@ -537,13 +561,19 @@ int main(int argc, char **argv) {
           "over U units, each CTA computing its own piece from indptr in its prologue "
           "(in \"device us\"), and the combine (none when U = B); \"planner us\" is the "
           "planner kernel's time for the same schedule, simulated on the batch's indptr: "
-          "the schedule's work done once by one wave, not part of the call. Each uniform batch "
-          "stands before the mixed batch it is compared with: the same request count and "
-          "total tokens. TB/s = the sum of the lengths x 576 B over the whole call; "
-          "\"mixed / uniform\" is the mixed batch's TB/s over its uniform batch's, under "
-          "the same schedule, and of the faster schedule of each (what a Decoder that "
-          "picks the faster one would give; issue 20's target: at least 90 %).\n",
-          document, "## The device schedule (issue 20, modeled)");
+          "the schedule's work done once by one wave, not part of the call. \"ranges\": "
+          "the range schedule (C ranges, one CTA a CU for each head group, each serving "
+          "its share of the batch's blocks request by request; the most pieces of one "
+          "request), the attention and the combine. \"Auto takes\": the schedule "
+          "`Decoder::plan(indptr)` takes by default, from the split policy's estimates "
+          "(`rt::chooseSchedule`), beside \"fastest\", the one modeled fastest. Each "
+          "uniform batch stands before the mixed batch it is compared with: the same "
+          "request count and total tokens. TB/s = the sum of the lengths x 576 B over the "
+          "whole call; \"mixed / uniform\" is the mixed batch's TB/s over its uniform "
+          "batch's, under the same schedule, and of the fastest schedule of each (what a "
+          "Decoder that picks the fastest would give; issue 20's target: at least "
+          "90 %).\n",
+          document, "## The device and range schedules (issue 20, modeled)");
       outs() << "mla-perf: wrote the schedule table into " << docPath << "\n";
     }
     return 0;
@@ -701,12 +731,23 @@ int main(int argc, char **argv) {
         std::vector<int32_t> indptr{0};
         for (int64_t len : c.lengths())
           indptr.push_back(int32_t(indptr.back() + len));
+        const unsigned cus = unsigned(options.params.numCUs);
+        const rt::SplitCostModel model = rt::SplitCostModel::calibrated();
+        const int64_t batch = int64_t(indptr.size()) - 1;
         rt::SplitCost cost =
-            rt::estimateSplitCost(indptr, c.heads, c.qlen, unsigned(options.params.numCUs),
-                                  caseSplits, rt::SplitCostModel::calibrated());
-        outs() << "policy estimate " << c.str() << " NS " << caseSplits
-               << format(": attention %.1f us, combine %.1f us, total %.1f us\n",
-                         cost.attention, cost.combine, cost.total());
+            c.rangeSchedule ? rt::estimateRangeScheduleCost(indptr, c.heads, c.qlen, cus, model)
+            : c.deviceSchedule
+                ? rt::estimateDeviceScheduleCost(
+                      indptr, c.heads, c.qlen, cus,
+                      c.units ? *c.units
+                              : kernel::scheduleUnitCount(batch, c.heads, c.qlen, gfx950::kNumCUs,
+                                                          gfx950::kNumXcds),
+                      model)
+                : rt::estimateSplitCost(indptr, c.heads, c.qlen, cus, caseSplits, model);
+        outs() << "policy estimate " << c.str() << " NS " << cost.numSplits
+               << format(": schedule %.1f us, attention %.1f us, combine %.1f us, total %.1f "
+                         "us\n",
+                         cost.schedule, cost.attention, cost.combine, cost.total());
       }
       outs().flush();
       os << row;

@@ -414,20 +414,21 @@ class Decoder:
         ``plan(max_requests=B, slots=N)`` (no ``indptr``) plans without lengths: the
         plan is valid for any batch of exactly B requests (some may be empty) on a pool
         of N slots, so a graph captured with it replays correctly whatever lengths the
-        device ``indptr`` holds (``any_lengths`` is True; the split count is the
-        policy's choice for B requests of min(N / B, 131072) tokens, docs/decoder.md).
+        device ``indptr`` holds (``any_lengths`` is True; with the host schedule the split
+        count is the policy's choice for B requests of min(N / B, 131072) tokens,
+        docs/decoder.md).
 
         ``schedule``: ``"auto"`` (the default), ``"host"``, ``"device"`` or ``"ranges"``. The device
-        schedule (the default of a plan without lengths when no ``num_splits`` is given)
-        gives each request its own number of pieces from the device ``indptr`` at run
-        time (each attention CTA computes its own) (``plan.schedule == "device"``, ``plan.units``
-        the fixed grid's units, ``plan.num_splits`` the most pieces a request can get);
-        the host schedule is one split count for the whole batch. A plan with lengths
-        and no ``num_splits`` takes whichever the split policy estimates faster
-        (docs/decoder.md, "The device schedule"). ``"ranges"``, on request only, gives
-        each attention CTA a contiguous share of the batch's blocks (``plan.schedule ==
-        "ranges"``, ``plan.units`` the range count; docs/decoder.md, "The range
-        schedule")."""
+        schedule gives each request its own number of pieces from the device ``indptr``
+        at run time (each attention CTA computes its own) (``plan.schedule == "device"``,
+        ``plan.units`` the fixed grid's units, ``plan.num_splits`` the most pieces a
+        request can get); the range schedule gives each attention CTA a contiguous share
+        of the batch's blocks, also found on the device (``plan.schedule == "ranges"``,
+        ``plan.units`` the range count); the host schedule is one split count for the
+        whole batch. ``"auto"`` without ``num_splits``: a plan without lengths takes the
+        range schedule for two requests or more and the device schedule for one; a plan
+        with lengths takes whichever of the three the split policy estimates fastest
+        (docs/decoder.md, "Defaults" and "The range schedule")."""
         if schedule not in ("auto", "host", "device", "ranges"):
             raise ValueError(
                 f"schedule: must be 'auto', 'host', 'device' or 'ranges', got {schedule!r}")

@@ -912,13 +912,15 @@ PYBIND11_MODULE(_mla, m) {
       .def("as_dict", &planDict)
       .def("__repr__", [](const rt::DecodePlan &p) {
         return "DecodePlan(requests=" + std::to_string(p.requests) +
-               (p.deviceSchedule ? ", device schedule over " + std::to_string(p.units) +
-                                       " units, at most " + std::to_string(p.numSplits) +
-                                       " pieces a request"
-                                 : ", num_splits=" + std::to_string(p.numSplits)) +
+               (p.rangeSchedule
+                    ? ", range schedule over " + std::to_string(p.units) + " ranges, at most " +
+                          std::to_string(p.numSplits) + " pieces a request"
+                : p.deviceSchedule
+                    ? ", device schedule over " + std::to_string(p.units) + " units, at most " +
+                          std::to_string(p.numSplits) + " pieces a request"
+                    : ", num_splits=" + std::to_string(p.numSplits)) +
                (p.combine ? ", combine" : ", attention writes out/lse") +
-               (p.wideKv ? ", wide KV" : "") +
-               (p.anyLengths ? ", any lengths" : "") +
+               (p.wideKv ? ", wide KV" : "") + (p.anyLengths ? ", any lengths" : "") +
                ", workspace_bytes=" + std::to_string(p.workspaceBytes) + ")";
       });
   py::class_<PyDLPack, std::shared_ptr<PyDLPack>>(m, "DLPackTensor")

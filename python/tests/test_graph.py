@@ -140,22 +140,27 @@ def test_fused_combine_replays_any_lengths(device, decoder):
     step.close()
 
 
-def test_device_schedule_replays_any_lengths(device, decoder):
-    """The default plan without lengths uses the device schedule: the attention CTAs
-    cut each request into its own pieces from the device indptr at every replay."""
+@pytest.mark.parametrize("schedule,described", [
+    ("auto", "range schedule over 256 ranges"),
+    ("device", "device schedule over 256 units")])
+def test_scheduled_plan_replays_any_lengths(device, decoder, schedule, described):
+    """A plan without lengths with the range schedule (the default for two requests or
+    more) or the device schedule: the attention CTAs find their work from the device
+    indptr at every replay."""
     dec = decoder(HEADS, 1)
     requests, slots = 3, 20000
     pool = mla.reference.make_problem(HEADS, 1, [slots], seed=22)
-    plan = dec.plan(max_requests=requests, slots=slots)
-    assert plan.schedule == "device" and plan.any_lengths and plan.units == 256
-    assert plan.as_dict()["schedule"] == "device"
-    assert "device schedule over 256 units" in repr(plan)
+    plan = dec.plan(max_requests=requests, slots=slots, schedule=schedule)
+    expected = "ranges" if schedule == "auto" else schedule
+    assert plan.schedule == expected and plan.any_lengths and plan.units == 256
+    assert plan.as_dict()["schedule"] == expected
+    assert described in repr(plan)
     step = _Step(device, dec, plan, pool, 5, device.alloc(plan.workspace_bytes))
     step.capture([2, 1, 3])
     for lengths in ([2, 1, 3], [15000, 0, 900], [129, 4000, 128], [0, 0, 0]):
         q, pages, indptr, out, lse = step.replay(lengths)
-        # A fresh call planned from these lengths with the device schedule: same bits.
-        step.run(dec.plan(indptr, slots, schedule="device"))
+        # A fresh call planned from these lengths with the same schedule: same bits.
+        step.run(dec.plan(indptr, slots, schedule=expected))
         device.synchronize()
         fresh_out, fresh_lse = step.results()
         assert np.array_equal(out, fresh_out), lengths
@@ -176,13 +181,18 @@ def test_device_schedule_replays_any_lengths(device, decoder):
 def test_schedule_argument(device, decoder):
     dec = decoder(HEADS, 1)
     assert dec.plan([0, 5, 9], 10).schedule == "host"
-    # From lengths, "auto" takes the device schedule where it is estimated faster: one
-    # 128K request and 63 of 2K (docs/decoder.md, "The device schedule").
+    # From lengths, "auto" takes the schedule estimated fastest: the device schedule for
+    # one 128K request and 63 of 2K (docs/decoder.md, "Defaults").
     mixed = np.concatenate(([0], np.cumsum([131072] + [2048] * 63)))
     assert dec.plan(mixed, int(mixed[-1])).schedule == "device"
     assert dec.plan(mixed, int(mixed[-1]), schedule="host").schedule == "host"
     assert dec.plan([0, 5, 9], 10, schedule="device").schedule == "device"
-    assert dec.plan(max_requests=2, slots=10).schedule == "device"
+    # Without lengths, "auto" takes the range schedule for two requests or more and the
+    # device schedule for one; from lengths spread from 1K to 32K, the range schedule.
+    assert dec.plan(max_requests=2, slots=10).schedule == "ranges"
+    assert dec.plan(max_requests=1, slots=10).schedule == "device"
+    spread = np.concatenate(([0], np.cumsum(1024 + np.arange(64) * (32768 - 1024) // 63)))
+    assert dec.plan(spread, int(spread[-1])).schedule == "ranges"
     assert dec.plan(max_requests=2, slots=10, num_splits=3).schedule == "host"
     assert dec.plan(max_requests=2, slots=10, schedule="ranges").schedule == "ranges"
     assert dec.plan([0, 5, 9], 10, schedule="ranges").schedule == "ranges"

@@ -351,7 +351,8 @@ Expected<DecodePlan> Decoder::plan(Span<const int32_t> indptr, uint64_t slots,
     // The host plan makePlan would make.
     const int ns = capAtLongest(
         indptr, chooseNumSplits(indptr, config_.heads, config_.qlen, gfx950::kNumCUs));
-    if (!deviceScheduleIsFaster(indptr, ns))
+    schedule = chooseSchedule(indptr, config_.heads, config_.qlen, gfx950::kNumCUs, ns);
+    if (schedule == SplitSchedule::Host)
       return makePlan(indptr, slots, ns, /*partialsOnly=*/false);
   }
   DecodePlan plan;
@@ -363,21 +364,6 @@ Expected<DecodePlan> Decoder::plan(Span<const int32_t> indptr, uint64_t slots,
   if (Error e = completeDevicePlan(plan, schedule == SplitSchedule::Ranges))
     return std::move(e);
   return plan;
-}
-
-bool Decoder::deviceScheduleIsFaster(Span<const int32_t> indptr, int ns) const {
-  const int64_t requests = int64_t(indptr.size()) - 1;
-  if (requests == 0)
-    return false;
-  const int64_t heads = config_.heads, qlen = config_.qlen;
-  const SplitCostModel model = SplitCostModel::calibrated();
-  const double host =
-      estimateSplitCost(indptr, heads, qlen, gfx950::kNumCUs, ns, model).total();
-  const double device =
-      estimateDeviceScheduleCost(indptr, heads, qlen, gfx950::kNumCUs,
-                                 deviceScheduleUnits(requests, heads, qlen), model)
-          .total();
-  return device < host;
 }
 
 Expected<DecodePlan> Decoder::makePlan(Span<const int32_t> indptr, uint64_t slots,
@@ -422,6 +408,8 @@ Expected<DecodePlan> Decoder::plan(int64_t maxRequests, uint64_t slots,
     plan.slots = slots;
     plan.anyLengths = true;
     plan.owner = this;
+    if (schedule == SplitSchedule::Auto)
+      schedule = chooseLengthFreeSchedule(maxRequests);
     if (Error e = completeDevicePlan(plan, schedule == SplitSchedule::Ranges))
       return std::move(e);
     return plan;

@@ -207,16 +207,17 @@ std::map<std::string, std::shared_ptr<const CodeObject>> &memoryCache() {
   return cache;
 }
 
-/// Loads a code object and checks it holds the decode kernels (attention, combine, the
-/// DCP merge and the device schedule's planner).
+/// Loads a code object and checks it holds every decode kernel a plan may launch (the
+/// attention kernels of each schedule, combine, the DCP merge and the device schedule's
+/// planner), so that an entry of an older generation fails here, not at a launch.
 Expected<std::shared_ptr<const CodeObject>> loadKernels(Span<const uint8_t> bytes,
                                                         const std::string &description) {
   auto code = CodeObject::loadFromMemory(bytes, description);
   if (!code)
     return code.takeError();
   for (const char *name : {kernel::kAttentionKernelName, kernel::kFusedAttentionKernelName,
-                           kernel::kCombineKernelName, kernel::kDcpMergeKernelName,
-                           kernel::kScheduleKernelName})
+                           kernel::kRangeAttentionKernelName, kernel::kCombineKernelName,
+                           kernel::kDcpMergeKernelName, kernel::kScheduleKernelName})
     if (auto k = (*code)->getKernel(name); !k)
       return k.takeError();
   return std::shared_ptr<const CodeObject>(std::move(*code));

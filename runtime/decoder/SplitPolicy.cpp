@@ -65,6 +65,15 @@ std::vector<int64_t> hostUnitBlocks(Span<const int32_t> indptr, int numSplits) {
   return unitBlocks;
 }
 
+/// An attention CTA of `blocks` blocks with a fraction `busy` of the CUs busy:
+/// ctaFixed + ctaFixedShared busy / G + (n - 1) (perBlock + perBlockShared busy / G).
+double ctaTime(const SplitCostModel &model, int64_t blocks, double busy, int64_t groups) {
+  if (!blocks)
+    return model.emptyCta;
+  return model.ctaFixed + model.ctaFixedShared * busy / double(groups) +
+         double(blocks - 1) * (model.perBlock + model.perBlockShared * busy / double(groups));
+}
+
 /// The attention CTAs of the units `unitBlocks` (unit u of unitBlocks[u] blocks, G head
 /// groups each). Which CUs share HBM with a CTA (the fraction busy) follows mla-perf's
 /// whole-GPU estimate (docs/timing-model.md): a grid of at most one CTA a CU keeps that
@@ -81,21 +90,13 @@ AttentionWork attentionWork(const std::vector<int64_t> &unitBlocks, int64_t head
   work.tailStart = grid - tail;
   const double busy = double(std::min<int64_t>(grid, numCUs)) / double(numCUs);
   const double tailBusy = tail ? double(tail) / double(numCUs) : busy;
-  // A CTA of n >= 1 blocks with a fraction `b` of the CUs busy:
-  // ctaFixed + ctaFixedShared b / G + (n - 1) (perBlock + perBlockShared b / G).
-  auto ctaTime = [&](int64_t blocks, double b) {
-    if (!blocks)
-      return model.emptyCta;
-    return model.ctaFixed + model.ctaFixedShared * b / double(groups) +
-           double(blocks - 1) * (model.perBlock + model.perBlockShared * b / double(groups));
-  };
   if (withUnits) {
     work.unitTime.reserve(units);
     work.unitTailTime.reserve(units);
   }
   for (int64_t unit = 0; unit < units; ++unit) {
-    const double t = ctaTime(unitBlocks[unit], busy),
-                 tailT = ctaTime(unitBlocks[unit], tailBusy);
+    const double t = ctaTime(model, unitBlocks[unit], busy, groups),
+                 tailT = ctaTime(model, unitBlocks[unit], tailBusy, groups);
     if (withUnits) {
       work.unitTime.push_back(t);
       work.unitTailTime.push_back(tailT);
@@ -183,6 +184,11 @@ SplitCostModel SplitCostModel::calibrated() {
   // attention takes 31.24 us against the host schedule's 30.39 for the same pieces),
   // generated code mla-0.14.0-gfx950.
   model.schedulePrologue = 0.85;
+  // The range CTA's prologue and its loop's bounds: on 64 x 4K at qlen 1 (mla-perf
+  // --trace, sched=ranges against the host schedule, the same 8 blocks a CU) the range
+  // CTA ends at cycle 62,048 against 58,472, 3,576 cycles at 2.4 GHz; generated code
+  // mla-0.38.0-gfx950.
+  model.rangePrologue = 1.49;
   return model;
 }
 
@@ -251,6 +257,47 @@ SplitCost mla::rt::estimateDeviceScheduleCost(Span<const int32_t> indptr, int64_
   return cost;
 }
 
+SplitCost mla::rt::estimateRangeScheduleCost(Span<const int32_t> indptr, int64_t heads,
+                                             int64_t qlen, unsigned numCUs,
+                                             const SplitCostModel &model) {
+  assert(!indptr.empty() && numCUs >= 1);
+  const int64_t requests = int64_t(indptr.size()) - 1;
+  std::vector<int64_t> lengths(requests);
+  for (int64_t b = 0; b < requests; ++b)
+    lengths[b] = indptr[b + 1] - indptr[b];
+  const int64_t ranges = kernel::rangeCount(heads, qlen, gfx950::kNumCUs, gfx950::kNumXcds);
+  const kernel::RangeSchedule schedule =
+      kernel::planRanges(lengths, ranges, kernel::rangePieceCostBlocks(heads, qlen));
+  const int64_t groups = kernel::headGroups(heads, qlen);
+  // One CTA a CU: every range's CTAs start at once, and the busiest range is the launch.
+  const double busy = double(std::min<int64_t>(ranges * groups, numCUs)) / double(numCUs);
+  std::vector<double> rangeTime(ranges, model.rangePrologue);
+  int64_t mostPieces = 1, mergeEntries = 0;
+  for (int64_t b = 0; b < requests; ++b) {
+    const int32_t *entry = &schedule.pieces[b * kernel::kPieceEntryInts];
+    const int64_t pieces = entry[0], firstRange = entry[1] - b;
+    mostPieces = std::max(mostPieces, pieces);
+    mergeEntries += pieces > 1 ? kernel::combineSplitGroups(pieces) : 0;
+    for (int64_t j = 0; j < pieces; ++j) {
+      auto [from, to] = schedule.pieceTokens[b][j];
+      const int64_t blocks = to > from ? ceilDiv(to, kBlockTokens) - from / kBlockTokens : 0;
+      rangeTime[firstRange + j] += ctaTime(model, blocks, busy, groups);
+    }
+  }
+  SplitCost cost;
+  cost.numSplits = int(mostPieces);
+  // A CU runs ceil(CTAs / CUs) range CTAs in turn (one, unless the CUs are fewer).
+  const double rounds = double(ceilDiv(ranges * groups, int64_t(numCUs)));
+  cost.schedule = model.rangePrologue * rounds;
+  cost.attention =
+      model.attentionLaunch +
+      rounds * (*std::max_element(rangeTime.begin(), rangeTime.end()) - model.rangePrologue);
+  cost.combine = mergeEntries ? combineTime(mergeEntries * qlen * heads, numCUs, int(mostPieces),
+                                            kernel::combineSplitGroups(mostPieces), model)
+                              : 0;
+  return cost;
+}
+
 int mla::rt::maxPolicySplits(int64_t requests, int64_t heads, int64_t qlen, unsigned numCUs,
                              int maxSplits) {
   const int64_t cap = kMaxSplitGridWaves * int64_t(numCUs);
@@ -305,6 +352,33 @@ int mla::rt::chooseNumSplits(Span<const int32_t> indptr, int64_t heads, int64_t 
                              unsigned numCUs) {
   return chooseSplitCount(indptr, heads, qlen, numCUs, SplitCostModel::calibrated(),
                           kMaxSplits);
+}
+
+SplitSchedule mla::rt::chooseSchedule(Span<const int32_t> indptr, int64_t heads, int64_t qlen,
+                                      unsigned numCUs, int hostSplits) {
+  const int64_t requests = int64_t(indptr.size()) - 1;
+  if (requests == 0)
+    return SplitSchedule::Host;
+  const SplitCostModel model = SplitCostModel::calibrated();
+  const std::pair<SplitSchedule, double> estimates[] = {
+      {SplitSchedule::Host,
+       estimateSplitCost(indptr, heads, qlen, numCUs, hostSplits, model).total()},
+      {SplitSchedule::Device,
+       estimateDeviceScheduleCost(
+           indptr, heads, qlen, numCUs,
+           kernel::scheduleUnitCount(requests, heads, qlen, gfx950::kNumCUs, gfx950::kNumXcds),
+           model)
+           .total()},
+      {SplitSchedule::Ranges,
+       estimateRangeScheduleCost(indptr, heads, qlen, numCUs, model).total()}};
+  // min_element keeps the first of equal estimates: a tie takes the simpler schedule.
+  return std::min_element(std::begin(estimates), std::end(estimates),
+                          [](const auto &a, const auto &b) { return a.second < b.second; })
+      ->first;
+}
+
+SplitSchedule mla::rt::chooseLengthFreeSchedule(int64_t requests) {
+  return requests >= 2 ? SplitSchedule::Ranges : SplitSchedule::Device;
 }
 
 int mla::rt::chooseLengthFreeNumSplits(int64_t requests, uint64_t slots, int64_t heads,

@@ -374,10 +374,23 @@ int main(int argc, char **argv) {
     start = std::chrono::steady_clock::now();
     // The model of the split the call ran: one NS for the batch, or under the device
     // schedule each request's own piece count (the rule the attention CTAs compute,
-    // kernel::planSchedule) and the longest piece for the error bounds.
+    // kernel::planSchedule), or under the range schedule each request's pieces
+    // (kernel::planRanges), and the longest piece for the error bounds.
     ref::ModelOutput model;
     int64_t longestSplit = ref::maxSplitTokens(view, info.numSplits);
-    if (info.deviceSchedule) {
+    if (info.rangeSchedule) {
+      std::vector<int64_t> requestLengths(lengths.begin(), lengths.end());
+      kernel::RangeSchedule rule = kernel::planRanges(
+          requestLengths, info.units, kernel::rangePieceCostBlocks(options.heads, qlen));
+      std::vector<std::vector<ref::TokenRange>> pieces(rule.pieceTokens.size());
+      longestSplit = 0;
+      for (size_t b = 0; b < pieces.size(); ++b)
+        for (auto [from, to] : rule.pieceTokens[b]) {
+          pieces[b].push_back({int(from), int(to)});
+          longestSplit = std::max<int64_t>(longestSplit, to - from);
+        }
+      model = ref::modelAttentionByPieces(problem, pieces);
+    } else if (info.deviceSchedule) {
       std::vector<int64_t> requestLengths(lengths.begin(), lengths.end());
       kernel::Schedule schedule = kernel::planSchedule(
           requestLengths, info.units,
@@ -444,7 +457,9 @@ int main(int argc, char **argv) {
     c.push_back(fmt("%d x %d / %lld", options.heads, qlen,
                     (long long)kernel::headGroups(options.heads, qlen)));
     c.push_back(fmt("%zu / %zu / %lld", lengths.size(), rows, (long long)totalTokens));
-    if (info.deviceSchedule)
+    if (info.rangeSchedule)
+      c.push_back(fmt("<= %d a request (range schedule, %u ranges)", info.numSplits, info.units));
+    else if (info.deviceSchedule)
       c.push_back(fmt("<= %d a request (device schedule, %u units)", info.numSplits,
                       info.units));
     else

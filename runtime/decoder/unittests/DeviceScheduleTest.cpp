@@ -652,6 +652,22 @@ INSTANTIATE_TEST_SUITE_P(
         ScheduleCase{12, 2, rt::AttentionBuild::Wspec, {4000, 0, 300}, /*wideKv=*/true}),
     caseName);
 
+// Decode context parallelism with the range schedule: rank 1 of 4, the ranges cut from the
+// rank's local lengths, the causal bound from the global ones (seq_lens, dcp); each
+// request equal to the model of its shard's pieces, and the tables the rule's.
+TEST(RangeSchedule, DcpRankMatchesTheModel) {
+  auto device = rt::Device::openEmulator();
+  auto decoder = makeDecoder(*device, 24, 2);
+  ASSERT_TRUE(decoder);
+  const ref::Problem whole = problem(24, 2, {9000, 3, 1300, 0, 20000}, 53);
+  const ref::Problem shard = ref::shardProblem(whole.view(), 4, 1);
+  kernel::RangeSchedule rule;
+  ref::ModelOutput got = runRangeSchedule(*device, *decoder, shard, rule);
+  ref::ModelOutput expected = ref::modelAttentionByPieces(shard, tokenRanges(rule));
+  EXPECT_EQ(got.out, expected.out);
+  EXPECT_EQ(0, std::memcmp(got.lse.data(), expected.lse.data(), got.lse.size() * 4));
+}
+
 namespace {
 
 /// The device schedule's (or the range schedule's) graph replay, as the test below says.
@@ -787,12 +803,20 @@ TEST(DeviceSchedule, SplitCountAndDeviceScheduleExcludeEachOther) {
         refused(decoder->plan(int64_t(1), 100, 4, rt::SplitSchedule::Device))})
     EXPECT_NE(message.find("num_splits: the device schedule chooses"), std::string::npos)
         << message;
-  // The defaults: a plan without lengths is device-scheduled unless a split count is
-  // given; one from lengths is whichever is estimated faster (one short request: the
-  // host's one launch).
+  // The defaults: a plan without lengths takes the device schedule for one request and
+  // the range schedule for more, unless a split count is given; one from lengths is
+  // whichever is estimated fastest (one short request: the host's one launch).
   EXPECT_FALSE(unwrapOrFail(decoder->plan(indptr, 100)).deviceSchedule);
-  EXPECT_TRUE(unwrapOrFail(decoder->plan(int64_t(1), 100)).deviceSchedule);
+  const rt::DecodePlan one = unwrapOrFail(decoder->plan(int64_t(1), 100));
+  EXPECT_TRUE(one.deviceSchedule);
+  EXPECT_FALSE(one.rangeSchedule);
+  const rt::DecodePlan two = unwrapOrFail(decoder->plan(int64_t(2), 100));
+  EXPECT_TRUE(two.deviceSchedule);
+  EXPECT_TRUE(two.rangeSchedule);
   EXPECT_FALSE(unwrapOrFail(decoder->plan(int64_t(1), 100, 2)).deviceSchedule);
+  EXPECT_FALSE(unwrapOrFail(decoder->plan(int64_t(2), 100, 2)).deviceSchedule);
+  EXPECT_FALSE(unwrapOrFail(decoder->plan(int64_t(2), 100, std::nullopt, rt::SplitSchedule::Device))
+                   .rangeSchedule);
   EXPECT_EQ(rt::parseSplitSchedule("device"), rt::SplitSchedule::Device);
   EXPECT_EQ(rt::parseSplitSchedule("sideways"), std::nullopt);
 }
@@ -813,9 +837,28 @@ TEST(DeviceSchedule, AutoFollowsTheEstimates) {
   };
   const std::vector<int32_t> mixed = batch(128 * 1024, 2048, 64);
   const std::vector<int32_t> uniform = batch(4096, 4096, 64);
-  const uint64_t slots = uint64_t(mixed.back()) + uniform.back();
-  EXPECT_TRUE(unwrapOrFail(decoder->plan(mixed, slots)).deviceSchedule);
+  // 64 requests spread from 1K to 32K (mla-perf's lens=1K..32Kx64, in order).
+  std::vector<int32_t> spreadLengths = {0};
+  for (int b = 0; b < 64; ++b)
+    spreadLengths.push_back(spreadLengths.back() + 1024 +
+                            int32_t(int64_t(b) * (32768 - 1024) / 63));
+  const std::vector<int32_t> spread = spreadLengths;
+  const uint64_t slots = uint64_t(mixed.back()) + uniform.back() + spread.back();
+  // Each as modeled fastest (docs/performance.md, "The device and range schedules").
+  const rt::DecodePlan fewLong = unwrapOrFail(decoder->plan(mixed, slots));
+  EXPECT_TRUE(fewLong.deviceSchedule);
+  EXPECT_FALSE(fewLong.rangeSchedule);
   EXPECT_FALSE(unwrapOrFail(decoder->plan(uniform, slots)).deviceSchedule);
+  EXPECT_TRUE(unwrapOrFail(decoder->plan(spread, slots)).rangeSchedule);
+  for (const std::vector<int32_t> *indptr : {&mixed, &uniform, &spread}) {
+    const rt::DecodePlan plan = unwrapOrFail(decoder->plan(*indptr, slots));
+    const rt::SplitSchedule expected = !plan.deviceSchedule ? rt::SplitSchedule::Host
+                                       : plan.rangeSchedule ? rt::SplitSchedule::Ranges
+                                                            : rt::SplitSchedule::Device;
+    EXPECT_EQ(rt::chooseSchedule(*indptr, 12, 1, gfx950::kNumCUs,
+                                 rt::chooseNumSplits(*indptr, 12, 1, gfx950::kNumCUs)),
+              expected);
+  }
   // An explicit choice or a split count overrides the estimate.
   EXPECT_FALSE(
       unwrapOrFail(decoder->plan(mixed, slots, std::nullopt, rt::SplitSchedule::Host))

@@ -151,6 +151,45 @@ TEST(KernelCache, DiskCacheRebuildsCorruptEntries) {
   llvm::sys::fs::remove_directories(dir);
 }
 
+// An entry whose checksum is right but whose code object lacks a kernel a plan may launch
+// (here the range schedule's, renamed in the symbol table and the metadata: what an entry
+// of an older generation holds) is corrupt, named, and rebuilt; it never reaches a launch.
+TEST(KernelCache, EntryWithoutEveryKernelIsRebuilt) {
+  std::string dir = tempCacheDir();
+  std::string path = entryPath(dir);
+  std::string bytes = readAll(path);
+  // "MLACODE1" | key length (u32 LE) | key | payload length (u64 LE) | FNV-1a 64 | payload.
+  ASSERT_GT(bytes.size(), 12u);
+  uint32_t keyLength = 0;
+  for (int i = 0; i < 4; ++i)
+    keyLength |= uint32_t(uint8_t(bytes[8 + i])) << (8 * i);
+  const size_t keyAt = 12, checksumAt = keyAt + keyLength + 8, payloadAt = checksumAt + 8;
+  ASSERT_GT(bytes.size(), payloadAt);
+  std::string payload = bytes.substr(payloadAt);
+  const std::string name = "mla_attn_ranges", renamed = "mla_attn_rangez";
+  size_t renames = 0;
+  for (size_t at = payload.find(name); at != std::string::npos; at = payload.find(name, at))
+    payload.replace(at, name.size(), renamed), ++renames;
+  ASSERT_GE(renames, 2u) << "the symbol and its metadata";
+  uint64_t hash = 0xcbf29ce484222325ull; // FNV-1a 64 of the key, then the payload
+  for (char c : bytes.substr(keyAt, keyLength) + payload)
+    hash = (hash ^ uint8_t(c)) * 0x100000001b3ull;
+  for (int i = 0; i < 8; ++i)
+    bytes[checksumAt + i] = char(hash >> (8 * i));
+  bytes.replace(payloadAt, payload.size(), payload);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+
+  rt::clearDecodeKernelMemoryCache();
+  auto rebuilt = rt::getDecodeKernels(smallConfig(), dir);
+  ASSERT_TRUE(bool(rebuilt)) << llvm::toString(rebuilt.takeError());
+  EXPECT_EQ(rebuilt->source, rt::KernelSource::Compiled);
+  EXPECT_NE(rebuilt->note.find("is corrupt"), std::string::npos) << rebuilt->note;
+  EXPECT_NE(rebuilt->note.find(name), std::string::npos) << rebuilt->note;
+  EXPECT_TRUE(bool(rebuilt->code->getKernel(name)));
+  EXPECT_EQ(readAll(path).find(renamed), std::string::npos) << "the entry was overwritten";
+  llvm::sys::fs::remove_directories(dir);
+}
+
 TEST(KernelCache, FifoAtTheEntryPathIsRejectedWithoutBlocking) {
   std::string dir = tempCacheDir();
   std::string path = entryPath(dir);

@@ -325,18 +325,24 @@ TEST(PlanRun, WorkspaceCoversThePolicysPlans) {
   EXPECT_EQ(decoder->workspaceBytes(3, 3), 3u * 3 * 12 * 1024 + 512u + 256u + 256u);
   EXPECT_EQ(decoder->workspaceBytes(3, 9), 3u * 9 * 12 * 1024 + 1536u + 256u);
   // The batch the uncapped policy split 102 ways (SplitPolicyTest's GridCap case): its
-  // plan fits the bound.
+  // host plan keeps the cap, and it and the default plan (whichever schedule the
+  // estimates take) fit the bound.
   std::vector<int32_t> indptr(4097, int32_t(1) << 24);
   indptr[0] = 0;
-  rt::DecodePlan plan = unwrapOrFail(decoder->plan(indptr, 1));
+  rt::DecodePlan plan =
+      unwrapOrFail(decoder->plan(indptr, 1, std::nullopt, rt::SplitSchedule::Host));
   EXPECT_LE(plan.numSplits, 2);
   EXPECT_LE(plan.workspaceBytes, decoder->workspaceBytes(4096));
+  EXPECT_LE(unwrapOrFail(decoder->plan(indptr, 1)).workspaceBytes, decoder->workspaceBytes(4096));
   // Plans of fewer requests are covered too (the policy allows them more splits).
   for (int requests : {1, 7, 64, 255}) {
     std::vector<int32_t> few(size_t(requests) + 1, int32_t(1) << 24);
     few[0] = 0;
-    rt::DecodePlan p = unwrapOrFail(decoder->plan(few, 1));
-    EXPECT_LE(p.workspaceBytes, decoder->workspaceBytes(256)) << requests << " requests";
+    for (rt::SplitSchedule schedule : {rt::SplitSchedule::Auto, rt::SplitSchedule::Host}) {
+      rt::DecodePlan p = unwrapOrFail(decoder->plan(few, 1, std::nullopt, schedule));
+      EXPECT_LE(p.workspaceBytes, decoder->workspaceBytes(256))
+          << requests << " requests, " << rt::splitScheduleName(schedule);
+    }
   }
 }
 

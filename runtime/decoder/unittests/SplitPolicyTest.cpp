@@ -88,6 +88,49 @@ TEST(SplitPolicy, DeviceScheduleByHand) {
   EXPECT_DOUBLE_EQ(estimateSplitCost(lengths({1024}), 12, 1, 256, 4, m).schedule, 0);
 }
 
+TEST(SplitPolicy, RangeScheduleByHand) {
+  // 256 CUs, heads 12: qlen 1 has G = 1, C = 256 ranges, F = 1 position a request.
+  SplitCostModel m = handModel();
+  m.rangePrologue = 350;
+  auto uniform = [](int64_t count, int32_t length) {
+    std::vector<int32_t> indptr = {0};
+    for (int64_t b = 0; b < count; ++b)
+      indptr.push_back(indptr.back() + length);
+    return indptr;
+  };
+  // 256 requests of one block: W = 256 x 2, each range [2c, 2c + 2) is request c's block
+  // and its cost: one piece of 1 block a range (100), no request cut, no combine.
+  SplitCost one = estimateRangeScheduleCost(uniform(256, 128), 12, 1, 256, m);
+  EXPECT_EQ(one.numSplits, 1);
+  EXPECT_DOUBLE_EQ(one.schedule, 350);
+  EXPECT_DOUBLE_EQ(one.attention, 1000 + 100);
+  EXPECT_DOUBLE_EQ(one.combine, 0);
+  // 1024 of them: each range holds 8 positions, 4 requests, and pays a CTA's fixed cost
+  // for each piece: 4 x 100.
+  SplitCost four = estimateRangeScheduleCost(uniform(1024, 128), 12, 1, 256, m);
+  EXPECT_EQ(four.numSplits, 1);
+  EXPECT_DOUBLE_EQ(four.attention, 1000 + 4 * 100);
+  EXPECT_DOUBLE_EQ(four.combine, 0);
+  // One request of 255 blocks: W = 256, range c < 255 holds block c (100), range 255 the
+  // request's cost only (no piece). 255 pieces: combineSplitGroups(255) = 64 merge
+  // entries of qlen x H = 12 waves, 768 waves in 3 rounds of 256, 4 slots each:
+  // 2000 + 3 x (200 + 20 x 4) = 2840.
+  SplitCost cut = estimateRangeScheduleCost(uniform(1, 255 * 128), 12, 1, 256, m);
+  EXPECT_EQ(cut.numSplits, 255);
+  EXPECT_DOUBLE_EQ(cut.schedule, 350);
+  EXPECT_DOUBLE_EQ(cut.attention, 1000 + 100);
+  EXPECT_DOUBLE_EQ(cut.combine, 2840);
+  // The blocks of a range are shared-HBM blocks with every CU busy (one CTA a CU):
+  // perBlockShared 40 makes a further block 10 + 40 / G. Two requests of 511 blocks
+  // (W = 1024): each range 4 positions, 128 pieces a request; range 127 holds request 0's
+  // last 3 blocks and its cost (100 + 2 x 50), range 128 request 1's first 4 blocks:
+  // 100 + 3 x 50 = 250, the busiest.
+  m.perBlockShared = 40;
+  SplitCost shared = estimateRangeScheduleCost(uniform(2, 511 * 128), 12, 1, 256, m);
+  EXPECT_EQ(shared.numSplits, 128);
+  EXPECT_DOUBLE_EQ(shared.attention, 1000 + 250);
+}
+
 TEST(SplitPolicy, SharedHbmSlowsBlocksWithBusyCus) {
   // perBlockShared 40: a block costs 10 + 40 * busy / G. 1024 tokens, NS 4 on 256 CUs:
   // 4 CTAs (the grid rounds 4 units up to 8 XCDs: 8 CTAs) busy 8 / 256:

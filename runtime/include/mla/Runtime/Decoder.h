@@ -103,8 +103,9 @@ struct DecodeRunInfo {
 
 /// Where a plan's split comes from (docs/decoder.md, "The device schedule").
 enum class SplitSchedule {
-  Auto,   ///< plan(indptr): whichever the split policy's estimates make faster;
-          ///< plan(maxRequests): Device; Host whenever numSplits is given
+  Auto,   ///< plan(indptr): whichever the split policy's estimates make fastest
+          ///< (chooseSchedule); plan(maxRequests): chooseLengthFreeSchedule; Host
+          ///< whenever numSplits is given
   Host,   ///< one split count NS for the whole batch, chosen on the host
   Device, ///< each request cut into its own pieces on the device, by the attention CTAs
   Ranges, ///< each attention CTA a contiguous share of the batch's blocks, found on the
@@ -243,6 +244,26 @@ Error validateDcp(Span<const int32_t> indptr, int dcpSize, int dcpRank,
 int chooseNumSplits(Span<const int32_t> indptr, int64_t heads, int64_t qlen,
                     unsigned numCUs);
 
+/// The schedule Decoder::plan(indptr) takes under SplitSchedule::Auto without a split
+/// count: the one whose estimate of the call is the smallest, with the calibrated cost
+/// constants (mla/Runtime/SplitPolicy.h): the host plan of `hostSplits` splits
+/// (estimateSplitCost), the device schedule of a plan's units
+/// (estimateDeviceScheduleCost) or the range schedule (estimateRangeScheduleCost); Host
+/// for an empty batch, and of a tie the earlier in that order. `indptr` must be valid.
+/// Defined in SplitPolicy.cpp.
+SplitSchedule chooseSchedule(Span<const int32_t> indptr, int64_t heads, int64_t qlen,
+                             unsigned numCUs, int hostSplits);
+
+/// The schedule Decoder::plan(maxRequests) takes under SplitSchedule::Auto without a
+/// split count, where no length is known: the range schedule for two requests or more,
+/// the device schedule for one. Modeled (docs/performance.md, "The device and range
+/// schedules"), the range schedule is the faster of the two on every mixed batch of the
+/// table but the one of a single long request among short ones, and within 3 % either
+/// way on uniform batches; one request alone is 4 % faster on the device schedule (the
+/// range CTA's longer prologue is a large share of a piece of one or two blocks).
+/// Defined in SplitPolicy.cpp.
+SplitSchedule chooseLengthFreeSchedule(int64_t requests);
+
 /// The per-request length that chooseLengthFreeNumSplits assumes at most: 131072
 /// tokens (a 128K context).
 inline constexpr uint64_t kLengthFreeTokensCap = 131072;
@@ -316,10 +337,11 @@ public:
   /// rows. `numSplits` omitted: chooseNumSplits() for 256 CUs. The split count is
   /// capped at the longest request's 128-token block count (at least 1): further
   /// splits would be empty and only cost CTAs and workspace, and the result is the
-  /// same. `schedule` Auto without `numSplits`: the device schedule instead where
-  /// its estimate (estimateDeviceScheduleCost) is below the host plan's
-  /// (estimateSplitCost), as for a batch of a few long and many short requests;
-  /// DecodePlan::deviceSchedule tells which. Loads the kernels onto the device
+  /// same. `schedule` Auto without `numSplits`: chooseSchedule(), the host plan, the
+  /// device schedule or the range schedule, whichever the split policy estimates
+  /// fastest (the device schedule for a few long and many short requests, the range
+  /// schedule for a spread of lengths); DecodePlan::deviceSchedule and rangeSchedule
+  /// tell which. Loads the kernels onto the device
   /// (compiling the wide-KV build on first use), so that run() loads nothing.
   Expected<DecodePlan> plan(Span<const int32_t> indptr, uint64_t slots,
                                   std::optional<int> numSplits = std::nullopt,
@@ -329,12 +351,13 @@ public:
   /// may be empty) on a pool of `slots` rows, without their lengths: the grids and the
   /// workspace depend on B and the split count only, and the kernels take every
   /// length from the device indptr, so one plan (and a graph captured with it) serves
-  /// every step of B requests. `numSplits` omitted: chooseLengthFreeNumSplits() for
-  /// 256 CUs. The count is not capped (no length is known); splits past a request's
-  /// blocks store empty partials, which the combine skips. By default (no `numSplits`,
-  /// `schedule` Auto or Device) the plan uses the device schedule instead: the attention
-  /// CTAs give each request its own piece count from the device indptr at run time;
-  /// `numSplits` (or `schedule` Host) keeps one host-chosen count for the batch.
+  /// every step of B requests. By default (no `numSplits`, `schedule` Auto) the plan
+  /// takes chooseLengthFreeSchedule(): the range schedule, or for one request the device
+  /// schedule (`schedule` Ranges or Device forces one): the attention CTAs find their
+  /// work from the device indptr at run time. `numSplits` (or `schedule` Host) keeps one
+  /// host-chosen count for the batch (`numSplits` omitted: chooseLengthFreeNumSplits()
+  /// for 256 CUs); it is not capped (no length is known), and splits past a request's
+  /// blocks store empty partials, which the combine skips.
   Expected<DecodePlan> plan(int64_t maxRequests, uint64_t slots,
                                   std::optional<int> numSplits = std::nullopt,
                                   SplitSchedule schedule = SplitSchedule::Auto);
@@ -381,10 +404,7 @@ private:
       : device_(device), config_(config), cacheDir_(std::move(cacheDir)) {}
   Expected<const CodeObject *> codeFor(bool wideKv);
   Expected<DecodePlan> makePlan(Span<const int32_t> indptr, uint64_t slots,
-                                      std::optional<int> numSplits, bool partialsOnly);
-  /// Whether the device schedule's estimate of a call on `indptr` (valid) is below that
-  /// of the host plan of `ns` splits, both with the split policy's calibrated constants.
-  bool deviceScheduleIsFaster(Span<const int32_t> indptr, int ns) const;
+                                std::optional<int> numSplits, bool partialsOnly);
   /// The part of a plan that follows from B (plan.requests), slots and the split
   /// count: the build, the grids and the workspace layout.
   Error completePlan(DecodePlan &plan, int numSplits);

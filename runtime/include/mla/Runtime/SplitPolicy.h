@@ -51,6 +51,10 @@ struct SplitCostModel {
   /// its piece from indptr (the block budget's search; nearly the same for every batch
   /// of up to 64 requests), once for each CTA a CU runs (ceil(CTAs / CUs)).
   double schedulePrologue = 0;
+  /// The range schedule's prologue (mla.cta_range: the batch's total cost and the search
+  /// for the range's first request) and its loop's bounds, beyond the host CTA's start;
+  /// once for each range CTA (one a CU).
+  double rangePrologue = 0;
 
   /// The calibrated constants (docs/decoder.md).
   static SplitCostModel calibrated();
@@ -79,6 +83,14 @@ SplitCost estimateSplitCost(Span<const int32_t> indptr, int64_t heads, int64_t q
 SplitCost estimateDeviceScheduleCost(Span<const int32_t> indptr, int64_t heads,
                                      int64_t qlen, unsigned numCUs, int64_t units,
                                      const SplitCostModel &model);
+
+/// Estimates a call with the range schedule (docs/decoder.md, "The range schedule"): the
+/// ranges of kernel::planRanges over kernel::rangeCount() ranges, each range's G CTAs on
+/// CUs of their own, a range taking rangePrologue plus, for each piece it serves, the
+/// time of a host CTA of as many blocks (an empty piece: emptyCta); the combine of the
+/// merge entries' waves. `indptr` must be valid.
+SplitCost estimateRangeScheduleCost(Span<const int32_t> indptr, int64_t heads, int64_t qlen,
+                                    unsigned numCUs, const SplitCostModel &model);
 
 /// The largest attention grid, in waves of one CTA a CU, that a split count above 1
 /// may launch: the policy's cap on total CTAs. The cost model alone has no closed-form
