@@ -26,9 +26,9 @@
 // each CTA computing its own piece, then the combine; the table then has a schedule and
 // a planner column: the planner kernel's time for the same schedule, not in the call).
 // --schedule-table: issue 20's batches (uniform, mixed beside uniform of the same
-// request count and tokens, one long request) under the host, device and range schedules,
-// with the mixed / uniform ratios; with --update-doc it writes the marked section
-// mla-perf-schedule of FILE. --fused-table: the table's cases whose Decoder plan may
+// request count and tokens, one long request, 64 and 448 x 8K) under the host, device and
+// range schedules, with the schedule Auto takes and the mixed / uniform ratios; with
+// --update-doc it writes the marked section mla-perf-schedule of FILE. --fused-table: the table's cases whose Decoder plan may
 // fuse its combine (kernel::fusedCombineFits), two launches against the fused call
 // (fused=1 in a case); with --update-doc the marked section mla-perf-fused of FILE.
 //
@@ -244,6 +244,11 @@ std::vector<ScheduleRow> scheduleTableRows() {
     addMixed("qlen=" + std::to_string(qlen) + ",lens=1K..128Kx16,shuffle=2");
   add("qlen=1,B=1,isl=32K");
   add("qlen=1,B=1,isl=128K");
+  // The Kimi-K3 TP8 table's smallest and largest batches at 8K, where the schedules
+  // differ by a few per cent (issue 21's band).
+  for (int64_t batch : {64, 448})
+    for (int qlen : {1, 2, 4})
+      add("qlen=" + std::to_string(qlen) + ",B=" + std::to_string(batch) + ",isl=8K");
   return rows;
 }
 } // namespace
@@ -568,7 +573,8 @@ int main(int argc, char **argv) {
           "`Decoder::plan(indptr)` takes by default, from the split policy's estimates "
           "(`rt::chooseSchedule`), beside \"fastest\", the one modeled fastest. Each "
           "uniform batch stands before the mixed batch it is compared with: the same "
-          "request count and total tokens. TB/s = the sum of the lengths x 576 B over the "
+          "request count and total tokens; the last rows are the main table's 64 and 448 "
+          "x 8K. TB/s = the sum of the lengths x 576 B over the "
           "whole call; \"mixed / uniform\" is the mixed batch's TB/s over its uniform "
           "batch's, under the same schedule, and of the fastest schedule of each (what a "
           "Decoder that picks the fastest would give; issue 20's target: at least "
