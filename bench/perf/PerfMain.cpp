@@ -28,9 +28,10 @@
 // --schedule-table: issue 20's batches (uniform, mixed beside uniform of the same
 // request count and tokens, one long request, 64 and 448 x 8K) under the host, device and
 // range schedules, with the schedule Auto takes and the mixed / uniform ratios; with
-// --update-doc it writes the marked section mla-perf-schedule of FILE. --fused-table: the table's cases whose Decoder plan may
-// fuse its combine (kernel::fusedCombineFits), two launches against the fused call
-// (fused=1 in a case); with --update-doc the marked section mla-perf-fused of FILE.
+// --update-doc it writes the marked section mla-perf-schedule of FILE. --fused-table:
+// the table's cases whose Decoder plan may fuse its combine (kernel::fusedCombineFits),
+// two launches against the fused call (fused=1 in a case); with --update-doc the marked
+// section mla-perf-fused of FILE.
 //
 //===----------------------------------------------------------------------===//
 #include "PerfModel.h"
