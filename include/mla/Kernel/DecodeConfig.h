@@ -66,8 +66,10 @@ namespace mla {
 /// variant twice (NS > 128 and the fewer), the variant tests on 32 bits, and the slots
 /// every lane uses read without a clamp; 0.37: wspec's block 0 DMAs each right after its
 /// own source page's DPP moves (mla.ws_kv_dma_of_pages), not after all 18 sources; 0.38:
-/// the range schedule's attention kernel, mla_attn_ranges (the other kernels unchanged).
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.38.0-gfx950";
+/// the range schedule's attention kernel, mla_attn_ranges (the other kernels unchanged);
+/// 0.39: mla_attn_ranges' prologue sums indptr by chunks of 64 requests, 4 chunks' loads
+/// in flight, and scans for its first request from the range's chunk on.
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.39.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

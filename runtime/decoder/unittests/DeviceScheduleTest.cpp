@@ -602,11 +602,11 @@ std::vector<std::vector<ref::TokenRange>> tokenRanges(const kernel::RangeSchedul
   return pieces;
 }
 
-/// 150 requests of 0..1,100 tokens (every 7th empty).
-std::vector<int> manyRequests() {
+/// `count` requests of 0..`longest` tokens (every 7th empty).
+std::vector<int> manyRequests(int count = 150, int longest = 1100) {
   std::vector<int> lengths;
-  for (int b = 0; b < 150; ++b)
-    lengths.push_back(b % 7 == 0 ? 0 : (b * 389) % 1100);
+  for (int b = 0; b < count; ++b)
+    lengths.push_back(b % 7 == 0 ? 0 : (b * 389) % longest);
   return lengths;
 }
 
@@ -648,6 +648,9 @@ INSTANTIATE_TEST_SUITE_P(
         ScheduleCase{12, 4, rt::AttentionBuild::Plain, {5000, 17, 300}},
         // more requests than a wave has lanes (the prologue's second chunk), many a range
         ScheduleCase{12, 1, rt::AttentionBuild::Wspec, manyRequests()},
+        // 7 chunks of 64 requests: two steps of the prologue's 4 chunks, the scan for a
+        // range's first request starting past chunk 0
+        ScheduleCase{12, 2, rt::AttentionBuild::Wspec, manyRequests(420, 300)},
         // the wide-KV build
         ScheduleCase{12, 2, rt::AttentionBuild::Wspec, {4000, 0, 300}, /*wideKv=*/true}),
     caseName);

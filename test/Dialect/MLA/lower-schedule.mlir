@@ -432,12 +432,15 @@ gpu.module @unit_two_waves {
 
 // mla.cta_range: where range %range of %c starts, computed by wave 0 alone and shared
 // through a 28-byte workgroup buffer of its own. Step 1: W = sum (blocks + F), F = 2
-// (piece_cost), lane l starting with request l's span (kept for step 3) and then every
-// 64th request, then a wave sum; step 2: P_c and P_{c+1} = floor(c W / C) in 64 bits;
-// step 3: 64 requests at a time until found, the first request whose last block
-// (blocks first, then F) reaches P_c: an inclusive scan of the costs, a ballot, and
-// readlane of its index, start position and tokens; lane 0 stores the seven results;
-// after a barrier every wave reads them back as uniform values.
+// (piece_cost), by chunks of 64 requests, lane k keeping chunk k's cost: chunk 0 from
+// lane l's own request l (its span kept for step 3), then 4 chunks a step, the 8 indptr
+// loads of a step before any of its wave sums; the chunks' ends E_k by an inclusive
+// scan (B > 64 only), W in the last lane; step 2: P_c and P_{c+1} = floor(c W / C) in 64 bits; step
+// 3: from chunk k* (the number of chunks with E_k <= P_c, a wave sum; 0 for B <= 64) at
+// position E_{k*-1} (a wave max), 64 requests at a time until found, the first request whose
+// last block (blocks first, then F) reaches P_c: an inclusive scan of the costs, a
+// ballot, and readlane of its index, start position and tokens; lane 0 stores the seven
+// results; after a barrier every wave reads them back as uniform values.
 // CHECK-LABEL: gpu.module @ranges
 // CHECK: llvm.mlir.global internal @__mla_range_start_attn() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<7 x i32>
 // CHECK: gpu.func @attn(%[[RI:.*]]: !llvm.ptr<1>, %[[RB:.*]]: i32, %[[RC:.*]]: i32, %[[RANGE:.*]]: i32)
@@ -447,11 +450,28 @@ gpu.module @unit_two_waves {
 // CHECK: %[[RWAVE0:.*]] = arith.cmpi ult, %[[RTID]], %c64_i32
 // CHECK: scf.if %[[RWAVE0]] {
 // CHECK-NOT: gpu.barrier
-// Step 1: lane l's own request first (request 0 past the last), F = 2 added to its blocks.
+// Step 1: lane l's own request first (request 0 past the last), F = 2 added to its blocks;
+// chunk 0's sum kept in lane 0.
 // CHECK:   %[[FIRSTBLOCKS:.*]] = arith.divui %{{.*}}, %c128_i32
 // CHECK:   %[[FIRSTOWN:.*]] = arith.addi %[[FIRSTBLOCKS]], %c2_i32
-// CHECK:   %[[SUM:.*]] = scf.for %{{.*}} = %{{.*}} to %[[RB]] step %c64_i32 iter_args(%{{.*}} = %{{.*}})
-// CHECK:   %[[TOTAL:.*]] = rocdl.readlane %{{.*}}, %c63_i32
+// CHECK:   %[[CHUNK0:.*]] = rocdl.readlane %{{.*}}, %c63_i32
+// CHECK:   %[[COSTS0:.*]] = arith.select %{{.*}}, %[[CHUNK0]], %c0_i32
+// CHECK:   %[[COSTS:.*]] = scf.for %[[CB:.*]] = %c64_i32 to %[[RB]] step %c256_i32 iter_args(%{{.*}} = %[[COSTS0]])
+// CHECK-NOT:   amdgpu.dpp
+// CHECK-COUNT-8: llvm.load
+// CHECK-NOT:   amdgpu.dpp
+// CHECK:     arith.divui %[[CB]], %c64_i32
+// CHECK-COUNT-4: rocdl.readlane %{{.*}}, %c63_i32
+// CHECK:     scf.yield
+// More than one chunk: the chunks' ends by a scan; one: chunk 0's cost.
+// CHECK:   %[[SEVERAL:.*]] = arith.cmpi ugt, %[[RB]], %c64_i32
+// CHECK:   %[[ENDS:.*]] = scf.if %[[SEVERAL]] -> (i32)
+// CHECK:     amdgpu.dpp %c0_i32 %[[COSTS]]  row_shr(1 : i32)
+// CHECK:     amdgpu.dpp %c0_i32 %{{.*}}  row_bcast_31
+// CHECK-NEXT:     %[[SCANNED:.*]] = arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT:     scf.yield %[[SCANNED]]
+// CHECK:     scf.yield %[[CHUNK0]]
+// CHECK:   %[[TOTAL:.*]] = rocdl.readlane %[[ENDS]], %c63_i32
 // CHECK:   %[[W:.*]] = arith.maxui %c1_i32, %[[TOTAL]]
 // Step 2: P_c and P_{c+1}, 64-bit.
 // CHECK:   %[[WWIDE:.*]] = arith.extui %[[W]] : i32 to i64
@@ -463,8 +483,19 @@ gpu.module @unit_two_waves {
 // CHECK:   arith.divui %{{.*}}, %[[CWIDE]] : i64
 // CHECK:   %[[PNEXT:.*]] = arith.trunci %{{.*}} : i64 to i32
 // CHECK:   %[[LASTPOS:.*]] = arith.subi %[[W]], %c1_i32
-// Step 3: not found yet: {B, W, 0, 0}.
-// CHECK:   %[[FOUND:.*]]:6 = scf.for %{{.*}} = %c0_i32 to %[[RB]] step %c64_i32 iter_args(%{{.*}} = %c0_i32, %[[DONE:.*]] = %false, %[[R0:.*]] = %[[RB]], %[[W0:.*]] = %[[W]], %{{.*}} = %c0_i32, %{{.*}} = %c0_i32)
+// Step 3 from chunk k* at E_{k*-1} (chunk 0 at 0 with one chunk); not found yet:
+// {B, W, 0, 0}.
+// CHECK:   %[[SKIP:.*]]:2 = scf.if %[[SEVERAL]] -> (i32, i32)
+// CHECK:     %[[BEFORE:.*]] = arith.cmpi ule, %[[ENDS]], %[[PC]] : i32
+// CHECK:     arith.select %[[BEFORE]], %c1_i32, %c0_i32
+// CHECK:     %[[SKIPPED:.*]] = rocdl.readlane %{{.*}}, %c63_i32
+// CHECK:     arith.select %[[BEFORE]], %[[ENDS]], %c0_i32
+// CHECK:     arith.maxui
+// CHECK:     %[[SKIPPEDEND:.*]] = rocdl.readlane %{{.*}}, %c63_i32
+// CHECK:     scf.yield %[[SKIPPED]], %[[SKIPPEDEND]]
+// CHECK:     scf.yield %c0_i32, %c0_i32
+// CHECK:   %[[SCANFROM:.*]] = arith.muli %[[SKIP]]#0, %c64_i32
+// CHECK:   %[[FOUND:.*]]:6 = scf.for %{{.*}} = %[[SCANFROM]] to %[[RB]] step %c64_i32 iter_args(%{{.*}} = %[[SKIP]]#1, %[[DONE:.*]] = %false, %[[R0:.*]] = %[[RB]], %[[W0:.*]] = %[[W]], %{{.*}} = %c0_i32, %{{.*}} = %c0_i32)
 // CHECK:     scf.if %[[DONE]]
 // CHECK:     rocdl.ballot
 // CHECK:     "llvm.intr.cttz"

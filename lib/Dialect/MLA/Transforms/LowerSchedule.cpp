@@ -741,6 +741,11 @@ Value UnitEmitter::entryInLds() {
                          "__mla_unit_entry_", /*alignment=*/16);
 }
 
+/// The chunks of 64 requests whose indptr loads mla.cta_range's first pass issues
+/// together: at B = 448, 2 HBM round trips instead of 7 (each 1,600 cycles in the
+/// `pessimistic` timing set).
+constexpr int64_t kRangeChunksInFlight = 4;
+
 /// mla.cta_range: where a range of the range schedule starts, computed by the CTA's
 /// wave 0 and shared through LDS.
 class RangeEmitter : BudgetEmitter {
@@ -776,20 +781,56 @@ void RangeEmitter::emit() {
   {
     OpBuilder::InsertionGuard waveZero(b);
     b.setInsertionPointToStart(ifWaveZero.thenBlock());
-    // 1. W = sum_b (blocks_b + F): lane l over the requests l, l + 64, ...; request l's
-    // span stays in lane l (firstSpan, {0, 0, 0} past the last request), so that step 3
-    // reads indptr again only past the first 64 requests.
+    // 1. W = sum_b (blocks_b + F), by chunks of 64 requests: lane k ends with chunk k's
+    // cost (requests 64 k .. 64 k + 63; B <= 4096 is at most 64 chunks), so that step 3
+    // can start at the range's chunk. Request l's span stays in lane l (firstSpan, {0, 0,
+    // 0} past the last request): chunk 0 is read once. The later chunks are read
+    // kRangeChunksInFlight at a time, every load of a group issued before any is used, so
+    // the wave waits about one HBM round trip a group rather than one a chunk.
     Value firstValid = cmp(arith::CmpIPredicate::ult, lane, requests);
     firstSpan = spanOf(select(firstValid, lane, c(0)));
     Value firstOwn = select(firstValid, add(firstSpan.blocks, pieceCost), c(0));
-    auto sum = scf::ForOp::create(b, add(lane, wave), requests, wave, ValueRange{firstOwn});
+    Value isLaneZero = cmp(arith::CmpIPredicate::eq, lane, c(0));
+    Value firstChunkCost = waveReduce(firstOwn, /*isMax=*/false);
+    Value firstCosts = select(isLaneZero, firstChunkCost, c(0));
+    auto sum = scf::ForOp::create(b, wave, requests, c(kRangeChunksInFlight * gfx950::kWaveSize),
+                                  ValueRange{firstCosts});
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(sum.getBody());
-      Value own = add(blocksOf(sum.getInductionVar()), pieceCost);
-      scf::YieldOp::create(b, add(sum.getRegionIterArgs()[0], own));
+      Value base = sum.getInductionVar();
+      SmallVector<Value> valid;
+      SmallVector<Span> spans;
+      for (int64_t j = 0; j < kRangeChunksInFlight; ++j) {
+        Value chunkBase = j ? add(base, c(j * gfx950::kWaveSize)) : base;
+        Value request = add(chunkBase, lane);
+        valid.push_back(cmp(arith::CmpIPredicate::ult, request, requests));
+        // A lane past the last request reads request 0 (in bounds) and costs nothing.
+        spans.push_back(spanOf(select(valid.back(), request, c(0))));
+      }
+      Value costs = sum.getRegionIterArgs()[0];
+      Value firstChunk = arith::DivUIOp::create(b, base, wave);
+      for (int64_t j = 0; j < kRangeChunksInFlight; ++j) {
+        Value own = select(valid[j], add(spans[j].blocks, pieceCost), c(0));
+        Value chunk = add(firstChunk, c(j));
+        Value isChunkLane = cmp(arith::CmpIPredicate::eq, lane, chunk);
+        costs = select(isChunkLane, waveReduce(own, /*isMax=*/false), costs);
+      }
+      scf::YieldOp::create(b, costs);
     }
-    Value total = waveReduce(sum.getResult(0), /*isMax=*/false);
+    // E_k, the position after chunk k, in lane k (W in the lanes past the last chunk);
+    // with one chunk, chunk 0's cost in every lane, without a scan.
+    Value severalChunks = cmp(arith::CmpIPredicate::ugt, requests, wave);
+    auto ifSeveral = scf::IfOp::create(b, TypeRange{i32}, severalChunks, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifSeveral.thenBlock());
+      scf::YieldOp::create(b, waveInclusiveScan(sum.getResult(0), /*isMax=*/false));
+      b.setInsertionPointToStart(ifSeveral.elseBlock());
+      scf::YieldOp::create(b, firstChunkCost);
+    }
+    Value chunkEnds = ifSeveral.getResult(0);
+    Value total = lastLane(chunkEnds);
     Value positions = umax(c(1), total);
     // 2. P_c = floor(c W / C) and P_{c+1} (64-bit: c W reaches 2^34).
     Type i64 = b.getI64Type();
@@ -805,10 +846,27 @@ void RangeEmitter::emit() {
     Value rangeEnd = startOf(add(op.getRange(), c(1)));
     Value lastPosition = sub(positions, c(1));
     // 3. In chunks of 64 requests, until found: the first request b with L_b >= P_c, W_b
-    // and its tokens [indptr[b], indptr[b + 1]); B, W, 0, 0 where none is.
+    // and its tokens [indptr[b], indptr[b + 1]); B, W, 0, 0 where none is. A request's
+    // L_b is below E_k of its chunk k, so the chunks with E_k <= P_c (a prefix, k*
+    // chunks, E_k rising with k) hold none: the scan starts at chunk k*, at position
+    // E_{k* - 1} (0 for k* = 0). With one chunk k* = 0 (E_0 = W > P_c).
+    auto ifSkips =
+        scf::IfOp::create(b, TypeRange{i32, i32}, severalChunks, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifSkips.thenBlock());
+      Value before = cmp(arith::CmpIPredicate::ule, chunkEnds, rangeStart);
+      Value count = waveReduce(select(before, c(1), c(0)), /*isMax=*/false);
+      Value end = waveReduce(select(before, chunkEnds, c(0)), /*isMax=*/true);
+      scf::YieldOp::create(b, ValueRange{count, end});
+      b.setInsertionPointToStart(ifSkips.elseBlock());
+      scf::YieldOp::create(b, ValueRange{c(0), c(0)});
+    }
+    Value skipped = ifSkips.getResult(0), skippedEnd = ifSkips.getResult(1);
     Value notFound = arith::ConstantIntOp::create(b, i1, 0);
-    auto chunks = scf::ForOp::create(b, c(0), requests, wave,
-                                     ValueRange{c(0), notFound, requests, positions, c(0), c(0)});
+    auto chunks =
+        scf::ForOp::create(b, mul(skipped, wave), requests, wave,
+                           ValueRange{skippedEnd, notFound, requests, positions, c(0), c(0)});
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(chunks.getBody());
