@@ -402,9 +402,7 @@ int main(int argc, char **argv) {
       for (PerfCase c : defaultCases()) {
         c.wspec = reportsWspec(c, builds);
         // The Decoder's split count (modelDecodeCall's), checked before simulating.
-        std::vector<int32_t> indptr{0};
-        for (int64_t len : c.lengths())
-          indptr.push_back(int32_t(indptr.back() + len));
+        const std::vector<int32_t> indptr = c.indptr();
         const int ns = rt::chooseNumSplits(indptr, c.heads, c.qlen, unsigned(setParams[si].numCUs));
         if (!kernel::fusedCombineFits(c.batch, ns, c.heads, c.qlen,
                                       int64_t(setParams[si].numXcds),
@@ -494,9 +492,7 @@ int main(int argc, char **argv) {
       for (size_t ri = 0; ri < rows.size(); ++ri) {
         PerfCase c = rows[ri].c;
         c.wspec = reportsWspec(c, builds);
-        std::vector<int32_t> indptr{0};
-        for (int64_t len : c.lengths())
-          indptr.push_back(int32_t(indptr.back() + len));
+        const std::vector<int32_t> indptr = c.indptr();
         std::string row;
         raw_string_ostream rs(row);
         for (size_t k = 0; k < answers.size(); ++k)
@@ -735,9 +731,7 @@ int main(int argc, char **argv) {
       if (printPolicy) {
         // What the split policy's cost model (rt::estimateSplitCost, calibrated
         // constants) estimates for the NS the row ran with, next to mla-perf's time.
-        std::vector<int32_t> indptr{0};
-        for (int64_t len : c.lengths())
-          indptr.push_back(int32_t(indptr.back() + len));
+        const std::vector<int32_t> indptr = c.indptr();
         const unsigned cus = unsigned(options.params.numCUs);
         const rt::SplitCostModel model = rt::SplitCostModel::calibrated();
         const int64_t batch = int64_t(indptr.size()) - 1;

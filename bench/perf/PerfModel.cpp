@@ -137,6 +137,13 @@ std::vector<int64_t> PerfCase::lengths() const {
   return mixed() ? lens : std::vector<int64_t>(size_t(std::max<int64_t>(batch, 0)), isl);
 }
 
+std::vector<int32_t> PerfCase::indptr() const {
+  std::vector<int32_t> offsets{0};
+  for (int64_t len : lengths())
+    offsets.push_back(int32_t(offsets.back() + len));
+  return offsets;
+}
+
 Expected<PerfCase> PerfCase::parse(StringRef text) {
   PerfCase c;
   SmallVector<StringRef, 6> items;

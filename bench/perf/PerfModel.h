@@ -74,6 +74,8 @@ struct PerfCase {
   bool mixed() const { return !lens.empty(); }
   /// Every request's length: `lens`, or `batch` times `isl`.
   std::vector<int64_t> lengths() const;
+  /// The page-table offsets of lengths(): B + 1 entries from 0.
+  std::vector<int32_t> indptr() const;
   /// "qlen=1,B=64,isl=8192[,splits=8][,heads=12][,wspec=1][,dcp=8][,fused=1][,sched=device[,units=U]]"
   /// (B=/batch=, isl and every number accept a K suffix; sched=host, the default, or
   /// device; splits= and fused= only with sched=host, units= only with sched=device), or, for a mixed batch, "qlen=1,lens=TERMS[,shuffle=S]"

@@ -475,4 +475,12 @@ ModelOutput modelAttentionByPieces(const Problem &problem,
   return all;
 }
 
+ModelOutput modelAttentionByPieces(const Problem &problem, const kernel::RangeSchedule &rule) {
+  std::vector<std::vector<TokenRange>> pieces(rule.pieceTokens.size());
+  for (size_t b = 0; b < pieces.size(); ++b)
+    for (auto [from, to] : rule.pieceTokens[b])
+      pieces[b].push_back({int(from), int(to)});
+  return modelAttentionByPieces(problem, pieces);
+}
+
 } // namespace mla::ref

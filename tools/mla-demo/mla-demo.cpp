@@ -382,14 +382,11 @@ int main(int argc, char **argv) {
       std::vector<int64_t> requestLengths(lengths.begin(), lengths.end());
       kernel::RangeSchedule rule = kernel::planRanges(
           requestLengths, info.units, kernel::rangePieceCostBlocks(options.heads, qlen));
-      std::vector<std::vector<ref::TokenRange>> pieces(rule.pieceTokens.size());
       longestSplit = 0;
-      for (size_t b = 0; b < pieces.size(); ++b)
-        for (auto [from, to] : rule.pieceTokens[b]) {
-          pieces[b].push_back({int(from), int(to)});
+      for (const auto &pieces : rule.pieceTokens)
+        for (auto [from, to] : pieces)
           longestSplit = std::max<int64_t>(longestSplit, to - from);
-        }
-      model = ref::modelAttentionByPieces(problem, pieces);
+      model = ref::modelAttentionByPieces(problem, rule);
     } else if (info.deviceSchedule) {
       std::vector<int64_t> requestLengths(lengths.begin(), lengths.end());
       kernel::Schedule schedule = kernel::planSchedule(

@@ -27,6 +27,7 @@
 #ifndef MLA_REFERENCE_KERNELMODEL_H
 #define MLA_REFERENCE_KERNELMODEL_H
 
+#include "mla/Kernel/DeviceSchedule.h"
 #include "mla/Reference/Problem.h"
 
 #include <array>
@@ -134,6 +135,8 @@ ModelOutput modelAttentionByRequest(const Problem &problem,
 /// request has none.
 ModelOutput modelAttentionByPieces(const Problem &problem,
                                    const std::vector<std::vector<TokenRange>> &pieces);
+/// modelAttentionByPieces with the pieces of a range schedule (`rule.pieceTokens`).
+ModelOutput modelAttentionByPieces(const Problem &problem, const kernel::RangeSchedule &rule);
 
 } // namespace mla::ref
 

@@ -593,15 +593,6 @@ ref::ModelOutput runRangeSchedule(rt::Device &device, rt::Decoder &decoder, cons
 
 class RangeScheduleDecode : public testing::TestWithParam<ScheduleCase> {};
 
-/// The rule's pieces as the kernel model takes them.
-std::vector<std::vector<ref::TokenRange>> tokenRanges(const kernel::RangeSchedule &rule) {
-  std::vector<std::vector<ref::TokenRange>> pieces(rule.pieceTokens.size());
-  for (size_t b = 0; b < pieces.size(); ++b)
-    for (auto [from, to] : rule.pieceTokens[b])
-      pieces[b].push_back({int(from), int(to)});
-  return pieces;
-}
-
 /// `count` requests of 0..`longest` tokens (every 7th empty).
 std::vector<int> manyRequests(int count = 150, int longest = 1100) {
   std::vector<int> lengths;
@@ -623,7 +614,7 @@ TEST_P(RangeScheduleDecode, MatchesModelAndReference) {
   ref::Problem p = problem(c.heads, c.qlen, c.lengths, 47);
   kernel::RangeSchedule rule;
   ref::ModelOutput got = runRangeSchedule(*device, *decoder, p, rule);
-  ref::ModelOutput expected = ref::modelAttentionByPieces(p, tokenRanges(rule));
+  ref::ModelOutput expected = ref::modelAttentionByPieces(p, rule);
   EXPECT_EQ(got.out, expected.out);
   EXPECT_EQ(0, std::memcmp(got.lse.data(), expected.lse.data(), got.lse.size() * 4));
 
@@ -666,7 +657,7 @@ TEST(RangeSchedule, DcpRankMatchesTheModel) {
   const ref::Problem shard = ref::shardProblem(whole.view(), 4, 1);
   kernel::RangeSchedule rule;
   ref::ModelOutput got = runRangeSchedule(*device, *decoder, shard, rule);
-  ref::ModelOutput expected = ref::modelAttentionByPieces(shard, tokenRanges(rule));
+  ref::ModelOutput expected = ref::modelAttentionByPieces(shard, rule);
   EXPECT_EQ(got.out, expected.out);
   EXPECT_EQ(0, std::memcmp(got.lse.data(), expected.lse.data(), got.lse.size() * 4));
 }
@@ -753,8 +744,8 @@ void checkGraphReplay(rt::SplitSchedule schedule) {
     ASSERT_OK(workspace.download(pieceTable.data(), pieceTable.size() * 4, plan.piecesOffset));
     EXPECT_EQ(pieceTable, rulePieces);
 
-    ref::ModelOutput expected = ranges ? ref::modelAttentionByPieces(p, tokenRanges(rangeRule))
-                                       : expectedOutput(p, plan.units);
+    ref::ModelOutput expected =
+        ranges ? ref::modelAttentionByPieces(p, rangeRule) : expectedOutput(p, plan.units);
     EXPECT_EQ(got.out, expected.out);
     EXPECT_EQ(0, std::memcmp(got.lse.data(), expected.lse.data(), got.lse.size() * 4));
 
