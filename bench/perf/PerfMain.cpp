@@ -179,11 +179,13 @@ void writeIssueTrace(const std::string &path, const std::string &command,
 /// The answers' names in the table.
 const char *answerName(int answer) { return answer ? "DMA on lgkmcnt" : "DMA on vmcnt only"; }
 
-/// The schedule column: "host", or "device: U units, T blocks a piece, the most pieces
-/// of a request".
+/// The schedule column: "host", "device: U units, T blocks a piece, the most pieces of a
+/// request", or "ranges: C ranges, the most pieces of a request".
 std::string scheduleText(const PerfResult &r) {
   if (!r.c.deviceSchedule)
     return "host";
+  if (r.c.rangeSchedule)
+    return "ranges: C " + std::to_string(r.units) + ", pieces <= " + std::to_string(r.mostPieces);
   return "device: U " + std::to_string(r.units) + ", T " + std::to_string(r.blockBudget) +
          ", pieces <= " + std::to_string(r.mostPieces);
 }

@@ -112,19 +112,31 @@ Expected<demo::InstructionBudget> demo::countBudget(const rt::CodeObject &code,
     addTo(budget.kernel, d);
   // Loops: backward branches to T from B1..Bn span [T, max Bi] (a rotated loop may
   // have several back edges, e.g. one skipping the last DMA hook of the final
-  // block). The block loop is the one with the most MFMAs; among equals, the
-  // shortest (the innermost).
+  // block). The block loop is the one with the most MFMAs among those that hold no
+  // other loop with MFMAs (the range schedule's kernel runs the block loops inside a
+  // loop over requests, and a block the backend lays out after s_endpgm may branch
+  // back over the whole kernel); among equals, the shortest (the innermost).
   std::map<uint64_t, uint64_t> loops; // head -> end of the last back edge
   for (const Decoded &br : insts)
     if (br.branchTarget >= 0 && uint64_t(br.branchTarget) <= br.offset) {
       uint64_t &end = loops[uint64_t(br.branchTarget)];
       end = std::max(end, br.offset + br.size);
     }
-  for (auto [head, end] : loops) {
+  auto countsIn = [&](uint64_t head, uint64_t end) {
     BudgetCounts counts;
     for (const Decoded &d : insts)
       if (d.offset >= head && d.offset < end)
         addTo(counts, d);
+    return counts;
+  };
+  for (auto [head, end] : loops) {
+    BudgetCounts counts = countsIn(head, end);
+    bool holdsMfmaLoop = false;
+    for (auto [innerHead, innerEnd] : loops)
+      if (innerHead >= head && innerEnd <= end && innerEnd - innerHead < end - head)
+        holdsMfmaLoop |= countsIn(innerHead, innerEnd).mfma > 0;
+    if (holdsMfmaLoop)
+      continue;
     if (!budget.foundLoop || counts.mfma > budget.loop.mfma ||
         (counts.mfma == budget.loop.mfma && end - head < budget.loopEnd - budget.loopBegin)) {
       budget.foundLoop = true;

@@ -296,7 +296,7 @@ int main(int argc, char **argv) {
       "  KV build / pool",
       "  attention build (chosen by)",
       "device",
-      "kernel resources (mla_attn)",
+      "kernel resources (attention)",
       "  VGPR / AGPR / SGPR",
       "  LDS / scratch (bytes)",
       "kernel resources (mla_combine)",
@@ -443,11 +443,14 @@ int main(int argc, char **argv) {
                          exactStats.maxAbsLse <= bounds.lse;
     }
 
-    auto budgetOr = demo::countBudget(code, kernel::kAttentionKernelName);
+    // The attention kernel this call launched: the range schedule has its own.
+    const char *attnName =
+        info.rangeSchedule ? kernel::kRangeAttentionKernelName : kernel::kAttentionKernelName;
+    auto budgetOr = demo::countBudget(code, attnName);
     if (!budgetOr)
-      fail(std::string("disassembling ") + kernel::kAttentionKernelName, budgetOr.takeError());
+      fail(std::string("disassembling ") + attnName, budgetOr.takeError());
     demo::InstructionBudget budget = *budgetOr;
-    const rt::KernelInfo &attn = llvm::cantFail(code.getKernel(kernel::kAttentionKernelName));
+    const rt::KernelInfo &attn = llvm::cantFail(code.getKernel(attnName));
     const rt::KernelInfo &comb = llvm::cantFail(code.getKernel(kernel::kCombineKernelName));
 
     c.push_back("");
@@ -466,7 +469,7 @@ int main(int argc, char **argv) {
     c.push_back(fmt("%s (%s)", decoder.config().wspec ? "wspec" : "plain",
                     options.build == rt::AttentionBuild::Auto ? "modeled figures" : "--build"));
     c.push_back(std::string(device.kind()));
-    c.push_back("");
+    c.push_back(attnName);
     c.push_back(fmt("%u / %u / %u", attn.vgprCount, attn.agprCount, attn.sgprCount));
     c.push_back(fmt("%u / %u", attn.groupSegmentFixedSize, attn.privateSegmentFixedSize));
     c.push_back("");
@@ -529,9 +532,12 @@ int main(int argc, char **argv) {
       std::printf(" | %-*s", int(widths[i]), columns[i].cells[r].c_str());
     std::printf("\n");
   }
-  std::printf("\nBudget: counted on the gfx950 disassembly (LLVM MC) of mla_attn; the loop "
-              "body is the backward-branch range with the most MFMAs. Spec figures in "
-              "parentheses (the plain build's; for the wspec build that loop is the "
+  std::printf("\nBudget: counted on the gfx950 disassembly (LLVM MC) of the call's attention "
+              "kernel; the loop "
+              "body is the backward-branch range with the most MFMAs that holds no other "
+              "loop with MFMAs. Spec figures in "
+              "parentheses (a block's; the plain build's loop holds two blocks, one a K "
+              "slot; for the wspec build that loop is the "
               "compute role's: 34 MFMAs, 32 transposing reads and no DMA, the DMA role's "
               "18 DMAs are in another loop; the per-role budget is in "
               "docs/warp-specialization.md).\n");
