@@ -9,6 +9,9 @@
    allocates, uploads the whole pool, runs, downloads) against the device path (pool
    resident, plan once, run + synchronise), per call. Emulator times are dominated by
    the kernels' emulation; the difference is what the host path adds per call.
+3. plan() from host lengths, per call (no kernel runs): schedule="host" (the split
+   policy's NS) against "auto" (the host, device and range estimates, the fastest
+   taken), for 64 requests of 8K and 4096 mixed requests (64..8K tokens).
 """
 import argparse
 import resource
@@ -64,6 +67,22 @@ def main():
     same = np.array_equal(dev.download(out_buf, np.uint16, (1, 12, 512)), mla.bf16(out))
     print(f"device path, same call, pool resident: {min(times) * 1e3:.1f} ms per call "
           f"(best of {args.calls}); result {'identical' if same else 'DIFFERENT'}")
+
+    rng = np.random.default_rng(7)
+    batches = {"64 x 8K": np.full(64, 8192),
+               "4096 mixed (64..8K)": np.exp(rng.uniform(np.log(64), np.log(8192), 4096))}
+    for name, lengths in batches.items():
+        indptr = np.concatenate(([0], np.cumsum(lengths.astype(np.int64)))).astype(np.int32)
+        slots = int(indptr[-1])
+        for schedule in ("host", "auto"):
+            plan = dec.plan(indptr, slots, schedule=schedule)
+            calls = 20
+            start = time.perf_counter()
+            for _ in range(calls):
+                dec.plan(indptr, slots, schedule=schedule)
+            per_call = (time.perf_counter() - start) / calls
+            print(f"plan({name}, schedule={schedule!r}): {per_call * 1e3:.2f} ms per call "
+                  f"(mean of {calls}); takes {plan.schedule}")
 
 
 if __name__ == "__main__":
