@@ -533,13 +533,11 @@ int main(int argc, char **argv) {
     std::printf("\n");
   }
   std::printf("\nBudget: counted on the gfx950 disassembly (LLVM MC) of the call's attention "
-              "kernel; the loop "
-              "body is the backward-branch range with the most MFMAs that holds no other "
-              "loop with MFMAs. Spec figures in "
-              "parentheses (a block's; the plain build's loop holds two blocks, one a K "
-              "slot; for the wspec build that loop is the "
-              "compute role's: 34 MFMAs, 32 transposing reads and no DMA, the DMA role's "
-              "18 DMAs are in another loop; the per-role budget is in "
+              "kernel; the loop body is the backward-branch range with the most MFMAs that "
+              "holds no other loop with MFMAs. Spec figures in parentheses (a block's; the "
+              "plain build's loop holds two blocks, one a K slot; for the wspec build that "
+              "loop is the compute role's: 34 MFMAs, 32 transposing reads and no DMA, the DMA "
+              "role's 18 DMAs are in another loop; the per-role budget is in "
               "docs/warp-specialization.md).\n");
   std::printf("%s\n", allWithinBounds
                          ? "All results within the documented bounds."
