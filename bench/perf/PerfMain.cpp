@@ -723,7 +723,8 @@ int main(int argc, char **argv) {
               }
               errs() << "\n";
             }
-            if (built.deviceSchedule)
+            // The device schedule's planner kernel (the range schedule has none).
+            if (built.deviceSchedule && !built.rangeSchedule)
               r->schedule.print(errs(), o.params.clockGHz, /*stallPcs=*/6);
           }
         }
