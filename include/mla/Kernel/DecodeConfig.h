@@ -68,8 +68,10 @@ namespace mla {
 /// own source page's DPP moves (mla.ws_kv_dma_of_pages), not after all 18 sources; 0.38:
 /// the range schedule's attention kernel, mla_attn_ranges (the other kernels unchanged);
 /// 0.39: mla_attn_ranges' prologue sums indptr by chunks of 64 requests, 4 chunks' loads
-/// in flight, and scans for its first request from the range's chunk on.
-inline constexpr char kGeneratedCodeVersion[] = "mla-0.39.0-gfx950";
+/// in flight, and scans for its first request from the range's chunk on; 0.40:
+/// mla_attn_ranges' barrier after a piece leaves its stores in flight (an LDS barrier)
+/// and the next request's end is a scalar load issued before the piece.
+inline constexpr char kGeneratedCodeVersion[] = "mla-0.40.0-gfx950";
 
 /// What a decode kernel pair is specialised for (the `#mla.config` parameters a user
 /// chooses; the rest are fixed by the design).

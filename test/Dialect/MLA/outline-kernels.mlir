@@ -301,9 +301,10 @@ func.func @fused(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>,
 // x + 8 y of head group g (F3, G = 2 at qlen 2); a CTA past the last range (num_splits)
 // exits. The prologue finds the range's start (mla.cta_range, F = min(G, 4) = 2), then
 // a loop over the requests from r_c (LICM off) attends this range's piece of each
-// (mla.cta_attend with the piece's tokens), each followed by a barrier, until a request
-// goes on past the range; thread 0 of head group 0 writes the merge, request and range
-// entries.
+// (mla.cta_attend with the piece's tokens), each followed by an LDS barrier (the
+// piece's stores stay in flight), until a request goes on past the range; the next
+// request's end, indptr[min(r + 2, B)], is an invariant load issued before the piece;
+// thread 0 of head group 0 writes the merge, request and range entries.
 // CHECK-LABEL: gpu.module @tp8_q2_ranges
 // CHECK: gpu.func @mla_attn_ranges(%[[RQ:.*]]: !llvm.ptr<1>, %[[RKV:.*]]: !llvm.ptr<1>, %[[RP:.*]]: !llvm.ptr<1>, %[[RI:.*]]: !llvm.ptr<1>, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[RB:.*]]: i32, %[[RC:.*]]: i32, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[RUT:.*]]: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[RPT:.*]]: !llvm.ptr<1>, %[[RMT:.*]]: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>) kernel
 // CHECK-DAG: %[[RG:.*]] = arith.constant 2 : index
@@ -325,6 +326,10 @@ func.func @fused(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>,
 // CHECK: scf.if %[[RWRITES]] {
 // CHECK: llvm.getelementptr %[[RMT]]
 // CHECK: llvm.store %c-1_i32
+// CHECK: %[[AFTER:.*]] = arith.addi %[[R]], %c2_i32
+// CHECK: %[[AFTERB:.*]] = arith.minui %[[AFTER]], %[[RB]]
+// CHECK: %[[NEXTAT:.*]] = llvm.getelementptr %[[RI]][%[[AFTERB]]]
+// CHECK: %[[NEXTEND:.*]] = llvm.load %[[NEXTAT]] invariant {alignment = 4 : i64} : !llvm.ptr<1> -> i32
 // The request's first and last ranges, the division only outside this one.
 // CHECK: arith.cmpi uge, %{{.*}}, %[[PC]]
 // CHECK: arith.cmpi ult, %{{.*}}, %[[PNEXT]]
@@ -334,7 +339,8 @@ func.func @fused(%q: memref<?x12x576xbf16>, %kv: memref<?x576xf8E4M3FN>,
 // CHECK: llvm.getelementptr %[[RMT]]
 // CHECK: llvm.getelementptr %[[RPT]]
 // CHECK: mla.cta_attend request(%{{.*}}) head_group(%[[RGROUP]]) split(%{{.*}}) of %{{.*}} first_partial(%{{.*}}) piece(%{{.*}}, %{{.*}}) q(%[[RQ]]) kv(%[[RKV]]) pages(%[[RP]])
-// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: mla.lds_barrier{{$}}
+// CHECK: arith.select %{{.*}}, %[[NEXTEND]], %{{.*}} : i32
 // CHECK: } attributes {llvm.loop_annotation = #loop_annotation}
 // CHECK: scf.if %[[RWRITES]] {
 // CHECK: llvm.getelementptr %[[RUT]]

@@ -527,6 +527,19 @@ static void outlineRangeAttention(OpBuilder &builder, SplitKvDecodeOp op, gpu::G
       scf::YieldOp::create(b, loc, rangeOf(at));
       return ifHere.getResult(0);
     };
+    // The next request's end, indptr[min(r + 2, B)] (in bounds), loaded before this
+    // request's piece so that its round trip is not on the way to the next piece.
+    Value afterNext = umin(add(request, c32(2)), requests32);
+    Value nextEnd;
+    {
+      // Invariant (no CTA writes indptr): a uniform scalar load, whose wait the backend
+      // puts at its first use, after the piece (a vector load's value would be read
+      // into an SGPR, and waited for, right after it).
+      Value at = LLVM::GEPOp::create(b, loc, arg(kernel::kAttnIndptr).getType(), i32,
+                                     arg(kernel::kAttnIndptr), ValueRange{afterNext});
+      nextEnd = LLVM::LoadOp::create(b, loc, i32, at, /*alignment=*/4, /*isVolatile=*/false,
+                                     /*isNonTemporal=*/false, /*isInvariant=*/true);
+    }
     Value c0 = rangeNear(firstAt);
     Value c1 = rangeNear(lastAt);
     Value spanned = sub(c1, c0);
@@ -580,22 +593,12 @@ static void outlineRangeAttention(OpBuilder &builder, SplitKvDecodeOp op, gpu::G
                           indexFromI32(b, loc, request), group, indexFromI32(b, loc, piece),
                           indexFromI32(b, loc, n), indexFromI32(b, loc, firstPartial), pieceFrom,
                           pieceTo, config);
-      // Every wave is done with this piece's LDS before the next piece's Q and DMAs.
-      gpu::BarrierOp::create(b, loc);
+      // Every wave is done with this piece's LDS before the next piece's Q and DMAs;
+      // its stores of o and lse may stay in flight (gpu.barrier would wait for them).
+      LdsBarrierOp::create(b, loc);
     }
-    // On to the next request while this one's pieces end within the range; its end is
-    // indptr[min(r + 2, B)] (in bounds).
+    // On to the next request while this one's pieces end within the range.
     Value endsHere = cmp(CmpIPredicate::ule, c1, range32);
-    auto ifNext = scf::IfOp::create(b, loc, TypeRange{i32}, endsHere, /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(ifNext.thenBlock());
-      Value afterNext = umin(add(request, c32(2)), requests32);
-      scf::YieldOp::create(b, loc, loadI32(b, loc, arg(kernel::kAttnIndptr), afterNext));
-      b.setInsertionPointToStart(ifNext.elseBlock());
-      scf::YieldOp::create(b, loc, end);
-    }
-    Value nextEnd = ifNext.getResult(0);
     Value following = select(endsHere, nextRequest, request);
     Value requestEnd = add(blocksEnd, c32(pieceCost));
     Value nextPosition = select(endsHere, requestEnd, position);
