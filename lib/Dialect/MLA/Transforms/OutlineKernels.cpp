@@ -71,14 +71,22 @@ static Value indexFromI32(OpBuilder &b, Location loc, Value v) {
   return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
 }
 
-/// Loads the int32 `index` (an index or an i32) of a global int32 array.
-static Value loadI32(OpBuilder &b, Location loc, Value base, Value index) {
+/// Loads the int32 `index` (an index or an i32) of a global int32 array. `invariant`:
+/// no CTA writes the array, so a uniform index becomes a scalar load, which the backend
+/// waits for at its first use (a vector load's value is read into an SGPR, and waited
+/// for, right after the load).
+static Value loadI32(OpBuilder &b, Location loc, Value base, Value index, bool invariant = false) {
   Value i32Index = index.getType().isInteger(32)
                        ? index
                        : arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
   Value at = LLVM::GEPOp::create(b, loc, base.getType(), b.getI32Type(), base,
                                  ValueRange{i32Index});
-  return LLVM::LoadOp::create(b, loc, b.getI32Type(), at).getResult();
+  if (!invariant)
+    return LLVM::LoadOp::create(b, loc, b.getI32Type(), at).getResult();
+  return LLVM::LoadOp::create(b, loc, b.getI32Type(), at, /*alignment=*/4,
+                              /*isVolatile=*/false, /*isNonTemporal=*/false,
+                              /*isInvariant=*/true)
+      .getResult();
 }
 
 /// True when the pointer `p` is not null (a uniform test on a kernel argument).
@@ -530,16 +538,7 @@ static void outlineRangeAttention(OpBuilder &builder, SplitKvDecodeOp op, gpu::G
     // The next request's end, indptr[min(r + 2, B)] (in bounds), loaded before this
     // request's piece so that its round trip is not on the way to the next piece.
     Value afterNext = umin(add(request, c32(2)), requests32);
-    Value nextEnd;
-    {
-      // Invariant (no CTA writes indptr): a uniform scalar load, whose wait the backend
-      // puts at its first use, after the piece (a vector load's value would be read
-      // into an SGPR, and waited for, right after it).
-      Value at = LLVM::GEPOp::create(b, loc, arg(kernel::kAttnIndptr).getType(), i32,
-                                     arg(kernel::kAttnIndptr), ValueRange{afterNext});
-      nextEnd = LLVM::LoadOp::create(b, loc, i32, at, /*alignment=*/4, /*isVolatile=*/false,
-                                     /*isNonTemporal=*/false, /*isInvariant=*/true);
-    }
+    Value nextEnd = loadI32(b, loc, arg(kernel::kAttnIndptr), afterNext, /*invariant=*/true);
     Value c0 = rangeNear(firstAt);
     Value c1 = rangeNear(lastAt);
     Value spanned = sub(c1, c0);
